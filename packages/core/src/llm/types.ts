@@ -1,0 +1,45 @@
+/**
+ * The core's LLM layer as the VM and the tools see it. One `LlmSession` serves one
+ * step: it picks the model for the role, enforces the budget before each call,
+ * retries transient failures, asks for JSON through named `json_schema` formats,
+ * sends unparseable answers back for repair, and records every call (with cost)
+ * in `calls`, which the step writes into its commit.
+ */
+import type { z } from "zod";
+import type { LlmCall, LlmPurpose } from "../model";
+import type { LlmMessage } from "../ports/llm";
+
+/** Which configured model a call uses: `LLM_MODEL`, `REASON_LLM_MODEL`, `EVAL_LLM_MODEL`. */
+export type LlmRole = "default" | "reason" | "eval";
+
+export interface GenerateOptions {
+  purpose: LlmPurpose;
+  role?: LlmRole;
+  messages: LlmMessage[];
+  /** Ask for any JSON object; the text is then parsed into `value`. */
+  json?: boolean;
+}
+
+export interface JsonOptions<T> {
+  purpose: LlmPurpose;
+  role?: LlmRole;
+  messages: LlmMessage[];
+  /** The fixed `json_schema` name (`plan`, `plan_update`, `jmp_condition`, `evaluation`, `code`). */
+  schemaName: string;
+  schema: z.ZodType<T>;
+}
+
+export interface LlmSession {
+  /** Every call made through this session, in order. */
+  readonly calls: LlmCall[];
+  generate(options: GenerateOptions): Promise<{ text: string; value?: unknown }>;
+  json<T>(options: JsonOptions<T>): Promise<T>;
+}
+
+/** What a session may still spend; checked before each call. */
+export interface LlmBudget {
+  /** Tokens left for the branch (undefined: no limit). */
+  tokensLeft?: number;
+  /** Dollars left for the branch (undefined: no limit). */
+  costLeftUsd?: number;
+}

@@ -1,0 +1,143 @@
+/**
+ * The records of the system as clients see them (`shared/spec/http-api.md`).
+ * The same schemas validate the store's items on read, generate the OpenAPI
+ * document and type the API's answers.
+ */
+import { z } from "zod";
+import { Plan } from "./plan/schema";
+
+export const Status = z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled"]);
+export type Status = z.infer<typeof Status>;
+
+export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set(["completed", "failed", "cancelled"]);
+
+export const BranchName = z
+  .string()
+  .regex(/^[a-z0-9_-]{1,64}$/, "a branch name is 1 to 64 of a-z, 0-9, _ and -");
+
+export const Budget = z
+  .object({
+    max_steps: z.number().int().min(1).max(100_000).default(200),
+    max_tokens: z.number().int().min(1).optional(),
+    max_cost_usd: z.number().positive().optional(),
+  })
+  .strict();
+export type Budget = z.infer<typeof Budget>;
+
+export const Usage = z.object({
+  steps: z.number().int(),
+  llm_calls: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cost_usd: z.number(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const ZERO_USAGE: Usage = {
+  steps: 0,
+  llm_calls: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost_usd: 0,
+};
+
+export const LlmPurpose = z.enum([
+  "plan",
+  "plan_update",
+  "jmp_condition",
+  "llm_generate",
+  "code",
+  "evaluation",
+]);
+export type LlmPurpose = z.infer<typeof LlmPurpose>;
+
+export const LlmCall = z.object({
+  purpose: LlmPurpose,
+  model: z.string(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cost_usd: z.number(),
+  latency_ms: z.number(),
+  attempts: z.number().int().optional(),
+});
+export type LlmCall = z.infer<typeof LlmCall>;
+
+export const ResponseFormat = z.record(z.string(), z.unknown());
+export type ResponseFormat = z.infer<typeof ResponseFormat>;
+
+export const Task = z.object({
+  task_id: z.string(),
+  goal: z.string().nullable(),
+  namespace: z.string(),
+  status: Status,
+  branch: z.string(),
+  final_answer: z.unknown().nullable(),
+  error: z.string().nullable(),
+  response_format: ResponseFormat,
+  metadata: z.record(z.string(), z.unknown()),
+  usage: Usage,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Task = z.infer<typeof Task>;
+
+export const Branch = z.object({
+  name: z.string(),
+  status: Status,
+  head: z.string().nullable(),
+  forked_from: z.object({ branch: z.string(), commit_id: z.string() }).nullable(),
+  final_answer: z.unknown().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Branch = z.infer<typeof Branch>;
+
+export const CommitType = z.enum(["plan", "step", "plan_update", "error", "evaluation", "cancel"]);
+export type CommitType = z.infer<typeof CommitType>;
+
+export const Commit = z.object({
+  commit_id: z.string(),
+  parent_id: z.string().nullable(),
+  branch: z.string(),
+  type: CommitType,
+  seq_no: z.number().int().nullable(),
+  instruction: z.unknown().nullable(),
+  inputs: z.unknown().nullable(),
+  outputs: z.record(z.string(), z.unknown()),
+  pc_before: z.number().int().nullable(),
+  pc_after: z.number().int().nullable(),
+  error: z.unknown().nullable(),
+  llm_calls: z.array(LlmCall),
+  duration_ms: z.number(),
+  created_at: z.string(),
+  /** What else the step recorded: a jump's explanation, a plan's reasoning, code attempts. */
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type Commit = z.infer<typeof Commit>;
+
+export const State = z.object({
+  pc: z.number().int().nullable(),
+  variables: z.record(z.string(), z.unknown()),
+  plan: Plan.or(z.array(z.unknown())),
+  completed: z.boolean(),
+});
+export type State = z.infer<typeof State>;
+
+export const Diff = z.object({
+  added: z.record(z.string(), z.unknown()),
+  removed: z.record(z.string(), z.unknown()),
+  changed: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
+  plan_changed: z.boolean(),
+  pc: z.object({ from: z.number().int().nullable(), to: z.number().int().nullable() }),
+});
+export type Diff = z.infer<typeof Diff>;
+
+/** What a namespace allows; copied into each branch when a task starts. */
+export const NamespaceConfig = z.object({
+  name: z.string(),
+  allowed_tools: z.array(z.string()),
+  allowed_hosts: z.array(z.string()),
+  description: z.string().default(""),
+});
+export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

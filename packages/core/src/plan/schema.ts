@@ -1,0 +1,71 @@
+/**
+ * The plan language, version 1 (`shared/spec/plan-language.md`), as zod schemas.
+ * These schemas give the shape only; `validatePlan` adds the semantic checks
+ * (jump targets, tools, references, reachability of `final_answer`).
+ */
+import { z } from "zod";
+
+/** A variable name as plans use them (`${name}` references). */
+export const VariableName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name is letters, digits and _ (not first a digit)");
+
+export const SeqNo = z.number().int().min(0);
+
+export const AssignInstruction = z.object({
+  seq_no: SeqNo,
+  type: z.literal("assign"),
+  parameters: z.record(VariableName, z.unknown()),
+});
+export type AssignInstruction = z.infer<typeof AssignInstruction>;
+
+export const CallingInstruction = z.object({
+  seq_no: SeqNo,
+  type: z.literal("calling"),
+  parameters: z.object({
+    tool_name: z.string().min(1),
+    tool_params: z.record(z.string(), z.unknown()).default({}),
+    output_vars: z.union([VariableName, z.array(VariableName)]).optional(),
+  }),
+});
+export type CallingInstruction = z.infer<typeof CallingInstruction>;
+
+export const ConditionalJump = z.object({
+  condition_prompt: z.string().min(1),
+  context: z.unknown().optional(),
+  jump_if_true: SeqNo,
+  jump_if_false: SeqNo,
+});
+export const UnconditionalJump = z.object({ target_seq: SeqNo });
+
+export const JmpInstruction = z.object({
+  seq_no: SeqNo,
+  type: z.literal("jmp"),
+  parameters: z.union([ConditionalJump, UnconditionalJump]),
+});
+export type JmpInstruction = z.infer<typeof JmpInstruction>;
+
+export const ReasoningInstruction = z.object({
+  seq_no: SeqNo,
+  type: z.literal("reasoning"),
+  parameters: z.object({
+    chain_of_thoughts: z.string().optional(),
+    dependency_analysis: z.string().optional(),
+  }),
+});
+export type ReasoningInstruction = z.infer<typeof ReasoningInstruction>;
+
+export const Instruction = z.discriminatedUnion("type", [
+  AssignInstruction,
+  CallingInstruction,
+  JmpInstruction,
+  ReasoningInstruction,
+]);
+export type Instruction = z.infer<typeof Instruction>;
+
+/** A plan: a JSON array of instructions, at most 500 of them. */
+export const Plan = z.array(Instruction).min(1).max(500);
+export type Plan = z.infer<typeof Plan>;
+
+/** The name that ends a branch when an instruction sets it. */
+export const FINAL_ANSWER = "final_answer";

@@ -1,0 +1,85 @@
+/**
+ * The storage port: a small key-value store with conditional writes, shaped after
+ * DynamoDB's single-table model so that the DynamoDB adapter is a thin translation.
+ * Every record of the system (tasks, branches, commits, keys, namespaces, ...) is an
+ * item addressed by a partition key `pk` and a sort key `sk`; repositories in
+ * `../store` own the key layout. Every tenant-owned key starts with `T#{tenant}`.
+ */
+
+/** The address of one item. */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/** An item: its key plus any JSON-compatible attributes. */
+export type Item = ItemKey & { [attribute: string]: unknown };
+
+/**
+ * A condition on the item as it is before a write. All given parts must hold.
+ * - `exists: false`: no item has this key (or, with `orExpiredBefore`, the item's
+ *   `ttl` attribute, in epoch seconds, is below that number).
+ * - `exists: true`: an item has this key.
+ * - `equals`: each top-level attribute equals the value (`null` means absent or null).
+ * - `below`: each numeric top-level attribute is absent or strictly below the number.
+ */
+export interface Condition {
+  exists?: boolean;
+  orExpiredBefore?: number;
+  equals?: Record<string, unknown>;
+  below?: Record<string, number>;
+}
+
+/**
+ * Changes of an update. `set` paths are attribute names, or nested paths into maps
+ * (`["vars", "x"]`); the parent map of a nested path must exist. `add` increments a
+ * numeric attribute (a path too), starting from 0. `remove` deletes attributes.
+ */
+export interface Changes {
+  set?: Array<[path: string[], value: unknown]>;
+  add?: Array<[path: string[], by: number]>;
+  remove?: string[][];
+}
+
+/** A query over one partition (or one partition of the `gsi1` index). */
+export interface Query {
+  pk: string;
+  /** Query the `gsi1` index (`gsi1pk`/`gsi1sk`) instead of the table. */
+  index?: "gsi1";
+  /** Keep sort keys starting with this prefix. */
+  prefix?: string;
+  /** Keep sort keys between these bounds, inclusive (with or instead of `prefix`). */
+  between?: [string, string];
+  /** Newest (largest sort key) first. */
+  descending?: boolean;
+  limit?: number;
+  /** Opaque cursor from a previous answer. */
+  cursor?: string | null;
+  /** Keep only items whose top-level attributes equal these values. */
+  filter?: Record<string, unknown>;
+}
+
+/** A page of a query. */
+export interface QueryPage {
+  items: Item[];
+  /** Pass back as `cursor` to read on; null at the end. */
+  cursor: string | null;
+}
+
+/**
+ * The storage port. Adapters: `MemoryItemStore` (core), `DynamoItemStore` (aws).
+ * A failed condition rejects with `ConflictError`; adapters rethrow what they do
+ * not understand.
+ */
+export interface ItemStore {
+  get(key: ItemKey): Promise<Item | null>;
+  /** Reads up to 100 items in one call; missing items are left out; order is not kept. */
+  batchGet(keys: ItemKey[]): Promise<Item[]>;
+  put(item: Item, condition?: Condition): Promise<void>;
+  /** Applies the changes (creating the item if absent, unless a condition says so) and returns the new item. */
+  update(key: ItemKey, changes: Changes, condition?: Condition): Promise<Item>;
+  delete(key: ItemKey, condition?: Condition): Promise<void>;
+  /** Deletes many items, unconditionally, in as few calls as the backend allows. */
+  deleteMany(keys: ItemKey[]): Promise<void>;
+  query(query: Query): Promise<QueryPage>;
+}

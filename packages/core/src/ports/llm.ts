@@ -1,0 +1,37 @@
+/**
+ * The LLM port: one chat completion against an OpenAI-compatible server. The
+ * adapter (`OpenAiLlm` in @stackvm/aws) translates vendor errors into
+ * `RetryableError` (429 with `retryAfterSeconds`, 5xx, timeouts) or `StepError`
+ * (4xx other than 429); retries, repair rounds, cost and budgets live in core's
+ * `llm/` layer above this port.
+ */
+export interface LlmMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface LlmRequest {
+  model: string;
+  messages: LlmMessage[];
+  /** Ask for JSON matching a schema: sent as `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`. */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
+  /** Ask for any JSON object (`response_format: {type: "json_object"}`). */
+  jsonObject?: boolean;
+  timeoutMs: number;
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+export interface LlmResponse {
+  text: string;
+  /** The model that answered, as the server reports it. */
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Reasoning text when the server returns it separately (`reasoning_content`). */
+  reasoning?: string;
+}
+
+export interface LlmPort {
+  complete(request: LlmRequest): Promise<LlmResponse>;
+}
