@@ -1,0 +1,47 @@
+/**
+ * The one DynamoDB table, defined once: `infra/storage.ts` builds the AWS table
+ * from this and the local stack's bootstrap creates the emulator's table from it.
+ *
+ * Layout (single table, string keys):
+ * - `pk`/`sk`: every item. Tenant-owned keys start with `T#{tenant}`.
+ * - `gsi1pk`/`gsi1sk`: the one secondary index (task listing newest first,
+ *   schedules by due time), projecting all attributes.
+ * - `ttl`: epoch seconds; expiring records (idempotency keys, webhook ids) carry it.
+ */
+export const tableDefinition = {
+  hashKey: "pk",
+  rangeKey: "sk",
+  attributes: [
+    { name: "pk", type: "S" },
+    { name: "sk", type: "S" },
+    { name: "gsi1pk", type: "S" },
+    { name: "gsi1sk", type: "S" },
+  ],
+  globalIndexes: [{ name: "gsi1", hashKey: "gsi1pk", rangeKey: "gsi1sk", projection: "all" }],
+  ttlAttribute: "ttl",
+  billingMode: "PAY_PER_REQUEST",
+} as const;
+
+/** The same definition as a `CreateTable` input for the DynamoDB API. */
+export function createTableInput(tableName: string) {
+  return {
+    TableName: tableName,
+    BillingMode: tableDefinition.billingMode,
+    KeySchema: [
+      { AttributeName: tableDefinition.hashKey, KeyType: "HASH" as const },
+      { AttributeName: tableDefinition.rangeKey, KeyType: "RANGE" as const },
+    ],
+    AttributeDefinitions: tableDefinition.attributes.map((a) => ({
+      AttributeName: a.name,
+      AttributeType: a.type,
+    })),
+    GlobalSecondaryIndexes: tableDefinition.globalIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.hashKey, KeyType: "HASH" as const },
+        { AttributeName: index.rangeKey, KeyType: "RANGE" as const },
+      ],
+      Projection: { ProjectionType: "ALL" as const },
+    })),
+  };
+}
