@@ -1,0 +1,2 @@
+/** @stackvm/api */
+export {};

@@ -1,0 +1,2 @@
+/** @stackvm/cli */
+export {};

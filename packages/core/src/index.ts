@@ -1,0 +1,55 @@
+/**
+ * @stackvm/core: the plan language, the VM, the commit model, the ports. No vendor
+ * imports (enforced by biome.json).
+ */
+
+export type { ErrorKind, FailureDecision } from "./errors";
+export {
+  ConflictError,
+  classifyFailure,
+  ForbiddenError,
+  MalformedError,
+  NotFoundError,
+  RateLimitedError,
+  RetryableError,
+  StackVMError,
+  StepError,
+  TooLargeError,
+  UnauthorizedError,
+  ValidationError,
+} from "./errors";
+export type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./llm/types";
+export {
+  Branch,
+  Budget,
+  Commit,
+  CommitType,
+  Diff,
+  LlmCall,
+  LlmPurpose,
+  NamespaceConfig,
+  ResponseFormat,
+  State,
+  Status,
+  Task,
+  TERMINAL_STATUSES,
+  Usage,
+  ZERO_USAGE,
+} from "./model";
+export { FINAL_ANSWER, Instruction, Plan } from "./plan/schema";
+export type { BlobRef, Blobs } from "./ports/blobs";
+export type { Clock } from "./ports/clock";
+export { systemClock } from "./ports/clock";
+export type {
+  Changes,
+  Condition,
+  Item,
+  ItemKey,
+  ItemStore,
+  Query,
+  QueryPage,
+} from "./ports/item-store";
+export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
+export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
+export type { SandboxPort } from "./ports/sandbox";
+export type { Tool, ToolContext, ToolResult } from "./tools/tool";

@@ -1,0 +1,2 @@
+/** @stackvm/functions */
+export {};

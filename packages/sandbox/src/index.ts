@@ -1,0 +1,2 @@
+/** @stackvm/sandbox */
+export {};

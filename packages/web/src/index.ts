@@ -1,0 +1,2 @@
+/** @stackvm/web */
+export {};
