@@ -139,5 +139,7 @@ export const NamespaceConfig = z.object({
   allowed_tools: z.array(z.string()),
   allowed_hosts: z.array(z.string()),
   description: z.string().default(""),
+  /** Names of the namespace's code tools (allowed without being listed). */
+  code_tools: z.array(z.string()).default([]),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

@@ -1,0 +1,129 @@
+/**
+ * The stored shapes of tasks, branches and commits (internal: the API shapes in
+ * `model.ts` are projections of these).
+ */
+import type { Budget, LlmCall, NamespaceConfig, ResponseFormat, Status, Usage } from "../model";
+import type { Instruction, Plan } from "../plan/schema";
+
+export interface TaskRecord {
+  pk: string;
+  sk: "TASK";
+  gsi1pk: string;
+  gsi1sk: string;
+  tenant_id: string;
+  task_id: string;
+  goal: string | null;
+  namespace: string;
+  status: Status;
+  /** The result branch. */
+  branch: string;
+  final_answer: unknown;
+  error: string | null;
+  response_format: ResponseFormat;
+  metadata: Record<string, unknown>;
+  webhook_url: string | null;
+  evaluate: boolean;
+  /** Usage of branches that were deleted, so the task's sum keeps them. */
+  deleted_usage: Usage;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What the first step of a branch must do before running instructions. */
+export type PendingWork =
+  | { kind: "plan" }
+  | { kind: "replan"; suggestion: string; reason: "fork" | "error" | "evaluation" }
+  | { kind: "replace_plan"; plan: Plan }
+  | { kind: "replace_step"; seq_no: number; instruction: Instruction };
+
+/** What every step of a branch needs, copied at creation so that a step reads one item. */
+export interface BranchConfig {
+  goal: string | null;
+  namespace: NamespaceConfig;
+  response_format: ResponseFormat;
+  budget: Budget;
+  inputs: Record<string, unknown>;
+  webhook_url: string | null;
+  evaluate: boolean;
+  /** How many evaluation rounds led to this branch (0 for main). */
+  evaluation_round: number;
+}
+
+export interface BranchRecord {
+  pk: string;
+  sk: string;
+  tenant_id: string;
+  task_id: string;
+  name: string;
+  /** Internal id, unique per branch ever created in the task: commits are keyed by it. */
+  bid: string;
+  status: Status;
+  head: string | null;
+  /** The head's parent: lets a redelivered message for it resume a stalled branch. */
+  prev_head: string | null;
+  /** Depth of the head (-1 before the first commit). */
+  depth: number;
+  pc: number | null;
+  plan: Plan | null;
+  plan_commit: string | null;
+  /** Variables at the head (large values as blob refs). */
+  vars: Record<string, unknown>;
+  /** For each variable, the depth of the last commit that set it (an upper bound after a fork). */
+  var_depth: Record<string, number>;
+  /** Ids of the commits at `chainDepths(depth)`. */
+  chain: string[];
+  /** Ancestor segments for listing commits back to the root: newest first. */
+  lineage: Array<{ bid: string; name: string; upto: number }>;
+  forked_from: { branch: string; commit_id: string } | null;
+  final_answer: unknown;
+  error: string | null;
+  usage: Usage;
+  /** Plan updates done on this branch after errors. */
+  updates: number;
+  pending: PendingWork | null;
+  cancel_requested: boolean;
+  config: BranchConfig;
+  /** Evaluation verdict of this branch's answer, when evaluated. */
+  verdict: { accept: boolean; score: number; suggestion: string | null } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CommitRecord {
+  pk: string;
+  sk: string;
+  commit_id: string;
+  parent_id: string | null;
+  branch: string;
+  bid: string;
+  depth: number;
+  type: "plan" | "step" | "plan_update" | "error" | "evaluation" | "cancel";
+  seq_no: number | null;
+  instruction: unknown;
+  inputs: unknown;
+  outputs: Record<string, unknown>;
+  /**
+   * The variables set in the depths `(depth - lowbit(depth), depth]` with their values
+   * after this commit (see `vm/fenwick.ts`); absent where it equals `outputs`. A large
+   * window is stored whole in the blob store (a `{ $blob }` reference).
+   */
+  window?: Record<string, unknown>;
+  chain: string[];
+  /** The plan, on commits that set it. */
+  plan?: Plan;
+  plan_commit: string | null;
+  pc_before: number | null;
+  pc_after: number | null;
+  error: unknown;
+  llm_calls: LlmCall[];
+  duration_ms: number;
+  details?: Record<string, unknown>;
+  /** The branch's status once this commit is the head. */
+  status_after: Status;
+  /** The branch's pending work once this commit is the head (a plan update after an error). */
+  pending_after?: PendingWork | null;
+  /** The branch's count of plan updates once this commit is the head. */
+  updates_after?: number;
+  final_answer?: unknown;
+  created_at: string;
+}

@@ -1,0 +1,24 @@
+/**
+ * The queue's wire messages: versioned and strict, so that a message from a newer
+ * or older writer is refused with a clear error instead of misread.
+ */
+import { z } from "zod";
+
+const Id = z.string().min(1).max(128);
+
+/** "Run the instruction after commit `head` on this branch." */
+export const StepMessage = z
+  .object({
+    v: z.literal(1),
+    kind: z.literal("step").default("step"),
+    tenant_id: Id,
+    task_id: Id,
+    branch: z.string().min(1).max(64),
+    head: Id.nullable(),
+  })
+  .strict();
+export type StepMessage = z.infer<typeof StepMessage>;
+
+/** The message group of a branch: SQS FIFO hands out one message per group at a time. */
+export const branchGroupId = (m: { tenant_id: string; task_id: string; branch: string }): string =>
+  `${m.tenant_id}:${m.task_id}:${m.branch}`;

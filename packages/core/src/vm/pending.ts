@@ -1,0 +1,136 @@
+/**
+ * Work a branch does before (or instead of) its next instruction: write the first
+ * plan, rewrite the plan from the PC after an error or for a fork's suggestion, or
+ * swap in a plan or one instruction given by the client.
+ */
+import type { LlmSession } from "../llm/types";
+import type { Status } from "../model";
+import type { Plan } from "../plan/schema";
+import type { BranchRecord, CommitRecord, PendingWork } from "../store/records";
+import { loadValue, taskBlobPrefix } from "../store/values";
+import type { Tool } from "../tools/tool";
+import type { StepDeps } from "./step-deps";
+
+/** What one step decided, before it is written. */
+export interface Draft {
+  type: CommitRecord["type"];
+  seq_no: number | null;
+  instruction: unknown;
+  inputs: unknown;
+  outputs: Record<string, unknown>;
+  pc_after: number | null;
+  plan?: Plan;
+  error: { code: string; message: string } | null;
+  status_after: Status;
+  pending_after: PendingWork | null;
+  updates_after: number;
+  final_answer?: unknown;
+  details?: Record<string, unknown>;
+}
+
+export async function runPending(
+  deps: StepDeps,
+  branch: BranchRecord,
+  pending: PendingWork,
+  session: LlmSession,
+  tools: ReadonlyMap<string, Tool>,
+  allowed: ReadonlySet<string>,
+): Promise<Draft> {
+  const base = {
+    error: null,
+    pending_after: null,
+    updates_after: branch.updates,
+    seq_no: branch.pc,
+  };
+  switch (pending.kind) {
+    case "plan": {
+      const given = branch.plan;
+      const result = given
+        ? { plan: given, reasoning: "submitted by the client", details: undefined }
+        : await deps.planner.plan({ branch, llm: session, tools, allowed });
+      return {
+        ...base,
+        type: "plan",
+        seq_no: null,
+        instruction: null,
+        inputs: branch.config.goal === null ? null : { goal: branch.config.goal },
+        outputs: branch.config.inputs,
+        pc_after: result.plan[0]?.seq_no ?? null,
+        plan: result.plan,
+        status_after: "running",
+        details: { reasoning: result.reasoning, ...(result.details ?? {}) },
+      };
+    }
+    case "replan": {
+      const variables = await summarizeVariables(deps, branch);
+      const result = await deps.planner.replan({
+        branch,
+        llm: session,
+        tools,
+        allowed,
+        plan: branch.plan ?? [],
+        pc: branch.pc,
+        variables,
+        suggestion: pending.suggestion,
+      });
+      return {
+        ...base,
+        type: "plan_update",
+        instruction: null,
+        inputs: { suggestion: pending.suggestion, reason: pending.reason },
+        outputs: {},
+        pc_after: result.pc,
+        plan: result.plan,
+        status_after: "running",
+        updates_after: pending.reason === "error" ? branch.updates + 1 : branch.updates,
+        details: { reasoning: result.reasoning, ...(result.details ?? {}) },
+      };
+    }
+    case "replace_plan": {
+      const pc =
+        branch.pc !== null && pending.plan.some((i) => i.seq_no === branch.pc)
+          ? branch.pc
+          : (pending.plan[0]?.seq_no ?? null);
+      return {
+        ...base,
+        type: "plan_update",
+        instruction: null,
+        inputs: { replaced: "plan" },
+        outputs: {},
+        pc_after: pc,
+        plan: pending.plan,
+        status_after: "running",
+      };
+    }
+    case "replace_step": {
+      const plan = (branch.plan ?? []).map((i) =>
+        i.seq_no === pending.seq_no ? pending.instruction : i,
+      );
+      return {
+        ...base,
+        type: "plan_update",
+        instruction: pending.instruction,
+        inputs: { replaced: "step", seq_no: pending.seq_no },
+        outputs: {},
+        pc_after: branch.pc,
+        plan,
+        status_after: "running",
+      };
+    }
+  }
+}
+
+/** The variables at the head, large ones loaded and cut to a preview for the planner. */
+async function summarizeVariables(
+  deps: StepDeps,
+  branch: BranchRecord,
+): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
+  for (const [name, stored] of Object.entries(branch.vars)) {
+    const value = await loadValue(stored, deps.blobs, prefix);
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    out[name] = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : value;
+  }
+  return out;
+}

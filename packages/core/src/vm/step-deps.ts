@@ -1,0 +1,46 @@
+/**
+ * What the step function needs from the outside world, all through ports, so that
+ * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
+ */
+import type { LlmBudget, LlmSession } from "../llm/types";
+import type { Blobs } from "../ports/blobs";
+import type { Clock } from "../ports/clock";
+import type { Queue } from "../ports/queue";
+import type { SandboxPort } from "../ports/sandbox";
+import type { BranchRecord } from "../store/records";
+import type { TaskStore } from "../store/task-store";
+import type { Tool } from "../tools/tool";
+import type { Planner } from "./planner-port";
+
+/** A structured logger (Powertools' Logger satisfies it). */
+export interface Log {
+  debug(message: string, extra?: Record<string, unknown>): void;
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+export const silentLog: Log = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Hooks that run when a branch reaches a terminal status (webhooks, evaluation). */
+export type TerminalHook = (branch: BranchRecord) => Promise<void>;
+
+export interface StepDeps {
+  store: TaskStore;
+  blobs: Blobs;
+  queue: Queue;
+  clock: Clock;
+  sandbox: SandboxPort;
+  /** A new LLM session for one step, limited to what the branch may still spend. */
+  llm: (budget: LlmBudget) => LlmSession;
+  /** Built-in tools. */
+  tools: ReadonlyMap<string, Tool>;
+  /** Loads a namespace's code tool by name, or null. */
+  loadCodeTool: (tenant: string, namespace: string, name: string) => Promise<Tool | null>;
+  planner: Planner;
+  log: Log;
+  localMode: boolean;
+  /** Plan updates allowed per branch after step errors. */
+  maxPlanUpdates: number;
+  onTerminal?: TerminalHook;
+}

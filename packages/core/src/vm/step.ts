@@ -1,0 +1,410 @@
+/**
+ * The step protocol: run the instruction after `head` on a branch, commit it, move
+ * the head, enqueue the next step. One read (the branch) and two writes (the commit,
+ * the head) on the common path.
+ *
+ * Delivery is at least once, so every path is safe to run twice:
+ * - a message whose `head` is not the branch head is a duplicate (one read), except
+ *   the message for the head's parent, which re-enqueues the head's successor: a
+ *   crash between the head move and the enqueue does not stall the branch;
+ * - the commit key is derived from (task, branch, parent): a racing or repeated step
+ *   finds the commit written (`ConflictError`) and moves the head to *that* commit,
+ *   which also repairs a crash between the commit write and the head move;
+ * - the head moves only from the expected parent (a conditional update).
+ */
+import { classifyFailure, StackVMError } from "../errors";
+import type { LlmBudget, LlmSession } from "../llm/types";
+import type { LlmCall, Status } from "../model";
+import { findReferences } from "../plan/references";
+import type { Changes } from "../ports/item-store";
+import { commitId } from "../store/keys";
+import type { BranchRecord, CommitRecord } from "../store/records";
+import {
+  isStoredRef,
+  jsonSize,
+  loadValue,
+  spillRecord,
+  spillValue,
+  taskBlobPrefix,
+} from "../store/values";
+import type { Tool, ToolContext } from "../tools/tool";
+import { executeInstruction, findInstruction } from "./execute";
+import { lowbit, nextChain, windowStart } from "./fenwick";
+import { digest } from "./ids";
+import { branchGroupId, type StepMessage } from "./message";
+import { type Draft, runPending } from "./pending";
+import type { StepDeps } from "./step-deps";
+
+export type StepOutcome =
+  | { outcome: "committed" | "repaired"; commit: string; status: Status }
+  | { outcome: "duplicate" }
+  | { outcome: "resumed"; head: string }
+  | { outcome: "gone" };
+
+const TERMINAL = new Set<Status>(["completed", "failed", "cancelled"]);
+
+/** A window or input larger than this is stored whole in the blob store. */
+const ATTRIBUTE_LIMIT = 128 * 1024;
+
+export async function runStep(deps: StepDeps, message: StepMessage): Promise<StepOutcome> {
+  const { tenant_id: tenant, task_id: taskId, branch: name } = message;
+  const branch = await deps.store.getBranch(tenant, taskId, name);
+  if (!branch) return { outcome: "gone" };
+  if (branch.head !== message.head) {
+    if (branch.head && message.head === branch.prev_head && !TERMINAL.has(branch.status)) {
+      await enqueueNext(deps, branch, branch.head);
+      return { outcome: "resumed", head: branch.head };
+    }
+    return { outcome: "duplicate" };
+  }
+  if (TERMINAL.has(branch.status)) return { outcome: "duplicate" };
+
+  const started = deps.clock.now();
+  const session = deps.llm(budgetLeft(branch));
+  let draft: Draft;
+  try {
+    draft = await decide(deps, branch, session);
+  } catch (error) {
+    draft = draftForFailure(deps, branch, error);
+  }
+  const commit = await buildCommit(deps, branch, draft, session.calls, deps.clock.now() - started);
+
+  let outcome: "committed" | "repaired" = "committed";
+  let written = commit;
+  try {
+    await deps.store.putCommit(commit);
+  } catch (error) {
+    if (!(error instanceof StackVMError && error.kind === "conflict")) throw error;
+    const existing = await deps.store.getCommit(tenant, taskId, commit.commit_id);
+    if (!existing) throw error;
+    written = existing;
+    outcome = "repaired";
+  }
+  const moved = await moveHead(deps, branch, written);
+  if (!moved) return { outcome: "duplicate" };
+  deps.log.info("step committed", {
+    tenant_id: tenant,
+    task_id: taskId,
+    branch: name,
+    parent: branch.head,
+    commit: written.commit_id,
+    type: written.type,
+    status: written.status_after,
+    ...(written.error ? { error: written.error } : {}),
+  });
+  if (written.status_after === "running") {
+    await enqueueNext(deps, moved, written.commit_id);
+  } else if (deps.onTerminal) {
+    await deps.onTerminal(moved);
+  }
+  return { outcome, commit: written.commit_id, status: written.status_after };
+}
+
+/** What the branch may still spend on LLM calls. */
+export function budgetLeft(branch: BranchRecord): LlmBudget {
+  const { max_tokens, max_cost_usd } = branch.config.budget;
+  const used = branch.usage;
+  return {
+    ...(max_tokens === undefined
+      ? {}
+      : { tokensLeft: max_tokens - used.input_tokens - used.output_tokens }),
+    ...(max_cost_usd === undefined ? {} : { costLeftUsd: max_cost_usd - used.cost_usd }),
+  };
+}
+
+/** Chooses and runs the work of this step. Throws for anything that is not a success. */
+async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession): Promise<Draft> {
+  const base = { error: null, pending_after: null, updates_after: branch.updates };
+  if (branch.cancel_requested) {
+    return {
+      ...base,
+      type: "cancel",
+      seq_no: branch.pc,
+      instruction: null,
+      inputs: null,
+      outputs: {},
+      pc_after: branch.pc,
+      status_after: "cancelled",
+    };
+  }
+  const max = branch.config.budget.max_steps;
+  if (branch.usage.steps >= max) {
+    return {
+      ...base,
+      type: "error",
+      seq_no: branch.pc,
+      instruction: null,
+      inputs: null,
+      outputs: {},
+      pc_after: branch.pc,
+      status_after: "failed",
+      error: {
+        code: "budget_exceeded",
+        message: `max_steps budget spent: ${branch.usage.steps} of ${max} steps used`,
+      },
+    };
+  }
+  const context = toolContext(deps, branch, session);
+  if (branch.head === null || branch.pending) {
+    const { tools, allowed } = await toolsFor(deps, branch, null);
+    return runPending(deps, branch, branch.pending ?? { kind: "plan" }, session, tools, allowed);
+  }
+  if (branch.pc === null || branch.plan === null) {
+    throw new StackVMError("internal", "no_pc", "the branch is running but has no plan or PC");
+  }
+  const instruction = findInstruction(branch.plan, branch.pc);
+  const { tools, allowed } = await toolsFor(
+    deps,
+    branch,
+    instruction.type === "calling" ? instruction.parameters.tool_name : null,
+  );
+  const variables = await loadReferenced(deps, branch, instruction.parameters);
+  const execution = await executeInstruction({
+    plan: branch.plan,
+    pc: branch.pc,
+    variables,
+    tools,
+    allowed,
+    toolContext: context,
+    llm: session,
+  });
+  const completed = execution.completed;
+  const ranPastEnd = !completed && execution.pcAfter === null;
+  return {
+    ...base,
+    type: "step",
+    seq_no: instruction.seq_no,
+    instruction,
+    inputs: execution.inputs,
+    outputs: execution.outputs,
+    pc_after: completed ? null : execution.pcAfter,
+    status_after: completed ? "completed" : ranPastEnd ? "failed" : "running",
+    ...(ranPastEnd
+      ? {
+          error: {
+            code: "no_final_answer",
+            message: `execution ran past the end of the plan (after seq_no ${instruction.seq_no}) without setting final_answer`,
+          },
+        }
+      : {}),
+    ...(completed ? { final_answer: execution.outputs.final_answer } : {}),
+    ...(execution.details ? { details: execution.details } : {}),
+  };
+}
+
+/**
+ * A failed step: transient failures go back to the queue (rethrown); anything else
+ * becomes an `error` commit, followed by a plan update while the branch has updates
+ * left, or the end of the branch.
+ */
+function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): Draft {
+  const decision = classifyFailure(error);
+  if (decision.action === "retry") throw error;
+  const planning = branch.head === null || branch.pending !== null;
+  const canReplan =
+    decision.action === "record" &&
+    decision.code !== "budget_exceeded" &&
+    !planning &&
+    branch.updates < deps.maxPlanUpdates;
+  const details = (error as StackVMError).details;
+  return {
+    type: "error",
+    seq_no: branch.pc,
+    instruction: branch.plan?.find((i) => i.seq_no === branch.pc) ?? null,
+    inputs: null,
+    outputs: {},
+    pc_after: branch.pc,
+    status_after: canReplan ? "running" : "failed",
+    error: { code: decision.code, message: decision.message },
+    pending_after: canReplan
+      ? { kind: "replan", reason: "error", suggestion: decision.message }
+      : null,
+    updates_after: branch.updates,
+    ...(details === undefined ? {} : { details: { error_details: details } }),
+  };
+}
+
+async function buildCommit(
+  deps: StepDeps,
+  branch: BranchRecord,
+  draft: Draft,
+  calls: LlmCall[],
+  durationMs: number,
+): Promise<CommitRecord> {
+  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
+  const depth = branch.head === null ? 0 : branch.depth + 1;
+  const id = commitId(branch.bid, depth);
+  const outputs = await spillRecord(draft.outputs, deps.blobs, prefix);
+  let window: Record<string, unknown> | undefined;
+  if (depth > 0 && lowbit(depth) > 1) {
+    const start = windowStart(depth);
+    window = {};
+    for (const [name, d] of Object.entries(branch.var_depth)) {
+      if (d > start && !Object.hasOwn(outputs, name)) window[name] = branch.vars[name];
+    }
+    Object.assign(window, outputs);
+  }
+  const final = draft.final_answer === undefined ? {} : { final_answer: outputs.final_answer };
+  return {
+    pk: branch.pk,
+    sk: `C#${branch.bid}#${String(depth).padStart(8, "0")}`,
+    commit_id: id,
+    parent_id: branch.head,
+    branch: branch.name,
+    bid: branch.bid,
+    depth,
+    type: draft.type,
+    seq_no: draft.seq_no,
+    instruction: await spillValue(draft.instruction, deps.blobs, prefix, ATTRIBUTE_LIMIT),
+    inputs: await spillValue(draft.inputs, deps.blobs, prefix, ATTRIBUTE_LIMIT),
+    outputs,
+    ...(window === undefined
+      ? {}
+      : {
+          window: (await spillValue(window, deps.blobs, prefix, ATTRIBUTE_LIMIT)) as Record<
+            string,
+            unknown
+          >,
+        }),
+    chain: branch.head === null ? [] : nextChain(branch.head, branch.depth, branch.chain),
+    ...(draft.plan ? { plan: draft.plan } : {}),
+    plan_commit: draft.plan ? id : branch.plan_commit,
+    pc_before: branch.pc,
+    pc_after: draft.pc_after,
+    error: draft.error,
+    llm_calls: calls,
+    duration_ms: durationMs,
+    ...(draft.details ? { details: draft.details } : {}),
+    status_after: draft.status_after,
+    pending_after: draft.pending_after,
+    updates_after: draft.updates_after,
+    ...final,
+    created_at: new Date(deps.clock.now()).toISOString(),
+  };
+}
+
+/** Moves the branch head to the commit; null when another worker moved it first. */
+async function moveHead(
+  deps: StepDeps,
+  branch: BranchRecord,
+  commit: CommitRecord,
+): Promise<BranchRecord | null> {
+  const set: Array<[string[], unknown]> = [
+    [["head"], commit.commit_id],
+    [["prev_head"], commit.parent_id],
+    [["depth"], commit.depth],
+    [["pc"], commit.pc_after],
+    [["chain"], commit.chain],
+    [["status"], commit.status_after],
+    [["pending"], commit.pending_after ?? null],
+    [["updates"], commit.updates_after ?? branch.updates],
+    [["updated_at"], commit.created_at],
+  ];
+  if (commit.plan) set.push([["plan"], commit.plan], [["plan_commit"], commit.commit_id]);
+  if (commit.status_after === "completed")
+    set.push([["final_answer"], commit.final_answer ?? null]);
+  if (commit.status_after === "failed") {
+    set.push([["error"], (commit.error as { message?: string } | null)?.message ?? "failed"]);
+  }
+  for (const [name, value] of Object.entries(commit.outputs)) {
+    set.push([["vars", name], value], [["var_depth", name], commit.depth]);
+  }
+  const calls = commit.llm_calls;
+  const changes: Changes = {
+    set,
+    add: [
+      [["usage", "steps"], 1],
+      [["usage", "llm_calls"], calls.length],
+      [["usage", "input_tokens"], calls.reduce((n, c) => n + c.input_tokens, 0)],
+      [["usage", "output_tokens"], calls.reduce((n, c) => n + c.output_tokens, 0)],
+      [["usage", "cost_usd"], calls.reduce((n, c) => n + c.cost_usd, 0)],
+    ],
+  };
+  try {
+    return await deps.store.advanceBranch(
+      branch.tenant_id,
+      branch.task_id,
+      branch.name,
+      branch.head,
+      changes,
+    );
+  } catch (error) {
+    if (error instanceof StackVMError && error.kind === "conflict") return null;
+    throw error;
+  }
+}
+
+/** Enqueues "run the instruction after `head`" for the branch. */
+export async function enqueueNext(
+  deps: Pick<StepDeps, "queue">,
+  branch: Pick<BranchRecord, "tenant_id" | "task_id" | "name">,
+  head: string | null,
+  attempt = "",
+): Promise<void> {
+  const message: StepMessage = {
+    v: 1,
+    kind: "step",
+    tenant_id: branch.tenant_id,
+    task_id: branch.task_id,
+    branch: branch.name,
+    head,
+  };
+  await deps.queue.send(message, {
+    groupId: branchGroupId(message),
+    deduplicationId: digest(branch.task_id, branch.name, head, attempt),
+  });
+}
+
+/** The tools this branch may see, with the called code tool loaded when there is one. */
+async function toolsFor(
+  deps: StepDeps,
+  branch: BranchRecord,
+  called: string | null,
+): Promise<{ tools: ReadonlyMap<string, Tool>; allowed: ReadonlySet<string> }> {
+  const ns = branch.config.namespace;
+  const codeTools = ns.code_tools ?? [];
+  const allowed = new Set([...ns.allowed_tools, ...codeTools]);
+  if (called === null || !codeTools.includes(called) || deps.tools.has(called)) {
+    return { tools: deps.tools, allowed };
+  }
+  const tool = await deps.loadCodeTool(branch.tenant_id, ns.name, called);
+  const tools = new Map(deps.tools);
+  if (tool) tools.set(called, tool);
+  return { tools, allowed };
+}
+
+/** Loads, whole, the stored variables that the parameters reference. */
+async function loadReferenced(
+  deps: StepDeps,
+  branch: BranchRecord,
+  parameters: unknown,
+): Promise<Record<string, unknown>> {
+  const variables = { ...branch.vars };
+  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
+  for (const { name } of findReferences(parameters)) {
+    if (isStoredRef(variables[name])) {
+      variables[name] = await loadValue(variables[name], deps.blobs, prefix);
+    }
+  }
+  return variables;
+}
+
+function toolContext(deps: StepDeps, branch: BranchRecord, session: LlmSession): ToolContext {
+  return {
+    tenantId: branch.tenant_id,
+    taskId: branch.task_id,
+    branch: branch.name,
+    idempotencyKey: digest(branch.task_id, branch.name, branch.head),
+    namespace: branch.config.namespace,
+    goal: branch.config.goal,
+    responseFormat: branch.config.response_format,
+    llm: session,
+    sandbox: deps.sandbox,
+    blobs: deps.blobs,
+    blobPrefix: taskBlobPrefix(branch.tenant_id, branch.task_id),
+    localMode: deps.localMode,
+  };
+}
+
+/** Exposed for tests that measure item sizes. */
+export const sizeOf = jsonSize;
