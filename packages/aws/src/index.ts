@@ -1,2 +1,3 @@
 /** @stackvm/aws */
-export {};
+export type { OpenAiLlmOptions } from "./openai-llm";
+export { OpenAiLlm, retryAfterSeconds } from "./openai-llm";

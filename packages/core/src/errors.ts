@@ -121,6 +121,18 @@ export class RetryableError extends StackVMError {
   }
 }
 
+/**
+ * A task's token or cost budget is spent. Thrown before an LLM call, so nothing
+ * more is spent; kind "forbidden" (not "step") because a plan update would only
+ * spend more.
+ */
+export class BudgetExceededError extends StackVMError {
+  override readonly name = "BudgetExceededError";
+  constructor(message: string, details?: unknown) {
+    super("forbidden", "budget_exceeded", message, { details });
+  }
+}
+
 /** What to do about a failure, decided in one place: `classifyFailure`. */
 export type FailureDecision =
   | { action: "retry"; afterSeconds?: number }

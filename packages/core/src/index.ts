@@ -5,6 +5,7 @@
 
 export type { ErrorKind, FailureDecision } from "./errors";
 export {
+  BudgetExceededError,
   ConflictError,
   classifyFailure,
   ForbiddenError,
@@ -18,6 +19,15 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
+export { DEFAULT_LLM_PRICES, LlmConfig, LlmPrice, LlmPrices, loadLlmConfig } from "./llm/config";
+export { costUsd, priceOf } from "./llm/cost";
+export type { ExtractedJson } from "./llm/extract-json";
+export { extractJson } from "./llm/extract-json";
+export { isStrictJsonSchema, toLlmJsonSchema } from "./llm/json-schema";
+export type { RetryPolicy } from "./llm/retry";
+export { withRetries } from "./llm/retry";
+export type { LlmSessionDeps } from "./llm/session";
+export { createLlmSession } from "./llm/session";
 export type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./llm/types";
 export {
   Branch,

@@ -18,6 +18,8 @@ export interface GenerateOptions {
   messages: LlmMessage[];
   /** Ask for any JSON object; the text is then parsed into `value`. */
   json?: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
 }
 
 export interface JsonOptions<T> {
@@ -27,12 +29,17 @@ export interface JsonOptions<T> {
   /** The fixed `json_schema` name (`plan`, `plan_update`, `jmp_condition`, `evaluation`, `code`). */
   schemaName: string;
   schema: z.ZodType<T>;
+  maxOutputTokens?: number;
+  temperature?: number;
 }
 
 export interface LlmSession {
   /** Every call made through this session, in order. */
   readonly calls: LlmCall[];
-  generate(options: GenerateOptions): Promise<{ text: string; value?: unknown }>;
+  /** Free text, or any JSON object (`json: true`) parsed into `value`; `reasoning` when the server sends it apart. */
+  generate(
+    options: GenerateOptions,
+  ): Promise<{ text: string; value?: unknown; reasoning?: string }>;
   json<T>(options: JsonOptions<T>): Promise<T>;
 }
 
@@ -42,4 +49,8 @@ export interface LlmBudget {
   tokensLeft?: number;
   /** Dollars left for the branch (undefined: no limit). */
   costLeftUsd?: number;
+  /** The whole token budget (`max_tokens`), only to say "2,013 of 2,000 used" when it runs out. */
+  maxTokens?: number;
+  /** The whole cost budget (`max_cost_usd`), only for the message when it runs out. */
+  maxCostUsd?: number;
 }

@@ -1,0 +1,217 @@
+/**
+ * The llm port over the `openai` package: one chat completion per call against
+ * any OpenAI-compatible server (OpenAI, Ollama, vLLM, LM Studio). The client does
+ * not retry (`maxRetries: 0`): retries, repairs, budgets and costs are core's. This
+ * file's other job is translating the vendor's errors at the boundary.
+ */
+import {
+  isStrictJsonSchema,
+  type LlmPort,
+  type LlmRequest,
+  type LlmResponse,
+  RetryableError,
+  StackVMError,
+  StepError,
+} from "@stackvm/core";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+} from "openai/resources/chat/completions";
+
+export interface OpenAiLlmOptions {
+  /** `OPENAI_API_KEY`; servers that need none (Ollama) accept any non-empty value. */
+  apiKey: string;
+  /** `OPENAI_BASE_URL`, e.g. `http://127.0.0.1:11434/v1`; OpenAI's when undefined. */
+  baseURL?: string;
+  /** For `Retry-After` given as an HTTP date. */
+  now?: () => number;
+}
+
+/**
+ * @example
+ * const llm = new OpenAiLlm({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL });
+ * const session = createLlmSession({ port: llm, config: loadLlmConfig(env), budget: {} });
+ */
+export class OpenAiLlm implements LlmPort {
+  private readonly client: OpenAI;
+  private readonly now: () => number;
+
+  /** Takes the key and base URL, or a ready client (its own retries are switched off per call). */
+  constructor(options: OpenAiLlmOptions | OpenAI) {
+    if (options instanceof OpenAI) {
+      this.client = options;
+      this.now = Date.now;
+    } else {
+      this.client = new OpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        maxRetries: 0,
+      });
+      this.now = options.now ?? Date.now;
+    }
+  }
+
+  async complete(request: LlmRequest): Promise<LlmResponse> {
+    let completion: ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(body(request), {
+        timeout: request.timeoutMs,
+        maxRetries: 0,
+      });
+    } catch (error) {
+      throw this.translate(error, request);
+    }
+    return this.response(completion, request);
+  }
+
+  private response(completion: ChatCompletion, request: LlmRequest): LlmResponse {
+    // A server that answers 200 with text, or with JSON that is no completion.
+    const choice = typeof completion === "object" ? completion?.choices?.[0] : undefined;
+    if (choice === undefined) {
+      throw new RetryableError(
+        "llm_bad_response",
+        `the LLM server at ${this.client.baseURL} answered something that is not a chat completion: ${excerpt(completion)}`,
+      );
+    }
+    const message = choice.message as ChatCompletion.Choice["message"] & {
+      reasoning_content?: unknown;
+      reasoning?: unknown;
+    };
+    if (message.refusal) {
+      throw new StepError("llm_refused", `the model refused: ${message.refusal}`);
+    }
+    // DeepSeek and vLLM send `reasoning_content`; Ollama and OpenRouter `reasoning`.
+    const reasoning = message.reasoning_content ?? message.reasoning;
+    return {
+      text: message.content ?? "",
+      model: completion.model || request.model,
+      inputTokens: completion.usage?.prompt_tokens ?? 0,
+      outputTokens: completion.usage?.completion_tokens ?? 0,
+      ...(typeof reasoning === "string" && reasoning !== "" ? { reasoning } : {}),
+    };
+  }
+
+  /** Vendor errors to the core's: what to retry, what to record, what to fail on. */
+  private translate(error: unknown, request: LlmRequest): unknown {
+    const where = `the LLM server at ${this.client.baseURL}`;
+    if (error instanceof APIConnectionTimeoutError) {
+      return new RetryableError(
+        "llm_timeout",
+        `${where} did not answer within ${request.timeoutMs} ms (LLM_TIMEOUT_MS)`,
+        undefined,
+        error,
+      );
+    }
+    if (error instanceof APIConnectionError) {
+      return new RetryableError(
+        "llm_unavailable",
+        `${where} could not be reached: ${error.message}`,
+        undefined,
+        error,
+      );
+    }
+    if (error instanceof SyntaxError) {
+      return new RetryableError(
+        "llm_bad_response",
+        `${where} answered a body that is not JSON: ${error.message}`,
+        undefined,
+        error,
+      );
+    }
+    if (!(error instanceof APIError) || error.status === undefined) return error;
+
+    const said = `${where} answered ${error.status}: ${error.message}`;
+    const status = error.status;
+    if (status === 429 && error.code === "insufficient_quota") {
+      // Retrying will not help until someone pays: fail the branch with the reason.
+      return new StackVMError("unauthorized", "llm_quota_exceeded", `${said} (quota exhausted)`, {
+        cause: error,
+      });
+    }
+    if (status === 429) {
+      return new RetryableError(
+        "llm_rate_limited",
+        said,
+        retryAfterSeconds(error.headers, this.now()),
+        error,
+      );
+    }
+    if (status === 408 || status === 409 || status >= 500) {
+      return new RetryableError("llm_unavailable", said, undefined, error);
+    }
+    if (status === 401) {
+      return new StackVMError(
+        "unauthorized",
+        "llm_unauthorized",
+        `${said}: OPENAI_API_KEY is wrong or revoked for this server (OPENAI_BASE_URL)`,
+        { cause: error },
+      );
+    }
+    if (status === 403) {
+      return new StackVMError(
+        "unauthorized",
+        "llm_forbidden",
+        `${said}: the key in OPENAI_API_KEY may not use model '${request.model}'`,
+        { cause: error },
+      );
+    }
+    if (status === 404) {
+      return new StackVMError(
+        "not_found",
+        "llm_model_not_found",
+        `${said}: check that model '${request.model}' (LLM_MODEL, REASON_LLM_MODEL, EVAL_LLM_MODEL) exists there and that OPENAI_BASE_URL ends in /v1`,
+        { cause: error },
+      );
+    }
+    // 400, 413, 422: this request is wrong (too long a context, a schema the server
+    // refuses); a plan update may ask differently.
+    return new StepError("llm_bad_request", said, { status, code: error.code }, error);
+  }
+}
+
+function body(request: LlmRequest): ChatCompletionCreateParamsNonStreaming {
+  const params: ChatCompletionCreateParamsNonStreaming = {
+    model: request.model,
+    messages: request.messages,
+  };
+  if (request.jsonSchema !== undefined) {
+    const { name, schema } = request.jsonSchema;
+    // Strict mode rejects schemas outside its subset: ask for it only when it fits.
+    params.response_format = {
+      type: "json_schema",
+      json_schema: { name, schema, strict: isStrictJsonSchema(schema) },
+    };
+  } else if (request.jsonObject) {
+    params.response_format = { type: "json_object" };
+  }
+  if (request.maxOutputTokens !== undefined) {
+    params.max_completion_tokens = request.maxOutputTokens;
+  }
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  return params;
+}
+
+/**
+ * Seconds to wait, from `retry-after-ms` (OpenAI's), else `retry-after` as
+ * seconds or an HTTP date. Undefined when neither says.
+ */
+export function retryAfterSeconds(
+  headers: Headers | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function excerpt(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return (text ?? String(value)).slice(0, 200);
+}

@@ -1,0 +1,234 @@
+/**
+ * `createLlmSession`: the LLM layer of one step over the llm port. Each logical
+ * call goes: budget check, port call with retries, record (tokens, cost, latency,
+ * attempts), parse; an answer that does not parse or validate goes back to the
+ * model with its errors, at most `repairRounds` times, each round a new call with
+ * its own budget check and record.
+ */
+import type { z } from "zod";
+import { BudgetExceededError, StepError } from "../errors";
+import type { LlmCall, LlmPurpose } from "../model";
+import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
+import type { LlmConfig } from "./config";
+import { costUsd } from "./cost";
+import { extractJson } from "./extract-json";
+import { toLlmJsonSchema } from "./json-schema";
+import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
+import type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./types";
+
+export interface LlmSessionDeps {
+  port: LlmPort;
+  config: LlmConfig;
+  /** What the branch may still spend when the step starts; this session's calls are subtracted. */
+  budget: LlmBudget;
+  /** Waits between retries; inject a fake in tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** In [0, 1), for the backoff jitter. */
+  random?: () => number;
+  /** Milliseconds, for `latency_ms`. */
+  now?: () => number;
+}
+
+/** The repair loop's verdict on one answer. */
+type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+
+/** How much of a rejected answer goes into the error's details. */
+const ANSWER_EXCERPT_CHARS = 2_000;
+/** How many validation issues are sent back to the model and put in the error. */
+const MAX_ISSUES = 20;
+
+/**
+ * A session for one step. `calls` collects a record of every completed call.
+ *
+ * @example
+ * const llm = createLlmSession({ port, config: LlmConfig.parse({ models }), budget: { tokensLeft: 5_000 } });
+ * const verdict = await llm.json({ purpose: "jmp_condition", role: "reason", schemaName: "jmp_condition", schema: JmpVerdict, messages });
+ * commit.llm_calls = llm.calls;
+ */
+export function createLlmSession(deps: LlmSessionDeps): LlmSession {
+  const { port, config, budget } = deps;
+  const now = deps.now ?? Date.now;
+  const calls: LlmCall[] = [];
+  const policy = {
+    ...DEFAULT_RETRY_DELAYS,
+    maxAttempts: config.maxAttempts,
+    sleep: deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
+    random: deps.random ?? Math.random,
+  };
+
+  function checkBudget(): void {
+    const spentTokens = calls.reduce((sum, c) => sum + c.input_tokens + c.output_tokens, 0);
+    const spentCost = calls.reduce((sum, c) => sum + c.cost_usd, 0);
+    if (budget.tokensLeft !== undefined && budget.tokensLeft - spentTokens <= 0) {
+      throw tokensSpent(budget, budget.tokensLeft - spentTokens);
+    }
+    if (budget.costLeftUsd !== undefined && budget.costLeftUsd - spentCost <= 0) {
+      throw costSpent(budget, budget.costLeftUsd - spentCost);
+    }
+  }
+
+  /** One call: budget, retries, record. */
+  async function call(
+    purpose: LlmPurpose,
+    request: Omit<LlmRequest, "timeoutMs">,
+  ): Promise<LlmResponse> {
+    checkBudget();
+    const started = now();
+    const { value: response, attempts } = await withRetries(
+      () => port.complete({ ...request, timeoutMs: config.timeoutMs }),
+      policy,
+    );
+    calls.push({
+      purpose,
+      model: response.model || request.model,
+      input_tokens: response.inputTokens,
+      output_tokens: response.outputTokens,
+      cost_usd: costUsd(request.model, response.inputTokens, response.outputTokens, config.prices),
+      latency_ms: now() - started,
+      attempts,
+    });
+    return response;
+  }
+
+  /** Calls until `parse` accepts the answer or the repair rounds run out. */
+  async function callUntilValid<T>(
+    purpose: LlmPurpose,
+    request: Omit<LlmRequest, "timeoutMs">,
+    parse: (text: string) => Parsed<T>,
+    what: string,
+  ): Promise<{ response: LlmResponse; value: T }> {
+    let messages = request.messages;
+    for (let round = 0; ; round++) {
+      const response = await call(purpose, { ...request, messages });
+      const parsed = parse(response.text);
+      if (parsed.ok) return { response, value: parsed.value };
+      if (round >= config.repairRounds) {
+        throw new StepError(
+          "llm_invalid_output",
+          `the model gave no valid ${what} in ${round + 1} answer(s): ${parsed.errors.join("; ")}`,
+          { purpose, errors: parsed.errors, answer: response.text.slice(0, ANSWER_EXCERPT_CHARS) },
+        );
+      }
+      messages = [
+        ...messages,
+        { role: "assistant", content: response.text },
+        { role: "user", content: repairPrompt(what, parsed.errors) },
+      ];
+    }
+  }
+
+  const modelFor = (role: LlmRole | undefined) => config.models[role ?? "default"];
+
+  return {
+    calls,
+
+    async generate(options: GenerateOptions) {
+      const request = {
+        model: modelFor(options.role),
+        messages: options.messages,
+        maxOutputTokens: options.maxOutputTokens,
+        temperature: options.temperature,
+      };
+      if (!options.json) {
+        const response = await call(options.purpose, request);
+        return withReasoning({ text: response.text }, response);
+      }
+      const { response, value } = await callUntilValid(
+        options.purpose,
+        { ...request, jsonObject: true },
+        parseJson,
+        "JSON value",
+      );
+      return withReasoning({ text: response.text, value }, response);
+    },
+
+    async json<T>(options: JsonOptions<T>): Promise<T> {
+      const { value } = await callUntilValid(
+        options.purpose,
+        {
+          model: modelFor(options.role),
+          messages: options.messages,
+          jsonSchema: { name: options.schemaName, schema: jsonSchemaOf(options.schema) },
+          maxOutputTokens: options.maxOutputTokens,
+          temperature: options.temperature,
+        },
+        (text) => validate(text, options.schema),
+        `'${options.schemaName}' JSON`,
+      );
+      return value;
+    },
+  };
+}
+
+const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** Generated once per schema: the same few schemas serve every step of a warm worker. */
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let json = schemaCache.get(schema);
+  if (json === undefined) {
+    json = toLlmJsonSchema(schema);
+    schemaCache.set(schema, json);
+  }
+  return json;
+}
+
+function parseJson(text: string): Parsed<unknown> {
+  const extracted = extractJson(text);
+  return extracted.ok ? extracted : { ok: false, errors: [extracted.error] };
+}
+
+function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
+  const extracted = extractJson(text);
+  if (!extracted.ok) return { ok: false, errors: [extracted.error] };
+  const result = schema.safeParse(extracted.value);
+  if (result.success) return { ok: true, value: result.data };
+  const errors = result.error.issues
+    .slice(0, MAX_ISSUES)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(top)"}: ${issue.message}`);
+  return { ok: false, errors };
+}
+
+function repairPrompt(what: string, errors: string[]): string {
+  return [
+    `Your answer is not valid ${what}:`,
+    ...errors.map((e) => `- ${e}`),
+    `Answer again with only the corrected ${what}, no other text.`,
+  ].join("\n");
+}
+
+function withReasoning<R extends { text: string }>(result: R, response: LlmResponse) {
+  return response.reasoning === undefined ? result : { ...result, reasoning: response.reasoning };
+}
+
+const count = (n: number) => Math.round(n).toLocaleString("en-US");
+const usd = (n: number) => `$${n.toFixed(4)}`;
+
+function tokensSpent(budget: LlmBudget, left: number): BudgetExceededError {
+  const details = { budget: "max_tokens", tokens_left: left, max_tokens: budget.maxTokens };
+  if (budget.maxTokens === undefined) {
+    return new BudgetExceededError(
+      `max_tokens budget spent: ${left === 0 ? "no tokens left" : `${count(-left)} tokens over`}; raise budget.max_tokens to go on`,
+      details,
+    );
+  }
+  const used = budget.maxTokens - left;
+  return new BudgetExceededError(
+    `max_tokens budget spent: ${count(used)} of ${count(budget.maxTokens)} tokens used; raise budget.max_tokens to go on`,
+    details,
+  );
+}
+
+function costSpent(budget: LlmBudget, left: number): BudgetExceededError {
+  const details = { budget: "max_cost_usd", cost_left_usd: left, max_cost_usd: budget.maxCostUsd };
+  if (budget.maxCostUsd === undefined) {
+    return new BudgetExceededError(
+      `max_cost_usd budget spent: ${left === 0 ? "nothing left" : `${usd(-left)} over`}; raise budget.max_cost_usd to go on`,
+      details,
+    );
+  }
+  const used = budget.maxCostUsd - left;
+  return new BudgetExceededError(
+    `max_cost_usd budget spent: ${usd(used)} of ${usd(budget.maxCostUsd)} used; raise budget.max_cost_usd to go on`,
+    details,
+  );
+}

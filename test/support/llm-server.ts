@@ -1,0 +1,317 @@
+/**
+ * A scripted OpenAI-compatible server for tests: a real HTTP server on 127.0.0.1
+ * that the real `openai` client talks to. It answers chat completions by purpose
+ * (the `json_schema` name, or "text" / "json_object"), from queues of answers in
+ * order and then from rules, and can inject the faults the LLM layer must survive:
+ * 429 with Retry-After, 500, a hang past the client's timeout, a body that is not
+ * JSON, content that is not JSON.
+ *
+ * @example
+ * const llm = await startScriptedLlm();
+ * llm.queue("plan", { fault: "429", retryAfter: 1 }, { reasoning: "...", plan: [...] });
+ * llm.on("text", (req) => `echo: ${req.messages.at(-1)?.content}`);
+ * // ... point OPENAI_BASE_URL at llm.url ...
+ * expect(llm.requests.map((r) => r.schemaName)).toEqual(["plan", "plan"]);
+ * await llm.close();
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A failure to inject instead of an answer. */
+export type Fault =
+  /** 429 with `Retry-After: retryAfter` (seconds) and/or `retry-after-ms`. */
+  | { fault: "429"; retryAfter?: number; retryAfterMs?: number }
+  | { fault: "500"; message?: string }
+  /** Holds the response for `ms`, then answers 504 if the client is still there. */
+  | { fault: "hang"; ms: number }
+  /** A 200 whose body claims to be JSON and is not. */
+  | { fault: "malformed" }
+  /** A well-formed completion whose content is not JSON. */
+  | { fault: "bad_json" }
+  /** Any status with an OpenAI-style error body, e.g. 401 or 400. */
+  | { fault: "status"; status: number; message?: string; code?: string };
+
+/** A completion with more than content: reasoning, a finish reason, a refusal. */
+export class Reply {
+  constructor(
+    readonly content: string | null,
+    readonly extra: {
+      reasoning_content?: string;
+      refusal?: string;
+      finish_reason?: "stop" | "length" | "content_filter";
+    } = {},
+  ) {}
+}
+
+/**
+ * What a rule or a queue gives: a string is sent as the content as is, a `Fault`
+ * (a plain object with a string `fault` key) is injected, a
+ * `Reply` is sent as built, and any other value is sent as its JSON text (an
+ * answer that fails the schema is just such a value).
+ */
+export type Answer = string | Fault | Reply | unknown;
+
+export type Responder = Answer | ((request: RecordedRequest) => Answer | Promise<Answer>);
+
+/** A chat completion request as the server received it. */
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body. */
+  body: Record<string, unknown>;
+  model: string;
+  messages: { role: string; content: string }[];
+  /** `response_format.json_schema.name`, else "json_object", else "text". */
+  schemaName: string;
+  responseFormat: Record<string, unknown> | undefined;
+}
+
+export type Match = string | ((request: RecordedRequest) => boolean);
+
+export interface ScriptedLlm {
+  /** The base URL, ending in `/v1`: pass it as `baseURL` / `OPENAI_BASE_URL`. */
+  readonly url: string;
+  /** Every chat completion request received, in order (not `GET /v1/models`). */
+  readonly requests: RecordedRequest[];
+  /** Adds a rule; the rule added last wins when several match. */
+  on(match: Match, responder: Responder): ScriptedLlm;
+  /** Answers in order for a schema name (or "text"), before any rule. */
+  queue(schemaName: string, ...answers: Answer[]): ScriptedLlm;
+  /** Forgets rules, queues and recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** The deterministic token estimate the server reports: 1 token per 4 characters, rounded up. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Starts a scripted server on a free port. With `apiKey`, other bearer tokens get a 401. */
+export async function startScriptedLlm(options: { apiKey?: string } = {}): Promise<ScriptedLlm> {
+  let rules: { match: Match; responder: Responder }[] = [];
+  let queues = new Map<string, Answer[]>();
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let completionId = 0;
+
+  async function answerFor(request: RecordedRequest): Promise<Answer | undefined> {
+    const queued = queues.get(request.schemaName);
+    if (queued !== undefined && queued.length > 0) return queued.shift();
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const rule = rules[i]!;
+      const matches =
+        typeof rule.match === "function" ? rule.match(request) : rule.match === request.schemaName;
+      if (matches) {
+        return typeof rule.responder === "function" ? rule.responder(request) : rule.responder;
+      }
+    }
+    return undefined;
+  }
+
+  async function completions(request: RecordedRequest, res: ServerResponse): Promise<void> {
+    const answer = await answerFor(request);
+    if (answer === undefined) {
+      return sendError(
+        res,
+        500,
+        `scripted LLM: no answer for schema '${request.schemaName}' (model ${request.model}): ` +
+          `add llm.on("${request.schemaName}", ...) or llm.queue("${request.schemaName}", ...)`,
+      );
+    }
+    if (isFault(answer)) return injectFault(answer, request, res);
+    const reply =
+      answer instanceof Reply
+        ? answer
+        : new Reply(typeof answer === "string" ? answer : JSON.stringify(answer));
+    sendJson(res, 200, completion(request, reply));
+  }
+
+  function completion(request: RecordedRequest, reply: Reply): Record<string, unknown> {
+    const { finish_reason = "stop", ...extra } = reply.extra;
+    const promptTokens = estimateTokens(request.messages.map((m) => m.content).join(""));
+    const completionTokens = estimateTokens(reply.content ?? "");
+    return {
+      id: `chatcmpl-scripted-${++completionId}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: request.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: reply.content, refusal: null, ...extra },
+          finish_reason,
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
+    };
+  }
+
+  function injectFault(fault: Fault, request: RecordedRequest, res: ServerResponse): void {
+    switch (fault.fault) {
+      case "429": {
+        const headers: Record<string, string> = {};
+        if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+        if (fault.retryAfterMs !== undefined)
+          headers["retry-after-ms"] = String(fault.retryAfterMs);
+        sendError(res, 429, "scripted rate limit", "rate_limit_exceeded", headers);
+        break;
+      }
+      case "500":
+        sendError(res, 500, fault.message ?? "scripted server error");
+        break;
+      case "status":
+        sendError(res, fault.status, fault.message ?? `scripted ${fault.status}`, fault.code);
+        break;
+      case "hang": {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (!res.destroyed) sendError(res, 504, `scripted hang of ${fault.ms} ms`);
+        }, fault.ms);
+        timers.add(timer);
+        break;
+      }
+      case "malformed":
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id": "chatcmpl-broken", "choices": [');
+        break;
+      case "bad_json":
+        sendJson(res, 200, completion(request, new Reply("Sure! {this is not: JSON,,}")));
+        break;
+    }
+  }
+
+  const server = createServer(async (req, res) => {
+    try {
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      if (
+        options.apiKey !== undefined &&
+        req.headers.authorization !== `Bearer ${options.apiKey}`
+      ) {
+        return sendError(res, 401, "Incorrect API key provided", "invalid_api_key");
+      }
+      if (req.method === "GET" && path === "/v1/models") {
+        const models = [...new Set(requests.map((r) => r.model))];
+        return sendJson(res, 200, {
+          object: "list",
+          data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })),
+        });
+      }
+      if (req.method !== "POST" || path !== "/v1/chat/completions") {
+        return sendError(res, 404, `scripted LLM: no route ${req.method} ${path}`);
+      }
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+      } catch {
+        return sendError(res, 400, "scripted LLM: the request body is not JSON");
+      }
+      const request = record(path, req.headers, body);
+      requests.push(request);
+      await completions(request, res);
+    } catch (error) {
+      // A responder that throws is a test bug: say it loudly rather than hang.
+      if (!res.headersSent) sendError(res, 500, `scripted LLM responder threw: ${String(error)}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const llm: ScriptedLlm = {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    on(match, responder) {
+      rules.push({ match, responder });
+      return llm;
+    },
+    queue(schemaName, ...answers) {
+      queues.set(schemaName, [...(queues.get(schemaName) ?? []), ...answers]);
+      return llm;
+    },
+    reset() {
+      rules = [];
+      queues = new Map();
+      requests.length = 0;
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+  return llm;
+}
+
+function record(
+  path: string,
+  headers: IncomingHttpHeaders,
+  body: Record<string, unknown>,
+): RecordedRequest {
+  const responseFormat = body.response_format as Record<string, unknown> | undefined;
+  const schema = responseFormat?.json_schema as { name?: unknown } | undefined;
+  const schemaName =
+    typeof schema?.name === "string"
+      ? schema.name
+      : responseFormat?.type === "json_object"
+        ? "json_object"
+        : "text";
+  const messages = Array.isArray(body.messages)
+    ? (body.messages as { role?: unknown; content?: unknown }[]).map((m) => ({
+        role: String(m.role),
+        content: typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""),
+      }))
+    : [];
+  return {
+    path,
+    headers,
+    body,
+    model: String(body.model),
+    messages,
+    schemaName,
+    responseFormat,
+  };
+}
+
+function isFault(answer: Answer): answer is Fault {
+  return (
+    typeof answer === "object" &&
+    answer !== null &&
+    !Array.isArray(answer) &&
+    typeof (answer as { fault?: unknown }).fault === "string"
+  );
+}
+
+async function readBody(req: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code?: string,
+  headers: Record<string, string> = {},
+): void {
+  const type = status >= 500 ? "server_error" : "invalid_request_error";
+  sendJson(res, status, { error: { message, type, param: null, code: code ?? null } }, headers);
+}
