@@ -42,5 +42,8 @@ export interface StepDeps {
   localMode: boolean;
   /** Plan updates allowed per branch after step errors. */
   maxPlanUpdates: number;
+  /** Runs after the first commit of a task (its `main` plan). */
+  onStart?: TerminalHook;
+  /** Runs after a branch reaches a terminal status. */
   onTerminal?: TerminalHook;
 }

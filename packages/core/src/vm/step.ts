@@ -92,6 +92,7 @@ export async function runStep(deps: StepDeps, message: StepMessage): Promise<Ste
     status: written.status_after,
     ...(written.error ? { error: written.error } : {}),
   });
+  if (written.parent_id === null && deps.onStart) await deps.onStart(moved);
   if (written.status_after === "running") {
     await enqueueNext(deps, moved, written.commit_id);
   } else if (deps.onTerminal) {

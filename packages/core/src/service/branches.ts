@@ -1,0 +1,353 @@
+/**
+ * Branches and commits as a product: list, read, state at any commit, diff, fork
+ * (re-execute, with a suggestion, a plan, or one instruction replaced), promote,
+ * delete.
+ */
+import { z } from "zod";
+import { ConflictError, NotFoundError, ValidationError } from "../errors";
+import type { Branch, Commit, Diff, State, Task } from "../model";
+import { BranchName } from "../model";
+import type { Plan } from "../plan/schema";
+import { Instruction } from "../plan/schema";
+import type { Blobs } from "../ports/blobs";
+import type { Clock } from "../ports/clock";
+import type { Queue } from "../ports/queue";
+import { branchKey, commitSk } from "../store/keys";
+import type { BranchRecord, CommitRecord, PendingWork } from "../store/records";
+import type { TaskStore } from "../store/task-store";
+import { randomId } from "../vm/ids";
+import { type StoredState, stateFromCommit } from "../vm/state";
+import { enqueueNext } from "../vm/step";
+import { addUsage, type Presenter } from "./present";
+import { newBranch, type TaskService } from "./tasks";
+
+export const ForkInput = z
+  .object({
+    from_commit: z.string().min(1).max(64),
+    name: BranchName.optional(),
+    suggestion: z.string().min(1).max(10_000).optional(),
+    plan: z.array(z.unknown()).optional(),
+    step: z
+      .object({ seq_no: z.number().int().min(0), instruction: z.unknown() })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((f) => [f.suggestion, f.plan, f.step].filter((x) => x !== undefined).length <= 1, {
+    message: "give at most one of suggestion, plan and step",
+  });
+export type ForkInput = z.infer<typeof ForkInput>;
+
+export interface BranchServiceDeps {
+  store: TaskStore;
+  blobs: Blobs;
+  queue: Queue;
+  clock: Clock;
+  presenter: Presenter;
+  tasks: TaskService;
+}
+
+export class BranchService {
+  constructor(private readonly deps: BranchServiceDeps) {}
+
+  private async branchRecord(tenant: string, taskId: string, name: string): Promise<BranchRecord> {
+    await this.deps.tasks.record(tenant, taskId);
+    const branch = await this.deps.store.getBranch(tenant, taskId, name);
+    if (!branch) throw new NotFoundError("branch", name);
+    return branch;
+  }
+
+  async list(tenant: string, taskId: string): Promise<Branch[]> {
+    await this.deps.tasks.record(tenant, taskId);
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    branches.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return Promise.all(branches.map((b) => this.deps.presenter.branch(b)));
+  }
+
+  async get(tenant: string, taskId: string, name: string): Promise<Branch & { state: State }> {
+    const branch = await this.branchRecord(tenant, taskId, name);
+    const state: State = {
+      pc: branch.pc,
+      variables: (await this.deps.presenter.value(branch.vars, tenant, taskId)) as Record<
+        string,
+        unknown
+      >,
+      plan: branch.plan ?? [],
+      completed: branch.status === "completed",
+    };
+    return { ...(await this.deps.presenter.branch(branch)), state };
+  }
+
+  /**
+   * The commits reachable from the branch head, newest first, back to the root:
+   * the branch's own commits, then each ancestor's up to its fork point.
+   */
+  async commits(
+    tenant: string,
+    taskId: string,
+    name: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ commits: Commit[]; next_cursor: string | null }> {
+    const branch = await this.branchRecord(tenant, taskId, name);
+    const segments = [
+      { bid: branch.bid, upto: branch.depth },
+      ...branch.lineage.map((l) => ({ bid: l.bid, upto: l.upto })),
+    ];
+    let { segment, inner } = decodeCursor(cursor);
+    const found: CommitRecord[] = [];
+    while (found.length < limit && segment < segments.length) {
+      const s = segments[segment]!;
+      if (s.upto < 0) {
+        segment++;
+        continue;
+      }
+      const page = await this.deps.store.listOwnCommits(
+        tenant,
+        taskId,
+        s.bid,
+        s.upto,
+        limit - found.length,
+        inner,
+      );
+      found.push(...page.items);
+      if (page.cursor) inner = page.cursor;
+      else {
+        segment++;
+        inner = null;
+      }
+    }
+    const more = segment < segments.length;
+    return {
+      commits: await Promise.all(found.map((c) => this.deps.presenter.commit(c, tenant, taskId))),
+      next_cursor: more ? encodeCursor(segment, inner) : null,
+    };
+  }
+
+  async commit(tenant: string, taskId: string, commitId: string): Promise<Commit> {
+    return this.deps.presenter.commit(
+      await this.commitRecord(tenant, taskId, commitId),
+      tenant,
+      taskId,
+    );
+  }
+
+  private async commitRecord(
+    tenant: string,
+    taskId: string,
+    commitId: string,
+  ): Promise<CommitRecord> {
+    await this.deps.tasks.record(tenant, taskId);
+    const commit = await this.deps.store.getCommit(tenant, taskId, commitId);
+    if (!commit) throw new NotFoundError("commit", commitId);
+    return commit;
+  }
+
+  async storedState(tenant: string, taskId: string, commitId: string): Promise<StoredState> {
+    const commit = await this.commitRecord(tenant, taskId, commitId);
+    return stateFromCommit(this.deps.store, this.deps.blobs, tenant, taskId, commit);
+  }
+
+  async state(tenant: string, taskId: string, commitId: string): Promise<State> {
+    const s = await this.storedState(tenant, taskId, commitId);
+    return {
+      pc: s.pc,
+      variables: (await this.deps.presenter.value(s.variables, tenant, taskId)) as Record<
+        string,
+        unknown
+      >,
+      plan: s.plan ?? [],
+      completed: s.completed,
+    };
+  }
+
+  /** The difference from `against` (default: the parent) to `commitId`. */
+  async diff(tenant: string, taskId: string, commitId: string, against?: string): Promise<Diff> {
+    const to = await this.storedState(tenant, taskId, commitId);
+    const baseId = against ?? to.commit.parent_id;
+    const from = baseId
+      ? await this.storedState(tenant, taskId, baseId)
+      : { variables: {} as Record<string, unknown>, plan: null, pc: null };
+    const diff: Diff = {
+      added: {},
+      removed: {},
+      changed: {},
+      plan_changed: stableJson(from.plan) !== stableJson(to.plan),
+      pc: { from: from.pc, to: to.pc },
+    };
+    for (const [name, value] of Object.entries(to.variables)) {
+      if (!Object.hasOwn(from.variables, name)) diff.added[name] = value;
+      else if (stableJson(from.variables[name]) !== stableJson(value)) {
+        diff.changed[name] = { from: from.variables[name], to: value };
+      }
+    }
+    for (const [name, value] of Object.entries(from.variables)) {
+      if (!Object.hasOwn(to.variables, name)) diff.removed[name] = value;
+    }
+    return (await this.deps.presenter.value(diff, tenant, taskId)) as Diff;
+  }
+
+  /** Forks a new branch at a commit; steps before it are not run again. */
+  async fork(tenant: string, taskId: string, input: ForkInput): Promise<Branch> {
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const state = await this.storedState(tenant, taskId, input.from_commit);
+    const source = state.commit;
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    const origin = branches.find((b) => b.name === task.branch) ?? branches[0];
+    if (!origin) throw new NotFoundError("branch", task.branch);
+    const lineage = lineageOf(branches, source);
+    const name = input.name ?? `fork-${randomId(6)}`;
+
+    let pending: PendingWork | null = null;
+    let plan: Plan | null = state.plan;
+    if (input.suggestion !== undefined) {
+      pending = { kind: "replan", reason: "fork", suggestion: input.suggestion };
+    } else if (input.plan !== undefined) {
+      const validated = await this.deps.tasks.validate(
+        tenant,
+        origin.config.namespace.name,
+        input.plan,
+        Object.keys(state.variables),
+      );
+      pending = { kind: "replace_plan", plan: validated };
+    } else if (input.step !== undefined) {
+      const current = state.plan ?? [];
+      if (!current.some((i) => i.seq_no === input.step!.seq_no)) {
+        throw new ValidationError(
+          "unknown_seq_no",
+          `the plan at ${source.commit_id} has no instruction with seq_no ${input.step.seq_no}`,
+        );
+      }
+      const parsed = Instruction.safeParse(input.step.instruction);
+      if (!parsed.success || parsed.data.seq_no !== input.step.seq_no) {
+        throw new ValidationError(
+          "invalid_instruction",
+          `step.instruction must be an instruction of the plan language with seq_no ${input.step.seq_no}`,
+          parsed.success ? undefined : parsed.error.issues,
+        );
+      }
+      const replaced = current.map((i) => (i.seq_no === input.step!.seq_no ? parsed.data : i));
+      await this.deps.tasks.validate(
+        tenant,
+        origin.config.namespace.name,
+        replaced,
+        Object.keys(state.variables),
+      );
+      pending = { kind: "replace_step", seq_no: input.step.seq_no, instruction: parsed.data };
+    } else if (state.pc === null || state.plan === null) {
+      throw new ValidationError(
+        "nothing_to_run",
+        `commit ${source.commit_id} ended its branch: fork it with a suggestion or a plan to run more`,
+      );
+    }
+    if (plan === null && pending === null) plan = null;
+
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const branch = newBranch(tenant, taskId, name, origin.config, now);
+    Object.assign(branch, {
+      status: "running",
+      head: source.commit_id,
+      prev_head: source.parent_id,
+      depth: source.depth,
+      pc: state.pc,
+      plan,
+      plan_commit: source.plan_commit,
+      vars: state.variables,
+      var_depth: state.varDepth,
+      chain: source.chain,
+      lineage,
+      forked_from: { branch: source.branch, commit_id: source.commit_id },
+      pending,
+    } satisfies Partial<BranchRecord>);
+    await this.deps.store.createBranch(branch);
+    await enqueueNext(this.deps, branch, source.commit_id);
+    return this.deps.presenter.branch(branch);
+  }
+
+  /** Makes the branch the task's result branch. */
+  async promote(tenant: string, taskId: string, name: string): Promise<Task> {
+    const branch = await this.branchRecord(tenant, taskId, name);
+    await this.deps.store.updateTask(tenant, taskId, {
+      branch: name,
+      status: branch.status,
+      final_answer: branch.final_answer,
+      error: branch.error,
+      updated_at: new Date(this.deps.clock.now()).toISOString(),
+    });
+    return this.deps.tasks.get(tenant, taskId);
+  }
+
+  /** Deletes a branch and the commits that no other branch reaches. */
+  async delete(tenant: string, taskId: string, name: string): Promise<void> {
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const branch = await this.branchRecord(tenant, taskId, name);
+    if (task.branch === name) {
+      throw new ConflictError(
+        `'${name}' is the task's result branch: promote another branch before deleting it`,
+        "result_branch",
+      );
+    }
+    const others = (await this.deps.store.listBranches(tenant, taskId)).filter(
+      (b) => b.name !== name,
+    );
+    const keep = Math.max(
+      -1,
+      ...others.flatMap((b) => b.lineage.filter((l) => l.bid === branch.bid).map((l) => l.upto)),
+    );
+    await this.deps.store.items.delete(branchKey(tenant, taskId, name));
+    const doomed = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.deps.store.items.query({
+        pk: branch.pk,
+        between: [commitSk(branch.bid, keep + 1), commitSk(branch.bid, 99_999_999)],
+        cursor,
+      });
+      doomed.push(...page.items.map((i) => ({ pk: i.pk, sk: i.sk })));
+      cursor = page.cursor;
+    } while (cursor);
+    await this.deps.store.items.deleteMany(doomed);
+    await this.deps.store.updateTask(tenant, taskId, {
+      deleted_usage: addUsage(task.deleted_usage, branch.usage),
+    });
+  }
+}
+
+/** The ancestor segments of a new branch forked at `commit`. */
+function lineageOf(branches: BranchRecord[], commit: CommitRecord): BranchRecord["lineage"] {
+  const own = { bid: commit.bid, name: commit.branch, upto: commit.depth };
+  const holder = branches.find((b) => b.bid === commit.bid);
+  if (holder) return [own, ...holder.lineage];
+  for (const b of branches) {
+    const index = b.lineage.findIndex((l) => l.bid === commit.bid);
+    if (index >= 0) return [own, ...b.lineage.slice(index + 1)];
+  }
+  return [own];
+}
+
+function encodeCursor(segment: number, inner: string | null): string {
+  return Buffer.from(JSON.stringify([segment, inner])).toString("base64url");
+}
+
+function decodeCursor(cursor: string | null): { segment: number; inner: string | null } {
+  if (!cursor) return { segment: 0, inner: null };
+  try {
+    const [segment, inner] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [
+      number,
+      string | null,
+    ];
+    if (Number.isInteger(segment) && segment >= 0) return { segment, inner };
+  } catch {
+    // fall through to the error below
+  }
+  throw new ValidationError("bad_cursor", "the cursor is not one this API returned");
+}
+
+/** JSON with sorted keys, for comparing values. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}

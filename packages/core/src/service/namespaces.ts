@@ -1,0 +1,191 @@
+/**
+ * Namespaces: which tools and hosts a task may use. Every tenant has a `default`
+ * namespace that allows all built-in tools and no hosts until the tenant replaces it.
+ */
+import { z } from "zod";
+import { NotFoundError, ValidationError } from "../errors";
+import type { NamespaceConfig } from "../model";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import { tenantPk } from "../store/keys";
+
+export const NamespaceName = z
+  .string()
+  .regex(/^[a-z0-9_-]{1,64}$/, "a namespace name is 1 to 64 of a-z, 0-9, _ and -");
+
+export const NamespaceInput = z
+  .object({
+    allowed_tools: z.array(z.string().min(1).max(128)).max(200).default([]),
+    allowed_hosts: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i,
+            "a host is a name like api.example.com, *.example.com, or an address",
+          ),
+      )
+      .max(200)
+      .default([]),
+    description: z.string().max(2000).default(""),
+  })
+  .strict();
+export type NamespaceInput = z.infer<typeof NamespaceInput>;
+
+export const Namespace = z.object({
+  name: z.string(),
+  allowed_tools: z.array(z.string()),
+  allowed_hosts: z.array(z.string()),
+  description: z.string(),
+  code_tools: z.array(z.string()),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+export type Namespace = z.infer<typeof Namespace>;
+
+/** A code tool saved in a namespace (runs in the sandbox). */
+export interface CodeToolRecord {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  language: "javascript" | "python";
+  code: string;
+  created_at: string;
+}
+
+const nsKey = (tenant: string, name: string) => ({ pk: tenantPk(tenant), sk: `NS#${name}` });
+const toolKey = (tenant: string, ns: string, tool: string) => ({
+  pk: tenantPk(tenant),
+  sk: `NSTOOL#${ns}#${tool}`,
+});
+
+export class NamespaceService {
+  constructor(
+    private readonly items: ItemStore,
+    private readonly clock: Clock,
+    /** Names of the built-in tools: the `default` namespace allows them all. */
+    private readonly builtinTools: () => string[],
+  ) {}
+
+  async get(tenant: string, name: string): Promise<Namespace> {
+    const stored = await this.items.get(nsKey(tenant, name));
+    const codeTools = (await this.listCodeTools(tenant, name)).map((t) => t.name);
+    if (stored) {
+      return {
+        name,
+        allowed_tools: stored.allowed_tools as string[],
+        allowed_hosts: stored.allowed_hosts as string[],
+        description: (stored.description as string) ?? "",
+        code_tools: codeTools,
+        created_at: stored.created_at as string,
+        updated_at: stored.updated_at as string,
+      };
+    }
+    if (name === "default") {
+      return {
+        name,
+        allowed_tools: this.builtinTools(),
+        allowed_hosts: [],
+        description: "All built-in tools, no hosts.",
+        code_tools: codeTools,
+        created_at: null,
+        updated_at: null,
+      };
+    }
+    throw new NotFoundError("namespace", name);
+  }
+
+  /** The namespace as a task snapshots it when it starts. */
+  async config(tenant: string, name: string): Promise<NamespaceConfig> {
+    const ns = await this.get(tenant, name);
+    return {
+      name: ns.name,
+      allowed_tools: ns.allowed_tools,
+      allowed_hosts: ns.allowed_hosts,
+      description: ns.description,
+      code_tools: ns.code_tools,
+    };
+  }
+
+  async list(tenant: string): Promise<Namespace[]> {
+    const page = await this.items.query({ pk: tenantPk(tenant), prefix: "NS#", limit: 1000 });
+    const names = new Set(page.items.map((i) => i.sk.slice(3)));
+    names.add("default");
+    return Promise.all([...names].sort().map((n) => this.get(tenant, n)));
+  }
+
+  async put(tenant: string, name: string, input: NamespaceInput): Promise<Namespace> {
+    NamespaceName.parse(name);
+    const known = new Set(this.builtinTools());
+    const codeTools = new Set((await this.listCodeTools(tenant, name)).map((t) => t.name));
+    const unknown = input.allowed_tools.filter((t) => !known.has(t) && !codeTools.has(t));
+    if (unknown.length > 0) {
+      throw new ValidationError(
+        "unknown_tool",
+        `allowed_tools names tools that do not exist: ${unknown.join(", ")}. GET /v1/tools lists them.`,
+        { unknown },
+      );
+    }
+    const now = new Date(this.clock.now()).toISOString();
+    const existing = await this.items.get(nsKey(tenant, name));
+    await this.items.put({
+      ...nsKey(tenant, name),
+      name,
+      allowed_tools: [...new Set(input.allowed_tools)],
+      allowed_hosts: [...new Set(input.allowed_hosts.map((h) => h.toLowerCase()))],
+      description: input.description,
+      created_at: (existing?.created_at as string) ?? now,
+      updated_at: now,
+    });
+    return this.get(tenant, name);
+  }
+
+  async delete(tenant: string, name: string): Promise<void> {
+    const existing = await this.items.get(nsKey(tenant, name));
+    const tools = await this.listCodeTools(tenant, name);
+    if (!existing && tools.length === 0) throw new NotFoundError("namespace", name);
+    await this.items.deleteMany([
+      nsKey(tenant, name),
+      ...tools.map((t) => toolKey(tenant, name, t.name)),
+    ]);
+  }
+
+  async listCodeTools(tenant: string, ns: string): Promise<CodeToolRecord[]> {
+    const page = await this.items.query({
+      pk: tenantPk(tenant),
+      prefix: `NSTOOL#${ns}#`,
+      limit: 1000,
+    });
+    return page.items as unknown as CodeToolRecord[];
+  }
+
+  async getCodeTool(tenant: string, ns: string, tool: string): Promise<CodeToolRecord | null> {
+    return (await this.items.get(toolKey(tenant, ns, tool))) as unknown as CodeToolRecord | null;
+  }
+
+  async putCodeTool(tenant: string, ns: string, tool: CodeToolRecord): Promise<void> {
+    if (this.builtinTools().includes(tool.name)) {
+      throw new ValidationError(
+        "tool_name_taken",
+        `'${tool.name}' is a built-in tool: choose another name for the code tool`,
+      );
+    }
+    await this.items
+      .put({ ...toolKey(tenant, ns, tool.name), ...tool }, { exists: false })
+      .catch((error: unknown) => {
+        if ((error as { kind?: string }).kind === "conflict") {
+          throw new ValidationError(
+            "tool_exists",
+            `the namespace '${ns}' already has a tool '${tool.name}': delete it first or choose another name`,
+          );
+        }
+        throw error;
+      });
+  }
+
+  async deleteCodeTool(tenant: string, ns: string, tool: string): Promise<void> {
+    const existing = await this.items.get(toolKey(tenant, ns, tool));
+    if (!existing) throw new NotFoundError("tool", tool);
+    await this.items.delete(toolKey(tenant, ns, tool));
+  }
+}

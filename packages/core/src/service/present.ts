@@ -1,0 +1,104 @@
+/**
+ * Turns stored records into what clients see (`spec/http-api.md`): internal fields
+ * dropped, stored references to large values shown as
+ * `{ "$ref": "s3", size, sha256, url }` with a presigned URL.
+ */
+import type { Branch, Commit, Task, Usage } from "../model";
+import { ZERO_USAGE } from "../model";
+import type { Blobs } from "../ports/blobs";
+import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
+import { isStoredRef, taskBlobPrefix } from "../store/values";
+
+/** How long presigned URLs in answers stay valid. */
+const URL_SECONDS = 3600;
+
+export class Presenter {
+  constructor(private readonly blobs: Blobs) {}
+
+  /** Replaces stored references (at any depth) with client-facing ones. */
+  async value(value: unknown, tenant: string, taskId: string): Promise<unknown> {
+    if (isStoredRef(value)) {
+      const prefix = taskBlobPrefix(tenant, taskId);
+      return {
+        $ref: "s3",
+        size: value.size,
+        sha256: value.$blob,
+        url: await this.blobs.presign(prefix, value.$blob, URL_SECONDS),
+      };
+    }
+    if (Array.isArray(value)) return Promise.all(value.map((v) => this.value(v, tenant, taskId)));
+    if (value && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = await this.value(v, tenant, taskId);
+      return out;
+    }
+    return value;
+  }
+
+  async task(task: TaskRecord, branches: BranchRecord[]): Promise<Task> {
+    const result = branches.find((b) => b.name === task.branch);
+    const usage = branches.reduce(
+      (sum, b) => addUsage(sum, b.usage),
+      task.deleted_usage ?? ZERO_USAGE,
+    );
+    return {
+      task_id: task.task_id,
+      goal: task.goal,
+      namespace: task.namespace,
+      status: result?.status ?? task.status,
+      branch: task.branch,
+      final_answer: await this.value(result?.final_answer ?? null, task.tenant_id, task.task_id),
+      error: result?.error ?? task.error ?? null,
+      response_format: task.response_format,
+      metadata: task.metadata,
+      usage,
+      created_at: task.created_at,
+      updated_at: [task.updated_at, ...branches.map((b) => b.updated_at)].sort().at(-1)!,
+    };
+  }
+
+  async branch(branch: BranchRecord): Promise<Branch> {
+    return {
+      name: branch.name,
+      status: branch.status,
+      head: branch.head,
+      forked_from: branch.forked_from,
+      final_answer: await this.value(branch.final_answer ?? null, branch.tenant_id, branch.task_id),
+      error: branch.error,
+      created_at: branch.created_at,
+      updated_at: branch.updated_at,
+    };
+  }
+
+  async commit(commit: CommitRecord, tenant: string, taskId: string): Promise<Commit> {
+    const v = (x: unknown) => this.value(x, tenant, taskId);
+    return {
+      commit_id: commit.commit_id,
+      parent_id: commit.parent_id,
+      branch: commit.branch,
+      type: commit.type,
+      seq_no: commit.seq_no,
+      instruction: await v(commit.instruction ?? null),
+      inputs: await v(commit.inputs ?? null),
+      outputs: (await v(commit.outputs)) as Record<string, unknown>,
+      pc_before: commit.pc_before,
+      pc_after: commit.pc_after,
+      error: commit.error ?? null,
+      llm_calls: commit.llm_calls,
+      duration_ms: commit.duration_ms,
+      created_at: commit.created_at,
+      ...(commit.details ? { details: (await v(commit.details)) as Record<string, unknown> } : {}),
+    };
+  }
+}
+
+export function addUsage(a: Usage, b: Usage | undefined): Usage {
+  if (!b) return a;
+  return {
+    steps: a.steps + b.steps,
+    llm_calls: a.llm_calls + b.llm_calls,
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1e8) / 1e8,
+  };
+}

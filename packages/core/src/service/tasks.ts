@@ -1,0 +1,233 @@
+/**
+ * Starting, reading, cancelling and deleting tasks. A task is a record plus its
+ * branches; starting one writes both and enqueues the first step of `main`.
+ */
+import { z } from "zod";
+import { NotFoundError, ValidationError } from "../errors";
+import { Budget, type Status, type Task, ZERO_USAGE } from "../model";
+import { type Plan, VariableName } from "../plan/schema";
+import { validatePlan } from "../plan/validate";
+import type { Blobs } from "../ports/blobs";
+import type { Clock } from "../ports/clock";
+import type { Queue } from "../ports/queue";
+import { branchKey, taskKey, taskPk, tasksIndexPk } from "../store/keys";
+import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
+import type { TaskStore } from "../store/task-store";
+import { taskBlobPrefix } from "../store/values";
+import type { Tool } from "../tools/tool";
+import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
+import { newBranchId, newTaskId } from "../vm/ids";
+import { enqueueNext } from "../vm/step";
+import type { NamespaceService } from "./namespaces";
+import type { Presenter } from "./present";
+
+export const CreateTaskInput = z
+  .object({
+    goal: z.string().min(1).max(10_000).optional(),
+    plan: z.array(z.unknown()).optional(),
+    inputs: z.record(VariableName, z.unknown()).default({}),
+    response_format: z.record(z.string(), z.unknown()).optional(),
+    namespace: z.string().min(1).max(64).default("default"),
+    budget: Budget.default({ max_steps: 200 }),
+    webhook_url: z.string().url().max(2048).optional(),
+    evaluate: z.boolean().default(false),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict()
+  .refine((t) => t.goal !== undefined || t.plan !== undefined, {
+    message: "give a goal, a plan, or both",
+    path: ["goal"],
+  });
+export type CreateTaskInput = z.infer<typeof CreateTaskInput>;
+
+export interface TaskServiceDeps {
+  store: TaskStore;
+  blobs: Blobs;
+  queue: Queue;
+  clock: Clock;
+  namespaces: NamespaceService;
+  presenter: Presenter;
+  /** Built-in tools (code tools come from the namespace). */
+  tools: ReadonlyMap<string, Tool>;
+  /** Checks an outgoing webhook URL (https, or loopback in local mode); throws ValidationError. */
+  checkWebhookUrl: (url: string) => void;
+}
+
+export class TaskService {
+  constructor(private readonly deps: TaskServiceDeps) {}
+
+  /** Validates a plan against the namespace's tools; 422 with every problem. */
+  async validate(
+    tenant: string,
+    namespace: string,
+    plan: unknown,
+    inputs: Iterable<string>,
+  ): Promise<Plan> {
+    const config = await this.deps.namespaces.config(tenant, namespace);
+    const tools = new Map<string, { input: z.ZodType }>(this.deps.tools);
+    for (const name of config.code_tools)
+      tools.set(name, { input: z.record(z.string(), z.unknown()) });
+    const result = validatePlan(plan, {
+      tools,
+      allowedTools: new Set([...config.allowed_tools, ...config.code_tools]),
+      inputs: new Set(inputs),
+    });
+    if (!result.ok) {
+      throw new ValidationError(
+        "invalid_plan",
+        `the plan has ${result.problems.length} problem(s): ${result.problems
+          .slice(0, 3)
+          .map((p) => `${p.path}: ${p.message}`)
+          .join("; ")}`,
+        { problems: result.problems, warnings: result.warnings },
+      );
+    }
+    return result.plan;
+  }
+
+  /** Starts a task: writes it and its `main` branch, enqueues the first step. */
+  async create(tenant: string, input: CreateTaskInput, taskId = newTaskId()): Promise<TaskRecord> {
+    const namespace = await this.deps.namespaces.config(tenant, input.namespace);
+    if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
+    const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
+    const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
+    const plan =
+      input.plan === undefined
+        ? null
+        : await this.validate(tenant, input.namespace, input.plan, Object.keys(input.inputs));
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const task: TaskRecord = {
+      ...taskKey(tenant, taskId),
+      sk: "TASK",
+      gsi1pk: tasksIndexPk(tenant),
+      gsi1sk: `${now}#${taskId}`,
+      tenant_id: tenant,
+      task_id: taskId,
+      goal: input.goal ?? null,
+      namespace: input.namespace,
+      status: "queued",
+      branch: "main",
+      final_answer: null,
+      error: null,
+      response_format: responseFormat,
+      metadata: input.metadata,
+      webhook_url: input.webhook_url ?? null,
+      evaluate: input.evaluate,
+      deleted_usage: ZERO_USAGE,
+      created_at: now,
+      updated_at: now,
+    };
+    const config: BranchConfig = {
+      goal: parsed?.goal ?? input.goal ?? null,
+      namespace,
+      response_format: responseFormat,
+      budget: input.budget,
+      inputs: input.inputs,
+      webhook_url: input.webhook_url ?? null,
+      evaluate: input.evaluate,
+      evaluation_round: 0,
+    };
+    const branch = newBranch(tenant, taskId, "main", config, now);
+    branch.plan = plan;
+    branch.status = "running";
+    await this.deps.store.createTask(task, branch);
+    await enqueueNext(this.deps, branch, null);
+    return task;
+  }
+
+  async get(tenant: string, taskId: string): Promise<Task> {
+    const task = await this.record(tenant, taskId);
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    return this.deps.presenter.task(task, branches);
+  }
+
+  async record(tenant: string, taskId: string): Promise<TaskRecord> {
+    const task = await this.deps.store.getTask(tenant, taskId);
+    if (!task) throw new NotFoundError("task", taskId);
+    return task;
+  }
+
+  async list(
+    tenant: string,
+    options: { status?: Status; limit: number; cursor?: string | null },
+  ): Promise<{ tasks: Task[]; next_cursor: string | null }> {
+    const page = await this.deps.store.listTasks(tenant, options);
+    const tasks = await Promise.all(
+      page.items.map(async (task) =>
+        this.deps.presenter.task(task, await this.deps.store.listBranches(tenant, task.task_id)),
+      ),
+    );
+    return { tasks, next_cursor: page.cursor };
+  }
+
+  /** Asks every branch that is not finished to stop at its next step boundary. */
+  async cancel(tenant: string, taskId: string): Promise<Task> {
+    await this.record(tenant, taskId);
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    const now = new Date(this.deps.clock.now()).toISOString();
+    for (const b of branches) {
+      if (b.status === "completed" || b.status === "failed" || b.status === "cancelled") continue;
+      await this.deps.store.updateBranch(tenant, taskId, b.name, {
+        set: [
+          [["cancel_requested"], true],
+          [["updated_at"], now],
+        ],
+      });
+    }
+    return this.get(tenant, taskId);
+  }
+
+  /** Deletes the task, its branches, commits and blobs. */
+  async delete(tenant: string, taskId: string): Promise<void> {
+    await this.record(tenant, taskId);
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    // Stop running branches first, so that no step writes into a half-deleted task.
+    for (const b of branches) {
+      await this.deps.store.items.delete(branchKey(tenant, taskId, b.name)).catch(() => undefined);
+    }
+    await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+    await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
+    // A step that was in flight may have written one more commit: sweep again.
+    await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+  }
+}
+
+/** A new branch record with no commits. */
+export function newBranch(
+  tenant: string,
+  taskId: string,
+  name: string,
+  config: BranchConfig,
+  now: string,
+): BranchRecord {
+  return {
+    pk: taskPk(tenant, taskId),
+    sk: `B#${name}`,
+    tenant_id: tenant,
+    task_id: taskId,
+    name,
+    bid: newBranchId(),
+    status: "queued",
+    head: null,
+    prev_head: null,
+    depth: -1,
+    pc: null,
+    plan: null,
+    plan_commit: null,
+    vars: {},
+    var_depth: {},
+    chain: [],
+    lineage: [],
+    forked_from: null,
+    final_answer: null,
+    error: null,
+    usage: { ...ZERO_USAGE },
+    updates: 0,
+    pending: null,
+    cancel_requested: false,
+    config,
+    verdict: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
