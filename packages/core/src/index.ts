@@ -46,6 +46,27 @@ export {
   Usage,
   ZERO_USAGE,
 } from "./model";
+export type { AddressPolicy, Resolver } from "./net/address-guard";
+export {
+  assertAddressAllowed,
+  forbiddenAddressReason,
+  guardedLookup,
+  systemResolver,
+} from "./net/address-guard";
+export type { GuardedFetchOptions, GuardedRequest, GuardedResponse } from "./net/guarded-fetch";
+export {
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  guardedFetch,
+} from "./net/guarded-fetch";
+export {
+  hostPatternProblem,
+  isLoopbackHost,
+  listsLoopbackHost,
+  matchHost,
+  normalizeHost,
+} from "./net/host-allow-list";
 export { FINAL_ANSWER, Instruction, Plan } from "./plan/schema";
 export type { BlobRef, Blobs } from "./ports/blobs";
 export type { Clock } from "./ports/clock";
@@ -62,4 +83,9 @@ export type {
 export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
+export type { HttpRequestToolOptions } from "./tools/http-request";
+export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
+export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
+export type { ResolvedTools, ToolDescription } from "./tools/registry";
+export { builtinTools, describeTool, resolveTools } from "./tools/registry";
 export type { Tool, ToolContext, ToolResult } from "./tools/tool";

@@ -1,0 +1,135 @@
+/**
+ * `llm_generate`: one free-text (or JSON) answer from the LLM. The system message
+ * carries the task's goal and response format, so that text written for the
+ * final answer comes out in the task's language without every prompt repeating it.
+ */
+import { z } from "zod";
+import { StepError } from "../errors";
+import type { ResponseFormat } from "../model";
+import type { LlmMessage } from "../ports/llm";
+import type { Tool, ToolContext, ToolResult } from "./tool";
+
+export const LlmGenerateInput = z
+  .object({
+    prompt: z
+      .string()
+      .min(1, "prompt must not be empty")
+      .max(
+        100_000,
+        "prompt is longer than 100,000 characters: pass large data as context, or summarize it first",
+      )
+      .describe("What to write or answer."),
+    context: z
+      .unknown()
+      .optional()
+      .describe(
+        "Material the answer is based on: text, or any JSON value (shown to the model as JSON).",
+      ),
+    response_format: z
+      .union([z.string().min(1), z.record(z.string(), z.unknown())])
+      .optional()
+      .describe(
+        'The shape of the answer, in words or as an object. When it asks for JSON (mentions \'json\', e.g. "JSON array of strings" or {"type": "json_object"}, or carries a JSON Schema under \'schema\'), the result is the parsed JSON value instead of text.',
+      ),
+  })
+  .strict();
+export type LlmGenerateInput = z.infer<typeof LlmGenerateInput>;
+
+/** The `llm_generate` tool. */
+export const llmGenerateTool: Tool<LlmGenerateInput> = {
+  name: "llm_generate",
+  description:
+    "Asks the language model for a text: summaries, drafts, translations, extraction, classification, answers from given material. Input: prompt (required), context (optional material), response_format (optional shape of the answer). Result: the generated text as a string, or, when response_format asks for JSON, the parsed JSON value. Text is written in the task's language (its response_format 'lang'). The model has no internet access and knows only what the prompt and context give it plus its training.",
+  input: LlmGenerateInput,
+  run: runLlmGenerate,
+};
+
+async function runLlmGenerate(input: LlmGenerateInput, context: ToolContext): Promise<ToolResult> {
+  const json = asksForJson(input.response_format);
+  const messages: LlmMessage[] = [
+    { role: "system", content: systemPrompt(context.goal, context.responseFormat, json) },
+    { role: "user", content: userPrompt(input) },
+  ];
+  const answer = await context.llm.generate({ purpose: "llm_generate", messages, json });
+  if (!json) return { value: answer.text };
+  if (answer.value !== undefined) return { value: answer.value };
+  try {
+    return { value: JSON.parse(answer.text) };
+  } catch {
+    throw new StepError(
+      "llm_invalid_json",
+      "llm_generate was asked for JSON but the model's answer is not valid JSON; simplify the requested format or ask for text",
+      { text: answer.text.slice(0, 500) },
+    );
+  }
+}
+
+/**
+ * True when the requested format asks for JSON: a string or object that mentions
+ * JSON, or an object carrying a JSON Schema.
+ *
+ * @example
+ * asksForJson("a JSON array of names") // true
+ * asksForJson({ lang: "French" }) // false
+ */
+export function asksForJson(format: LlmGenerateInput["response_format"]): boolean {
+  if (format === undefined) return false;
+  if (typeof format === "string") return /\bjson\b/i.test(format);
+  if ("schema" in format || "json_schema" in format) return true;
+  return /\bjson/i.test(JSON.stringify(format));
+}
+
+/** The task's language, from `lang` or `language` (keys are case-insensitive). */
+export function taskLanguage(format: ResponseFormat): string | undefined {
+  for (const [key, value] of Object.entries(format)) {
+    if (/^lang(uage)?$/i.test(key) && typeof value === "string" && value.trim())
+      return value.trim();
+  }
+  return undefined;
+}
+
+function systemPrompt(goal: string | null, format: ResponseFormat, json: boolean): string {
+  const lines = [
+    "You are one step of a larger task. Do exactly what the user message asks, using the context it gives.",
+  ];
+  if (goal) lines.push(`The task's goal, for background: ${goal}`);
+  const entries = Object.entries(format).filter(([, value]) => value !== undefined && value !== "");
+  if (entries.length) {
+    const described = entries.map(
+      ([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`,
+    );
+    lines.push(`The task's response format: ${described.join("; ")}.`);
+  }
+  const language = taskLanguage(format);
+  if (language) {
+    lines.push(
+      json
+        ? `Write every natural-language text inside the JSON in ${language}; keep keys as requested.`
+        : `Write your answer in ${language}.`,
+    );
+  }
+  lines.push(
+    json
+      ? "Answer with JSON only: no prose, no code fence."
+      : "Answer with the requested text only, without preamble or closing remarks.",
+  );
+  return lines.join("\n");
+}
+
+function userPrompt(input: LlmGenerateInput): string {
+  const parts: string[] = [];
+  if (input.context !== undefined) {
+    const context =
+      typeof input.context === "string" ? input.context : JSON.stringify(input.context, null, 2);
+    parts.push(`Context:\n${context}`);
+  }
+  parts.push(input.context === undefined ? input.prompt : `Request:\n${input.prompt}`);
+  if (input.response_format !== undefined) {
+    const format =
+      typeof input.response_format === "string"
+        ? input.response_format
+        : JSON.stringify(input.response_format);
+    parts.push(`Format of the answer: ${format}`);
+  }
+  return parts.join("\n\n");
+}
