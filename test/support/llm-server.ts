@@ -51,7 +51,11 @@ export class Reply {
  */
 export type Answer = string | Fault | Reply | unknown;
 
-export type Responder = Answer | ((request: RecordedRequest) => Answer | Promise<Answer>);
+/** Computes an answer from the request. */
+export type ResponderFn = (request: RecordedRequest) => Answer | Promise<Answer>;
+
+/** A fixed answer, or a function of the request. */
+export type Responder = Answer | ResponderFn;
 
 /** A chat completion request as the server received it. */
 export interface RecordedRequest {
@@ -74,7 +78,8 @@ export interface ScriptedLlm {
   /** Every chat completion request received, in order (not `GET /v1/models`). */
   readonly requests: RecordedRequest[];
   /** Adds a rule; the rule added last wins when several match. */
-  on(match: Match, responder: Responder): ScriptedLlm;
+  on(match: Match, responder: ResponderFn): ScriptedLlm;
+  on(match: Match, answer: Answer): ScriptedLlm;
   /** Answers in order for a schema name (or "text"), before any rule. */
   queue(schemaName: string, ...answers: Answer[]): ScriptedLlm;
   /** Forgets rules, queues and recorded requests. */
@@ -225,7 +230,7 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
   const llm: ScriptedLlm = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    on(match, responder) {
+    on(match: Match, responder: Responder) {
       rules.push({ match, responder });
       return llm;
     },

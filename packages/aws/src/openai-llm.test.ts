@@ -1,0 +1,294 @@
+import {
+  createLlmSession,
+  type LlmBudget,
+  LlmConfig,
+  type LlmRequest,
+  RetryableError,
+} from "@stackvm/core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  estimateTokens,
+  Reply,
+  type ScriptedLlm,
+  startScriptedLlm,
+} from "../../../test/support/llm-server";
+import { OpenAiLlm, retryAfterSeconds } from "./openai-llm";
+
+const Verdict = z.object({ result: z.boolean(), explanation: z.string() });
+const messages = [{ role: "user" as const, content: "Is the list empty?" }];
+const ask = {
+  purpose: "jmp_condition",
+  schemaName: "jmp_condition",
+  schema: Verdict,
+  messages,
+} as const;
+const verdict = { result: true, explanation: "it is" };
+
+let server: ScriptedLlm;
+let waits: number[];
+
+beforeAll(async () => {
+  server = await startScriptedLlm({ apiKey: "sk-test" });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.reset();
+  waits = [];
+});
+
+function session(options: { budget?: LlmBudget; timeoutMs?: number; repairRounds?: number } = {}) {
+  return createLlmSession({
+    port: new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url }),
+    config: LlmConfig.parse({
+      models: { default: "gpt-4o-mini", reason: "gpt-4o-mini", eval: "gpt-4o-mini" },
+      timeoutMs: options.timeoutMs ?? 5_000,
+      repairRounds: options.repairRounds ?? 2,
+    }),
+    budget: options.budget ?? {},
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    random: () => 0,
+  });
+}
+
+describe("OpenAiLlm with createLlmSession", () => {
+  it("sends the schema name in response_format and records usage and cost", async () => {
+    server.queue("jmp_condition", verdict);
+    const llm = session();
+    expect(await llm.json(ask)).toEqual(verdict);
+
+    const [request] = server.requests;
+    expect(request?.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "jmp_condition", strict: true },
+    });
+    const input = estimateTokens(messages[0]!.content);
+    const output = estimateTokens(JSON.stringify(verdict));
+    expect(llm.calls).toEqual([
+      {
+        purpose: "jmp_condition",
+        model: "gpt-4o-mini",
+        input_tokens: input,
+        output_tokens: output,
+        cost_usd: (input * 0.15 + output * 0.6) / 1_000_000,
+        latency_ms: expect.any(Number),
+        attempts: 1,
+      },
+    ]);
+  });
+
+  it("sends no response_format for free text and returns reasoning_content", async () => {
+    server.on("text", new Reply("Paris", { reasoning_content: "capital of France" }));
+    const llm = session();
+    expect(await llm.generate({ purpose: "llm_generate", messages })).toEqual({
+      text: "Paris",
+      reasoning: "capital of France",
+    });
+    expect(server.requests[0]?.body).not.toHaveProperty("response_format");
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-test");
+  });
+
+  it("asks for json_object when generate wants any JSON", async () => {
+    server.on("json_object", { k: 1 });
+    expect(
+      await session().generate({ purpose: "llm_generate", messages, json: true }),
+    ).toMatchObject({
+      value: { k: 1 },
+    });
+    expect(server.requests[0]?.body.response_format).toEqual({ type: "json_object" });
+  });
+
+  it("sends strict false for a schema outside strict mode's subset", async () => {
+    server.queue("evaluation", { score: 1 });
+    const Loose = z.object({ score: z.number(), note: z.string().optional() });
+    await session().json({
+      ...ask,
+      purpose: "evaluation",
+      schemaName: "evaluation",
+      schema: Loose,
+    });
+    expect(server.requests[0]?.body.response_format).toMatchObject({
+      json_schema: { name: "evaluation", strict: false },
+    });
+  });
+
+  it("waits out a 429's Retry-After and then succeeds", async () => {
+    server.queue("jmp_condition", { fault: "429", retryAfter: 3 }, verdict);
+    const llm = session();
+    expect(await llm.json(ask)).toEqual(verdict);
+    expect(waits).toEqual([3_000]);
+    expect(server.requests).toHaveLength(2);
+    expect(llm.calls).toHaveLength(1);
+    expect(llm.calls[0]?.attempts).toBe(2);
+  });
+
+  it("hands a Retry-After over the cap back as a RetryableError", async () => {
+    server.queue("jmp_condition", { fault: "429", retryAfter: 120 });
+    const llm = session();
+    const error = await llm.json(ask).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableError);
+    expect(error).toMatchObject({ code: "llm_rate_limited", retryAfterSeconds: 120 });
+    expect(llm.calls).toEqual([]);
+  });
+
+  it("retries a 500 and then succeeds", async () => {
+    server.queue("jmp_condition", { fault: "500" }, verdict);
+    const llm = session();
+    expect(await llm.json(ask)).toEqual(verdict);
+    expect(llm.calls[0]?.attempts).toBe(2);
+    expect(waits).toHaveLength(1);
+  });
+
+  it("retries a hang past the timeout and then succeeds", async () => {
+    server.queue("jmp_condition", { fault: "hang", ms: 3_000 }, verdict);
+    const llm = session({ timeoutMs: 300 });
+    expect(await llm.json(ask)).toEqual(verdict);
+    expect(llm.calls[0]?.attempts).toBe(2);
+  });
+
+  it("rethrows llm_timeout when every attempt hangs", async () => {
+    server.on("jmp_condition", { fault: "hang", ms: 3_000 });
+    const llm = createLlmSession({
+      port: new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url }),
+      config: LlmConfig.parse({
+        models: { default: "m", reason: "m", eval: "m" },
+        timeoutMs: 100,
+        maxAttempts: 2,
+      }),
+      budget: {},
+      sleep: async () => {},
+    });
+    await expect(llm.json(ask)).rejects.toMatchObject({
+      kind: "retryable",
+      code: "llm_timeout",
+      message: expect.stringContaining("did not answer within 100 ms (LLM_TIMEOUT_MS)"),
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("retries a body that is not JSON", async () => {
+    server.queue("jmp_condition", { fault: "malformed" }, verdict);
+    const llm = session();
+    expect(await llm.json(ask)).toEqual(verdict);
+    expect(llm.calls[0]?.attempts).toBe(2);
+  });
+
+  it("repairs content that is not JSON", async () => {
+    server.queue("jmp_condition", { fault: "bad_json" }, verdict);
+    const llm = session();
+    expect(await llm.json(ask)).toEqual(verdict);
+    expect(llm.calls.map((c) => c.attempts)).toEqual([1, 1]);
+    const repair = server.requests[1]?.messages.at(-1)?.content;
+    expect(repair).toMatch(
+      /^Your answer is not valid 'jmp_condition' JSON:\n- the answer is not JSON/,
+    );
+  });
+
+  it("repairs an answer that breaks the schema within the rounds", async () => {
+    server.queue("jmp_condition", { result: "maybe" }, { result: true }, verdict);
+    const llm = session();
+    expect(await llm.json(ask)).toEqual(verdict);
+    expect(server.requests).toHaveLength(3);
+    expect(llm.calls).toHaveLength(3);
+    expect(server.requests[2]?.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
+  });
+
+  it("fails with llm_invalid_output once the rounds are spent", async () => {
+    server.on("jmp_condition", { result: "maybe" });
+    const llm = session({ repairRounds: 1 });
+    await expect(llm.json(ask)).rejects.toMatchObject({
+      kind: "step",
+      code: "llm_invalid_output",
+      details: {
+        errors: ["result: Invalid input: expected boolean, received string", expect.any(String)],
+      },
+    });
+    expect(server.requests).toHaveLength(2);
+    expect(llm.calls).toHaveLength(2);
+  });
+
+  it("refuses before calling when the budget is spent", async () => {
+    server.on("jmp_condition", verdict);
+    const llm = session({ budget: { tokensLeft: 0, maxTokens: 1_000 } });
+    await expect(llm.json(ask)).rejects.toMatchObject({ code: "budget_exceeded" });
+    expect(server.requests).toEqual([]);
+  });
+});
+
+describe("OpenAiLlm errors", () => {
+  const request: LlmRequest = { model: "gpt-x", messages, timeoutMs: 5_000 };
+
+  it.each([
+    [401, "unauthorized", "llm_unauthorized", /OPENAI_API_KEY is wrong/],
+    [403, "unauthorized", "llm_forbidden", /may not use model 'gpt-x'/],
+    [404, "not_found", "llm_model_not_found", /model 'gpt-x'/],
+    [400, "step", "llm_bad_request", /answered 400/],
+    [422, "step", "llm_bad_request", /answered 422/],
+    [503, "retryable", "llm_unavailable", /answered 503/],
+  ])("translates %i to a %s error", async (status, kind, code, message) => {
+    server.on("text", { fault: "status", status });
+    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
+    await expect(port.complete(request)).rejects.toMatchObject({
+      kind,
+      code,
+      message: expect.stringMatching(message),
+    });
+  });
+
+  it("says the key is wrong when the server refuses it", async () => {
+    const port = new OpenAiLlm({ apiKey: "sk-wrong", baseURL: server.url });
+    await expect(port.complete(request)).rejects.toThrow(/OPENAI_API_KEY is wrong/);
+  });
+
+  it("fails a spent quota instead of retrying it", async () => {
+    server.on("text", { fault: "status", status: 429, code: "insufficient_quota" });
+    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
+    await expect(port.complete(request)).rejects.toMatchObject({ code: "llm_quota_exceeded" });
+  });
+
+  it("calls a body that is not JSON a bad response, to retry", async () => {
+    server.on("text", { fault: "malformed" });
+    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
+    await expect(port.complete(request)).rejects.toMatchObject({
+      kind: "retryable",
+      code: "llm_bad_response",
+    });
+  });
+
+  it("turns a refusal into a step error", async () => {
+    server.on("text", new Reply(null, { refusal: "I can't help with that." }));
+    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
+    await expect(port.complete(request)).rejects.toMatchObject({ code: "llm_refused" });
+  });
+
+  it("calls a closed port unavailable", async () => {
+    const closed = await startScriptedLlm();
+    await closed.close();
+    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: closed.url });
+    await expect(port.complete(request)).rejects.toMatchObject({ code: "llm_unavailable" });
+  });
+});
+
+describe("retryAfterSeconds", () => {
+  const now = Date.parse("2025-01-01T00:00:00Z");
+
+  it.each([
+    [{ "retry-after": "7" }, 7],
+    [{ "retry-after": "1.5" }, 1.5],
+    [{ "retry-after-ms": "250", "retry-after": "9" }, 0.25],
+    [{ "retry-after": "Wed, 01 Jan 2025 00:00:30 GMT" }, 30],
+    [{ "retry-after": "Tue, 31 Dec 2024 23:00:00 GMT" }, 0],
+    [{ "retry-after": "soon" }, undefined],
+    [{}, undefined],
+  ])("reads %j as %s", (headers, seconds) => {
+    expect(retryAfterSeconds(new Headers(headers), now)).toBe(seconds);
+  });
+});

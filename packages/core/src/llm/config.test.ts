@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { LlmConfig, loadLlmConfig } from "./config";
+import { costUsd, priceOf } from "./cost";
+
+describe("loadLlmConfig", () => {
+  it("defaults the reason model to LLM_MODEL and the eval model to the reason model", () => {
+    expect(loadLlmConfig({ LLM_MODEL: "m1" }).models).toEqual({
+      default: "m1",
+      reason: "m1",
+      eval: "m1",
+    });
+    expect(loadLlmConfig({ LLM_MODEL: "m1", REASON_LLM_MODEL: "m2" }).models).toEqual({
+      default: "m1",
+      reason: "m2",
+      eval: "m2",
+    });
+  });
+
+  it("applies the documented defaults", () => {
+    const config = loadLlmConfig({ LLM_MODEL: "m1", EVAL_LLM_MODEL: "" });
+    expect(config).toMatchObject({
+      timeoutMs: 60_000,
+      maxAttempts: 4,
+      repairRounds: 2,
+      prices: {},
+    });
+    expect(config.models.eval).toBe("m1");
+  });
+
+  it("reads timeouts, attempts, rounds and prices", () => {
+    const config = loadLlmConfig({
+      LLM_MODEL: "m1",
+      LLM_TIMEOUT_MS: "1500",
+      LLM_MAX_ATTEMPTS: "2",
+      LLM_REPAIR_ROUNDS: "0",
+      LLM_PRICES: '{"m1": {"input": 1, "output": 2}}',
+    });
+    expect(config).toMatchObject({
+      timeoutMs: 1500,
+      maxAttempts: 2,
+      repairRounds: 0,
+      prices: { m1: { input: 1, output: 2 } },
+    });
+  });
+
+  it.each([
+    [{}, /LLM_MODEL is not set/],
+    [{ LLM_MODEL: "  " }, /LLM_MODEL is not set/],
+    [{ LLM_MODEL: "m", LLM_TIMEOUT_MS: "soon" }, /LLM_TIMEOUT_MS must be a whole number.*'soon'/],
+    [{ LLM_MODEL: "m", LLM_TIMEOUT_MS: "0" }, /LLM_TIMEOUT_MS .*at least 1/],
+    [{ LLM_MODEL: "m", LLM_MAX_ATTEMPTS: "11" }, /LLM_MAX_ATTEMPTS .*1 to 10/],
+    [{ LLM_MODEL: "m", LLM_PRICES: "{" }, /LLM_PRICES is not JSON/],
+    [{ LLM_MODEL: "m", LLM_PRICES: '{"m": {"input": -1, "output": 1}}' }, /LLM_PRICES .*m\.input/],
+    [{ LLM_MODEL: "m", LLM_PRICES: '{"m": {"in": 1}}' }, /LLM_PRICES is not a price table/],
+  ])("refuses %j naming the setting", (env, message) => {
+    expect(() => loadLlmConfig(env)).toThrow(message);
+  });
+
+  it("throws a ValidationError with code invalid_config", () => {
+    expect(() => loadLlmConfig({})).toThrow(
+      expect.objectContaining({ kind: "invalid", code: "invalid_config" }),
+    );
+  });
+});
+
+describe("costUsd", () => {
+  const prices = LlmConfig.parse({ models: { default: "a", reason: "a", eval: "a" } }).prices;
+
+  it("prices built-in models per million tokens", () => {
+    expect(costUsd("gpt-4o-mini", 1_000_000, 500_000, prices)).toBeCloseTo(0.45, 10);
+  });
+
+  it("prices a dated snapshot as its base model", () => {
+    expect(priceOf("gpt-4o-2024-08-06", prices)).toEqual({ input: 2.5, output: 10 });
+  });
+
+  it("lets configuration override and extend the built-in table", () => {
+    const custom = { "gpt-4o-mini": { input: 1, output: 1 }, local: { input: 2, output: 4 } };
+    expect(costUsd("gpt-4o-mini", 1_000_000, 0, custom)).toBe(1);
+    expect(costUsd("local", 500_000, 250_000, custom)).toBe(2);
+  });
+
+  it("costs 0 for an unknown model", () => {
+    expect(costUsd("llama3:8b", 10_000, 10_000, prices)).toBe(0);
+  });
+});
