@@ -83,7 +83,9 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       model: response.model || request.model,
       input_tokens: response.inputTokens,
       output_tokens: response.outputTokens,
+      // Priced by the configured name: servers report dated snapshots, which `costUsd` maps back.
       cost_usd: costUsd(request.model, response.inputTokens, response.outputTokens, config.prices),
+      // The whole call as the step felt it: failed attempts and backoff included.
       latency_ms: now() - started,
       attempts,
     });
