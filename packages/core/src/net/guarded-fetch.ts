@@ -138,11 +138,18 @@ function checkHop(url: URL, options: GuardedFetchOptions): AddressPolicy {
     const listed = options.allowedHosts.length ? options.allowedHosts.join(", ") : "none";
     throw new StepError(
       "host_not_allowed",
-      `host '${host}' is not allowed (allowed hosts: ${listed}); add '${host}' or a wildcard such as '*.${host.split(".").slice(-2).join(".")}' to the namespace's allowed_hosts`,
+      `host '${host}' is not allowed (allowed hosts: ${listed}); add ${allowHint(host)} to the namespace's allowed_hosts`,
       { host, allowed_hosts: options.allowedHosts },
     );
   }
   return policy;
+}
+
+/** What to add to allow a host: the host, and for a name under a domain, its wildcard too. */
+function allowHint(host: string): string {
+  const labels = host.split(".");
+  if (isIP(host) || labels.length < 3) return `'${host}'`;
+  return `'${host}' or '*.${labels.slice(1).join(".")}'`;
 }
 
 interface HopAnswer {

@@ -6,6 +6,7 @@ import { testToolContext } from "./test-context";
 
 /** Names the tests use, and what they "resolve" to; nothing reaches a real resolver. */
 const DNS: Record<string, string[]> = {
+  localhost: ["127.0.0.1"],
   "loopback.example.com": ["127.0.0.1"],
   "internal.example.com": ["10.0.0.1"],
   "rebind.example.com": ["127.0.0.1", "10.0.0.1"],
@@ -69,6 +70,18 @@ describe("http_request", () => {
       "content-type": "application/json",
     });
     expect(JSON.parse(body)).toEqual({ a: 1 });
+  });
+
+  it("connects through the guarded lookup to a loopback name listed by itself in local mode", async () => {
+    const { value } = await call(
+      { url: `http://localhost:${server.port}/echo` },
+      local(["localhost"]),
+    );
+    expect(value).toMatchObject({
+      status: 200,
+      body: { headers: { host: `localhost:${server.port}` } },
+    });
+    expect(resolved).toEqual(["localhost"]);
   });
 
   it("returns an error status as an answer", async () => {
