@@ -30,6 +30,33 @@ export type { LlmSessionDeps } from "./llm/session";
 export { createLlmSession } from "./llm/session";
 export type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./llm/types";
 export {
+  checkChanges,
+  checkCondition,
+  checkItem,
+  checkKey,
+  checkQuery,
+  compareUtf8,
+  decodeCursor,
+  encodeCursor,
+  MAX_ITEM_BYTES,
+  positionOf,
+} from "./memory/item-rules";
+export {
+  blobKey,
+  checkPrefix,
+  MemoryBlobs,
+  presignSeconds,
+  sha256Hex,
+} from "./memory/memory-blobs";
+export { MemoryItemStore } from "./memory/memory-item-store";
+export type {
+  DrainHandler,
+  DrainResult,
+  MemoryQueueOptions,
+  QueuedMessage,
+} from "./memory/memory-queue";
+export { MemoryQueue, visibilitySeconds } from "./memory/memory-queue";
+export {
   Branch,
   Budget,
   Commit,

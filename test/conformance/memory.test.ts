@@ -1,0 +1,18 @@
+/** The conformance suites against the in-memory adapters of core. */
+import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core";
+import { blobsSuite } from "./blobs.suite";
+import { itemStoreSuite } from "./item-store.suite";
+import { queueSuite } from "./queue.suite";
+
+itemStoreSuite("MemoryItemStore", async () => ({ store: new MemoryItemStore() }));
+
+queueSuite("MemoryQueue", async () => {
+  const queue = new MemoryQueue();
+  return {
+    queue,
+    receive: (max) => queue.receive(max),
+    ack: (receiptHandle) => queue.delete(receiptHandle),
+  };
+});
+
+blobsSuite("MemoryBlobs", async () => ({ blobs: new MemoryBlobs() }));
