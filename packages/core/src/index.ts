@@ -58,6 +58,7 @@ export type {
 export { MemoryQueue, visibilitySeconds } from "./memory/memory-queue";
 export {
   Branch,
+  BranchName,
   Budget,
   Commit,
   CommitType,
@@ -95,6 +96,8 @@ export {
   normalizeHost,
 } from "./net/host-allow-list";
 export { FINAL_ANSWER, Instruction, Plan } from "./plan/schema";
+export type { PlannerDeps, TemplateMatch } from "./planning/planner";
+export { createPlanner, PlanAnswer, PlanUpdateAnswer } from "./planning/planner";
 export type { BlobRef, Blobs } from "./ports/blobs";
 export type { Clock } from "./ports/clock";
 export { systemClock } from "./ports/clock";
@@ -110,9 +113,44 @@ export type {
 export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
+export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
+export { ApiKeyService, TenantId } from "./service/api-keys";
+export { BranchService, ForkInput } from "./service/branches";
+export type { Lifecycle } from "./service/lifecycle";
+export { taskLifecycle } from "./service/lifecycle";
+export type { CodeToolRecord } from "./service/namespaces";
+export { Namespace, NamespaceInput, NamespaceName, NamespaceService } from "./service/namespaces";
+export { addUsage, Presenter } from "./service/present";
+export { stableJson } from "./service/stable-json";
+export type { TaskServiceDeps } from "./service/tasks";
+export { CreateTaskInput, newBranch, TaskService } from "./service/tasks";
+export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
+export type {
+  BranchConfig,
+  BranchRecord,
+  CommitRecord,
+  PendingWork,
+  TaskRecord,
+} from "./store/records";
+export { TaskStore } from "./store/task-store";
+export type { StoredRef } from "./store/values";
+export { INLINE_LIMIT, isStoredRef, jsonSize, loadValue, taskBlobPrefix } from "./store/values";
 export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
 export type { ResolvedTools, ToolDescription } from "./tools/registry";
 export { builtinTools, describeTool, resolveTools } from "./tools/registry";
 export type { Tool, ToolContext, ToolResult } from "./tools/tool";
+export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
+export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
+export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";
+export { digest, newTaskId, randomId } from "./vm/ids";
+export { branchGroupId, StepMessage } from "./vm/message";
+export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
+export type { StoredState } from "./vm/state";
+export { readState, stateFromCommit } from "./vm/state";
+export type { StepOutcome } from "./vm/step";
+export { budgetLeft, enqueueNext, runStep } from "./vm/step";
+// The step protocol, the store and the services (VM engineer).
+export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
+export { silentLog } from "./vm/step-deps";

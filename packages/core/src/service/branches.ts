@@ -19,6 +19,7 @@ import { randomId } from "../vm/ids";
 import { type StoredState, stateFromCommit } from "../vm/state";
 import { enqueueNext } from "../vm/step";
 import { addUsage, type Presenter } from "./present";
+import { stableJson } from "./stable-json";
 import { newBranch, type TaskService } from "./tasks";
 
 export const ForkInput = z
@@ -341,13 +342,4 @@ function decodeCursor(cursor: string | null): { segment: number; inner: string |
     // fall through to the error below
   }
   throw new ValidationError("bad_cursor", "the cursor is not one this API returned");
-}
-
-/** JSON with sorted keys, for comparing values. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
-      : v,
-  );
 }

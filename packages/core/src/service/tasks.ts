@@ -3,20 +3,21 @@
  * branches; starting one writes both and enqueues the first step of `main`.
  */
 import { z } from "zod";
-import { NotFoundError, ValidationError } from "../errors";
+import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { Budget, type Status, type Task, ZERO_USAGE } from "../model";
 import { type Plan, VariableName } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey, taskKey, taskPk, tasksIndexPk } from "../store/keys";
+import { branchKey, taskKey, taskPk, tasksIndexPk, tenantPk } from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
-import { newBranchId, newTaskId } from "../vm/ids";
+import { digest, newBranchId, newTaskId } from "../vm/ids";
+import { stableJson } from "./stable-json";
 import { enqueueNext } from "../vm/step";
 import type { NamespaceService } from "./namespaces";
 import type { Presenter } from "./present";
@@ -85,8 +86,26 @@ export class TaskService {
     return result.plan;
   }
 
+  /**
+   * Starts a task, once per idempotency key: the same key with the same body
+   * within 24 hours answers the first task (`replayed`); another body, 409.
+   */
+  async start(
+    tenant: string,
+    input: CreateTaskInput,
+    idempotencyKey: string | null,
+    taskId = newTaskId(),
+  ): Promise<{ task: TaskRecord; replayed: boolean }> {
+    return this.create(tenant, input, taskId, idempotencyKey);
+  }
+
   /** Starts a task: writes it and its `main` branch, enqueues the first step. */
-  async create(tenant: string, input: CreateTaskInput, taskId = newTaskId()): Promise<TaskRecord> {
+  async create(
+    tenant: string,
+    input: CreateTaskInput,
+    taskId = newTaskId(),
+    idempotencyKey: string | null = null,
+  ): Promise<{ task: TaskRecord; replayed: boolean }> {
     const namespace = await this.deps.namespaces.config(tenant, input.namespace);
     if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
@@ -127,12 +146,49 @@ export class TaskService {
       evaluate: input.evaluate,
       evaluation_round: 0,
     };
+    if (idempotencyKey !== null) {
+      const first = await this.claimIdempotencyKey(tenant, idempotencyKey, input, taskId);
+      if (first !== taskId) {
+        const existing = await this.deps.store.getTask(tenant, first);
+        return { task: existing ?? { ...task, task_id: first }, replayed: true };
+      }
+    }
     const branch = newBranch(tenant, taskId, "main", config, now);
     branch.plan = plan;
     branch.status = "running";
     await this.deps.store.createTask(task, branch);
     await enqueueNext(this.deps, branch, null);
-    return task;
+    return { task, replayed: false };
+  }
+
+  /** Records the key for this task, or answers the task that already holds it. */
+  private async claimIdempotencyKey(
+    tenant: string,
+    key: string,
+    input: CreateTaskInput,
+    taskId: string,
+  ): Promise<string> {
+    const now = this.deps.clock.now();
+    const itemKey = { pk: tenantPk(tenant), sk: `IDEM#${key}` };
+    const bodyHash = digest(stableJson(input));
+    try {
+      await this.deps.store.items.put(
+        { ...itemKey, task_id: taskId, body_hash: bodyHash, ttl: Math.floor(now / 1000) + 86_400 },
+        { exists: false, orExpiredBefore: Math.floor(now / 1000) },
+      );
+      return taskId;
+    } catch (error) {
+      if ((error as { kind?: string }).kind !== "conflict") throw error;
+      const held = await this.deps.store.items.get(itemKey);
+      if (!held) throw error;
+      if (held.body_hash !== bodyHash) {
+        throw new ConflictError(
+          `the Idempotency-Key '${key}' was used with a different body within 24 hours: use a new key for a new task`,
+          "idempotency_key_reused",
+        );
+      }
+      return held.task_id as string;
+    }
   }
 
   async get(tenant: string, taskId: string): Promise<Task> {

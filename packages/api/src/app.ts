@@ -1,0 +1,96 @@
+/**
+ * The HTTP API (`shared/spec/http-api.md`) as one Hono app, the same on Lambda and
+ * on a laptop. Every route is declared with `@hono/zod-openapi` from the zod schemas
+ * that validate it, so `/openapi.json` cannot drift from what the API accepts.
+ */
+import { randomUUID } from "node:crypto";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { requireTenant } from "./auth";
+import type { ApiDeps } from "./deps";
+import type { ApiEnv } from "./env";
+import { errorBody, notFound, onError } from "./errors";
+import { registerBranchRoutes } from "./routes/branches";
+import { registerKeyRoutes } from "./routes/keys";
+import { registerNamespaceRoutes } from "./routes/namespaces";
+import { registerTaskRoutes } from "./routes/tasks";
+
+/** Routes under `/v1` that do not take a tenant's API key. */
+const OPEN_V1 = [/^\/v1\/hooks\//, /^\/v1\/admin\//];
+
+export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
+  const app = new OpenAPIHono<ApiEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        return c.json(
+          errorBody(
+            "malformed_request",
+            `the request does not match its schema: ${result.error.issues
+              .slice(0, 5)
+              .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
+              .join("; ")}`,
+            result.error.issues,
+          ),
+          400,
+        );
+      }
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    c.set("requestId", c.req.header("x-request-id") ?? randomUUID());
+    const started = Date.now();
+    await next();
+    c.header("x-request-id", c.get("requestId"));
+    deps.log.info("request", {
+      request_id: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      duration_ms: Date.now() - started,
+      ...(c.get("tenantId") ? { tenant_id: c.get("tenantId") } : {}),
+    });
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.config.maxBodyBytes,
+      onError: (c) =>
+        c.json(
+          errorBody("too_large", `the request body is over ${deps.config.maxBodyBytes} bytes`),
+          413,
+        ),
+    }),
+  );
+  app.use("/v1/*", async (c, next) => {
+    if (OPEN_V1.some((r) => r.test(c.req.path))) return next();
+    return requireTenant(c, next);
+  });
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key: `svm_{tenant}_{secret}`",
+  });
+
+  registerTaskRoutes(app);
+  registerBranchRoutes(app);
+  registerNamespaceRoutes(app);
+  registerKeyRoutes(app);
+
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "StackVM Serverless API",
+      version: "1.0.0",
+      description:
+        "Turns a goal into a plan and runs it one instruction per invocation, committing every step to a branch.",
+    },
+  });
+
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}

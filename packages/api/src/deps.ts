@@ -1,0 +1,32 @@
+/**
+ * What the API needs, built by the entry file (Lambda or local) from adapters.
+ */
+import type {
+  ApiKeyService,
+  BranchService,
+  Log,
+  NamespaceService,
+  TaskService,
+  Tool,
+} from "@stackvm/core";
+
+export interface ApiConfig {
+  /** The operator key that opens `/v1/admin/*` (STACKVM_ADMIN_KEY); admin routes answer 403 without it. */
+  adminKey: string | null;
+  /** Local mode: loopback webhook URLs are allowed. */
+  localMode: boolean;
+  /** The public base URL of the API, for links such as trigger URLs. */
+  publicUrl: string | null;
+  /** Largest request body, in bytes. */
+  maxBodyBytes: number;
+}
+
+export interface ApiDeps {
+  tasks: TaskService;
+  branches: BranchService;
+  namespaces: NamespaceService;
+  keys: ApiKeyService;
+  tools: ReadonlyMap<string, Tool>;
+  config: ApiConfig;
+  log: Log;
+}

@@ -1,0 +1,123 @@
+/**
+ * `/v1/tasks`: start, list, read, cancel, delete.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { CreateTaskInput, Status, Task } from "@stackvm/core";
+import type { ApiApp } from "../env";
+import {
+  bearer,
+  commonErrors,
+  invalidError,
+  json,
+  jsonBody,
+  Paging,
+  TaskIdParam,
+} from "../schemas";
+
+const Created = z
+  .object({ task_id: z.string(), status: Status, branch: z.string() })
+  .openapi("TaskCreated");
+
+const TaskList = z.object({ tasks: z.array(Task), next_cursor: z.string().nullable() });
+
+export function registerTaskRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/tasks",
+      summary: "Start a task",
+      description:
+        "Starts a task from a goal (the planner writes the plan) or a plan (validated, then run as is). " +
+        "With an `Idempotency-Key` header, the same key and body within 24 hours answer the same task.",
+      security: bearer,
+      request: {
+        ...jsonBody(CreateTaskInput),
+        headers: z.object({ "idempotency-key": z.string().max(255).optional() }),
+      },
+      responses: {
+        202: json(Created, "Started"),
+        200: json(Created, "The same task again (Idempotency-Key)"),
+        ...commonErrors,
+        ...invalidError,
+      },
+    }),
+    async (c) => {
+      const tenant = c.get("tenantId");
+      const input = c.req.valid("json");
+      const key = c.req.valid("header")["idempotency-key"];
+      const { task, replayed } = await c.get("deps").tasks.start(tenant, input, key ?? null);
+      return c.json(
+        { task_id: task.task_id, status: task.status, branch: task.branch },
+        replayed ? 200 : 202,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tasks",
+      summary: "List tasks, newest first",
+      security: bearer,
+      request: { query: Paging.extend({ status: Status.optional() }) },
+      responses: { 200: json(TaskList, "A page of tasks"), ...commonErrors },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const page = await c.get("deps").tasks.list(c.get("tenantId"), {
+        limit: q.limit,
+        cursor: q.cursor ?? null,
+        ...(q.status ? { status: q.status } : {}),
+      });
+      return c.json(page, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tasks/{task_id}",
+      summary: "Read a task",
+      security: bearer,
+      request: { params: TaskIdParam },
+      responses: { 200: json(Task, "The task"), ...commonErrors },
+    }),
+    async (c) => {
+      const task = await c.get("deps").tasks.get(c.get("tenantId"), c.req.valid("param").task_id);
+      return c.json(task, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/tasks/{task_id}/cancel",
+      summary: "Cancel a task",
+      description: "Every running branch stops at its next step boundary with a `cancel` commit.",
+      security: bearer,
+      request: { params: TaskIdParam },
+      responses: { 200: json(Task, "The task"), ...commonErrors },
+    }),
+    async (c) => {
+      const task = await c
+        .get("deps")
+        .tasks.cancel(c.get("tenantId"), c.req.valid("param").task_id);
+      return c.json(task, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/tasks/{task_id}",
+      summary: "Delete a task with its commits, branches and artifacts",
+      security: bearer,
+      request: { params: TaskIdParam },
+      responses: { 204: { description: "Deleted" }, ...commonErrors },
+    }),
+    async (c) => {
+      await c.get("deps").tasks.delete(c.get("tenantId"), c.req.valid("param").task_id);
+      return c.body(null, 204);
+    },
+  );
+}

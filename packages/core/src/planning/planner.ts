@@ -1,0 +1,170 @@
+/**
+ * The planner: the reasoning model writes a plan for a goal (schema `plan`), or
+ * rewrites the rest of one from the PC (schema `plan_update`). Every plan is
+ * validated before it runs; problems go back to the model, a bounded number of
+ * times, and a goal that cannot be planned fails with the last problems.
+ */
+import { z } from "zod";
+import { StepError } from "../errors";
+import type { Plan } from "../plan/schema";
+import type { PlanProblem } from "../plan/problems";
+import { validatePlan } from "../plan/validate";
+import type { Clock } from "../ports/clock";
+import { describeTool } from "../tools/registry";
+import type { Tool } from "../tools/tool";
+import type { PlanInput, Planner, PlanResult, ReplanInput } from "../vm/planner-port";
+import { planMessages, replanMessages } from "./prompts";
+
+export const PlanAnswer = z.object({
+  reasoning: z.string(),
+  plan: z.array(z.record(z.string(), z.unknown())),
+});
+export const PlanUpdateAnswer = PlanAnswer.extend({ resume_at: z.number().int().min(0) });
+
+/** A saved plan that may serve a goal. */
+export interface TemplateMatch {
+  template_id: string;
+  goal: string;
+  plan: Plan;
+  /** The goal's normalized text equals the template's: reuse it with no LLM call. */
+  exact: boolean;
+}
+
+export interface PlannerDeps {
+  clock: Clock;
+  /** Validation rounds after the first answer. */
+  repairRounds: number;
+  findTemplate?: (tenant: string, namespace: string, goal: string) => Promise<TemplateMatch | null>;
+}
+
+function toolsFor(tools: ReadonlyMap<string, Tool>, allowed: ReadonlySet<string>) {
+  return [...tools.values()].filter((t) => allowed.has(t.name)).map(describeTool);
+}
+
+function problemsText(problems: PlanProblem[]): string {
+  return problems
+    .map(
+      (p) =>
+        `- ${p.path || "(plan)"}${p.seq_no === null ? "" : ` (seq_no ${p.seq_no})`}: ${p.message} Hint: ${p.hint}`,
+    )
+    .join("\n");
+}
+
+export function createPlanner(deps: PlannerDeps): Planner {
+  const today = () => new Date(deps.clock.now()).toISOString().slice(0, 10);
+
+  async function untilValid<A extends { plan: unknown }>(
+    input: PlanInput,
+    inputs: Iterable<string>,
+    ask: (extra: Array<{ role: "assistant" | "user"; content: string }>) => Promise<A>,
+  ): Promise<{ answer: A; plan: Plan; attempts: number; repaired: PlanProblem[][] }> {
+    const extra: Array<{ role: "assistant" | "user"; content: string }> = [];
+    const repaired: PlanProblem[][] = [];
+    const context = { tools: input.tools, allowedTools: input.allowed, inputs: new Set(inputs) };
+    for (let attempt = 1; ; attempt++) {
+      const answer = await ask(extra);
+      const result = validatePlan(answer.plan, context);
+      if (result.ok) return { answer, plan: result.plan, attempts: attempt, repaired };
+      repaired.push(result.problems);
+      if (attempt > deps.repairRounds) {
+        throw new StepError(
+          "plan_invalid",
+          `the planner's plan still fails validation after ${attempt} attempts:\n${problemsText(result.problems)}`,
+          { problems: result.problems },
+        );
+      }
+      extra.push(
+        { role: "assistant", content: JSON.stringify(answer) },
+        {
+          role: "user",
+          content: `That plan fails validation:\n${problemsText(result.problems)}\nAnswer the whole corrected JSON again.`,
+        },
+      );
+    }
+  }
+
+  return {
+    async plan(input: PlanInput): Promise<PlanResult> {
+      const { config } = input.branch;
+      const goal = config.goal ?? "";
+      const template = deps.findTemplate
+        ? await deps.findTemplate(input.branch.tenant_id, config.namespace.name, goal)
+        : null;
+      if (template?.exact) {
+        const check = validatePlan(template.plan, {
+          tools: input.tools,
+          allowedTools: input.allowed,
+          inputs: new Set(Object.keys(config.inputs)),
+        });
+        if (check.ok) {
+          return {
+            plan: check.plan,
+            reasoning: `reused the saved plan ${template.template_id} for the same goal`,
+            details: { template_id: template.template_id, llm_calls_saved: true },
+          };
+        }
+      }
+      const base = planMessages({
+        goal,
+        responseFormat: config.response_format,
+        tools: toolsFor(input.tools, input.allowed),
+        inputs: config.inputs,
+        today: today(),
+        example: template ? { goal: template.goal, plan: template.plan } : undefined,
+      });
+      const { answer, plan, attempts, repaired } = await untilValid(
+        input,
+        Object.keys(config.inputs),
+        (extra) =>
+          input.llm.json({
+            purpose: "plan",
+            role: "reason",
+            schemaName: "plan",
+            schema: PlanAnswer,
+            messages: [...base, ...extra],
+          }),
+      );
+      return {
+        plan,
+        reasoning: answer.reasoning,
+        details: {
+          attempts,
+          ...(repaired.length ? { repaired_problems: repaired } : {}),
+          ...(template ? { example_template: template.template_id } : {}),
+        },
+      };
+    },
+
+    async replan(input: ReplanInput): Promise<PlanResult & { pc: number }> {
+      const { config } = input.branch;
+      const base = replanMessages({
+        goal: config.goal ?? "",
+        responseFormat: config.response_format,
+        tools: toolsFor(input.tools, input.allowed),
+        inputs: config.inputs,
+        today: today(),
+        plan: input.plan,
+        pc: input.pc,
+        variables: input.variables,
+        suggestion: input.suggestion,
+        error: input.error,
+      });
+      const { answer, plan, attempts } = await untilValid(
+        input,
+        [...Object.keys(input.variables), ...Object.keys(config.inputs)],
+        (extra) =>
+          input.llm.json({
+            purpose: "plan_update",
+            role: "reason",
+            schemaName: "plan_update",
+            schema: PlanUpdateAnswer,
+            messages: [...base, ...extra],
+          }),
+      );
+      const pc = plan.some((i) => i.seq_no === answer.resume_at)
+        ? answer.resume_at
+        : (plan.find((i) => input.pc === null || i.seq_no >= input.pc)?.seq_no ?? plan[0]!.seq_no);
+      return { plan, reasoning: answer.reasoning, pc, details: { attempts } };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The planner's prompts. The plan language is described to the model in its own
+ * words (a condensed form of `shared/spec/plan-language.md`), with the tools it may
+ * call, today's date and, when there is one, a saved plan for a similar goal.
+ */
+
+import type { ResponseFormat } from "../model";
+import type { Plan } from "../plan/schema";
+import type { LlmMessage } from "../ports/llm";
+import type { ToolDescription } from "../tools/registry";
+import { goalText } from "../vm/goal-text";
+
+export const PLAN_LANGUAGE = `A plan is a JSON array of instructions. Each has "seq_no" (a unique non-negative integer), "type" and "parameters".
+Execution starts at the first instruction and continues in array order; a jump names the seq_no of its target.
+Types:
+- "assign": parameters is an object {name: value}; sets each variable. A string value that is only arithmetic over numbers (after references are resolved) becomes a number. Keys of one assign must not reference each other.
+- "calling": {"tool_name": "...", "tool_params": {...}, "output_vars": ["name"]}. One output var receives the whole result; with several, the result must be an object with those keys.
+- "jmp": conditional {"condition_prompt": "...", "context": optional, "jump_if_true": seq_no, "jump_if_false": seq_no} (an LLM decides the condition), or unconditional {"target_seq": seq_no}.
+- "reasoning": {"chain_of_thoughts": "...", "dependency_analysis": "..."}: does nothing; put it first to explain the plan.
+References: "\${name}" as a whole string is replaced by the variable's value with its JSON type; inside a longer string it becomes text; "\${name.key}" and "\${name.0}" follow paths. Every referenced variable must be assigned before it is used on every path, or be a task input. "\\\${" is a literal "\${".
+The plan ends when an instruction sets the variable named exactly "final_answer": the last step must assign it, and it must be what the user asked for, in the language asked for.
+Use only the tools listed. Keep plans short: prefer one llm_generate with a precise prompt over many small steps.`;
+
+export interface PlanPromptInput {
+  goal: string;
+  responseFormat: ResponseFormat;
+  tools: ToolDescription[];
+  inputs: Record<string, unknown>;
+  today: string;
+  example?: { goal: string; plan: Plan } | undefined;
+}
+
+function toolsText(tools: ToolDescription[]): string {
+  return tools
+    .map((t) => `- ${t.name}: ${t.description}\n  input schema: ${JSON.stringify(t.input_schema)}`)
+    .join("\n");
+}
+
+function inputsText(inputs: Record<string, unknown>): string {
+  const names = Object.keys(inputs);
+  if (names.length === 0) return "The task has no input variables.";
+  return `Input variables that exist before the plan runs: ${names
+    .map((n) => `${n} (${preview(inputs[n])})`)
+    .join(", ")}`;
+}
+
+/** A short preview of a value for a prompt. */
+export function preview(value: unknown, max = 300): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+export function planMessages(input: PlanPromptInput): LlmMessage[] {
+  const example = input.example
+    ? `\nA plan that worked for a similar goal ("${input.example.goal}"):\n${JSON.stringify(input.example.plan)}\n`
+    : "";
+  return [
+    {
+      role: "system",
+      content: `You write plans for a virtual machine that runs them step by step. Today is ${input.today}.
+
+${PLAN_LANGUAGE}
+
+Available tools:
+${toolsText(input.tools)}
+${example}
+Think about the goal, break it into steps, then answer JSON {"reasoning": "how the plan reaches the goal", "plan": [instructions]}.`,
+    },
+    {
+      role: "user",
+      content: `${goalText(input.goal, input.responseFormat)}\n${inputsText(input.inputs)}`,
+    },
+  ];
+}
+
+export interface ReplanPromptInput extends PlanPromptInput {
+  plan: Plan;
+  pc: number | null;
+  variables: Record<string, unknown>;
+  suggestion: string;
+  error?: { code: string; message: string; seq_no: number | null } | undefined;
+}
+
+export function replanMessages(input: ReplanPromptInput): LlmMessage[] {
+  const vars = Object.entries(input.variables)
+    .map(([n, v]) => `- ${n} = ${preview(v, 500)}`)
+    .join("\n");
+  const why = input.error
+    ? `The instruction at seq_no ${input.error.seq_no ?? "?"} failed: [${input.error.code}] ${input.error.message}`
+    : `The user asks for a change: ${input.suggestion}`;
+  return [
+    {
+      role: "system",
+      content: `You update plans for a virtual machine that runs them step by step. Today is ${input.today}.
+
+${PLAN_LANGUAGE}
+
+Available tools:
+${toolsText(input.tools)}
+
+Rewrite the plan from the program counter on. Keep the instructions before the program counter exactly as they are (they ran already), do not reference variables that do not exist, and do not return the same plan unchanged. Answer JSON {"reasoning": "...", "plan": [the whole new plan], "resume_at": seq_no where execution continues}.`,
+    },
+    {
+      role: "user",
+      content: `${goalText(input.goal, input.responseFormat)}
+
+Current plan:
+${JSON.stringify(input.plan)}
+
+Program counter: ${input.pc ?? "none (the plan had ended)"}
+Variables that exist now:
+${vars || "(none)"}
+
+${why}${input.error ? `\nSuggestion: ${input.suggestion}` : ""}`,
+    },
+  ];
+}
