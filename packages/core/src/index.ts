@@ -113,6 +113,24 @@ export type {
 export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
+export type { ParsedSandboxRequest } from "./sandbox/protocol";
+export {
+  DEFAULT_SANDBOX_LIMITS,
+  isInputVariable,
+  MAX_CODE_CHARS,
+  resolveSandboxLimits,
+  SANDBOX_PROTOCOL_VERSION,
+  SandboxError,
+  SandboxErrorCode,
+  SandboxFile,
+  SandboxLanguage,
+  SandboxLimits,
+  SandboxLimitsRequest,
+  SandboxOutputFile,
+  SandboxRequest,
+  SandboxResponse,
+  sandboxError,
+} from "./sandbox/protocol";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
 export { BranchService, ForkInput } from "./service/branches";
@@ -122,8 +140,10 @@ export type { CodeToolRecord } from "./service/namespaces";
 export { Namespace, NamespaceInput, NamespaceName, NamespaceService } from "./service/namespaces";
 export { addUsage, Presenter } from "./service/present";
 export { stableJson } from "./service/stable-json";
+export type { SweepDeps } from "./service/sweep";
+export { sweepStalled } from "./service/sweep";
 export type { TaskServiceDeps } from "./service/tasks";
-export { CreateTaskInput, newBranch, TaskService } from "./service/tasks";
+export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
 export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
 export type {
   BranchConfig,
@@ -150,7 +170,7 @@ export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-p
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
-export { budgetLeft, enqueueNext, runStep } from "./vm/step";
+export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
 export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
 export { silentLog } from "./vm/step-deps";

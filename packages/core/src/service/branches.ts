@@ -20,7 +20,7 @@ import { type StoredState, stateFromCommit } from "../vm/state";
 import { enqueueNext } from "../vm/step";
 import { addUsage, type Presenter } from "./present";
 import { stableJson } from "./stable-json";
-import { newBranch, type TaskService } from "./tasks";
+import { markRunning, newBranch, type TaskService } from "./tasks";
 
 export const ForkInput = z
   .object({
@@ -245,8 +245,8 @@ export class BranchService {
 
     const now = new Date(this.deps.clock.now()).toISOString();
     const branch = newBranch(tenant, taskId, name, origin.config, now);
+    markRunning(branch, now);
     Object.assign(branch, {
-      status: "running",
       head: source.commit_id,
       prev_head: source.parent_id,
       depth: source.depth,

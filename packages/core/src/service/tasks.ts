@@ -17,10 +17,10 @@ import { taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
-import { stableJson } from "./stable-json";
-import { enqueueNext } from "../vm/step";
+import { enqueueNext, sweepIndex } from "../vm/step";
 import type { NamespaceService } from "./namespaces";
 import type { Presenter } from "./present";
+import { stableJson } from "./stable-json";
 
 export const CreateTaskInput = z
   .object({
@@ -155,7 +155,7 @@ export class TaskService {
     }
     const branch = newBranch(tenant, taskId, "main", config, now);
     branch.plan = plan;
-    branch.status = "running";
+    markRunning(branch, now);
     await this.deps.store.createTask(task, branch);
     await enqueueNext(this.deps, branch, null);
     return { task, replayed: false };
@@ -245,6 +245,14 @@ export class TaskService {
     await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
     // A step that was in flight may have written one more commit: sweep again.
     await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+  }
+}
+
+/** Sets a new branch `running`, listed in the sweep index. */
+export function markRunning(branch: BranchRecord, now: string): void {
+  branch.status = "running";
+  for (const [[name], value] of sweepIndex(branch, now)) {
+    (branch as unknown as Record<string, unknown>)[name!] = value;
   }
 }
 

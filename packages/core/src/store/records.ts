@@ -52,6 +52,9 @@ export interface BranchConfig {
 export interface BranchRecord {
   pk: string;
   sk: string;
+  /** While running: the sweep index (see `sweepIndex`). */
+  gsi1pk?: string;
+  gsi1sk?: string;
   tenant_id: string;
   task_id: string;
   name: string;

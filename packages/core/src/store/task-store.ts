@@ -53,11 +53,17 @@ export class TaskStore {
     condition: Condition = { exists: true },
   ): Promise<TaskRecord> {
     const changes: Changes = { set: Object.entries(set).map(([k, v]) => [[k], v]) };
-    return (await this.items.update(taskKey(tenant, taskId), changes, condition)) as unknown as TaskRecord;
+    return (await this.items.update(
+      taskKey(tenant, taskId),
+      changes,
+      condition,
+    )) as unknown as TaskRecord;
   }
 
   async getBranch(tenant: string, taskId: string, name: string): Promise<BranchRecord | null> {
-    return (await this.items.get(branchKey(tenant, taskId, name))) as unknown as BranchRecord | null;
+    return (await this.items.get(
+      branchKey(tenant, taskId, name),
+    )) as unknown as BranchRecord | null;
   }
 
   async listBranches(tenant: string, taskId: string): Promise<BranchRecord[]> {

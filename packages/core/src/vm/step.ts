@@ -310,9 +310,12 @@ async function moveHead(
   for (const [name, value] of Object.entries(commit.outputs)) {
     set.push([["vars", name], value], [["var_depth", name], commit.depth]);
   }
+  const running = commit.status_after === "running";
+  if (running) set.push(...sweepIndex(branch, commit.created_at));
   const calls = commit.llm_calls;
   const changes: Changes = {
     set,
+    ...(running ? {} : { remove: [["gsi1pk"], ["gsi1sk"]] }),
     add: [
       [["usage", "steps"], 1],
       [["usage", "llm_calls"], calls.length],
@@ -334,6 +337,27 @@ async function moveHead(
     throw error;
   }
 }
+
+/**
+ * Running branches are listed in the `gsi1` index under `SWEEP#{shard}`, sorted by
+ * their last move, so the sweep finds stalled ones without a scan; the entry goes
+ * when the branch ends.
+ */
+export function sweepIndex(
+  branch: Pick<BranchRecord, "tenant_id" | "task_id" | "name">,
+  movedAt: string,
+): Array<[string[], string]> {
+  return [
+    [["gsi1pk"], `SWEEP#${sweepShard(branch.task_id)}`],
+    [["gsi1sk"], `${movedAt}#${branch.tenant_id}#${branch.task_id}#${branch.name}`],
+  ];
+}
+
+/** The number of sweep index partitions. */
+export const SWEEP_SHARDS = 4;
+
+export const sweepShard = (taskId: string): number =>
+  Number.parseInt(digest(taskId).slice(0, 6), 16) % SWEEP_SHARDS;
 
 /** Enqueues "run the instruction after `head`" for the branch. */
 export async function enqueueNext(

@@ -1,0 +1,54 @@
+/**
+ * The sweep: re-enqueues branches that are `running` but have not moved for longer
+ * than the step timeout (a lost message, a crash between commit and enqueue). A
+ * re-enqueued step that is not needed costs one read: the worker drops it as a
+ * duplicate.
+ */
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import type { Queue } from "../ports/queue";
+import type { BranchRecord } from "../store/records";
+import { enqueueNext, SWEEP_SHARDS } from "../vm/step";
+import type { Log } from "../vm/step-deps";
+
+export interface SweepDeps {
+  items: ItemStore;
+  queue: Queue;
+  clock: Clock;
+  log: Log;
+}
+
+/** Re-enqueues every branch that has not moved for `stalledMs`; answers how many. */
+export async function sweepStalled(deps: SweepDeps, stalledMs: number): Promise<number> {
+  const now = deps.clock.now();
+  const before = new Date(now - stalledMs).toISOString();
+  const attempt = `sweep-${Math.floor(now / 60_000)}`;
+  let count = 0;
+  for (let shard = 0; shard < SWEEP_SHARDS; shard++) {
+    let cursor: string | null = null;
+    do {
+      const page = await deps.items.query({
+        pk: `SWEEP#${shard}`,
+        index: "gsi1",
+        between: ["", before],
+        limit: 100,
+        cursor,
+      });
+      for (const item of page.items) {
+        const branch = item as unknown as BranchRecord;
+        if (branch.status !== "running") continue;
+        await enqueueNext(deps, branch, branch.head, attempt);
+        count++;
+        deps.log.warn("re-enqueued a stalled branch", {
+          tenant_id: branch.tenant_id,
+          task_id: branch.task_id,
+          branch: branch.name,
+          head: branch.head,
+          updated_at: branch.updated_at,
+        });
+      }
+      cursor = page.cursor;
+    } while (cursor);
+  }
+  return count;
+}

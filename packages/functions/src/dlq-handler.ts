@@ -1,0 +1,61 @@
+/**
+ * Messages that kept failing land in the DLQ; this marks their branch `failed`
+ * with the reason, so that no branch is left `running` forever.
+ */
+import { type BranchRecord, type Log, StepMessage, type TaskStore } from "@stackvm/core";
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+
+export interface DlqDeps {
+  store: TaskStore;
+  log: Log;
+  clock: { now(): number };
+  onTerminal?: (branch: BranchRecord) => Promise<void>;
+}
+
+export function createDlqHandler(deps: DlqDeps) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failures: SQSBatchResponse["batchItemFailures"] = [];
+    for (const record of event.Records) {
+      try {
+        const parsed = StepMessage.safeParse(JSON.parse(record.body));
+        if (!parsed.success) {
+          deps.log.error("DLQ message is not a step message", { message_id: record.messageId });
+          continue;
+        }
+        const m = parsed.data;
+        const receives = record.attributes.ApproximateReceiveCount;
+        const reason = `the step after ${m.head ?? "the start"} kept failing and was moved to the dead-letter queue (received ${receives} times); fork from ${m.head ?? "the task"} to try again`;
+        const branch = await deps.store
+          .updateBranch(
+            m.tenant_id,
+            m.task_id,
+            m.branch,
+            {
+              set: [
+                [["status"], "failed"],
+                [["error"], reason],
+                [["updated_at"], new Date(deps.clock.now()).toISOString()],
+              ],
+            },
+            { exists: true, equals: { head: m.head } },
+          )
+          .catch((error: unknown) => {
+            if ((error as { kind?: string }).kind === "conflict") return null;
+            throw error;
+          });
+        deps.log.error("branch failed: step moved to the DLQ", {
+          tenant_id: m.tenant_id,
+          task_id: m.task_id,
+          branch: m.branch,
+          parent: m.head,
+          marked: branch !== null,
+        });
+        if (branch && deps.onTerminal) await deps.onTerminal(branch);
+      } catch (error) {
+        deps.log.error("DLQ record failed", { message_id: record.messageId, error: String(error) });
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures: failures };
+  };
+}

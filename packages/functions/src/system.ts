@@ -1,0 +1,132 @@
+/**
+ * Builds the whole system from its ports: the services the API calls and the
+ * dependencies of the step function. The Lambda entry files and the local stack
+ * both call this, so the same wiring runs on AWS and on a laptop.
+ */
+import type { ApiDeps } from "@stackvm/api";
+import {
+  ApiKeyService,
+  type Blobs,
+  BranchService,
+  builtinTools,
+  type Clock,
+  createLlmSession,
+  createPlanner,
+  type ItemStore,
+  type LlmConfig,
+  type LlmPort,
+  type Log,
+  NamespaceService,
+  Presenter,
+  type Queue,
+  type SandboxPort,
+  type StepDeps,
+  TaskService,
+  TaskStore,
+  type TerminalHook,
+  taskLifecycle,
+  ValidationError,
+} from "@stackvm/core";
+
+export interface SystemPorts {
+  items: ItemStore;
+  blobs: Blobs;
+  queue: Queue;
+  clock: Clock;
+  sandbox: SandboxPort;
+  llm: LlmPort;
+}
+
+export interface SystemOptions {
+  llm: LlmConfig;
+  log: Log;
+  localMode: boolean;
+  adminKey: string | null;
+  publicUrl: string | null;
+  maxPlanUpdates: number;
+  planRepairs: number;
+  maxBodyBytes: number;
+  /** Extra work when a branch ends (outgoing webhooks, evaluation). */
+  afterTerminal?: TerminalHook[];
+}
+
+export type System = ReturnType<typeof createSystem>;
+
+/** Only https, or loopback http(s) in local mode. */
+export function webhookUrlChecker(localMode: boolean): (url: string) => void {
+  return (raw) => {
+    const url = new URL(raw);
+    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+    if (url.protocol === "https:" && !loopback) return;
+    if (localMode && loopback && (url.protocol === "http:" || url.protocol === "https:")) return;
+    throw new ValidationError(
+      "bad_webhook_url",
+      localMode
+        ? "webhook_url must be an https URL, or a loopback URL (http://127.0.0.1:PORT/...) in local mode"
+        : "webhook_url must be an https URL",
+    );
+  };
+}
+
+export function createSystem(ports: SystemPorts, options: SystemOptions) {
+  const tools = builtinTools();
+  const store = new TaskStore(ports.items);
+  const namespaces = new NamespaceService(ports.items, ports.clock, () => [...tools.keys()]);
+  const keys = new ApiKeyService(ports.items, ports.clock);
+  const presenter = new Presenter(ports.blobs);
+  const tasks = new TaskService({
+    store,
+    blobs: ports.blobs,
+    queue: ports.queue,
+    clock: ports.clock,
+    namespaces,
+    presenter,
+    tools,
+    checkWebhookUrl: webhookUrlChecker(options.localMode),
+  });
+  const branches = new BranchService({
+    store,
+    blobs: ports.blobs,
+    queue: ports.queue,
+    clock: ports.clock,
+    presenter,
+    tasks,
+  });
+  const lifecycle = taskLifecycle(store, ports.clock, options.afterTerminal ?? []);
+  const planner = createPlanner({ clock: ports.clock, repairRounds: options.planRepairs });
+
+  const step: StepDeps = {
+    store,
+    blobs: ports.blobs,
+    queue: ports.queue,
+    clock: ports.clock,
+    sandbox: ports.sandbox,
+    llm: (budget) =>
+      createLlmSession({ port: ports.llm, config: options.llm, budget, now: ports.clock.now }),
+    tools,
+    loadCodeTool: async () => null,
+    planner,
+    log: options.log,
+    localMode: options.localMode,
+    maxPlanUpdates: options.maxPlanUpdates,
+    onStart: lifecycle.onStart,
+    onTerminal: lifecycle.onTerminal,
+  };
+
+  const api: ApiDeps = {
+    tasks,
+    branches,
+    namespaces,
+    keys,
+    tools,
+    log: options.log,
+    config: {
+      adminKey: options.adminKey,
+      localMode: options.localMode,
+      publicUrl: options.publicUrl,
+      maxBodyBytes: options.maxBodyBytes,
+    },
+  };
+
+  return { ports, store, namespaces, keys, presenter, tasks, branches, lifecycle, step, api };
+}

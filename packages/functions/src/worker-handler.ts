@@ -1,0 +1,61 @@
+/**
+ * The worker's batch logic, separate from its entry file so that the local poller
+ * and tests call exactly what Lambda calls. One SQS record is one step. Records of
+ * other branches go on when one fails (FIFO: only the failed record's own group is
+ * held back); a transient failure with `Retry-After` makes the message visible again
+ * after that delay.
+ */
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
+import { classifyFailure, runStep, type StepDeps, StepMessage } from "@stackvm/core";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+
+export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+export function createWorkerHandler(deps: StepDeps): WorkerHandler {
+  const handleRecord = async (record: SQSRecord): Promise<void> => {
+    let body: unknown;
+    try {
+      body = JSON.parse(record.body);
+    } catch {
+      body = undefined;
+    }
+    const parsed = StepMessage.safeParse(body);
+    if (!parsed.success) {
+      // A message no version of the worker can read would fail forever: drop it loudly.
+      deps.log.error("dropped a malformed queue message", {
+        message_id: record.messageId,
+        issues: parsed.error.issues.slice(0, 5),
+      });
+      return;
+    }
+    const message = parsed.data;
+    try {
+      const outcome = await runStep(deps, message);
+      deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
+    } catch (error) {
+      const decision = classifyFailure(error);
+      deps.log.warn("step will be retried", {
+        message_id: record.messageId,
+        tenant_id: message.tenant_id,
+        task_id: message.task_id,
+        branch: message.branch,
+        parent: message.head,
+        error: (error as Error).message,
+      });
+      if (decision.action === "retry" && decision.afterSeconds !== undefined) {
+        await deps.queue
+          .retryAfter(record.receiptHandle, decision.afterSeconds)
+          .catch(() => undefined);
+      }
+      throw error;
+    }
+  };
+
+  return async (event, context) => {
+    const processor = new SqsFifoPartialProcessorAsync();
+    return processPartialResponse(event, handleRecord, processor, {
+      context,
+      skipGroupOnError: true,
+    });
+  };
+}
