@@ -13,7 +13,7 @@ import type { Queue } from "../ports/queue";
 import { branchKey, taskKey, taskPk, tasksIndexPk, tenantPk } from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { taskBlobPrefix } from "../store/values";
+import { spillRecord, taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
@@ -141,7 +141,7 @@ export class TaskService {
       namespace,
       response_format: responseFormat,
       budget: input.budget,
-      inputs: input.inputs,
+      inputs: await spillRecord(input.inputs, this.deps.blobs, taskBlobPrefix(tenant, taskId)),
       webhook_url: input.webhook_url ?? null,
       evaluate: input.evaluate,
       evaluation_round: 0,

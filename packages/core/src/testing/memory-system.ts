@@ -1,0 +1,128 @@
+/**
+ * A whole core system over the in-memory adapters, for unit tests of the VM and
+ * the services. Not exported from the package.
+ */
+
+import type { LlmConfig } from "../llm/config";
+import { createLlmSession } from "../llm/session";
+import { MemoryBlobs } from "../memory/memory-blobs";
+import { MemoryItemStore } from "../memory/memory-item-store";
+import { MemoryQueue } from "../memory/memory-queue";
+import { createPlanner } from "../planning/planner";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
+import type { SandboxPort } from "../ports/sandbox";
+import { BranchService } from "../service/branches";
+import { taskLifecycle } from "../service/lifecycle";
+import { NamespaceService } from "../service/namespaces";
+import { Presenter } from "../service/present";
+import { TaskService } from "../service/tasks";
+import { TaskStore } from "../store/task-store";
+import { builtinTools } from "../tools/registry";
+import { StepMessage } from "../vm/message";
+import { runStep } from "../vm/step";
+import { type StepDeps, silentLog } from "../vm/step-deps";
+
+/** A clock that tests move by hand. */
+export class ManualClock implements Clock {
+  constructor(public time = Date.parse("2026-01-01T00:00:00Z")) {}
+  now = () => this.time;
+  advance(ms: number) {
+    this.time += ms;
+  }
+}
+
+/** An LLM port that answers with a function of the request. */
+export class FakeLlm implements LlmPort {
+  readonly requests: LlmRequest[] = [];
+  constructor(public answer: (request: LlmRequest) => string = () => "ok") {}
+  async complete(request: LlmRequest): Promise<LlmResponse> {
+    this.requests.push(request);
+    const text = this.answer(request);
+    return { text, model: request.model, inputTokens: 10, outputTokens: 5 };
+  }
+}
+
+/** Counts the calls made to an item store, by method. */
+export function countingStore(inner: ItemStore): ItemStore & { counts: Record<string, number> } {
+  const counts: Record<string, number> = {};
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === "counts") return counts;
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        counts[String(prop)] = (counts[String(prop)] ?? 0) + 1;
+        return value.apply(target, args);
+      };
+    },
+  }) as ItemStore & { counts: Record<string, number> };
+}
+
+const LLM_CONFIG: LlmConfig = {
+  models: { default: "test-model", reason: "test-model", eval: "test-model" },
+  timeoutMs: 1000,
+  maxAttempts: 2,
+  repairRounds: 1,
+  prices: {},
+} as unknown as LlmConfig;
+
+const noSandbox: SandboxPort = {
+  run: async () => {
+    throw new Error("no sandbox in this test");
+  },
+};
+
+export function memorySystem(options: { llm?: FakeLlm; maxPlanUpdates?: number } = {}) {
+  const clock = new ManualClock();
+  const items = countingStore(new MemoryItemStore());
+  const blobs = new MemoryBlobs({ clock });
+  const queue = new MemoryQueue({ clock });
+  const llm = options.llm ?? new FakeLlm();
+  const tools = builtinTools();
+  const store = new TaskStore(items);
+  const namespaces = new NamespaceService(items, clock, () => [...tools.keys()]);
+  const presenter = new Presenter(blobs);
+  const tasks = new TaskService({
+    store,
+    blobs,
+    queue,
+    clock,
+    namespaces,
+    presenter,
+    tools,
+    checkWebhookUrl: () => undefined,
+  });
+  const branches = new BranchService({ store, blobs, queue, clock, presenter, tasks });
+  const lifecycle = taskLifecycle(store, clock);
+  const step: StepDeps = {
+    store,
+    blobs,
+    queue,
+    clock,
+    sandbox: noSandbox,
+    llm: (budget) =>
+      createLlmSession({
+        port: llm,
+        config: LLM_CONFIG,
+        budget,
+        now: clock.now,
+        sleep: async () => undefined,
+      }),
+    tools,
+    loadCodeTool: async () => null,
+    planner: createPlanner({ clock, repairRounds: 2 }),
+    log: silentLog,
+    localMode: true,
+    maxPlanUpdates: options.maxPlanUpdates ?? 3,
+    onStart: lifecycle.onStart,
+    onTerminal: lifecycle.onTerminal,
+  };
+  /** Delivers queued steps until the queue is empty. */
+  const drain = () =>
+    queue.drain(async (message) => {
+      await runStep(step, StepMessage.parse(JSON.parse(message.body)));
+    });
+  return { clock, items, blobs, queue, llm, store, namespaces, tasks, branches, step, drain };
+}
