@@ -95,7 +95,23 @@ export {
   matchHost,
   normalizeHost,
 } from "./net/host-allow-list";
-export { FINAL_ANSWER, Instruction, Plan } from "./plan/schema";
+export {
+  evaluateArithmetic,
+  MAX_ARITHMETIC_DEPTH,
+  MAX_ARITHMETIC_LENGTH,
+} from "./plan/arithmetic";
+export type { PlanProblem } from "./plan/problems";
+export type { Lookup, Reference } from "./plan/references";
+export {
+  findReferences,
+  lookupVariables,
+  MAX_VALUE_DEPTH,
+  resolveReferences,
+} from "./plan/references";
+export { FINAL_ANSWER, Instruction, MAX_PLAN_LENGTH, Plan } from "./plan/schema";
+export type { ToolInput } from "./plan/tool-check";
+export type { ValidationContext, ValidationResult } from "./plan/validate";
+export { validatePlan } from "./plan/validate";
 export type { PlannerDeps, TemplateMatch } from "./planning/planner";
 export { createPlanner, PlanAnswer, PlanUpdateAnswer } from "./planning/planner";
 export type { BlobRef, Blobs } from "./ports/blobs";

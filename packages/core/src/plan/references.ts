@@ -12,6 +12,7 @@
  * the text `${secret}` cannot pull another variable in.
  */
 import { StepError } from "../errors";
+import { listNames } from "./problems";
 
 /** What the VM knows about a name: its value, or that it does not exist. */
 export type Lookup = ((name: string) => { found: true; value: unknown } | { found: false }) & {
@@ -166,11 +167,6 @@ function step(container: unknown, segment: string, walked: string, text: string)
   }
   const kind = container === null ? "null" : typeof container;
   return fail(`${walked} is ${kind}, which has no key '${segment}'`);
-}
-
-function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, 30).join(", ");
-  return names.length > 30 ? `${shown} and ${names.length - 30} more` : shown;
 }
 
 /**

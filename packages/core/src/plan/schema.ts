@@ -8,7 +8,9 @@ import { z } from "zod";
 /** A variable name as plans use them (`${name}` references). */
 export const VariableName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name is letters, digits and _ (not first a digit)");
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name is letters, digits and _ (not first a digit)")
+  // Zod and plain objects treat this key as the prototype: the variable would vanish.
+  .refine((name) => name !== "__proto__", "__proto__ cannot be a variable name");
 
 export const SeqNo = z.number().int().min(0);
 
@@ -63,8 +65,11 @@ export const Instruction = z.discriminatedUnion("type", [
 ]);
 export type Instruction = z.infer<typeof Instruction>;
 
-/** A plan: a JSON array of instructions, at most 500 of them. */
-export const Plan = z.array(Instruction).min(1).max(500);
+/** The most instructions a plan may have. */
+export const MAX_PLAN_LENGTH = 500;
+
+/** A plan: a JSON array of instructions, at most {@link MAX_PLAN_LENGTH} of them. */
+export const Plan = z.array(Instruction).min(1).max(MAX_PLAN_LENGTH);
 export type Plan = z.infer<typeof Plan>;
 
 /** The name that ends a branch when an instruction sets it. */
