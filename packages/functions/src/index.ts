@@ -1,2 +1,14 @@
-/** @stackvm/functions */
-export {};
+/**
+ * @stackvm/functions: the Lambda entry files (`api.ts`, `worker.ts`, `dlq.ts`,
+ * `sweep.ts`, `sandbox.ts`, `scheduler.ts`) and the wiring they share with the
+ * local stack.
+ */
+export type { RuntimeConfig } from "./config";
+export { ConfigError, loadConfig } from "./config";
+export type { DlqDeps } from "./dlq-handler";
+export { createDlqHandler } from "./dlq-handler";
+export { llmPort, unconfiguredLlm } from "./llm-port";
+export type { System, SystemOptions, SystemPorts } from "./system";
+export { createSystem, webhookUrlChecker } from "./system";
+export type { WorkerHandler } from "./worker-handler";
+export { createWorkerHandler } from "./worker-handler";

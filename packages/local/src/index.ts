@@ -1,2 +1,9 @@
-/** @stackvm/local */
-export {};
+/** @stackvm/local: the whole system on one machine, with embedded emulators. */
+export type { BootstrapNames, BootstrapOptions, BootstrapResult } from "./bootstrap";
+export { bootstrap } from "./bootstrap";
+export type { ConsoleLogOptions, LogLevel } from "./console-log";
+export { consoleLog } from "./console-log";
+export type { Emulators, EmulatorsOptions } from "./emulators";
+export { startEmulators } from "./emulators";
+export type { LocalStack, LocalStackOptions } from "./stack";
+export { startLocalStack, unavailableSandbox } from "./stack";

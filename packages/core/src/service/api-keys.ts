@@ -30,6 +30,8 @@ const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 const hashKey = (key: string): Buffer => createHash("sha256").update(key).digest();
 const keyItem = (tenant: string, keyId: string) => ({ pk: tenantPk(tenant), sk: `KEY#${keyId}` });
+/** Keys that do not name their tenant are found by hash (not tenant-owned: a pointer). */
+const hashItem = (hash: string) => ({ pk: `KEYHASH#${hash}`, sk: "KEY" });
 
 function secret(): string {
   // 40 characters from 36 symbols: about 206 bits. Rejection sampling keeps it uniform.
@@ -48,28 +50,37 @@ export class ApiKeyService {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates a key for the tenant; `key` is returned only here. */
+  /**
+   * Creates a key for the tenant; `key` is returned only here. An operator may give
+   * the key (`fixedKey`, e.g. STACKVM_BOOTSTRAP_API_KEY); one that does not read
+   * `svm_{tenant}_...` is found through a hash index instead.
+   */
   async create(tenant: string, name: string, fixedKey?: string): Promise<NewApiKey> {
     TenantId.parse(tenant);
     const key = fixedKey ?? `svm_${tenant}_${secret()}`;
     const match = KEY.exec(key);
-    if (!match || match[1] !== tenant) {
-      throw new UnauthorizedError(
-        `an API key must read svm_${tenant}_ followed by 40 of a-z and 0-9`,
-      );
+    if (match && match[1] !== tenant) {
+      throw new UnauthorizedError(`this key names tenant '${match[1]}', not '${tenant}'`);
     }
-    const keyId = `key_${match[2]!.slice(0, 12)}`;
+    if (!match && key.length < 16) {
+      throw new UnauthorizedError("an API key must be at least 16 characters long");
+    }
+    const hash = hashKey(key).toString("hex");
+    const keyId = match ? `key_${match[2]!.slice(0, 12)}` : `key_${hash.slice(0, 12)}`;
+    if (!match) {
+      await this.items.put({ ...hashItem(hash), tenant_id: tenant, key_id: keyId });
+    }
     const info: ApiKeyInfo = {
       key_id: keyId,
       name,
-      prefix: key.slice(0, `svm_${tenant}_`.length + 4),
+      prefix: match ? key.slice(0, `svm_${tenant}_`.length + 4) : `${key.slice(0, 4)}…`,
       created_at: new Date(this.clock.now()).toISOString(),
     };
     await this.items.put({
       ...keyItem(tenant, keyId),
       ...info,
       tenant_id: tenant,
-      hash: hashKey(key).toString("hex"),
+      hash,
     });
     return { ...info, key };
   }
@@ -77,9 +88,17 @@ export class ApiKeyService {
   /** The tenant of a key, or `UnauthorizedError`: unknown, revoked and malformed keys alike. */
   async verify(key: string): Promise<{ tenantId: string; keyId: string }> {
     const match = KEY.exec(key);
-    if (!match) throw new UnauthorizedError();
-    const tenant = match[1]!;
-    const keyId = `key_${match[2]!.slice(0, 12)}`;
+    let tenant: string;
+    let keyId: string;
+    if (match) {
+      tenant = match[1]!;
+      keyId = `key_${match[2]!.slice(0, 12)}`;
+    } else {
+      const pointer = await this.items.get(hashItem(hashKey(key).toString("hex")));
+      if (!pointer) throw new UnauthorizedError("The API key is not valid (unknown or revoked).");
+      tenant = pointer.tenant_id as string;
+      keyId = pointer.key_id as string;
+    }
     const item = await this.items.get(keyItem(tenant, keyId));
     const stored = typeof item?.hash === "string" ? Buffer.from(item.hash, "hex") : null;
     if (!stored || stored.length !== 32 || !timingSafeEqual(stored, hashKey(key))) {
@@ -102,5 +121,6 @@ export class ApiKeyService {
     const existing = await this.items.get(keyItem(tenant, keyId));
     if (!existing) throw new NotFoundError("key", keyId);
     await this.items.delete(keyItem(tenant, keyId));
+    await this.items.delete(hashItem(existing.hash as string));
   }
 }

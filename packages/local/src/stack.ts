@@ -1,0 +1,195 @@
+/**
+ * The whole system on one machine: embedded dynalite and fauxqs, the same AWS SDK
+ * clients, adapters and handlers as on AWS, the Hono API on `@hono/node-server`,
+ * a poller in the place of Lambda's SQS event source mapping (for the step queue
+ * and for the DLQ), and timers in the place of the cron sweep.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createApp } from "@stackvm/api";
+import { createAwsClients, DynamoItemStore, S3Blobs, SqsQueue } from "@stackvm/aws";
+import {
+  type LlmPort,
+  type Log,
+  type SandboxPort,
+  StackVMError,
+  sweepStalled,
+  systemClock,
+} from "@stackvm/core";
+import {
+  createDlqHandler,
+  createSystem,
+  createWorkerHandler,
+  llmPort,
+  loadConfig,
+  type System,
+} from "@stackvm/functions";
+import { bootstrap } from "./bootstrap";
+import { startEmulators } from "./emulators";
+import { startPoller } from "./poller";
+
+export interface LocalStackOptions {
+  /** Where data lives across restarts; null keeps everything in memory (tests). */
+  dataDir: string | null;
+  /** The API's port; 0 picks a free one. */
+  port: number;
+  host?: string;
+  /** Settings as the environment gives them (LLM_MODEL, OPENAI_BASE_URL, ...). */
+  env?: Record<string, string | undefined>;
+  log: Log;
+  /** Step batches handled at once (Lambda's concurrency). */
+  concurrency?: number;
+  /** A key provisioned for tenant `local` at start (STACKVM_BOOTSTRAP_API_KEY). */
+  bootstrapApiKey?: string | null;
+  /** Seconds a received step stays hidden before SQS hands it out again. */
+  visibilityTimeoutSeconds?: number;
+  /** Receives after which a step goes to the DLQ. */
+  maxReceiveCount?: number;
+  /** How often the sweep of stalled branches runs, and after how long a branch counts as stalled. */
+  sweepIntervalMs?: number;
+  stalledAfterMs?: number;
+  /** Overrides for tests. */
+  llm?: LlmPort;
+  sandbox?: SandboxPort;
+}
+
+export interface LocalStack {
+  url: string;
+  port: number;
+  system: System;
+  /** The key provisioned at start, or created and printed when none was given. */
+  apiKey: string;
+  endpoints: { dynamodb: string; sqs: string; s3: string };
+  queueUrl: string;
+  dlqUrl: string;
+  stop(): Promise<void>;
+}
+
+const NAMES = {
+  table: "stackvm",
+  queue: "stackvm-steps",
+  dlq: "stackvm-steps-dlq",
+  bucket: "stackvm-blobs",
+};
+
+export const unavailableSandbox: SandboxPort = {
+  async run() {
+    throw new StackVMError(
+      "step",
+      "sandbox_unavailable",
+      "the code sandbox is not running in this process",
+    );
+  },
+};
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const host = options.host ?? "127.0.0.1";
+  const log = options.log;
+  const emulators = await startEmulators({ dataDir: options.dataDir, host });
+  const clients = createAwsClients({
+    region: emulators.region,
+    endpoints: emulators.endpoints,
+    credentials: emulators.credentials,
+  });
+  const queues = await bootstrap(clients, NAMES, {
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 60,
+    maxReceiveCount: options.maxReceiveCount ?? 5,
+  });
+  const config = loadConfig({
+    ...options.env,
+    AWS_REGION: emulators.region,
+    STACKVM_TABLE: NAMES.table,
+    STACKVM_QUEUE_URL: queues.queueUrl,
+    STACKVM_DLQ_URL: queues.dlqUrl,
+    STACKVM_BUCKET: NAMES.bucket,
+  });
+  const system = createSystem(
+    {
+      items: new DynamoItemStore(clients.doc, config.table),
+      blobs: new S3Blobs(clients.s3, config.bucket),
+      queue: new SqsQueue(clients.sqs, config.queueUrl),
+      clock: systemClock,
+      sandbox: options.sandbox ?? unavailableSandbox,
+      llm: options.llm ?? llmPort(config.openai),
+    },
+    {
+      llm: config.llm,
+      log,
+      localMode: true,
+      adminKey: config.adminKey,
+      publicUrl: config.publicUrl,
+      maxPlanUpdates: config.maxPlanUpdates,
+      planRepairs: config.planRepairs,
+      maxBodyBytes: config.maxBodyBytes,
+    },
+  );
+
+  const apiKey = await provisionKey(system, options.bootstrapApiKey ?? null);
+  const app = createApp(system.api);
+  const server = serve({ fetch: app.fetch, port: options.port, hostname: host });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const worker = startPoller({
+    sqs: clients.sqs,
+    queueUrl: queues.queueUrl,
+    handler: createWorkerHandler(system.step),
+    concurrency: options.concurrency ?? 4,
+  });
+  const dlq = startPoller({
+    sqs: clients.sqs,
+    queueUrl: queues.dlqUrl,
+    handler: createDlqHandler({
+      store: system.store,
+      log,
+      clock: systemClock,
+      onTerminal: system.lifecycle.onTerminal,
+    }),
+    concurrency: 1,
+  });
+  const stalledAfter = options.stalledAfterMs ?? 15 * 60_000;
+  const sweep = setInterval(() => {
+    sweepStalled(
+      { items: system.ports.items, queue: system.ports.queue, clock: systemClock, log },
+      stalledAfter,
+    ).catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
+  }, options.sweepIntervalMs ?? 60_000);
+  sweep.unref();
+
+  const url = `http://${host}:${port}`;
+  log.info("StackVM is running", { url, data_dir: options.dataDir ?? "(in memory)" });
+  let stopped = false;
+  return {
+    url,
+    port,
+    system,
+    apiKey,
+    endpoints: emulators.endpoints,
+    queueUrl: queues.queueUrl,
+    dlqUrl: queues.dlqUrl,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(sweep);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await Promise.all([worker.stop(), dlq.stop()]);
+      clients.destroy();
+      await emulators.stop();
+    },
+  };
+}
+
+/** Provisions the bootstrap key for tenant `local`, or creates one. */
+async function provisionKey(system: System, key: string | null): Promise<string> {
+  if (key) {
+    await system.keys.create("local", "bootstrap", key);
+    return key;
+  }
+  return (await system.keys.create("local", "generated at start")).key;
+}
