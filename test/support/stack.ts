@@ -1,0 +1,98 @@
+/**
+ * The whole local stack for system tests: emulators in memory on ephemeral ports,
+ * the API on a free port, a scripted OpenAI-compatible LLM server, and a small
+ * client that speaks to the API with `fetch` as an integrator would.
+ */
+import { consoleLog, type LocalStack, type LocalStackOptions, startLocalStack } from "@stackvm/local";
+import { type ScriptedLlm, startScriptedLlm } from "./llm-server";
+
+export interface TestStack {
+  stack: LocalStack;
+  llm: ScriptedLlm;
+  url: string;
+  apiKey: string;
+  /** `fetch` against the API with the bootstrap key (or `key`), JSON in and out. */
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string>; raw?: string },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Polls the task until it reaches a terminal status (or the timeout). */
+  waitForTask(taskId: string, options?: { key?: string; timeoutMs?: number }): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export const ADMIN_KEY = "admin-key-for-tests-0123456789";
+
+export async function startTestStack(
+  options: Partial<LocalStackOptions> & { env?: Record<string, string | undefined> } = {},
+): Promise<TestStack> {
+  const llm = await startScriptedLlm();
+  const stack = await startLocalStack({
+    dataDir: null,
+    port: 0,
+    log: consoleLog({ level: (process.env.TEST_LOG_LEVEL as never) ?? "silent" }),
+    concurrency: 4,
+    visibilityTimeoutSeconds: 5,
+    ...options,
+    env: {
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "test-key",
+      LLM_MODEL: "scripted-model",
+      LLM_TIMEOUT_MS: "2000",
+      STACKVM_ADMIN_KEY: ADMIN_KEY,
+      ...options.env,
+    },
+  });
+  const api: TestStack["api"] = async (method, path, body, opts = {}) => {
+    const key = opts.key === undefined ? stack.apiKey : opts.key;
+    const response = await fetch(`${stack.url}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined || opts.raw !== undefined ? { "content-type": "application/json" } : {}),
+        ...opts.headers,
+      },
+      ...(opts.raw !== undefined
+        ? { body: opts.raw }
+        : body !== undefined
+          ? { body: JSON.stringify(body) }
+          : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+  const waitForTask: TestStack["waitForTask"] = async (taskId, opts = {}) => {
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+    for (;;) {
+      const { status, body } = await api("GET", `/v1/tasks/${taskId}`, undefined, {
+        key: opts.key ?? stack.apiKey,
+      });
+      if (status !== 200) throw new Error(`GET task answered ${status}: ${JSON.stringify(body)}`);
+      if (["completed", "failed", "cancelled"].includes(body.status)) return body;
+      if (Date.now() > deadline) {
+        throw new Error(`task ${taskId} did not finish in time: ${JSON.stringify(body)}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return {
+    stack,
+    llm,
+    url: stack.url,
+    apiKey: stack.apiKey,
+    api,
+    waitForTask,
+    async stop() {
+      await stack.stop();
+      await llm.close();
+    },
+  };
+}
