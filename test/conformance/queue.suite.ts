@@ -83,11 +83,16 @@ export function queueSuite(name: string, open: () => Promise<QueueFixture>): voi
       expect(await consumeAll()).toEqual(["first"]);
     });
 
-    it("redelivers at once after retryAfter(0), counting the receive", async () => {
+    it("redelivers after retryAfter(0), counting the receive", async () => {
       await send("g-a", "a1");
       const [message] = await fixture.receive(10);
       await fixture.queue.retryAfter(message!.receiptHandle, 0);
-      const [again] = await fixture.receive(10);
+      // At once in memory; SqsQueue waits one second (see its retryAfter).
+      let again: ReceivedMessage | undefined;
+      for (let attempt = 0; again === undefined && attempt < 50; attempt++) {
+        [again] = await fixture.receive(10);
+        if (again === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       expect(JSON.parse(again!.body)).toBe("a1");
       expect(again!.receiveCount).toBe(2);
     });
@@ -95,13 +100,10 @@ export function queueSuite(name: string, open: () => Promise<QueueFixture>): voi
     it("hides the message and holds its group after retryAfter(seconds)", async () => {
       await send("g-a", "a1");
       await send("g-a", "a2");
+      const [a1, ...rest] = await fixture.receive(1);
+      expect(rest).toEqual([]);
+      await fixture.queue.retryAfter(a1!.receiptHandle, 600);
       await send("g-b", "b1");
-      const first = await fixture.receive(10);
-      const a1 = first.find((m) => JSON.parse(m.body) === "a1")!;
-      for (const message of first) {
-        if (message !== a1) await fixture.queue.retryAfter(message.receiptHandle, 0);
-      }
-      await fixture.queue.retryAfter(a1.receiptHandle, 600);
       const next = await fixture.receive(10);
       expect(next.map((m) => JSON.parse(m.body))).toEqual(["b1"]);
     });

@@ -5,5 +5,7 @@ export type { ConsoleLogOptions, LogLevel } from "./console-log";
 export { consoleLog } from "./console-log";
 export type { Emulators, EmulatorsOptions } from "./emulators";
 export { startEmulators } from "./emulators";
+export type { Poller, PollerOptions, SqsEventHandler } from "./poller";
+export { startPoller } from "./poller";
 export type { LocalStack, LocalStackOptions } from "./stack";
 export { startLocalStack, unavailableSandbox } from "./stack";

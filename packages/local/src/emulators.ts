@@ -1,0 +1,93 @@
+/**
+ * The embedded emulators of local mode, in this process: dynalite for DynamoDB
+ * (LevelDB on disk, or memory) and fauxqs for SQS and S3 (SQLite on disk, or
+ * memory), each on a free port.
+ */
+import { mkdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import dynalite from "dynalite";
+import { startFauxqs } from "fauxqs";
+
+export interface EmulatorsOptions {
+  /** Where state lives across restarts (`dynamodb/`, `fauxqs/` inside); null keeps it in memory. */
+  dataDir: string | null;
+  /** The address dynalite listens on and the endpoints name (default 127.0.0.1). */
+  host?: string;
+}
+
+export interface Emulators {
+  endpoints: { dynamodb: string; sqs: string; s3: string };
+  region: string;
+  /** Fake credentials: the emulators accept any, the SDK signs with them. */
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** Stops both emulators and closes their connections and files. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts dynalite and fauxqs. Note that fauxqs always listens on all
+ * interfaces (0.0.0.0): `host` only names the endpoint.
+ *
+ * @example
+ * const emulators = await startEmulators({ dataDir: ".stackvm" });
+ * const clients = createAwsClients(emulators);
+ * // ...
+ * clients.destroy();
+ * await emulators.stop();
+ */
+export async function startEmulators(options: EmulatorsOptions): Promise<Emulators> {
+  const host = options.host ?? "127.0.0.1";
+  const dataDir = options.dataDir;
+  const dynamoDir = dataDir === null ? undefined : join(dataDir, "dynamodb");
+  const fauxqsDir = dataDir === null ? undefined : join(dataDir, "fauxqs");
+  if (dynamoDir) await mkdir(dynamoDir, { recursive: true });
+  if (fauxqsDir) await mkdir(fauxqsDir, { recursive: true });
+
+  // Tables are usable at once (dynalite keeps them CREATING for 500 ms by default).
+  const dynamo = dynalite({
+    ...(dynamoDir ? { path: dynamoDir } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  await new Promise<void>((resolve, reject) => {
+    dynamo.once("error", reject);
+    dynamo.listen(0, host, () => {
+      dynamo.off("error", reject);
+      resolve();
+    });
+  });
+  const stopDynamo = () =>
+    new Promise<void>((resolve, reject) => {
+      dynamo.close((error) => (error ? reject(error) : resolve()));
+      // Keep-alive sockets of SDK clients would hold close() open.
+      dynamo.closeAllConnections();
+    });
+
+  let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
+  try {
+    fauxqs = await startFauxqs({
+      port: 0,
+      logger: false,
+      ...(fauxqsDir ? { dataDir: fauxqsDir } : {}),
+    });
+  } catch (error) {
+    await stopDynamo();
+    throw error;
+  }
+
+  const sqsEndpoint = `http://${host}:${fauxqs.port}`;
+  return {
+    endpoints: {
+      dynamodb: `http://${host}:${(dynamo.address() as AddressInfo).port}`,
+      sqs: sqsEndpoint,
+      s3: sqsEndpoint,
+    },
+    region: "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    async stop() {
+      await Promise.all([stopDynamo(), fauxqs.stop()]);
+    },
+  };
+}
