@@ -1,7 +1,11 @@
-// placeholder: replaced by the entry file of its issue
-/** Lambda entry of the api function. A placeholder so that infra can name it; it fails if invoked. */
-export const handler = async (): Promise<never> => {
-  throw new Error(
-    "packages/functions/src/api.ts is a placeholder: its entry file is not written yet",
-  );
-};
+/**
+ * Lambda entry of the API: the Hono app behind a function URL with response
+ * streaming (the events endpoint streams Server-Sent Events; see infra/api.ts).
+ */
+import { createApp } from "@stackvm/api";
+import { streamHandle } from "hono/aws-lambda";
+import { awsRuntime } from "./aws-system";
+
+const runtime = awsRuntime();
+
+export const handler = streamHandle(createApp(runtime.system.api));

@@ -1,7 +1,16 @@
-// placeholder: replaced by the entry file of its issue
-/** Lambda entry of the dlq function. A placeholder so that infra can name it; it fails if invoked. */
-export const handler = async (): Promise<never> => {
-  throw new Error(
-    "packages/functions/src/dlq.ts is a placeholder: its entry file is not written yet",
-  );
-};
+/**
+ * Lambda entry of the DLQ consumer: a step that kept failing marks its branch
+ * `failed` with the reason, so that no branch stays `running`.
+ */
+import { systemClock } from "@stackvm/core";
+import { awsRuntime } from "./aws-system";
+import { createDlqHandler } from "./dlq-handler";
+
+const runtime = awsRuntime();
+
+export const handler = createDlqHandler({
+  store: runtime.system.store,
+  log: runtime.log,
+  clock: systemClock,
+  onTerminal: runtime.system.lifecycle.onTerminal,
+});

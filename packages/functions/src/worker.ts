@@ -1,7 +1,10 @@
-// placeholder: replaced by the entry file of its issue
-/** Lambda entry of the worker function. A placeholder so that infra can name it; it fails if invoked. */
-export const handler = async (): Promise<never> => {
-  throw new Error(
-    "packages/functions/src/worker.ts is a placeholder: its entry file is not written yet",
-  );
-};
+/**
+ * Lambda entry of the worker: one SQS message is one step; partial batch
+ * responses return only failed records to the queue.
+ */
+import { awsRuntime } from "./aws-system";
+import { createWorkerHandler } from "./worker-handler";
+
+const runtime = awsRuntime();
+
+export const handler = createWorkerHandler(runtime.system.step);

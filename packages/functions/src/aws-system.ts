@@ -1,0 +1,69 @@
+/**
+ * The system on AWS: configuration from the environment (read once per cold
+ * start), the AWS SDK clients with their default credential chain, Powertools'
+ * structured logger. Every entry file starts here.
+ */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { createAwsClients, DynamoItemStore, S3Blobs, SqsQueue } from "@stackvm/aws";
+import { type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
+import { loadConfig, type RuntimeConfig } from "./config";
+import { llmPort } from "./llm-port";
+import { createSystem, type System } from "./system";
+
+/** Powertools' logger behind the core's small `Log` interface. */
+export function powertoolsLog(logger: Logger): Log {
+  return {
+    debug: (m, e) => logger.debug(m, e ?? {}),
+    info: (m, e) => logger.info(m, e ?? {}),
+    warn: (m, e) => logger.warn(m, e ?? {}),
+    error: (m, e) => logger.error(m, e ?? {}),
+  };
+}
+
+const noSandbox: SandboxPort = {
+  async run() {
+    throw new StackVMError("step", "sandbox_unavailable", "STACKVM_SANDBOX_FUNCTION is not set");
+  },
+};
+
+export interface AwsRuntime {
+  config: RuntimeConfig;
+  logger: Logger;
+  log: Log;
+  system: System;
+}
+
+/** Builds the runtime; `sandbox` is given by the worker, the only function that invokes it. */
+export function awsRuntime(
+  env: Record<string, string | undefined> = process.env,
+  sandbox: (
+    config: RuntimeConfig,
+    clients: ReturnType<typeof createAwsClients>,
+  ) => SandboxPort = () => noSandbox,
+): AwsRuntime {
+  const config = loadConfig(env);
+  const logger = new Logger({ serviceName: "stackvm" });
+  const log = powertoolsLog(logger);
+  const clients = createAwsClients({ region: config.region });
+  const system = createSystem(
+    {
+      items: new DynamoItemStore(clients.doc, config.table),
+      blobs: new S3Blobs(clients.s3, config.bucket),
+      queue: new SqsQueue(clients.sqs, config.queueUrl),
+      clock: systemClock,
+      sandbox: sandbox(config, clients),
+      llm: llmPort(config.openai),
+    },
+    {
+      llm: config.llm,
+      log,
+      localMode: false,
+      adminKey: config.adminKey,
+      publicUrl: config.publicUrl,
+      maxPlanUpdates: config.maxPlanUpdates,
+      planRepairs: config.planRepairs,
+      maxBodyBytes: config.maxBodyBytes,
+    },
+  );
+  return { config, logger, log, system };
+}
