@@ -1,0 +1,124 @@
+/**
+ * Time-driven work: the tenants' schedules and the sweep of stalled branches.
+ *
+ * Tenants' schedules are EventBridge Scheduler schedules, one per job, that the
+ * API creates in one schedule group; each invokes the scheduler function with
+ * `{ tenant_id, schedule_id }` and the due time, through a role that only the
+ * Scheduler service can assume and that may only invoke that function and
+ * write to the schedules' DLQ. The API may manage schedules in that group and
+ * pass that role to the Scheduler service: nothing else.
+ */
+import { queue } from "./queue";
+import { table } from "./storage";
+
+/** The group that holds every tenant schedule of this stage. */
+export const scheduleGroup = new aws.scheduler.ScheduleGroup("Schedules", {
+  name: `${$app.name}-${$app.stage}-schedules`,
+});
+
+/** Starts each due run of a schedule once (it dedupes on schedule and due time). */
+export const scheduler = new sst.aws.Function("Scheduler", {
+  handler: "packages/functions/src/scheduler.handler",
+  timeout: "30 seconds",
+  memory: "512 MB",
+  link: [table, queue],
+  environment: {
+    STACKVM_TABLE: table.name,
+    STACKVM_QUEUE_URL: queue.url,
+  },
+});
+
+/** Invocations that EventBridge Scheduler gave up on, kept 14 days for inspection. */
+export const scheduleDeadLetterQueue = new sst.aws.Queue("SchedulesDlq", {
+  transform: {
+    queue: (args) => {
+      args.messageRetentionSeconds = 14 * 24 * 60 * 60;
+      return undefined;
+    },
+  },
+});
+
+const account = aws.getCallerIdentityOutput({}).accountId;
+
+/** The role EventBridge Scheduler assumes to invoke the scheduler function. */
+export const schedulerInvokeRole = new aws.iam.Role("SchedulesInvokeRole", {
+  assumeRolePolicy: $jsonStringify({
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { Service: "scheduler.amazonaws.com" },
+        Action: "sts:AssumeRole",
+        // Only this account's schedules may use it (confused deputy).
+        Condition: { StringEquals: { "aws:SourceAccount": account } },
+      },
+    ],
+  }),
+  inlinePolicies: [
+    {
+      name: "invoke-scheduler",
+      policy: $jsonStringify({
+        Version: "2012-10-17",
+        Statement: [
+          { Effect: "Allow", Action: "lambda:InvokeFunction", Resource: scheduler.arn },
+          { Effect: "Allow", Action: "sqs:SendMessage", Resource: scheduleDeadLetterQueue.arn },
+        ],
+      }),
+    },
+  ],
+});
+
+/** ARN pattern of the schedules in the group: `...:schedule/{group}/*`. */
+const schedulesInGroup = scheduleGroup.arn.apply(
+  (arn) => `${arn.replace(":schedule-group/", ":schedule/")}/*`,
+);
+
+/** What the API needs to manage the tenants' schedules, and only that. */
+export const scheduleManagementPermissions = [
+  {
+    actions: [
+      "scheduler:CreateSchedule",
+      "scheduler:UpdateSchedule",
+      "scheduler:DeleteSchedule",
+      "scheduler:GetSchedule",
+    ],
+    resources: [schedulesInGroup],
+  },
+  {
+    actions: ["iam:PassRole"],
+    resources: [schedulerInvokeRole.arn],
+    conditions: [
+      {
+        test: "StringEquals",
+        variable: "iam:PassedToService",
+        values: ["scheduler.amazonaws.com"],
+      },
+    ],
+  },
+];
+
+/** The environment the API reads to create schedules. */
+export const scheduleEnvironment = {
+  STACKVM_SCHEDULE_GROUP: scheduleGroup.name,
+  STACKVM_SCHEDULER_ROLE_ARN: schedulerInvokeRole.arn,
+  STACKVM_SCHEDULER_FUNCTION_ARN: scheduler.arn,
+  STACKVM_SCHEDULE_DLQ_ARN: scheduleDeadLetterQueue.arn,
+};
+
+/** How often stalled branches are looked for. */
+export const sweepSchedule = "rate(5 minutes)";
+
+/** Re-enqueues branches that are `running` but have not moved for longer than the step timeout. */
+export const sweep = new sst.aws.CronV2("Sweep", {
+  schedule: sweepSchedule,
+  function: {
+    handler: "packages/functions/src/sweep.handler",
+    timeout: "60 seconds",
+    memory: "512 MB",
+    link: [table, queue],
+    environment: {
+      STACKVM_TABLE: table.name,
+      STACKVM_QUEUE_URL: queue.url,
+    },
+  },
+});

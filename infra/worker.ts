@@ -1,0 +1,46 @@
+/**
+ * The consumers of the queues: the worker, which runs one step per message,
+ * and the DLQ consumer, which marks the branch of a message that kept failing
+ * as `failed` with the reason, so no branch is left `running`.
+ *
+ * Both return partial batch responses (`processPartialResponse`), so one bad
+ * message does not send its neighbours back to the queue.
+ */
+import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
+import { sandbox } from "./sandbox";
+import { llmEnvironment, llmSecrets } from "./secrets";
+import { bucket, table } from "./storage";
+
+/** The queue's subscription; its function is the worker. */
+export const workerSubscription = queue.subscribe(
+  {
+    handler: "packages/functions/src/worker.handler",
+    timeout: `${workerTimeoutSeconds} seconds`,
+    memory: "1024 MB",
+    link: [table, bucket, queue, sandbox, ...Object.values(llmSecrets)],
+    environment: {
+      STACKVM_TABLE: table.name,
+      STACKVM_BUCKET: bucket.name,
+      STACKVM_QUEUE_URL: queue.url,
+      STACKVM_SANDBOX_FUNCTION: sandbox.name,
+      ...llmEnvironment,
+    },
+  },
+  { batch: { size: 10, partialResponses: true } },
+);
+
+/** The DLQ's subscription. It may enqueue the failed task's outgoing webhook on the step queue. */
+export const deadLetterSubscription = deadLetterQueue.subscribe(
+  {
+    handler: "packages/functions/src/dlq.handler",
+    timeout: "60 seconds",
+    memory: "512 MB",
+    link: [table, queue],
+    environment: {
+      STACKVM_TABLE: table.name,
+      STACKVM_QUEUE_URL: queue.url,
+      STACKVM_DLQ_URL: deadLetterQueue.url,
+    },
+  },
+  { batch: { size: 10, partialResponses: true } },
+);

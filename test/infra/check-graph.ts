@@ -1,0 +1,480 @@
+/**
+ * The properties the deployed app must have, as checks over its resource
+ * graph. Each check returns the problems it found, in words that say what is
+ * wrong; an empty list means the graph is right. The resource-graph test runs
+ * them on the real graph, and on mutated graphs to prove each can fail.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { tableDefinition } from "../../packages/aws/src/table-definition";
+import {
+  allows,
+  byArn,
+  type FunctionView,
+  functions,
+  type InfraGraph,
+  ofType,
+  type Resource,
+  roleStatements,
+  statementsOf,
+} from "./infra-graph";
+
+/** The entry file of each function; fixed by the issues that write them. */
+export const handlers = {
+  api: "packages/functions/src/api.handler",
+  worker: "packages/functions/src/worker.handler",
+  sandbox: "packages/functions/src/sandbox.handler",
+  scheduler: "packages/functions/src/scheduler.handler",
+  sweep: "packages/functions/src/sweep.handler",
+  dlq: "packages/functions/src/dlq.handler",
+} as const;
+
+export type Role = keyof typeof handlers;
+
+/** Which function reads which secret, and under which environment name. */
+export const secretReaders: Record<string, { env: string; readers: Role[] }> = {
+  OpenaiApiKey: { env: "OPENAI_API_KEY", readers: ["worker"] },
+  OpenaiBaseUrl: { env: "OPENAI_BASE_URL", readers: ["worker"] },
+  LlmModel: { env: "LLM_MODEL", readers: ["worker"] },
+  ReasonLlmModel: { env: "REASON_LLM_MODEL", readers: ["worker"] },
+  EvalLlmModel: { env: "EVAL_LLM_MODEL", readers: ["worker"] },
+  AdminKey: { env: "STACKVM_ADMIN_KEY", readers: ["api"] },
+};
+
+/** The environment each entry file reads (secrets are checked apart). */
+export const requiredEnvironment: Record<Role, string[]> = {
+  api: [
+    "STACKVM_TABLE",
+    "STACKVM_BUCKET",
+    "STACKVM_QUEUE_URL",
+    "STACKVM_SCHEDULE_GROUP",
+    "STACKVM_SCHEDULER_ROLE_ARN",
+    "STACKVM_SCHEDULER_FUNCTION_ARN",
+    "STACKVM_SCHEDULE_DLQ_ARN",
+  ],
+  worker: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_SANDBOX_FUNCTION"],
+  sandbox: [],
+  scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL"],
+  sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL"],
+  dlq: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
+};
+
+/** The only policies the sandbox's role may hold: what Lambda needs to log and to join a VPC. */
+const sandboxManagedPolicies = [
+  "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+  "arn:aws:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole",
+];
+
+/** A named property check. */
+export type Check = (graph: InfraGraph, root: string) => string[];
+
+/** Finds the function of each role by its handler; problems when one is missing. */
+function byRole(graph: InfraGraph): Partial<Record<Role, FunctionView>> {
+  const views = functions(graph);
+  const result: Partial<Record<Role, FunctionView>> = {};
+  for (const [role, handler] of Object.entries(handlers) as [Role, string][]) {
+    const view = views.find((v) => v.build.handler === handler);
+    if (view) result[role] = view;
+  }
+  return result;
+}
+
+const trusts = (role: Resource | undefined) =>
+  role === undefined ? [] : statementsOf(role.inputs.assumeRolePolicy);
+
+function trustsOnly(role: Resource | undefined, service: string): boolean {
+  const statements = trusts(role);
+  return (
+    statements.length > 0 &&
+    statements.every(
+      (s) =>
+        s.effect === "Allow" &&
+        s.actions.every((a) => a === "sts:AssumeRole") &&
+        JSON.stringify(s.principal) === JSON.stringify({ Service: [service] }),
+    )
+  );
+}
+
+const queueByName = (graph: InfraGraph, logical: string) =>
+  ofType(graph, "aws:sqs/queue:Queue").find((q) => q.name === logical);
+
+const mappingsOf = (graph: InfraGraph, queue: Resource | undefined) =>
+  ofType(graph, "aws:lambda/eventSourceMapping:EventSourceMapping").filter(
+    (m) => queue !== undefined && m.inputs.eventSourceArn === queue.state.arn,
+  );
+
+/** Every check, by name. */
+export const checks: Record<string, Check> = {
+  handlers(graph, root) {
+    const problems: string[] = [];
+    for (const [role, handler] of Object.entries(handlers)) {
+      const count = graph.builds.filter((b) => b.handler === handler).length;
+      if (count !== 1)
+        problems.push(`the ${role} function (${handler}) is built ${count} times, not once`);
+    }
+    for (const build of graph.builds) {
+      const base = build.handler.replace(/\.[^./]+$/, "");
+      const found = [".ts", ".tsx", ".js", ".mjs"].some((ext) =>
+        existsSync(join(root, base + ext)),
+      );
+      if (!found) {
+        problems.push(
+          `function ${build.functionID}: handler "${build.handler}" names ${base}.ts, which does not exist`,
+        );
+      }
+    }
+    return problems;
+  },
+
+  functionTrust(graph) {
+    return functions(graph)
+      .filter((f) => !trustsOnly(f.role, "lambda.amazonaws.com"))
+      .map(
+        (f) =>
+          `function ${f.build.functionID}: its role must trust only lambda.amazonaws.com, but trusts ${JSON.stringify(trusts(f.role).map((s) => s.principal))}`,
+      );
+  },
+
+  queue(graph) {
+    const problems: string[] = [];
+    const queue = queueByName(graph, "StepsQueue");
+    const dlq = queueByName(graph, "StepsDlqQueue");
+    if (!queue || !dlq) return ["the step queue (Steps) or its DLQ (StepsDlq) is missing"];
+    if (queue.inputs.fifoQueue !== true) problems.push("the step queue must be FIFO");
+    if (dlq.inputs.fifoQueue !== true) problems.push("the DLQ of a FIFO queue must be FIFO");
+    const redrive = JSON.parse(String(queue.inputs.redrivePolicy ?? "{}")) as Record<
+      string,
+      unknown
+    >;
+    if (redrive.deadLetterTargetArn !== dlq.state.arn)
+      problems.push("the step queue does not redrive to its DLQ");
+    const receives = Number(redrive.maxReceiveCount);
+    if (!(receives >= 1 && receives <= 10)) {
+      problems.push(`the DLQ's receive count must be 1..10, is ${redrive.maxReceiveCount}`);
+    }
+    const worker = byRole(graph).worker;
+    const visibility = Number(queue.inputs.visibilityTimeoutSeconds);
+    const timeout = Number(worker?.lambda.inputs.timeout);
+    if (!(visibility >= timeout)) {
+      problems.push(
+        `the queue's visibility timeout (${visibility} s) is below the worker's timeout (${timeout} s)`,
+      );
+    }
+    return problems;
+  },
+
+  subscriptions(graph) {
+    const problems: string[] = [];
+    const roles = byRole(graph);
+    for (const [queueName, role] of [
+      ["StepsQueue", "worker"],
+      ["StepsDlqQueue", "dlq"],
+    ] as const) {
+      const mappings = mappingsOf(graph, queueByName(graph, queueName));
+      const fn = roles[role];
+      if (mappings.length !== 1) {
+        problems.push(`${queueName} must have exactly one subscriber, has ${mappings.length}`);
+        continue;
+      }
+      const mapping = mappings[0]!;
+      if (fn === undefined || mapping.inputs.functionName !== fn.lambda.state.arn) {
+        problems.push(`${queueName}'s subscriber is not the ${role} function (${handlers[role]})`);
+      }
+      if (
+        !((mapping.inputs.functionResponseTypes ?? []) as string[]).includes(
+          "ReportBatchItemFailures",
+        )
+      ) {
+        problems.push(`${queueName}'s subscriber does not report partial batch failures`);
+      }
+    }
+    return problems;
+  },
+
+  sandboxLockdown(graph) {
+    const sandbox = byRole(graph).sandbox;
+    if (!sandbox) return ["the sandbox function is missing"];
+    const problems: string[] = [];
+    const links = Object.keys(sandbox.build.links ?? {});
+    if (links.length > 0) problems.push(`the sandbox must link nothing, links ${links.join(", ")}`);
+    if (sandbox.build.dev !== false) problems.push("the sandbox must have dev: false");
+    const env = Object.keys(sandbox.environment);
+    if (env.length > 0)
+      problems.push(`the sandbox must have no environment, has ${env.join(", ")}`);
+    if (sandbox.statements.length > 0) {
+      problems.push(
+        `the sandbox's role must have no policy, allows ${sandbox.statements.flatMap((s) => s.actions).join(", ")}`,
+      );
+    }
+    const managed = asArray(sandbox.role?.inputs.managedPolicyArns).map(String);
+    const extra = managed.filter((arn) => !sandboxManagedPolicies.includes(arn));
+    if (extra.length > 0)
+      problems.push(`the sandbox's role must hold no other policy, holds ${extra.join(", ")}`);
+    const roleArn = sandbox.role?.state.arn;
+    const roleName = sandbox.role?.state.name;
+    for (const attached of graph.resources.filter((r) =>
+      [
+        "aws:iam/rolePolicy:RolePolicy",
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+      ].includes(r.type),
+    )) {
+      if (attached.inputs.role === roleArn || attached.inputs.role === roleName) {
+        problems.push(`the sandbox's role gets a policy from ${attached.name}`);
+      }
+    }
+    const vpc = sandbox.lambda.inputs.vpcConfig as
+      | { subnetIds?: string[]; securityGroupIds?: string[] }
+      | undefined;
+    const subnetIds = vpc?.subnetIds ?? [];
+    const groupIds = vpc?.securityGroupIds ?? [];
+    if (subnetIds.length === 0 || groupIds.length === 0)
+      problems.push("the sandbox must run in a VPC");
+    for (const id of groupIds) {
+      const group = graph.resources.find(
+        (r) => r.type === "aws:ec2/securityGroup:SecurityGroup" && r.id === id,
+      );
+      if (!group) problems.push(`the sandbox's security group ${id} is not defined by the app`);
+      else if (asArray(group.inputs.ingress).length + asArray(group.inputs.egress).length > 0) {
+        problems.push(`the sandbox's security group ${group.name} must have no rules`);
+      }
+    }
+    const outward = graph.resources.filter((r) =>
+      /^aws:ec2\/(internetGateway|natGateway|egressOnlyInternetGateway|route|vpcEndpoint|vpcPeeringConnection|transitGatewayVpcAttachment):/.test(
+        r.type,
+      ),
+    );
+    for (const r of outward)
+      problems.push(`the sandbox's network must have no way out, but ${r.name} (${r.type}) exists`);
+    for (const id of subnetIds) {
+      const subnet = graph.resources.find((r) => r.type === "aws:ec2/subnet:Subnet" && r.id === id);
+      if (!subnet) problems.push(`the sandbox's subnet ${id} is not defined by the app`);
+      else if (subnet.inputs.mapPublicIpOnLaunch !== false)
+        problems.push(`subnet ${subnet.name} must not map public IPs`);
+    }
+    return problems;
+  },
+
+  sandboxInvokers(graph) {
+    const roles = byRole(graph);
+    const arn = String(roles.sandbox?.lambda.state.arn);
+    const problems = functions(graph)
+      .filter(
+        (f) =>
+          f.build.functionID !== roles.worker?.build.functionID &&
+          f.statements.some((s) => allows(s, "lambda:InvokeFunction", arn)),
+      )
+      .map((f) => `only the worker may invoke the sandbox, but ${f.build.functionID} may too`);
+    if (!roles.worker?.statements.some((s) => allows(s, "lambda:InvokeFunction", arn))) {
+      problems.push("the worker may not invoke the sandbox");
+    }
+    for (const permission of ofType(graph, "aws:lambda/permission:Permission")) {
+      if (
+        permission.inputs.function === roles.sandbox?.lambda.state.name ||
+        permission.inputs.function === arn
+      ) {
+        problems.push(
+          `the sandbox must have no resource policy, but ${permission.name} lets ${permission.inputs.principal} invoke it`,
+        );
+      }
+    }
+    return problems;
+  },
+
+  secrets(graph) {
+    const problems: string[] = [];
+    const roles = byRole(graph);
+    for (const [secret, { env, readers }] of Object.entries(secretReaders)) {
+      for (const [role, fn] of Object.entries(roles) as [Role, FunctionView][]) {
+        const linked = secret in (fn.build.links ?? {});
+        const inEnv = env in fn.environment;
+        const reads = readers.includes(role);
+        if (reads && !(linked && inEnv))
+          problems.push(`the ${role} function must have ${secret} linked and as ${env}`);
+        if (!reads && (linked || inEnv))
+          problems.push(`the ${role} function must not get ${secret} (${env})`);
+      }
+    }
+    return problems;
+  },
+
+  environment(graph) {
+    const problems: string[] = [];
+    for (const [role, fn] of Object.entries(byRole(graph)) as [Role, FunctionView][]) {
+      for (const name of requiredEnvironment[role]) {
+        if (!fn.environment[name]) problems.push(`the ${role} function lacks ${name}`);
+      }
+    }
+    return problems;
+  },
+
+  schedulePermissions(graph) {
+    const roles = byRole(graph);
+    const api = roles.api;
+    if (!api || !roles.scheduler) return ["the api or the scheduler function is missing"];
+    const problems: string[] = [];
+    const group = ofType(graph, "aws:scheduler/scheduleGroup:ScheduleGroup").find(
+      (g) => g.state.name === api.environment.STACKVM_SCHEDULE_GROUP,
+    );
+    if (!group) return ["STACKVM_SCHEDULE_GROUP names no schedule group of the app"];
+    const inGroup = `${String(group.state.arn).replace(":schedule-group/", ":schedule/")}/*`;
+    const invokeRole = byArn(graph, api.environment.STACKVM_SCHEDULER_ROLE_ARN);
+    if (!trustsOnly(invokeRole, "scheduler.amazonaws.com"))
+      problems.push("the schedules' role must trust only scheduler.amazonaws.com");
+    for (const fn of functions(graph)) {
+      const isApi = fn.build.functionID === api.build.functionID;
+      for (const s of fn.statements) {
+        if (
+          s.actions.some((a) => a.startsWith("scheduler:")) &&
+          !(isApi && s.resources.every((r) => r === inGroup))
+        ) {
+          problems.push(
+            `${fn.build.functionID} may manage schedules on ${s.resources.join(", ")}; only the api, only in ${inGroup}`,
+          );
+        }
+        if (s.actions.some((a) => a === "iam:PassRole" || a === "iam:*" || a === "*")) {
+          const scoped =
+            isApi &&
+            s.resources.every((r) => r === invokeRole?.state.arn) &&
+            JSON.stringify(s.condition) ===
+              JSON.stringify({
+                StringEquals: { "iam:PassedToService": ["scheduler.amazonaws.com"] },
+              });
+          if (!scoped)
+            problems.push(
+              `${fn.build.functionID} may pass roles beyond the schedules' role to the Scheduler`,
+            );
+        }
+      }
+    }
+    if (api.environment.STACKVM_SCHEDULER_FUNCTION_ARN !== roles.scheduler.lambda.state.arn) {
+      problems.push("STACKVM_SCHEDULER_FUNCTION_ARN is not the scheduler function");
+    }
+    const invokeStatements = invokeRole ? roleStatements(invokeRole) : [];
+    const allowed = [
+      { action: "lambda:InvokeFunction", arn: roles.scheduler.lambda.state.arn },
+      { action: "sqs:SendMessage", arn: api.environment.STACKVM_SCHEDULE_DLQ_ARN },
+    ];
+    for (const s of invokeStatements) {
+      const ok = allowed.some(
+        (a) => s.actions.every((x) => x === a.action) && s.resources.every((r) => r === a.arn),
+      );
+      if (!ok)
+        problems.push(
+          `the schedules' role may do more than invoke the scheduler: ${s.actions.join(", ")} on ${s.resources.join(", ")}`,
+        );
+    }
+    return problems;
+  },
+
+  sweep(graph) {
+    const sweep = byRole(graph).sweep;
+    const schedules = ofType(graph, "aws:scheduler/schedule:Schedule").filter(
+      (s) => (s.inputs.target as { arn?: string } | undefined)?.arn === sweep?.lambda.state.arn,
+    );
+    if (!sweep || schedules.length !== 1)
+      return ["exactly one schedule must invoke the sweep function"];
+    const schedule = schedules[0]!;
+    const problems: string[] = [];
+    const every = /^rate\((\d+) minutes?\)$/.exec(String(schedule.inputs.scheduleExpression));
+    if (!every || Number(every[1]) > 15) {
+      problems.push(
+        `the sweep must run every few minutes, runs on ${schedule.inputs.scheduleExpression}`,
+      );
+    }
+    if (schedule.inputs.state !== "ENABLED") problems.push("the sweep's schedule is disabled");
+    const role = byArn(graph, (schedule.inputs.target as { roleArn?: string }).roleArn);
+    if (!trustsOnly(role, "scheduler.amazonaws.com"))
+      problems.push("the sweep's role must trust only scheduler.amazonaws.com");
+    return problems;
+  },
+
+  table(graph) {
+    const tables = ofType(graph, "aws:dynamodb/table:Table");
+    if (tables.length !== 1) return [`the app must have one table, has ${tables.length}`];
+    const t = tables[0]!.inputs;
+    const problems: string[] = [];
+    const same = (what: string, actual: unknown, expected: unknown) => {
+      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+        problems.push(
+          `the table's ${what} is ${JSON.stringify(actual)}, tableDefinition says ${JSON.stringify(expected)}`,
+        );
+      }
+    };
+    same("hash key", t.hashKey, tableDefinition.hashKey);
+    same("range key", t.rangeKey, tableDefinition.rangeKey);
+    same("attributes", t.attributes, tableDefinition.attributes);
+    same("billing mode", t.billingMode, tableDefinition.billingMode);
+    same("TTL", t.ttl, { attributeName: tableDefinition.ttlAttribute, enabled: true });
+    same(
+      "indexes",
+      t.globalSecondaryIndexes,
+      tableDefinition.globalIndexes.map((i) => ({
+        hashKey: i.hashKey,
+        name: i.name,
+        projectionType: "ALL",
+        rangeKey: i.rangeKey,
+      })),
+    );
+    return problems;
+  },
+
+  bucket(graph) {
+    const problems: string[] = [];
+    const rules = ofType(
+      graph,
+      "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+    ).flatMap(
+      (l) =>
+        (l.inputs.rules ?? []) as {
+          filter?: { prefix?: string };
+          expiration?: { days?: number };
+          status?: string;
+        }[],
+    );
+    if (
+      !rules.some(
+        (r) =>
+          r.filter?.prefix === "tmp/" && (r.expiration?.days ?? 0) > 0 && r.status === "Enabled",
+      )
+    ) {
+      problems.push("the bucket must expire objects under tmp/");
+    }
+    const block = ofType(graph, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")[0]
+      ?.inputs;
+    if (
+      !block ||
+      !["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"].every(
+        (k) => block[k] === true,
+      )
+    ) {
+      problems.push("the bucket must block public access");
+    }
+    return problems;
+  },
+
+  apiUrl(graph) {
+    const api = byRole(graph).api;
+    const url = ofType(graph, "aws:lambda/functionUrl:FunctionUrl").find(
+      (u) => u.inputs.functionName === api?.lambda.state.name,
+    );
+    const problems: string[] = [];
+    if (!url) return ["the api function has no URL"];
+    if (url.inputs.invokeMode !== "RESPONSE_STREAM")
+      problems.push("the api's URL must stream responses (SSE)");
+    if (typeof graph.outputs.api !== "string" || !graph.outputs.api.startsWith("https://")) {
+      problems.push(`the app must output the API's URL, outputs ${JSON.stringify(graph.outputs)}`);
+    }
+    return problems;
+  },
+};
+
+function asArray(value: unknown): unknown[] {
+  return value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** Runs every check; the problems, each prefixed with its check's name. */
+export function checkGraph(graph: InfraGraph, root: string): string[] {
+  return Object.entries(checks).flatMap(([name, check]) =>
+    check(graph, root).map((problem) => `${name}: ${problem}`),
+  );
+}

@@ -1,0 +1,304 @@
+/**
+ * The app's AWS resources, evaluated offline with SST's real components under
+ * Pulumi's mocks (see sst-harness.ts), checked against the properties the
+ * design asks for (check-graph.ts). Each check is also shown to fail: on a
+ * graph mutated by hand, and for two mistakes, on the graph SST makes from a
+ * mutated configuration.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { checkGraph, checks, handlers } from "./check-graph";
+import { functions, type InfraGraph, named, ofType, type Resource } from "./infra-graph";
+import { evaluateInfra, projectRoot } from "./sst-harness";
+
+let graph: InfraGraph;
+
+beforeAll(async () => {
+  graph = await evaluateInfra();
+});
+
+/** A copy of the graph, changed by `mutate`. */
+function mutated(mutate: (g: InfraGraph) => void): InfraGraph {
+  const copy = structuredClone(graph);
+  mutate(copy);
+  return copy;
+}
+
+const fnOf = (g: InfraGraph, handler: string) => {
+  const view = functions(g).find((f) => f.build.handler === handler);
+  if (!view) throw new Error(`no function with handler ${handler}`);
+  return view;
+};
+
+const mustFind = (resource: Resource | undefined): Resource => {
+  if (!resource) throw new Error("resource not in the graph");
+  return resource;
+};
+
+describe("the app's resource graph", () => {
+  it.each(Object.keys(checks))("passes the %s check", (name) => {
+    expect(checks[name]?.(graph, projectRoot)).toEqual([]);
+  });
+
+  it("builds the six functions, each once, from their entry files", () => {
+    expect(graph.builds.map((b) => b.handler).sort()).toEqual(Object.values(handlers).sort());
+  });
+
+  it("gives the sandbox a role that trusts only Lambda and holds only Lambda's service policies", () => {
+    const sandbox = fnOf(graph, handlers.sandbox);
+    expect(JSON.parse(String(sandbox.role?.inputs.assumeRolePolicy))).toEqual({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { Service: "lambda.amazonaws.com" },
+          Action: "sts:AssumeRole",
+        },
+      ],
+    });
+    expect(sandbox.statements).toEqual([]);
+    expect(sandbox.lambda.inputs.environment).toBeUndefined();
+  });
+
+  it("strips SST_KEY from the sandbox only", () => {
+    const withKey = functions(graph).filter((f) => "SST_KEY" in f.environment);
+    expect(withKey.map((f) => f.build.handler).sort()).toEqual(
+      Object.values(handlers)
+        .filter((h) => h !== handlers.sandbox)
+        .sort(),
+    );
+  });
+
+  it("outputs the API's URL and the console under it", () => {
+    expect(graph.outputs.api).toMatch(/^https:\/\/.+\.lambda-url\./);
+    expect(graph.outputs.console).toBe(`${graph.outputs.api}ui`);
+  });
+});
+
+describe("checkGraph on a mutated graph", () => {
+  const bucketArn = () => String(mustFind(ofType(graph, "aws:s3/bucket:Bucket")[0]).state.arn);
+
+  it.each<[string, string, (g: InfraGraph) => void]>([
+    [
+      "the bucket linked to the sandbox",
+      "sandboxLockdown",
+      (g) => {
+        const sandbox = fnOf(g, handlers.sandbox);
+        sandbox.build.links = { Blobs: { name: "blobs" } };
+        sandbox.role!.inputs.inlinePolicies = [
+          {
+            name: "inline",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: ["s3:*"], Resource: [bucketArn()] }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "SST_KEY left in the sandbox",
+      "sandboxLockdown",
+      (g) => {
+        fnOf(g, handlers.sandbox).lambda.inputs.environment = { variables: { SST_KEY: "k" } };
+      },
+    ],
+    [
+      "an egress rule on the sandbox's security group",
+      "sandboxLockdown",
+      (g) => {
+        mustFind(
+          named(g, "aws:ec2/securityGroup:SecurityGroup", "SandboxSecurityGroup"),
+        ).inputs.egress = [{ protocol: "-1", fromPort: 0, toPort: 0, cidrBlocks: ["0.0.0.0/0"] }];
+      },
+    ],
+    [
+      "an internet gateway",
+      "sandboxLockdown",
+      (g) => {
+        g.resources.push({
+          type: "aws:ec2/internetGateway:InternetGateway",
+          name: "SandboxIgw",
+          id: "igw",
+          inputs: {},
+          state: {},
+        });
+      },
+    ],
+    [
+      "an extra managed policy on the sandbox's role",
+      "sandboxLockdown",
+      (g) => {
+        const role = fnOf(g, handlers.sandbox).role!;
+        role.inputs.managedPolicyArns = [
+          ...(role.inputs.managedPolicyArns as string[]),
+          "arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess",
+        ];
+      },
+    ],
+    [
+      "the sandbox run by sst dev",
+      "sandboxLockdown",
+      (g) => {
+        fnOf(g, handlers.sandbox).build.dev = true;
+      },
+    ],
+    [
+      "a resource policy that lets anyone invoke the sandbox",
+      "sandboxInvokers",
+      (g) => {
+        g.resources.push({
+          type: "aws:lambda/permission:Permission",
+          name: "SandboxPublic",
+          id: "p",
+          inputs: { function: fnOf(g, handlers.sandbox).lambda.state.name, principal: "*" },
+          state: {},
+        });
+      },
+    ],
+    [
+      "the api allowed to invoke every function",
+      "sandboxInvokers",
+      (g) => {
+        const role = fnOf(g, handlers.api).role!;
+        role.inputs.inlinePolicies = [
+          {
+            name: "wide",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: "lambda:*", Resource: "*" }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "a handler path that does not exist",
+      "handlers",
+      (g) => {
+        fnOf(g, handlers.scheduler).build.handler = "packages/functions/src/no-such-file.handler";
+      },
+    ],
+    [
+      "a role that also trusts the account",
+      "functionTrust",
+      (g) => {
+        fnOf(g, handlers.worker).role!.inputs.assumeRolePolicy = JSON.stringify({
+          Statement: [
+            {
+              Effect: "Allow",
+              Principal: { Service: "lambda.amazonaws.com", AWS: "arn:aws:iam::123456789012:root" },
+              Action: "sts:AssumeRole",
+            },
+          ],
+        });
+      },
+    ],
+    [
+      "a visibility timeout below the worker's timeout",
+      "queue",
+      (g) => {
+        mustFind(named(g, "aws:sqs/queue:Queue", "StepsQueue")).inputs.visibilityTimeoutSeconds =
+          30;
+      },
+    ],
+    [
+      "a queue without a DLQ",
+      "queue",
+      (g) => {
+        delete mustFind(named(g, "aws:sqs/queue:Queue", "StepsQueue")).inputs.redrivePolicy;
+      },
+    ],
+    [
+      "a worker without partial batch responses",
+      "subscriptions",
+      (g) => {
+        const mapping = ofType(g, "aws:lambda/eventSourceMapping:EventSourceMapping").find(
+          (m) => m.inputs.functionName === fnOf(g, handlers.worker).lambda.state.arn,
+        );
+        mustFind(mapping).inputs.functionResponseTypes = [];
+      },
+    ],
+    [
+      "the admin key given to the worker",
+      "secrets",
+      (g) => {
+        fnOf(g, handlers.worker).environment.STACKVM_ADMIN_KEY = "k";
+      },
+    ],
+    [
+      "the OpenAI key not linked to the worker",
+      "secrets",
+      (g) => {
+        delete fnOf(g, handlers.worker).build.links.OpenaiApiKey;
+      },
+    ],
+    [
+      "schedule management beyond the group",
+      "schedulePermissions",
+      (g) => {
+        fnOf(g, handlers.api).role!.inputs.inlinePolicies = [
+          {
+            name: "wide",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: "scheduler:*", Resource: "*" }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "a sweep every hour",
+      "sweep",
+      (g) => {
+        mustFind(
+          named(g, "aws:scheduler/schedule:Schedule", "SweepSchedule"),
+        ).inputs.scheduleExpression = "rate(60 minutes)";
+      },
+    ],
+    [
+      "a table without TTL",
+      "table",
+      (g) => {
+        delete mustFind(ofType(g, "aws:dynamodb/table:Table")[0]).inputs.ttl;
+      },
+    ],
+    [
+      "an api URL that buffers",
+      "apiUrl",
+      (g) => {
+        mustFind(ofType(g, "aws:lambda/functionUrl:FunctionUrl")[0]).inputs.invokeMode = "BUFFERED";
+      },
+    ],
+  ])("fails on %s (%s)", (_what, check, mutate) => {
+    const broken = mutated(mutate);
+    expect(checks[check]?.(broken, projectRoot)).not.toEqual([]);
+    expect(checkGraph(broken, projectRoot).some((p) => p.startsWith(`${check}: `))).toBe(true);
+  });
+});
+
+describe("checkGraph on the graph SST makes from a mutated configuration", () => {
+  it("fails the sandbox lockdown when the bucket is linked to the sandbox", async () => {
+    const linked = await evaluateInfra({
+      async before({ sst, $transform, importProject }) {
+        const { bucket } = await importProject("infra/storage.ts");
+        $transform(sst.aws.Function, (args, _opts, name) => {
+          if (name === "Sandbox") args.link = [bucket];
+        });
+      },
+    });
+    const problems = checks.sandboxLockdown?.(linked, projectRoot) ?? [];
+    expect(problems).toContain("the sandbox must link nothing, links Blobs");
+    expect(problems.some((p) => p.includes("s3:*"))).toBe(true);
+  });
+
+  it("fails the handlers check when a handler path does not exist", async () => {
+    const missing = await evaluateInfra({
+      before({ sst, $transform }) {
+        $transform(sst.aws.Function, (args, _opts, name) => {
+          if (name === "Scheduler") args.handler = "packages/functions/src/no-such-file.handler";
+        });
+      },
+    });
+    expect(checks.handlers?.(missing, projectRoot)).toContain(
+      'function Scheduler: handler "packages/functions/src/no-such-file.handler" names packages/functions/src/no-such-file.ts, which does not exist',
+    );
+  });
+});
