@@ -155,6 +155,17 @@ export function itemStoreSuite(name: string, open: () => Promise<ItemStoreFixtur
         );
       });
 
+      it("refuses a map or a list in equals and in a filter", async () => {
+        const pk = partition();
+        await store.put({ pk, sk: "A", m: { a: 1 }, l: [1] });
+        expect(
+          (await rejection(store.put({ pk, sk: "A" }, { equals: { m: { a: 1 } } }))).message,
+        ).toMatch(/takes a string/);
+        expect((await rejection(store.query({ pk, filter: { l: [1] } }))).message).toMatch(
+          /takes a string/,
+        );
+      });
+
       it("deletes only when the condition holds", async () => {
         const pk = partition();
         await store.put({ pk, sk: "A", v: 1 });
@@ -213,6 +224,23 @@ export function itemStoreSuite(name: string, open: () => Promise<ItemStoreFixtur
           expect(error.kind).not.toBe("conflict");
         }
         expect(await store.get({ pk, sk: "A" })).toEqual({ pk, sk: "A", scalar: 1 });
+      });
+
+      it("refuses a remove through a missing map, without a conflict", async () => {
+        const pk = partition();
+        await store.put({ pk, sk: "A", scalar: 1 });
+        const error = await rejection(store.update({ pk, sk: "A" }, { remove: [["vars", "x"]] }));
+        expect(error.kind).not.toBe("conflict");
+        expect(error.message).toMatch(/map/);
+      });
+
+      it("refuses an empty or non-string index key (dynalite would take an empty one)", async () => {
+        const pk = partition();
+        for (const gsi1pk of ["", 7]) {
+          expect(
+            (await rejection(store.put({ pk, sk: "A", gsi1pk, gsi1sk: "x" }))).message,
+          ).toMatch(/gsi1pk/);
+        }
       });
 
       it("handles attribute names with odd characters and reserved words", async () => {

@@ -71,6 +71,27 @@ export function checkCondition(condition: Condition | undefined): void {
   ]) {
     if (name.length === 0) throw new TypeError("condition attribute names must not be empty");
   }
+  checkScalars("condition 'equals'", condition.equals);
+}
+
+/**
+ * Equality tests take strings, numbers, booleans or null: dynalite never finds
+ * a map or a list equal (DynamoDB does), so such a test would pass in one place
+ * and fail in another.
+ */
+function checkScalars(where: string, values: Record<string, unknown> | undefined): void {
+  for (const [name, value] of Object.entries(values ?? {})) {
+    const ok =
+      value === null ||
+      typeof value === "string" ||
+      typeof value === "boolean" ||
+      (typeof value === "number" && Number.isFinite(value));
+    if (!ok) {
+      throw new TypeError(
+        `${where} on '${name}' takes a string, a finite number, a boolean or null; compare a map or a list through one of its scalar attributes`,
+      );
+    }
+  }
 }
 
 /**
@@ -134,6 +155,7 @@ export function checkQuery(query: Query): void {
       );
     }
   }
+  checkScalars("query 'filter'", query.filter);
   const keys = query.index === "gsi1" ? INDEX_KEYS : TABLE_KEYS;
   for (const name of Object.keys(query.filter ?? {})) {
     if ((keys as readonly string[]).includes(name)) {

@@ -21,6 +21,7 @@ export type Item = ItemKey & { [attribute: string]: unknown };
  *   `ttl` attribute, in epoch seconds, is below that number).
  * - `exists: true`: an item has this key.
  * - `equals`: each top-level attribute equals the value (`null` means absent or null).
+ *   Values are strings, numbers, booleans or null (the emulator cannot compare maps).
  * - `below`: each numeric top-level attribute is absent or strictly below the number.
  */
 export interface Condition {
@@ -52,17 +53,21 @@ export interface Query {
   between?: [string, string];
   /** Newest (largest sort key) first. */
   descending?: boolean;
+  /** The most items to return, counted after `filter`. */
   limit?: number;
   /** Opaque cursor from a previous answer. */
   cursor?: string | null;
-  /** Keep only items whose top-level attributes equal these values. */
+  /** Keep only items whose top-level attributes equal these values (scalars; `null` means absent or null). */
   filter?: Record<string, unknown>;
 }
 
 /** A page of a query. */
 export interface QueryPage {
   items: Item[];
-  /** Pass back as `cursor` to read on; null at the end. */
+  /**
+   * Pass back as `cursor` to read on; null at the end. As with DynamoDB, a page
+   * that reached `limit` may carry a cursor to an empty page.
+   */
   cursor: string | null;
 }
 

@@ -21,7 +21,8 @@ export interface Queue {
   send(body: unknown, options: QueueSendOptions): Promise<void>;
   /**
    * Makes a received message visible again after `seconds` (used to honour
-   * `Retry-After`): the consumer then reports it as failed.
+   * `Retry-After`): the consumer then reports it as failed. Rounded up to whole
+   * seconds and cut to SQS's 12 hours; the group waits meanwhile.
    */
   retryAfter(receiptHandle: string, seconds: number): Promise<void>;
 }
