@@ -3,7 +3,7 @@
  * promotion, diffs and templates.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { Branch, BranchName, Commit, Diff, ForkInput, State, Task } from "@stackvm/core";
+import { Branch, Commit, Diff, ForkInput, State, Task } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import {
   bearer,
@@ -17,7 +17,10 @@ import {
 } from "../schemas";
 
 const BranchParams = TaskIdParam.extend({
-  name: BranchName.openapi({ param: { name: "name", in: "path" } }),
+  name: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,64}$/)
+    .openapi({ param: { name: "name", in: "path" } }),
 });
 const CommitParams = TaskIdParam.extend({
   commit_id: z

@@ -2,7 +2,6 @@
  * `/v1/keys` (a tenant's own keys) and `/v1/admin/tenants/{tenant}/keys` (operator).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { TenantId } from "@stackvm/core";
 import { requireOperator } from "../auth";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json, jsonBody } from "../schemas";
@@ -71,7 +70,12 @@ export function registerKeyRoutes(app: ApiApp): void {
       description: "Needs `STACKVM_ADMIN_KEY` as the bearer; creates the tenant if new.",
       security: bearer,
       request: {
-        params: z.object({ tenant: TenantId.openapi({ param: { name: "tenant", in: "path" } }) }),
+        params: z.object({
+          tenant: z
+            .string()
+            .regex(/^[a-z0-9-]{1,40}$/)
+            .openapi({ param: { name: "tenant", in: "path" } }),
+        }),
         ...jsonBody(KeyInput),
       },
       responses: { 201: json(NewKey, "The new key"), ...commonErrors, ...forbiddenError },

@@ -2,12 +2,15 @@
  * `/v1/namespaces` and `/v1/tools`: what tasks may use.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describeTool, Namespace, NamespaceInput, NamespaceName } from "@stackvm/core";
+import { describeTool, Namespace, NamespaceInput } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
 
 const NameParam = z.object({
-  name: NamespaceName.openapi({ param: { name: "name", in: "path" } }),
+  name: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,64}$/)
+    .openapi({ param: { name: "name", in: "path" } }),
 });
 
 const ToolInfo = z
