@@ -146,6 +146,7 @@ export {
   SandboxRequest,
   SandboxResponse,
   sandboxError,
+  sandboxFailure,
 } from "./sandbox/protocol";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";

@@ -1,0 +1,129 @@
+/**
+ * The child process that runs one Python program in Pyodide. Node runs this file
+ * directly (type stripping) under its permission model, so it imports only Node's
+ * built-ins and Pyodide (by absolute path), and nothing here is trusted to hold:
+ * Pyodide's `js` module reaches this process's globals by design. The boundary is
+ * the process itself: an empty environment, read access to the Pyodide files
+ * only, no child processes or workers, an OS data limit, no network, and a
+ * SIGKILL of its process group at the deadline (see `python-engine.ts`).
+ *
+ * Modes:
+ * - `snapshot <pyodideDir> <file>`: boot Pyodide and save a memory snapshot (run
+ *   by the engine once, with no user code, and the only mode allowed to write).
+ * - `run <pyodideDir> [snapshot]`: boot (from the snapshot when given), print
+ *   `{"t":"ready"}`, read one request line, run it, print `{"t":"done"}`, exit.
+ *
+ * Protocol on stdout: one JSON object a line: `ready`, `out`/`err` chunks of the
+ * program's output, `done` with the driver's answer.
+ */
+import { constants, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// Pyodide's Node file system glue reads open flags from process.binding, which the
+// permission model forbids; the constants are the same as node:fs exports.
+(process as unknown as { binding: (name: string) => unknown }).binding = (name: string) => {
+  if (name === "constants") return { fs: constants };
+  throw new Error(`process.binding('${name}') is not available in the sandbox`);
+};
+
+interface ChildRequest {
+  driver: string;
+  request: string;
+  outputBytes: number;
+}
+
+const [mode, pyodideDir, snapshotPath] = process.argv.slice(2);
+if (!mode || !pyodideDir)
+  throw new Error("usage: pyodide-child.ts snapshot|run <pyodideDir> [snapshot]");
+
+function send(message: Record<string, unknown>): void {
+  const bytes = Buffer.from(`${JSON.stringify(message)}\n`);
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(1, bytes, offset);
+    } catch (error) {
+      // A full non-blocking pipe: wait a moment for the engine to read.
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+function readLine(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (chunk: string) => {
+      text += chunk;
+      const end = text.indexOf("\n");
+      if (end >= 0) {
+        process.stdin.pause();
+        resolve(text.slice(0, end));
+      }
+    });
+    process.stdin.on("end", () => reject(new Error("stdin closed before a request")));
+  });
+}
+
+const { loadPyodide } = (await import(pathToFileURL(join(pyodideDir, "pyodide.mjs")).href)) as {
+  // biome-ignore lint/suspicious/noExplicitAny: Pyodide's API is used through a handful of calls
+  loadPyodide: (options: Record<string, unknown>) => Promise<any>;
+};
+const quiet = () => {};
+
+if (mode === "snapshot") {
+  if (!snapshotPath) throw new Error("snapshot mode needs a file");
+  const pyodide = await loadPyodide({
+    indexURL: pyodideDir,
+    jsglobals: {},
+    env: {},
+    stdout: quiet,
+    stderr: quiet,
+    _makeSnapshot: true,
+  });
+  pyodide.runPython("import base64, json, os, sys, traceback\nimport pyodide.code");
+  writeFileSync(snapshotPath, pyodide.makeMemorySnapshot());
+  process.exit(0);
+}
+
+const pyodide = await loadPyodide({
+  indexURL: pyodideDir,
+  // The `js` module sees an empty object, not this process's globals (a courtesy,
+  // not a boundary: JS objects still reach their constructors).
+  jsglobals: {},
+  env: {},
+  stdout: quiet,
+  stderr: quiet,
+  ...(snapshotPath ? { _loadSnapshot: readFileSync(snapshotPath) } : {}),
+});
+send({ t: "ready" });
+const line = await readLine();
+const { driver, request, outputBytes } = JSON.parse(line) as ChildRequest;
+
+let outputLeft = outputBytes;
+const decoders = { out: new TextDecoder(), err: new TextDecoder() };
+function writer(stream: "out" | "err") {
+  return {
+    write(bytes: Uint8Array): number {
+      if (bytes.length > outputLeft) {
+        // Past the limit: hand over what fits and stop here; the engine checks again.
+        send({ t: stream, s: decoders[stream].decode(bytes.subarray(0, outputLeft)) });
+        send({ t: "done", overflow: true });
+        process.exit(0);
+      }
+      outputLeft -= bytes.length;
+      send({ t: stream, s: decoders[stream].decode(bytes, { stream: true }) });
+      return bytes.length;
+    },
+  };
+}
+pyodide.setStdout(writer("out"));
+pyodide.setStderr(writer("err"));
+
+pyodide.runPython(driver);
+const run = pyodide.globals.get("stackvm_run");
+const answer: string = await run(request);
+send({ t: "done", answer });
+process.exit(0);
