@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Plan } from "./plan/schema";
+import { SandboxLimitsRequest } from "./sandbox/protocol";
 
 export const Status = z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled"]);
 export type Status = z.infer<typeof Status>;
@@ -141,5 +142,7 @@ export const NamespaceConfig = z.object({
   description: z.string().default(""),
   /** Names of the namespace's code tools (allowed without being listed). */
   code_tools: z.array(z.string()).default([]),
+  /** Lower sandbox limits for the namespace's code; the sandbox function's own ceiling still caps them. */
+  sandbox_limits: SandboxLimitsRequest.optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;
