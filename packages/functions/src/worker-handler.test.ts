@@ -1,0 +1,88 @@
+import { CreateTaskInput, runStep } from "@stackvm/core";
+import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { memorySystem } from "../../core/src/testing/memory-system";
+import { createWorkerHandler } from "./worker-handler";
+
+const context = { functionName: "worker", getRemainingTimeInMillis: () => 60_000 } as Context;
+
+function record(body: unknown, id: string, group: string): SQSRecord {
+  return {
+    messageId: id,
+    receiptHandle: `rh-${id}`,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    attributes: {
+      ApproximateReceiveCount: "1",
+      SentTimestamp: "0",
+      SenderId: "test",
+      ApproximateFirstReceiveTimestamp: "0",
+      MessageGroupId: group,
+    },
+    messageAttributes: {},
+    md5OfBody: "",
+    eventSource: "aws:sqs",
+    eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:steps.fifo",
+    awsRegion: "us-east-1",
+  };
+}
+
+const plan = [
+  { seq_no: 0, type: "assign", parameters: { x: 1 } },
+  { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
+];
+
+describe("createWorkerHandler", () => {
+  it("reports only the record that failed and does not redo the others", async () => {
+    const sys = memorySystem();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+      ids.push(task.task_id);
+    }
+    const messages = (await sys.queue.receive(10)).map((m) => JSON.parse(m.body));
+    expect(messages).toHaveLength(3);
+    let calls = 0;
+    const failing = ids[1]!;
+    const handler = createWorkerHandler({
+      ...sys.step,
+      planner: sys.step.planner,
+      // The second task's store read throws, as a crashing dependency would.
+      store: new Proxy(sys.step.store, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver);
+          if (prop !== "getBranch") return typeof value === "function" ? value.bind(target) : value;
+          return async (tenant: string, taskId: string, name: string) => {
+            calls++;
+            if (taskId === failing) throw new Error("store unavailable");
+            return target.getBranch(tenant, taskId, name);
+          };
+        },
+      }),
+    });
+    const event: SQSEvent = {
+      Records: messages.map((m, i) => record(m, `m${i}`, `${m.tenant_id}:${m.task_id}:main`)),
+    };
+    const result = await handler(event, context);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
+    expect(calls).toBe(3);
+    for (const id of [ids[0]!, ids[2]!]) {
+      const branch = await sys.store.getBranch("acme", id, "main");
+      expect(branch!.depth).toBe(0);
+      // Running the same message again writes no second commit (it only re-enqueues the next step).
+      const again = await runStep(sys.step, messages[ids.indexOf(id)]);
+      expect(again.outcome).toBe("resumed");
+      expect((await sys.store.getBranch("acme", id, "main"))!.depth).toBe(0);
+    }
+    expect((await sys.store.getBranch("acme", failing, "main"))!.head).toBeNull();
+  });
+
+  it("drops a message that is not a step message instead of retrying it forever", async () => {
+    const sys = memorySystem();
+    const handler = createWorkerHandler(sys.step);
+    const result = await handler(
+      { Records: [record("not json", "a", "g"), record({ v: 2, task_id: "x" }, "b", "g")] },
+      context,
+    );
+    expect(result.batchItemFailures).toEqual([]);
+  });
+});
