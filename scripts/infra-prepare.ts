@@ -33,16 +33,20 @@ if (ready) {
   console.log(`.sst/platform is ready (sst ${wanted})`);
 } else {
   console.log(`.sst/platform is missing or stale: running sst install (sst ${wanted})...`);
-  const result = spawnSync(join(root, "node_modules", ".bin", "sst"), ["install", "--stage", "ci"], {
-    cwd: root,
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      SST_SKIP_DEPENDENCY_CHECK: "true",
-      SST_TELEMETRY_DISABLED: "1",
-      SST_NO_BUN: "true",
+  const result = spawnSync(
+    join(root, "node_modules", ".bin", "sst"),
+    ["install", "--stage", "ci"],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        SST_SKIP_DEPENDENCY_CHECK: "true",
+        SST_TELEMETRY_DISABLED: "1",
+        SST_NO_BUN: "true",
+      },
     },
-  });
+  );
   if (result.status !== 0) {
     console.error(
       `sst install failed (${result.error?.message ?? `exit code ${result.status}`}). It installs the AWS provider's npm packages into .sst/platform and needs the npm registry: check that \`npm view @pulumi/aws version\` works, then run \`npm run infra:prepare\` again.`,

@@ -1,0 +1,143 @@
+/**
+ * What a number of steps costs on AWS, from the work one step does (measured by
+ * `npm run bench`) and AWS's list prices. Used by `scripts/cost.ts`.
+ *
+ * Left out on purpose: the LLM's own bill (it depends on the model and the
+ * prompts; every commit records it), the free tiers, data transfer, and the
+ * fixed monthly costs that do not grow with steps (the sweep every five
+ * minutes, the queue pollers' empty receives).
+ */
+
+/**
+ * AWS list prices, us-east-1, on-demand, as published on the AWS pricing
+ * pages in 2025 (DynamoDB's on-demand prices are those after the November
+ * 2024 cut). Check them against https://aws.amazon.com/pricing/ before
+ * quoting a number.
+ */
+export const prices = {
+  asOf: "2025, us-east-1 list prices",
+  /** Lambda on Graviton (arm64), first tier, per GB-second. */
+  lambdaArmGbSecond: 0.0000133334,
+  /** Lambda, per request. */
+  lambdaRequest: 0.2 / 1e6,
+  /** SQS FIFO, per request (each 64 KiB of payload is one request). */
+  sqsFifoRequest: 0.5 / 1e6,
+  /** DynamoDB on-demand, per write request unit (1 KB). */
+  dynamoWriteUnit: 0.625 / 1e6,
+  /** DynamoDB on-demand, per read request unit (4 KB, strongly consistent). */
+  dynamoReadUnit: 0.125 / 1e6,
+  /** DynamoDB Standard table class, per GB-month stored. */
+  dynamoGbMonth: 0.25,
+  /** S3 Standard, per PUT (also COPY, POST, LIST). */
+  s3Put: 0.005 / 1000,
+  /** S3 Standard, per GET. */
+  s3Get: 0.0004 / 1000,
+  /** CloudWatch Logs, per GB ingested (standard class). */
+  logsGbIngested: 0.5,
+} as const;
+
+/** The work one step does, in the shape `npm run bench` writes to `.stackvm/bench.json`. */
+export interface StepCounts {
+  dynamodb: { reads_per_step: number; writes_per_step: number; bytes_written_per_step: number };
+  sqs: { requests_per_step: number };
+  s3: { puts_per_step: number; gets_per_step: number };
+  lambda: { worker_ms_per_step: number; memory_mb: number };
+  /** Not measured by the bench; bytes of log lines one step writes. */
+  logs?: { bytes_per_step: number };
+}
+
+/**
+ * Used when `.stackvm/bench.json` is absent: the design's budget for the common
+ * path (one read and two writes; send, receive and delete of one message), a
+ * commit of about 1.5 KB, no blob, and the worker's 1024 MB for 150 ms of CPU.
+ */
+export const defaultCounts: Required<StepCounts> = {
+  dynamodb: { reads_per_step: 1, writes_per_step: 2, bytes_written_per_step: 1536 },
+  sqs: { requests_per_step: 3 },
+  s3: { puts_per_step: 0, gets_per_step: 0 },
+  lambda: { worker_ms_per_step: 150, memory_mb: 1024 },
+  logs: { bytes_per_step: 1500 },
+};
+
+/** One line of the bill. */
+export interface CostLine {
+  item: string;
+  quantity: number;
+  unit: string;
+  unitPrice: number;
+  cost: number;
+}
+
+const GB = 1024 ** 3;
+
+/**
+ * The bill for `steps` steps, one line per priced quantity.
+ *
+ * DynamoDB write units: each write costs its item size rounded up to whole KB,
+ * taking the step's average item size. Reads are counted as strongly
+ * consistent reads under 4 KB (one unit each). Lambda: one worker invocation
+ * per step (steps of one branch are sequential), billed for the measured
+ * duration; time spent waiting on the LLM is billed too and is not in the bench.
+ */
+export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] {
+  const { dynamodb, sqs, s3, lambda, logs } = counts;
+  const itemKb =
+    dynamodb.writes_per_step > 0
+      ? Math.max(1, Math.ceil(dynamodb.bytes_written_per_step / dynamodb.writes_per_step / 1024))
+      : 0;
+  const gbSeconds = (lambda.worker_ms_per_step / 1000) * (lambda.memory_mb / 1024);
+  const line = (item: string, perStep: number, unit: string, unitPrice: number): CostLine => ({
+    item,
+    quantity: perStep * steps,
+    unit,
+    unitPrice,
+    cost: perStep * steps * unitPrice,
+  });
+  return [
+    line("Lambda duration (arm64)", gbSeconds, "GB-s", prices.lambdaArmGbSecond),
+    line("Lambda requests", 1, "requests", prices.lambdaRequest),
+    line("SQS FIFO requests", sqs.requests_per_step, "requests", prices.sqsFifoRequest),
+    line("DynamoDB reads", dynamodb.reads_per_step, "RRU", prices.dynamoReadUnit),
+    line("DynamoDB writes", dynamodb.writes_per_step * itemKb, "WRU", prices.dynamoWriteUnit),
+    line("S3 PUT", s3.puts_per_step, "requests", prices.s3Put),
+    line("S3 GET", s3.gets_per_step, "requests", prices.s3Get),
+    line("CloudWatch Logs ingested", logs.bytes_per_step / GB, "GB", prices.logsGbIngested),
+    line(
+      "DynamoDB storage, one month",
+      dynamodb.bytes_written_per_step / GB,
+      "GB-month",
+      prices.dynamoGbMonth,
+    ),
+  ];
+}
+
+/**
+ * Reads the bench's JSON: every number present must be finite and not
+ * negative; what is absent takes its default. Returns the counts and the
+ * names of the fields that were defaulted.
+ */
+export function parseCounts(json: unknown): { counts: Required<StepCounts>; defaulted: string[] } {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new Error(
+      "bench.json must be an object like { dynamodb: { reads_per_step, ... }, sqs: {...}, s3: {...}, lambda: {...} }",
+    );
+  }
+  const source = json as Record<string, Record<string, unknown> | undefined>;
+  const defaulted: string[] = [];
+  const counts = structuredClone(defaultCounts) as Record<string, Record<string, number>>;
+  for (const [group, fields] of Object.entries(counts)) {
+    for (const field of Object.keys(fields)) {
+      const value = source[group]?.[field];
+      if (value === undefined) {
+        defaulted.push(`${group}.${field}`);
+      } else if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+        throw new Error(
+          `bench.json: ${group}.${field} must be a number of 0 or more, got ${JSON.stringify(value)}`,
+        );
+      } else {
+        fields[field] = value;
+      }
+    }
+  }
+  return { counts: counts as unknown as Required<StepCounts>, defaulted };
+}

@@ -1,0 +1,75 @@
+/**
+ * Prints what one million steps cost on AWS, from the per-step counts that
+ * `npm run bench` writes to `.stackvm/bench.json` (or the defaults of
+ * `cost-model.ts` when there is no such file) and AWS's list prices.
+ *
+ * Usage: `npm run cost [-- --bench path/to/bench.json] [-- --steps 1000000]`
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { costOf, defaultCounts, parseCounts, prices } from "./cost-model";
+
+const root = join(import.meta.dirname, "..");
+
+function option(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+const benchPath = option("--bench") ?? join(root, ".stackvm", "bench.json");
+const steps = Number(option("--steps") ?? 1_000_000);
+if (!Number.isInteger(steps) || steps < 1) {
+  console.error(`--steps takes a whole number of steps, 1 or more; got '${option("--steps")}'`);
+  process.exit(2);
+}
+
+let counts = defaultCounts;
+let source = `defaults (no ${benchPath}; run \`npm run bench\` to measure)`;
+if (existsSync(benchPath)) {
+  try {
+    const parsed = parseCounts(JSON.parse(readFileSync(benchPath, "utf8")));
+    counts = parsed.counts;
+    source =
+      benchPath + (parsed.defaulted.length ? ` (defaults for ${parsed.defaulted.join(", ")})` : "");
+  } catch (error) {
+    console.error(`${benchPath}: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+
+const lines = costOf(counts, steps);
+const total = lines.reduce((sum, l) => sum + l.cost, 0);
+const money = (usd: number) => `$${usd < 0.01 && usd > 0 ? usd.toFixed(5) : usd.toFixed(2)}`;
+const number = (n: number) =>
+  n >= 100
+    ? Math.round(n).toLocaleString("en-US")
+    : n.toLocaleString("en-US", { maximumFractionDigits: 3 });
+
+console.log(`Cost of ${steps.toLocaleString("en-US")} steps on AWS (${prices.asOf})`);
+console.log(`Per-step counts from ${source}:`);
+console.log(
+  `  DynamoDB ${counts.dynamodb.reads_per_step} reads, ${counts.dynamodb.writes_per_step} writes, ${counts.dynamodb.bytes_written_per_step} bytes written; SQS ${counts.sqs.requests_per_step} requests; S3 ${counts.s3.puts_per_step} PUT, ${counts.s3.gets_per_step} GET; worker ${counts.lambda.worker_ms_per_step} ms at ${counts.lambda.memory_mb} MB; ${counts.logs.bytes_per_step} log bytes\n`,
+);
+const rows = lines.map((l) => [
+  l.item,
+  `${number(l.quantity)} ${l.unit}`,
+  l.unit === "GB-s" || l.unitPrice >= 0.01
+    ? `at $${l.unitPrice} per ${l.unit}`
+    : `at $${Number((l.unitPrice * 1e6).toFixed(4))} per million`,
+  money(l.cost),
+]);
+const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+for (const row of rows) {
+  console.log(
+    row
+      .map((cell, i) => (i === 3 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join("  "),
+  );
+}
+console.log(
+  `\nTotal: ${money(total)} per ${steps.toLocaleString("en-US")} steps (${money((total / steps) * 1e6)} per million), LLM calls not included.`,
+);
+const waitCost = 1 * (counts.lambda.memory_mb / 1024) * prices.lambdaArmGbSecond * 1e6;
+console.log(
+  `Each second a step waits on the LLM adds ${money(waitCost)} per million steps of worker duration.`,
+);

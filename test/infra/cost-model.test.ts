@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { costOf, defaultCounts, parseCounts, prices } from "../../scripts/cost-model";
+
+const total = (lines: { cost: number }[]) => lines.reduce((sum, l) => sum + l.cost, 0);
+
+describe("costOf", () => {
+  it("prices one step's requests at the list prices", () => {
+    const lines = costOf(defaultCounts, 1_000_000);
+    const byItem = Object.fromEntries(lines.map((l) => [l.item, l]));
+    expect(byItem["Lambda requests"]?.cost).toBeCloseTo(0.2, 6);
+    expect(byItem["SQS FIFO requests"]?.cost).toBeCloseTo(3 * 0.5, 6);
+    expect(byItem["DynamoDB reads"]?.cost).toBeCloseTo(0.125, 6);
+    expect(byItem["DynamoDB writes"]?.quantity).toBe(2_000_000);
+  });
+
+  it("charges each write its item size rounded up to whole KB", () => {
+    const counts = structuredClone(defaultCounts);
+    counts.dynamodb = { reads_per_step: 1, writes_per_step: 2, bytes_written_per_step: 5000 };
+    const writes = costOf(counts, 1).find((l) => l.item === "DynamoDB writes");
+    expect(writes?.quantity).toBe(2 * 3);
+  });
+
+  it("bills the worker's duration in GB-seconds on arm64", () => {
+    const counts = structuredClone(defaultCounts);
+    counts.lambda = { worker_ms_per_step: 1000, memory_mb: 2048 };
+    const duration = costOf(counts, 1_000).find((l) => l.item === "Lambda duration (arm64)");
+    expect(duration?.quantity).toBe(2_000);
+    expect(duration?.cost).toBeCloseTo(2_000 * prices.lambdaArmGbSecond, 9);
+  });
+
+  it("grows linearly with the number of steps", () => {
+    expect(total(costOf(defaultCounts, 2_000_000))).toBeCloseTo(
+      2 * total(costOf(defaultCounts, 1_000_000)),
+      9,
+    );
+  });
+});
+
+describe("parseCounts", () => {
+  it("takes the bench's numbers and defaults the rest", () => {
+    const { counts, defaulted } = parseCounts({ dynamodb: { reads_per_step: 3 } });
+    expect(counts.dynamodb.reads_per_step).toBe(3);
+    expect(counts.sqs.requests_per_step).toBe(defaultCounts.sqs.requests_per_step);
+    expect(defaulted).toContain("sqs.requests_per_step");
+    expect(defaulted).not.toContain("dynamodb.reads_per_step");
+  });
+
+  it.each([
+    [
+      { dynamodb: { writes_per_step: -1 } },
+      "dynamodb.writes_per_step must be a number of 0 or more",
+    ],
+    [{ lambda: { memory_mb: "1024" } }, "lambda.memory_mb must be a number of 0 or more"],
+    [[1, 2], "bench.json must be an object"],
+  ])("refuses %j with a message naming the field", (json, message) => {
+    expect(() => parseCounts(json)).toThrow(message);
+  });
+});
