@@ -22,14 +22,17 @@ export interface Meter {
 type Handler = (args: { request?: unknown }) => Promise<unknown>;
 type BuildMiddleware = (next: Handler, context: { commandName?: string }) => Handler;
 
-/** The part of an SDK v3 client the meter needs (every client has it). */
+/** Any SDK v3 client: all have a middleware stack. */
 export interface Meterable {
-  middlewareStack: {
-    add(
-      middleware: BuildMiddleware,
-      options: { step: "build"; name: string; override: boolean },
-    ): void;
-  };
+  middlewareStack: object;
+}
+
+/** The one overload of `middlewareStack.add` used here (the SDK's overloads do not unify). */
+interface BuildStack {
+  add(
+    middleware: BuildMiddleware,
+    options: { step: "build"; name: string; override: boolean },
+  ): void;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface Meterable {
 export function meter(client: Meterable): Meter {
   let calls: Record<string, number> = {};
   let requestBytes: Record<string, number> = {};
-  client.middlewareStack.add(
+  (client.middlewareStack as BuildStack).add(
     (next, context) => async (args) => {
       const name = (context.commandName ?? "Unknown").replace(/Command$/, "");
       calls[name] = (calls[name] ?? 0) + 1;
