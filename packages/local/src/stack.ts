@@ -7,7 +7,13 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "@stackvm/api";
-import { createAwsClients, DynamoItemStore, S3Blobs, SqsQueue } from "@stackvm/aws";
+import {
+  type AwsClients,
+  createAwsClients,
+  DynamoItemStore,
+  S3Blobs,
+  SqsQueue,
+} from "@stackvm/aws";
 import {
   type LlmPort,
   type Log,
@@ -60,6 +66,8 @@ export interface LocalStack {
   /** The key provisioned at start, or created and printed when none was given. */
   apiKey: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
+  /** The AWS SDK clients every adapter uses (the benchmark meters them). */
+  clients: AwsClients;
   queueUrl: string;
   dlqUrl: string;
   stop(): Promise<void>;
@@ -168,6 +176,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     system,
     apiKey,
     endpoints: emulators.endpoints,
+    clients,
     queueUrl: queues.queueUrl,
     dlqUrl: queues.dlqUrl,
     async stop() {
