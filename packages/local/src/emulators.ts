@@ -2,6 +2,20 @@
  * The embedded emulators of local mode, in this process: dynalite for DynamoDB
  * (LevelDB on disk, or memory) and fauxqs for SQS and S3 (SQLite on disk, or
  * memory), each on a free port.
+ *
+ * Where they differ from AWS (measured; the conformance suites in
+ * test/conformance run against them, and the item store's also against AWS's
+ * DynamoDB Local):
+ * - dynalite has no UpdateTimeToLive and no transactions; it never finds a map
+ *   or a list equal in a condition (the item store allows scalars only), and it
+ *   takes an empty string as an index key (the item store refuses it first).
+ * - fauxqs honours FIFO groups (a group waits while one of its messages is in
+ *   flight), deduplication ids and the RedrivePolicy to a FIFO DLQ, but hands
+ *   out one message per group per receive (SQS may hand several, in order).
+ * - fauxqs 2.4.1 with persistence fails ChangeMessageVisibility to 0 (SqsQueue
+ *   uses 1 s instead), and a long poll aborted by the client still takes the
+ *   next message, which then waits out its visibility timeout.
+ * - fauxqs listens on all interfaces whatever `host` says.
  */
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
