@@ -151,6 +151,17 @@ export {
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
 export { BranchService, ForkInput } from "./service/branches";
+export type { EvaluationHookDeps } from "./service/evaluation";
+export {
+  bestJudged,
+  createEvaluator,
+  EvaluationAnswer,
+  evaluationHook,
+  evaluationMessages,
+  MAX_EVALUATION_ROUNDS,
+} from "./service/evaluation";
+export type { EventCursor, PollResult, TaskEvent, TaskEventsDeps } from "./service/events";
+export { decodeEventId, encodeEventId, TaskEvents } from "./service/events";
 export type { Lifecycle } from "./service/lifecycle";
 export { taskLifecycle } from "./service/lifecycle";
 export type { CodeToolRecord } from "./service/namespaces";
@@ -161,6 +172,14 @@ export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export type { TaskServiceDeps } from "./service/tasks";
 export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
+export type { TemplateServiceDeps } from "./service/templates";
+export {
+  goalSimilarity,
+  normalizeGoal,
+  SIMILARITY_THRESHOLD,
+  Template,
+  TemplateService,
+} from "./service/templates";
 export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
 export type {
   BranchConfig,
@@ -178,6 +197,7 @@ export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./
 export type { ResolvedTools, ToolDescription } from "./tools/registry";
 export { builtinTools, describeTool, resolveTools } from "./tools/registry";
 export type { Tool, ToolContext, ToolResult } from "./tools/tool";
+export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
 export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";

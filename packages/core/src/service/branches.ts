@@ -188,8 +188,17 @@ export class BranchService {
     return (await this.deps.presenter.value(diff, tenant, taskId)) as Diff;
   }
 
-  /** Forks a new branch at a commit; steps before it are not run again. */
-  async fork(tenant: string, taskId: string, input: ForkInput): Promise<Branch> {
+  /**
+   * Forks a new branch at a commit; steps before it are not run again. With
+   * `evaluationRound`, the fork is a new attempt after a rejected answer
+   * (`evaluation.ts`): its suggestion comes from the judge.
+   */
+  async fork(
+    tenant: string,
+    taskId: string,
+    input: ForkInput,
+    options: { evaluationRound?: number } = {},
+  ): Promise<Branch> {
     const task = await this.deps.tasks.record(tenant, taskId);
     const state = await this.storedState(tenant, taskId, input.from_commit);
     const source = state.commit;
@@ -202,7 +211,8 @@ export class BranchService {
     let pending: PendingWork | null = null;
     let plan: Plan | null = state.plan;
     if (input.suggestion !== undefined) {
-      pending = { kind: "replan", reason: "fork", suggestion: input.suggestion };
+      const reason = options.evaluationRound === undefined ? "fork" : "evaluation";
+      pending = { kind: "replan", reason, suggestion: input.suggestion };
     } else if (input.plan !== undefined) {
       const validated = await this.deps.tasks.validate(
         tenant,
@@ -244,7 +254,11 @@ export class BranchService {
     if (plan === null && pending === null) plan = null;
 
     const now = new Date(this.deps.clock.now()).toISOString();
-    const branch = newBranch(tenant, taskId, name, origin.config, now);
+    const config =
+      options.evaluationRound === undefined
+        ? origin.config
+        : { ...origin.config, evaluation_round: options.evaluationRound };
+    const branch = newBranch(tenant, taskId, name, config, now);
     markRunning(branch, now);
     Object.assign(branch, {
       head: source.commit_id,

@@ -36,7 +36,10 @@ export function taskLifecycle(
     async onTerminal(branch: BranchRecord) {
       const task = await store.getTask(branch.tenant_id, branch.task_id);
       if (!task) return;
-      if (task.branch === branch.name) {
+      // A rejected answer is not the end of an evaluated task: the evaluation hook
+      // (`evaluation.ts`) tries again or promotes the best answer, then ends the task.
+      const rejected = task.evaluate && branch.verdict !== null && branch.verdict?.accept === false;
+      if (task.branch === branch.name && !rejected) {
         await store.updateTask(branch.tenant_id, branch.task_id, {
           status: branch.status,
           final_answer: branch.final_answer ?? null,

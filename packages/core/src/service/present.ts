@@ -4,7 +4,7 @@
  * `{ "$ref": "s3", size, sha256, url }` with a presigned URL.
  */
 import type { Branch, Commit, Task, Usage } from "../model";
-import { ZERO_USAGE } from "../model";
+import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
 import { isStoredRef, taskBlobPrefix } from "../store/values";
@@ -41,11 +41,18 @@ export class Presenter {
       (sum, b) => addUsage(sum, b.usage),
       task.deleted_usage ?? ZERO_USAGE,
     );
+    // An evaluated task whose result branch was rejected is still at work (new
+    // attempts, then the choice of the best answer) until the record says it ended.
+    const evaluating =
+      task.evaluate &&
+      !TERMINAL_STATUSES.has(task.status) &&
+      result?.status === "completed" &&
+      result.verdict?.accept === false;
     return {
       task_id: task.task_id,
       goal: task.goal,
       namespace: task.namespace,
-      status: result?.status ?? task.status,
+      status: evaluating ? "running" : (result?.status ?? task.status),
       branch: task.branch,
       final_answer: await this.value(result?.final_answer ?? null, task.tenant_id, task.task_id),
       error: result?.error ?? task.error ?? null,

@@ -32,9 +32,17 @@ export interface TaskRecord {
 /** What the first step of a branch must do before running instructions. */
 export type PendingWork =
   | { kind: "plan" }
-  | { kind: "replan"; suggestion: string; reason: "fork" | "error" | "evaluation" }
+  | {
+      kind: "replan";
+      suggestion: string;
+      reason: "fork" | "error" | "evaluation";
+      /** The failed step, when an error caused the update: the planner is told of it. */
+      error?: { code: string; message: string; seq_no: number | null };
+    }
   | { kind: "replace_plan"; plan: Plan }
-  | { kind: "replace_step"; seq_no: number; instruction: Instruction };
+  | { kind: "replace_step"; seq_no: number; instruction: Instruction }
+  /** The branch has its answer and `evaluate` is on: the judge writes an `evaluation` commit. */
+  | { kind: "evaluate" };
 
 /** What every step of a branch needs, copied at creation so that a step reads one item. */
 export interface BranchConfig {

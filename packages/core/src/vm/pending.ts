@@ -1,8 +1,10 @@
 /**
  * Work a branch does before (or instead of) its next instruction: write the first
  * plan, rewrite the plan from the PC after an error or for a fork's suggestion, or
- * swap in a plan or one instruction given by the client.
+ * swap in a plan or one instruction given by the client, or have the judge read
+ * the final answer (`evaluate`).
  */
+import { classifyFailure } from "../errors";
 import type { LlmSession } from "../llm/types";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
@@ -72,6 +74,7 @@ export async function runPending(
         pc: branch.pc,
         variables,
         suggestion: pending.suggestion,
+        ...(pending.error ? { error: pending.error } : {}),
       });
       return {
         ...base,
@@ -117,6 +120,60 @@ export async function runPending(
         status_after: "running",
       };
     }
+    case "evaluate":
+      return evaluate(deps, branch, session);
+  }
+}
+
+/**
+ * The `evaluation` commit: the judge's verdict on the final answer, which it does
+ * not change. A judge that cannot answer (a refusal, a spent budget) leaves the
+ * branch completed without a verdict rather than failing an answer that exists;
+ * transient failures still go back to the queue.
+ */
+async function evaluate(deps: StepDeps, branch: BranchRecord, session: LlmSession): Promise<Draft> {
+  const base = {
+    type: "evaluation" as const,
+    seq_no: null,
+    instruction: null,
+    inputs: null,
+    outputs: {},
+    pc_after: branch.pc,
+    status_after: "completed" as const,
+    pending_after: null,
+    updates_after: branch.updates,
+  };
+  const round = branch.config.evaluation_round ?? 0;
+  if (!deps.evaluator) {
+    return { ...base, error: null, details: { verdict: null, round, skipped: "no judge" } };
+  }
+  try {
+    const finalAnswer = await loadValue(
+      branch.final_answer,
+      deps.blobs,
+      taskBlobPrefix(branch.tenant_id, branch.task_id),
+    );
+    const v = await deps.evaluator.judge({ branch, llm: session, finalAnswer });
+    return {
+      ...base,
+      error: null,
+      details: {
+        verdict: { accept: v.accept, score: v.score, suggestion: v.suggestion || null },
+        explanation: v.explanation,
+        round,
+      },
+    };
+  } catch (error) {
+    const decision = classifyFailure(error);
+    if (decision.action === "retry") throw error;
+    return {
+      ...base,
+      error: {
+        code: decision.code,
+        message: `the answer could not be judged: ${decision.message}`,
+      },
+      details: { verdict: null, round },
+    };
   }
 }
 

@@ -10,6 +10,7 @@ import type { SandboxPort } from "../ports/sandbox";
 import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { Tool } from "../tools/tool";
+import type { Evaluator } from "./evaluator-port";
 import type { Planner } from "./planner-port";
 
 /** A structured logger (Powertools' Logger satisfies it). */
@@ -38,6 +39,8 @@ export interface StepDeps {
   /** Loads a namespace's code tool by name, or null. */
   loadCodeTool: (tenant: string, namespace: string, name: string) => Promise<Tool | null>;
   planner: Planner;
+  /** Judges final answers of branches whose task asked for evaluation; none: no evaluation. */
+  evaluator?: Evaluator;
   log: Log;
   localMode: boolean;
   /** Plan updates allowed per branch after step errors. */

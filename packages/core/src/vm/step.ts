@@ -55,6 +55,12 @@ export async function runStep(deps: StepDeps, message: StepMessage): Promise<Ste
       await enqueueNext(deps, branch, branch.head);
       return { outcome: "resumed", head: branch.head };
     }
+    // The message that ended the branch came back: its worker may have died after
+    // the head moved and before the terminal hooks ran (task status, outgoing
+    // webhook, quotas). The hooks are safe to repeat, so run them again.
+    if (branch.head && message.head === branch.prev_head && deps.onTerminal) {
+      await deps.onTerminal(branch);
+    }
     return { outcome: "duplicate" };
   }
   if (TERMINAL.has(branch.status)) return { outcome: "duplicate" };
@@ -128,6 +134,10 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
       status_after: "cancelled",
     };
   }
+  // A branch that has its answer is judged even when its step budget is spent.
+  if (branch.pending?.kind === "evaluate") {
+    return runPending(deps, branch, branch.pending, session, deps.tools, new Set());
+  }
   const max = branch.config.budget.max_steps;
   if (branch.usage.steps >= max) {
     return {
@@ -171,15 +181,18 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
   });
   const completed = execution.completed;
   const ranPastEnd = !completed && execution.pcAfter === null;
+  // With `evaluate`, the answer is judged before the branch ends: one more step.
+  const judging = completed && branch.config.evaluate && deps.evaluator !== undefined;
   return {
     ...base,
+    ...(judging ? { pending_after: { kind: "evaluate" } } : {}),
     type: "step",
     seq_no: instruction.seq_no,
     instruction,
     inputs: execution.inputs,
     outputs: execution.outputs,
     pc_after: completed ? null : execution.pcAfter,
-    status_after: completed ? "completed" : ranPastEnd ? "failed" : "running",
+    status_after: completed && !judging ? "completed" : ranPastEnd ? "failed" : "running",
     ...(ranPastEnd
       ? {
           error: {
@@ -218,7 +231,12 @@ function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): 
     status_after: canReplan ? "running" : "failed",
     error: { code: decision.code, message: decision.message },
     pending_after: canReplan
-      ? { kind: "replan", reason: "error", suggestion: decision.message }
+      ? {
+          kind: "replan",
+          reason: "error",
+          suggestion: decision.message,
+          error: { code: decision.code, message: decision.message, seq_no: branch.pc },
+        }
       : null,
     updates_after: branch.updates,
     ...(details === undefined ? {} : { details: { error_details: details } }),
@@ -302,8 +320,9 @@ async function moveHead(
     [["updated_at"], commit.created_at],
   ];
   if (commit.plan) set.push([["plan"], commit.plan], [["plan_commit"], commit.commit_id]);
-  if (commit.status_after === "completed")
-    set.push([["final_answer"], commit.final_answer ?? null]);
+  // Set by the step that completes; an evaluation commit after it keeps the answer.
+  if (commit.final_answer !== undefined) set.push([["final_answer"], commit.final_answer]);
+  if (commit.type === "evaluation") set.push([["verdict"], commit.details?.verdict ?? null]);
   if (commit.status_after === "failed") {
     set.push([["error"], (commit.error as { message?: string } | null)?.message ?? "failed"]);
   }

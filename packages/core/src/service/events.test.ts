@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import { memorySystem } from "../testing/memory-system";
+import { StepMessage } from "../vm/message";
+import { runStep } from "../vm/step";
+import { decodeEventId, encodeEventId, type TaskEvent, TaskEvents } from "./events";
+import { Presenter } from "./present";
+import { CreateTaskInput } from "./tasks";
+
+const PLAN = [
+  { seq_no: 0, type: "assign", parameters: { a: 1 } },
+  { seq_no: 1, type: "assign", parameters: { b: "${a} + 1" } },
+  { seq_no: 2, type: "assign", parameters: { final_answer: "b is ${b}" } },
+];
+
+function setup() {
+  const sys = memorySystem();
+  const events = new TaskEvents({
+    store: sys.store,
+    tasks: sys.tasks,
+    presenter: new Presenter(sys.blobs),
+    clock: sys.clock,
+    pollMs: 100,
+    heartbeatMs: 1_000,
+    maxConnectionMs: 10_000,
+  });
+  return { ...sys, events };
+}
+
+/** Runs queued steps one by one, moving the clock so that commits have distinct times. */
+async function steps(sys: ReturnType<typeof setup>, count = Number.POSITIVE_INFINITY) {
+  for (let i = 0; i < count; i++) {
+    const [message] = await sys.queue.receive(1);
+    if (!message) return;
+    sys.clock.advance(10);
+    await runStep(sys.step, StepMessage.parse(JSON.parse(message.body)));
+    await sys.queue.delete(message.receiptHandle);
+  }
+}
+
+const commitIds = (events: TaskEvent[]) =>
+  events.flatMap((e) => (e.event === "commit" ? [e.data.commit_id] : []));
+
+describe("TaskEvents.poll", () => {
+  it("delivers each commit once, oldest first, and nothing again after its cursor", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    await steps(sys, 2);
+    const first = await sys.events.poll("acme", task.task_id, new Map());
+    const bid = (await sys.store.getBranch("acme", task.task_id, "main"))!.bid;
+    expect(commitIds(first.events)).toEqual([`${bid}-0`, `${bid}-1`]);
+    expect(first.done).toBe(false);
+    expect((await sys.events.poll("acme", task.task_id, first.cursor)).events).toEqual([]);
+
+    await steps(sys);
+    const second = await sys.events.poll("acme", task.task_id, first.cursor);
+    expect(commitIds(second.events)).toEqual([`${bid}-2`, `${bid}-3`]);
+    expect(second.done).toBe(true);
+    expect(second.task.status).toBe("completed");
+  });
+
+  it("resumes after any event id with exactly the commits after it", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    await steps(sys);
+    const all = (await sys.events.poll("acme", task.task_id, new Map())).events;
+    const ids = all.flatMap((e) => (e.event === "commit" ? [e.id] : []));
+    expect([...ids].sort()).toEqual(ids);
+    const resumed = await sys.events.poll("acme", task.task_id, decodeEventId(ids[1]));
+    expect(commitIds(resumed.events)).toEqual(commitIds(all).slice(2));
+  });
+
+  it("delivers a fork's own commits, not the ones it shares, and drops deleted branches", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    await steps(sys);
+    const before = await sys.events.poll("acme", task.task_id, new Map());
+    const mainBid = (await sys.store.getBranch("acme", task.task_id, "main"))!.bid;
+    await sys.branches.fork("acme", task.task_id, { from_commit: `${mainBid}-1`, name: "again" });
+    await steps(sys);
+    const after = await sys.events.poll("acme", task.task_id, before.cursor);
+    const forkBid = (await sys.store.getBranch("acme", task.task_id, "again"))!.bid;
+    expect(commitIds(after.events)).toEqual([`${forkBid}-2`, `${forkBid}-3`]);
+    expect(after.events.every((e) => e.event !== "commit" || e.data.branch === "again")).toBe(true);
+
+    await sys.branches.delete("acme", task.task_id, "again");
+    const gone = await sys.events.poll("acme", task.task_id, after.cursor);
+    expect([...gone.cursor.keys()]).toEqual([mainBid]);
+  });
+
+  it("answers 404 for another tenant's task", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    await expect(sys.events.poll("globex", task.task_id, new Map())).rejects.toMatchObject({
+      kind: "not_found",
+    });
+  });
+});
+
+describe("event ids", () => {
+  it("round-trip through the cursor and refuse ids this stream never sent", () => {
+    const cursor = new Map([
+      ["abcd1234", 4],
+      ["zzzz0000", 12],
+    ]);
+    const id = encodeEventId("2026-01-01T00:00:01.000Z", cursor);
+    expect(id).toBe("2026-01-01T00:00:01.000Z/abcd1234-4.zzzz0000-12");
+    expect(decodeEventId(id)).toEqual(cursor);
+    expect(decodeEventId(null)).toEqual(new Map());
+    for (const bad of ["42", "2026-01-01T00:00:01.000Z/nope", "soon/abcd1234-4"]) {
+      expect(() => decodeEventId(bad)).toThrow(/reconnect without it/);
+    }
+  });
+});
+
+describe("TaskEvents.stream", () => {
+  it("streams commits, status changes and the end, waiting between polls", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    // Each wait between polls lets one step run.
+    const events = new TaskEvents({
+      store: sys.store,
+      tasks: sys.tasks,
+      presenter: new Presenter(sys.blobs),
+      clock: sys.clock,
+      sleep: async () => steps(sys, 1),
+    });
+    const seen: TaskEvent[] = [];
+    for await (const event of events.stream("acme", task.task_id)) seen.push(event);
+    const kinds = seen.map((e) => (e.event === "status" ? `status:${e.data.status}` : e.event));
+    expect(kinds).toEqual([
+      "status:running",
+      "commit",
+      "commit",
+      "commit",
+      "commit",
+      "status:completed",
+      "end",
+    ]);
+  });
+
+  it("sends heartbeats while nothing happens and ends the connection at its cap", async () => {
+    const sys = setup(); // no step runs: the queue is never drained
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    const events = new TaskEvents({
+      store: sys.store,
+      tasks: sys.tasks,
+      presenter: new Presenter(sys.blobs),
+      clock: sys.clock,
+      pollMs: 500,
+      heartbeatMs: 2_000,
+      maxConnectionMs: 5_000,
+      sleep: async (ms) => sys.clock.advance(ms),
+    });
+    const kinds: string[] = [];
+    for await (const event of events.stream("acme", task.task_id)) kinds.push(event.event);
+    expect(kinds).toEqual(["status", "heartbeat", "heartbeat"]);
+  });
+});

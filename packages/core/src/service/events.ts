@@ -1,0 +1,224 @@
+/**
+ * Live events of a task (`GET /v1/tasks/{id}/events`): one `commit` event per
+ * commit of every branch, in order, `status` events when the task's status
+ * changes, and `end` once the task and all its branches have finished.
+ *
+ * The API is stateless, so events come from polling the store: each poll reads the
+ * task and its branches (one get, one query); a branch whose head moved past what
+ * was delivered gets one range query over its own commits (`C#{bid}#{depth}`),
+ * from the last delivered depth to the head. Commits are delivered only once the
+ * head reaches them, so what a client sees is what the branch has committed.
+ *
+ * Every commit event's id is the resume cursor: the commit's time, then for each
+ * branch (by internal id) the depth delivered so far, e.g.
+ * `2026-01-01T00:00:01.000Z/k3j9x0aa-4.p0q8w7zz-6`. Ids sort by time, and a
+ * client that reconnects with `Last-Event-ID` gets exactly the commits after it,
+ * even when branches committed out of clock order.
+ */
+import { MalformedError } from "../errors";
+import type { Commit, Task } from "../model";
+import { TERMINAL_STATUSES } from "../model";
+import type { Clock } from "../ports/clock";
+import { commitSk, parseCommitId, taskPk } from "../store/keys";
+import type { CommitRecord } from "../store/records";
+import type { TaskStore } from "../store/task-store";
+import type { Presenter } from "./present";
+import type { TaskService } from "./tasks";
+
+/** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
+export type TaskEvent =
+  | { event: "commit"; id: string; data: Commit }
+  | { event: "status"; data: Task }
+  | { event: "end"; data: { task_id: string; status: Task["status"] } }
+  | { event: "heartbeat" };
+
+/** For each branch (internal id), the depth of the last commit delivered. */
+export type EventCursor = Map<string, number>;
+
+/** Builds the event id of a commit: its time, then the cursor after it. */
+export function encodeEventId(createdAt: string, cursor: EventCursor): string {
+  const pairs = [...cursor].map(([bid, depth]) => `${bid}-${depth}`);
+  return `${createdAt}/${pairs.join(".")}`;
+}
+
+/** Reads a `Last-Event-ID` back into a cursor; a foreign id is a 400 that says what to do. */
+export function decodeEventId(id: string | null | undefined): EventCursor {
+  const cursor: EventCursor = new Map();
+  if (!id) return cursor;
+  const slash = id.indexOf("/");
+  const pairs = slash < 0 ? null : id.slice(slash + 1);
+  if (pairs === null || Number.isNaN(Date.parse(id.slice(0, slash)))) throw badId(id);
+  for (const pair of pairs ? pairs.split(".") : []) {
+    const parsed = parseCommitId(pair);
+    if (!parsed) throw badId(id);
+    cursor.set(parsed.bid, parsed.depth);
+  }
+  return cursor;
+}
+
+function badId(id: string): MalformedError {
+  return new MalformedError(
+    `Last-Event-ID '${id.slice(0, 80)}' is not an id this stream sent: reconnect without it to receive every event from the start`,
+  );
+}
+
+export interface TaskEventsDeps {
+  store: TaskStore;
+  tasks: TaskService;
+  presenter: Presenter;
+  clock: Clock;
+  /** Between two polls of the store (default 250 ms). */
+  pollMs?: number;
+  /** How long one connection lives; the client reconnects with `Last-Event-ID` (default 5 min). */
+  maxConnectionMs?: number;
+  /** Silence after which a heartbeat is sent (default 15 s). */
+  heartbeatMs?: number;
+  /** Waits between polls; tests pass one that needs no real time. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** What one poll found. */
+export interface PollResult {
+  events: TaskEvent[];
+  cursor: EventCursor;
+  task: Task;
+  /** The task is terminal and so is every branch: nothing more will come. */
+  done: boolean;
+}
+
+export class TaskEvents {
+  private readonly pollMs: number;
+  private readonly maxConnectionMs: number;
+  private readonly heartbeatMs: number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(private readonly deps: TaskEventsDeps) {
+    this.pollMs = deps.pollMs ?? 250;
+    this.maxConnectionMs = deps.maxConnectionMs ?? 5 * 60_000;
+    this.heartbeatMs = deps.heartbeatMs ?? 15_000;
+    this.sleep = deps.sleep ?? abortableSleep;
+  }
+
+  /** Checks that the task exists for this tenant (404 otherwise) before a stream starts. */
+  async check(tenant: string, taskId: string): Promise<void> {
+    await this.deps.tasks.record(tenant, taskId);
+  }
+
+  /** One poll: the commits after `cursor` in order, and the task as it is now. */
+  async poll(tenant: string, taskId: string, cursor: EventCursor): Promise<PollResult> {
+    const record = await this.deps.tasks.record(tenant, taskId);
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    const next: EventCursor = new Map(cursor);
+    const queues: CommitRecord[][] = [];
+    for (const branch of branches) {
+      const from = (cursor.get(branch.bid) ?? -1) + 1;
+      if (branch.head !== null && branch.depth >= from) {
+        queues.push(await this.ownCommits(tenant, taskId, branch.bid, from, branch.depth));
+      }
+    }
+    const events: TaskEvent[] = [];
+    // Merge the branches by time, each branch in depth order.
+    for (;;) {
+      let pick: CommitRecord[] | undefined;
+      for (const queue of queues) {
+        const head = queue[0];
+        if (head && (!pick || before(head, pick[0]!))) pick = queue;
+      }
+      const commit = pick?.shift();
+      if (!commit) break;
+      next.set(commit.bid, commit.depth);
+      events.push({
+        event: "commit",
+        id: encodeEventId(commit.created_at, next),
+        data: await this.deps.presenter.commit(commit, tenant, taskId),
+      });
+    }
+    // Every listed branch is delivered up to its head; deleted branches leave the cursor.
+    const listed = new Map(branches.map((b) => [b.bid, b.depth]));
+    for (const bid of [...next.keys()]) if (!listed.has(bid)) next.delete(bid);
+    for (const [bid, depth] of listed) if (depth >= 0) next.set(bid, depth);
+    const task = await this.deps.presenter.task(record, branches);
+    const done =
+      TERMINAL_STATUSES.has(task.status) && branches.every((b) => TERMINAL_STATUSES.has(b.status));
+    return { events, cursor: next, task, done };
+  }
+
+  /**
+   * The events of a task from `lastEventId` on, until the task is done, the
+   * connection has lived `maxConnectionMs`, or `signal` aborts.
+   */
+  async *stream(
+    tenant: string,
+    taskId: string,
+    options: { lastEventId?: string | null; signal?: AbortSignal } = {},
+  ): AsyncGenerator<TaskEvent> {
+    let cursor = decodeEventId(options.lastEventId);
+    const started = this.deps.clock.now();
+    let lastStatus: string | null = null;
+    let lastSent = started;
+    for (;;) {
+      const result = await this.poll(tenant, taskId, cursor);
+      cursor = result.cursor;
+      for (const event of result.events) yield event;
+      const status = result.task.status;
+      const changed = status !== lastStatus;
+      if (changed) {
+        lastStatus = status;
+        yield { event: "status", data: result.task };
+      }
+      if (result.done) {
+        yield { event: "end", data: { task_id: taskId, status } };
+        return;
+      }
+      const now = this.deps.clock.now();
+      if (result.events.length > 0 || changed) lastSent = now;
+      else if (now - lastSent >= this.heartbeatMs) {
+        lastSent = now;
+        yield { event: "heartbeat" };
+      }
+      if (options.signal?.aborted || now - started >= this.maxConnectionMs) return;
+      await this.sleep(this.pollMs, options.signal);
+    }
+  }
+
+  /** One branch's own commits in `[from, upto]`, oldest first. */
+  private async ownCommits(
+    tenant: string,
+    taskId: string,
+    bid: string,
+    from: number,
+    upto: number,
+  ): Promise<CommitRecord[]> {
+    const found: CommitRecord[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.deps.store.items.query({
+        pk: taskPk(tenant, taskId),
+        between: [commitSk(bid, from), commitSk(bid, upto)],
+        cursor,
+      });
+      found.push(...(page.items as unknown as CommitRecord[]));
+      cursor = page.cursor;
+    } while (cursor);
+    return found;
+  }
+}
+
+function before(a: CommitRecord, b: CommitRecord): boolean {
+  return (
+    a.created_at < b.created_at || (a.created_at === b.created_at && a.commit_id < b.commit_id)
+  );
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
