@@ -70,8 +70,10 @@ export {
   State,
   Status,
   Task,
+  TaskWebhook,
   TERMINAL_STATUSES,
   Usage,
+  WebhookDelivery,
   ZERO_USAGE,
 } from "./model";
 export type { AddressPolicy, Resolver } from "./net/address-guard";
@@ -129,6 +131,7 @@ export type {
 export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
+export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 export type { ParsedSandboxRequest } from "./sandbox/protocol";
 export {
   DEFAULT_SANDBOX_LIMITS,
@@ -168,10 +171,39 @@ export type { CodeToolRecord } from "./service/namespaces";
 export { Namespace, NamespaceInput, NamespaceName, NamespaceService } from "./service/namespaces";
 export { addUsage, Presenter } from "./service/present";
 export { stableJson } from "./service/stable-json";
+export type { CronFields } from "./service/cron";
+export { checkTimeZone, isTimeZone, nextRunAt, parseCron } from "./service/cron";
+export type { BudgetLeft, MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
+export {
+  DEFAULT_QUOTAS,
+  QuotaOverrides,
+  QuotaService,
+  quotaTerminalHook,
+  TenantQuotas,
+  taskAdmission,
+} from "./service/quotas";
+export type { RunningSlotsDeps } from "./service/running-slots";
+export { RunningSlots } from "./service/running-slots";
+export type { RunOutcome, ScheduleServiceDeps } from "./service/schedules";
+export {
+  CreateScheduleInput,
+  Schedule,
+  ScheduleService,
+  UpdateScheduleInput,
+} from "./service/schedules";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export type { TaskServiceDeps } from "./service/tasks";
 export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
+export type { TriggerServiceDeps } from "./service/triggers";
+export {
+  CreateTriggerInput,
+  DELIVERY_TTL_SECONDS,
+  Trigger,
+  TriggerService,
+} from "./service/triggers";
+export type { WebhookServiceDeps } from "./service/webhooks";
+export { WebhookService } from "./service/webhooks";
 export type { TemplateServiceDeps } from "./service/templates";
 export {
   goalSimilarity,
@@ -191,18 +223,31 @@ export type {
 export { TaskStore } from "./store/task-store";
 export type { StoredRef } from "./store/values";
 export { INLINE_LIMIT, isStoredRef, jsonSize, loadValue, taskBlobPrefix } from "./store/values";
+export { checkSandboxCode } from "./tools/code-check";
+export type { CodeAttempt, CodeTaskOptions } from "./tools/code-task";
+export {
+  CodeAnswer,
+  CodeTaskInput,
+  codeTaskTool,
+  createCodeTaskTool,
+  DEFAULT_FIX_ROUNDS,
+} from "./tools/code-task";
+export { CodeToolDefinition, codeTool } from "./tools/code-tool";
 export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
 export type { ResolvedTools, ToolDescription } from "./tools/registry";
 export { builtinTools, describeTool, resolveTools } from "./tools/registry";
+export { RunCodeInput, runCodeTool } from "./tools/run-code";
+export type { SandboxCall, SandboxRecord, SandboxRun, StoredFile } from "./tools/sandbox-call";
+export { callSandbox, sandboxFailureError } from "./tools/sandbox-call";
 export type { Tool, ToolContext, ToolResult } from "./tools/tool";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
 export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";
 export { digest, newTaskId, randomId } from "./vm/ids";
-export { branchGroupId, StepMessage } from "./vm/message";
+export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit } from "./vm/state";
@@ -211,3 +256,12 @@ export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm
 // The step protocol, the store and the services (VM engineer).
 export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
 export { silentLog } from "./vm/step-deps";
+export type { WebhookHeaders } from "./webhooks/signature";
+export {
+  newWebhookSecret,
+  SECRET_PREFIX,
+  signWebhook,
+  TIMESTAMP_TOLERANCE_SECONDS,
+  verifyWebhook,
+  webhookHeaders,
+} from "./webhooks/signature";

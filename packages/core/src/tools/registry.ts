@@ -5,8 +5,10 @@
 import { z } from "zod";
 import { ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
+import { codeTaskTool } from "./code-task";
 import { httpRequestTool } from "./http-request";
 import { llmGenerateTool } from "./llm-generate";
+import { runCodeTool } from "./run-code";
 import type { Tool } from "./tool";
 
 /**
@@ -14,7 +16,12 @@ import type { Tool } from "./tool";
  * added HERE: `run_code` (tools/run-code.ts) and `code_task` (tools/code-task.ts)
  * go in this list when they exist.
  */
-const BUILTIN_TOOLS: readonly Tool[] = [llmGenerateTool, httpRequestTool];
+const BUILTIN_TOOLS: readonly Tool[] = [
+  llmGenerateTool,
+  httpRequestTool,
+  runCodeTool,
+  codeTaskTool,
+];
 
 const builtins: ReadonlyMap<string, Tool> = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));
 

@@ -117,7 +117,7 @@ export const GUEST_PRELUDE = String.raw`(function (write, inputsJson, filesJson,
       const out = [];
       for (const path of changed) {
         const file = store.get(path);
-        if (file) out.push({ path, encoding: file.encoding, content: file.content });
+        if (file) out[out.length] = { path, encoding: file.encoding, content: file.content };
       }
       return stringify(out);
     },

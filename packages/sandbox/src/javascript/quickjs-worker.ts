@@ -166,9 +166,12 @@ async function runGuest(request: WorkerRun, flushes: Array<() => void>): Promise
   if (evaluated.error && mayNeedFunctionBody(vm, helpers, request.code, evaluated.error)) {
     // Top-level `return` or `await`: run the code as the body of an async function,
     // and keep the first error if that does not parse either.
-    const body = `${request.code}\n;return typeof result === "undefined" ? undefined : result;`;
-    const wrapped = vm.evalCode(`(async function () {\n${body}\n})()`, "main.js");
-    if (!wrapped.error || !isSyntaxError(vm, helpers, wrapped.error)) evaluated = wrapped;
+    for (const body of functionBodies(request.code)) {
+      const compiled = vm.evalCode(`(async function () {\n${body}\n})`, "main.js");
+      if (compiled.error) continue;
+      evaluated = vm.callFunction(compiled.value, vm.undefined);
+      break;
+    }
   }
   if (evaluated.error) return fail(evaluated.error);
   let value = evaluated.value;
@@ -273,6 +276,29 @@ function describe(vm: QuickJSContext, helpers: QuickJSHandle, error: QuickJSHand
   } catch {
     return { name: "Error", message: "an error that cannot be shown" };
   }
+}
+
+/** Statements that a trailing line can start with and that are no expression. */
+const NOT_AN_EXPRESSION =
+  /^(const|let|var|if|else|for|while|do|switch|case|default|try|catch|finally|function|async|class|return|throw|break|continue|import|export)\b|^[}/]/;
+
+/**
+ * The code as an async function body: first with its last line returned when that
+ * line is an expression (so that `await` code keeps the last-expression result),
+ * then as it is; both end by returning a variable named `result` when there is one.
+ */
+function functionBodies(code: string): string[] {
+  const tail = '\n;return typeof result === "undefined" ? undefined : result;';
+  const text = code.trimEnd().replace(/;$/, "");
+  // The last statement: after the last newline or semicolon. A wrong cut (a ';'
+  // inside a string) does not compile, and the plain body is tried next.
+  const cut = Math.max(text.lastIndexOf("\n"), text.lastIndexOf(";"));
+  const last = text.slice(cut + 1).trim();
+  const bodies = [`${code}${tail}`];
+  if (last && !NOT_AN_EXPRESSION.test(last)) {
+    bodies.unshift(`${text.slice(0, cut + 1)}\nreturn (${last});${tail}`);
+  }
+  return bodies;
 }
 
 function isSyntaxError(vm: QuickJSContext, helpers: QuickJSHandle, error: QuickJSHandle): boolean {

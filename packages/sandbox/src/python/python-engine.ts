@@ -63,8 +63,10 @@ export class PythonEngine implements Engine {
   readonly #launch: ChildLaunch;
   readonly #baseDataMib: number;
   readonly #warn: (message: string) => void;
-  readonly #snapshotDir: Promise<string>;
-  readonly #snapshot: Promise<string | null>;
+  readonly #useSnapshot: boolean;
+  #snapshotDir: string | null = null;
+  /** Made on first use, so that an engine that never runs Python costs nothing. */
+  #snapshotMade: Promise<string | null> | null = null;
   #warm: Warm | null = null;
   readonly #running = new Set<PyodideProcess>();
   #closed = false;
@@ -79,8 +81,14 @@ export class PythonEngine implements Engine {
     };
     this.#baseDataMib = options.baseDataMib ?? DEFAULT_BASE_DATA_MIB;
     this.#warn = options.warn ?? (() => {});
-    this.#snapshotDir = mkdtemp(join(tmpdir(), "stackvm-pyodide-"));
-    this.#snapshot = options.snapshot === false ? Promise.resolve(null) : this.#makeSnapshot();
+    this.#useSnapshot = options.snapshot !== false;
+  }
+
+  get #snapshot(): Promise<string | null> {
+    if (!this.#snapshotMade) {
+      this.#snapshotMade = this.#useSnapshot ? this.#makeSnapshot() : Promise.resolve(null);
+    }
+    return this.#snapshotMade;
   }
 
   /** Starts a child for the given memory limit ahead of the first run. */
@@ -128,8 +136,8 @@ export class PythonEngine implements Engine {
     this.#warm = null;
     (await warm?.process)?.kill();
     for (const child of this.#running) child.kill();
-    await this.#snapshot;
-    await rm(await this.#snapshotDir, { recursive: true, force: true });
+    await this.#snapshotMade;
+    if (this.#snapshotDir) await rm(this.#snapshotDir, { recursive: true, force: true });
   }
 
   #prestart(memoryMib: number): void {
@@ -150,7 +158,8 @@ export class PythonEngine implements Engine {
 
   async #makeSnapshot(): Promise<string | null> {
     try {
-      const file = join(await this.#snapshotDir, "python.snapshot");
+      this.#snapshotDir = await mkdtemp(join(tmpdir(), "stackvm-pyodide-"));
+      const file = join(this.#snapshotDir, "python.snapshot");
       const maker = new PyodideProcess(childCommand(this.#launch, { snapshot: file }));
       const { code, signal } = await maker.exited;
       if (code !== 0) throw new Error(`exit ${code ?? signal}: ${maker.stderrTail.slice(-500)}`);
@@ -223,9 +232,26 @@ async function exchange(
   ) {
     return failed(output, memoryLimitError(limits));
   }
+  const denied = /code: 'ERR_ACCESS_DENIED',\s+permission: '(\w*)',\s+resource: '([^']*)'/.exec(
+    tail,
+  );
+  if (denied) {
+    return failed(
+      output,
+      sandboxError(
+        "runtime_error",
+        `the program was stopped: it tried to use ${denied[1] || "an API"}${denied[2] ? ` (${denied[2]})` : ""}, which the sandbox forbids`,
+      ),
+    );
+  }
+  // The program brought the interpreter down (a fatal error inside Pyodide): its
+  // doing, so not retryable.
   return failed(
     output,
-    sandboxError("internal", `the Python sandbox ended unexpectedly (${signal ?? `exit ${code}`})`),
+    sandboxError(
+      "runtime_error",
+      `the Python interpreter crashed while running the program (${signal ?? `exit ${code}`}): ${tail.trim().split("\n").slice(-3).join(" ").slice(0, 500)}`,
+    ),
   );
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Code tools: programs saved in a namespace (typically the final code of a
+ * `code_task`, through `POST /v1/namespaces/{name}/tools`) that plans call like
+ * any tool. The tool's input, checked against its JSON Schema, becomes the
+ * program's inputs; the program runs in the sandbox; its result is the tool's.
+ */
+import { z } from "zod";
+import { ValidationError } from "../errors";
+import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
+import { callSandbox, sandboxFailureError } from "./sandbox-call";
+import type { Tool } from "./tool";
+
+/** What a code tool is made of: the body of `POST /v1/namespaces/{name}/tools`. */
+export const CodeToolDefinition = z
+  .object({
+    name: z
+      .string()
+      .regex(
+        /^[a-z][a-z0-9_]{0,63}$/,
+        "a tool name is 1 to 64 of a-z, 0-9 and _, starting with a letter",
+      ),
+    description: z.string().min(1, "describe what the tool does, for the planner").max(2_000),
+    input_schema: z.record(z.string(), z.unknown()).refine((schema) => schema.type === "object", {
+      message:
+        'input_schema must be a JSON Schema of an object ({"type": "object", "properties": {...}})',
+    }),
+    language: SandboxLanguage,
+    code: z.string().min(1).max(MAX_CODE_CHARS),
+  })
+  .strict();
+export type CodeToolDefinition = z.infer<typeof CodeToolDefinition>;
+
+/**
+ * Builds the tool of a saved program.
+ *
+ * @throws ValidationError `invalid_code_tool` when the definition or its input schema is unusable.
+ * @example
+ * const tool = codeTool({ name: "add", description: "Adds a and b", input_schema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] }, language: "python", code: "a + b" });
+ */
+export function codeTool(definition: {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  language: "javascript" | "python";
+  code: string;
+}): Tool<Record<string, unknown>> {
+  const parsed = CodeToolDefinition.safeParse(definition);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ValidationError(
+      "invalid_code_tool",
+      `code tool '${definition.name}': ${issue?.path.join(".") || "definition"}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  const { name, description, language, code } = parsed.data;
+  let input: z.ZodType<Record<string, unknown>>;
+  try {
+    input = z.fromJSONSchema(parsed.data.input_schema) as z.ZodType<Record<string, unknown>>;
+  } catch (error) {
+    throw new ValidationError(
+      "invalid_code_tool",
+      `code tool '${name}': its input_schema is not a JSON Schema that can check inputs: ${(error as Error).message}`,
+    );
+  }
+  return {
+    name,
+    description,
+    input,
+    async run(toolInput, context) {
+      const run = await callSandbox(context, { language, code, inputs: toolInput });
+      if (run.response.error) throw sandboxFailureError(run, `code tool '${name}'`);
+      return {
+        value: run.response.result,
+        details: { sandbox: run.record, ...(run.files.length ? { files: run.files } : {}) },
+      };
+    },
+  };
+}

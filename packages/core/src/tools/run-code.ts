@@ -1,0 +1,66 @@
+/**
+ * `run_code`: runs JavaScript or Python that the plan gives, in the sandbox (time
+ * and memory limits, no network, no host access). The code, its output and its
+ * files are stored content-addressed, and the commit keeps their references.
+ */
+import { z } from "zod";
+import { SandboxFile, SandboxLanguage } from "../sandbox/protocol";
+import { callSandbox, sandboxFailureError } from "./sandbox-call";
+import type { Tool, ToolContext, ToolResult } from "./tool";
+
+export const RunCodeInput = z
+  .object({
+    language: SandboxLanguage.describe(
+      "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide).",
+    ),
+    code: z
+      .string()
+      .min(1, "code must not be empty")
+      .max(200_000, "code is longer than 200,000 characters")
+      .describe(
+        "The program. Its result is the value of its last expression, or of `return` (JavaScript), or of a variable named `result`.",
+      ),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "Values the code gets: each key is a variable of the program, and all are in `inputs`.",
+      ),
+    files: z
+      .array(SandboxFile)
+      .max(100)
+      .optional()
+      .describe(
+        "Files put in the working folder before the code runs: {path, encoding: 'utf8'|'base64', content}.",
+      ),
+  })
+  .strict();
+export type RunCodeInput = z.infer<typeof RunCodeInput>;
+
+/** The `run_code` tool. */
+export const runCodeTool: Tool<RunCodeInput> = {
+  name: "run_code",
+  description:
+    "Runs a short JavaScript or Python program in a locked-down sandbox and returns {result, stdout, stderr, files}. Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing. The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the language's standard library (Python) or built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references.",
+  input: RunCodeInput,
+  run: runCode,
+};
+
+async function runCode(input: RunCodeInput, context: ToolContext): Promise<ToolResult> {
+  const run = await callSandbox(context, {
+    language: input.language,
+    code: input.code,
+    ...(input.inputs ? { inputs: input.inputs } : {}),
+    ...(input.files ? { files: input.files } : {}),
+  });
+  if (run.response.error) throw sandboxFailureError(run, "run_code");
+  return {
+    value: {
+      result: run.response.result,
+      stdout: run.response.stdout,
+      stderr: run.response.stderr,
+      files: run.files,
+    },
+    details: { sandbox: run.record },
+  };
+}

@@ -1,0 +1,235 @@
+import { createServer, type Server } from "node:net";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxRequest, type SandboxResponse } from "@stackvm/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SandboxRunner } from "../runner";
+
+// One runner for the file. It starts a fresh Pyodide child for every run (and
+// pre-starts the next one), so isolation holds even though the runner is shared.
+let runner: SandboxRunner;
+const SECRET = "stackvm-test-secret-4242";
+
+beforeAll(async () => {
+  // A secret in the host's environment that no program may see.
+  process.env.STACKVM_SANDBOX_TEST_SECRET = SECRET;
+  runner = new SandboxRunner(
+    {
+      ceiling: { ...DEFAULT_SANDBOX_LIMITS, time_ms: 8_000 },
+      network: "namespace",
+      allowNetwork: false,
+    },
+    { log: () => {} },
+  );
+  await runner.warm();
+});
+
+afterAll(async () => {
+  delete process.env.STACKVM_SANDBOX_TEST_SECRET;
+  await runner.close();
+});
+
+function py(code: string, extra: Partial<SandboxRequest> = {}): Promise<SandboxResponse> {
+  return runner.handle({ v: 1, language: "python", code, ...extra });
+}
+
+describe("Python in the sandbox: results and inputs", () => {
+  it("returns the last expression, binds inputs and prints", async () => {
+    const answer = await py("print('rows:', len(rows))\nsum(rows) * factor", {
+      inputs: { rows: [1, 2, 3], factor: 7 },
+    });
+    expect(answer.error).toBeNull();
+    expect(answer.result).toBe(42);
+    expect(answer.stdout).toBe("rows: 3\n");
+  });
+
+  it("returns a variable named result, and JSON-friendly sets and tuples", async () => {
+    const answer = await py(
+      "result = {'pair': (1, 2), 'set': sorted({3, 1}), 'n': inputs['not a name']}",
+      {
+        inputs: { "not a name": null },
+      },
+    );
+    expect(answer.result).toEqual({ pair: [1, 2], set: [1, 3], n: null });
+  });
+
+  it("runs top-level await", async () => {
+    const answer = await py("import asyncio\nawait asyncio.sleep(0)\n6 * 7");
+    expect(answer.result).toBe(42);
+  });
+
+  it("reads input files and returns only the files it wrote", async () => {
+    const answer = await py(
+      "import csv, os\nrows = list(csv.reader(open('in.csv')))\nos.makedirs('out', exist_ok=True)\nopen('out/n.txt', 'w').write(str(len(rows)))\nopen('b.bin', 'wb').write(bytes([0, 255]))\nsorted(os.listdir('.'))",
+      { files: [{ path: "in.csv", encoding: "utf8", content: "a,1\nb,2\n" }] },
+    );
+    expect(answer.error).toBeNull();
+    expect(answer.result).toEqual(["b.bin", "in.csv", "out"]);
+    expect(answer.files).toEqual([
+      { path: "b.bin", encoding: "base64", content: "AP8=", size: 2 },
+      { path: "out/n.txt", encoding: "utf8", content: "2", size: 1 },
+    ]);
+  });
+
+  it.each([
+    ["a syntax error", "1 +", "syntax_error", /SyntaxError/],
+    [
+      "an exception",
+      "def f():\n    raise ValueError('bad input')\nf()",
+      "runtime_error",
+      /ValueError: bad input/,
+    ],
+    ["a result that is not JSON", "object()", "result_not_json", /not JSON/],
+  ])("answers %s with its code", async (_, code, errorCode, message) => {
+    const answer = await py(code);
+    expect(answer.error?.code).toBe(errorCode);
+    expect(answer.error?.message).toMatch(message);
+    expect(answer.result).toBeNull();
+  });
+
+  it("keeps only the program's own frames in the traceback", async () => {
+    const answer = await py("def f():\n    raise ValueError('bad')\nf()");
+    expect(answer.error?.traceback).toContain('File "main.py", line 2, in f');
+    expect(answer.error?.traceback).not.toContain("_pyodide");
+  });
+});
+
+describe("Python in the sandbox: limits", () => {
+  it("ends an endless loop at the time limit, then runs the next program", async () => {
+    const answer = await py("while True: pass", { limits: { time_ms: 1_000 } });
+    expect(answer.error?.code).toBe("timeout");
+    expect((await py("1 + 1")).result).toBe(2);
+  });
+
+  it("ends a sleep that swallows KeyboardInterrupt at the time limit", async () => {
+    const answer = await py(
+      "import time\nprint('start', flush=True)\nwhile True:\n    try:\n        time.sleep(60)\n    except BaseException:\n        pass",
+      { limits: { time_ms: 1_000 } },
+    );
+    expect(answer.error?.code).toBe("timeout");
+    expect(answer.stdout).toBe("start\n");
+  });
+
+  it("ends a memory bomb at the memory limit, then runs the next program", async () => {
+    const answer = await py("a = []\nwhile True: a.append(bytearray(1_000_000))", {
+      limits: { memory_mib: 64 },
+    });
+    expect(answer.error?.code).toBe("memory_limit");
+    expect(answer.error?.message).toContain("64 MiB");
+    expect((await py("1 + 1")).result).toBe(2);
+  });
+
+  it("holds the memory limit for one large allocation too", async () => {
+    const answer = await py("x = bytearray(200 * 1024 * 1024)\nlen(x)", {
+      limits: { memory_mib: 64 },
+    });
+    expect(answer.error?.code).toBe("memory_limit");
+  });
+
+  it("cuts a flood of output at the output limit and stops the program", async () => {
+    const answer = await py("while True: print('flood')", { limits: { output_bytes: 4096 } });
+    expect(answer.error?.code).toBe("output_limit");
+    expect(answer.truncated).toBe(true);
+    expect(Buffer.byteLength(answer.stdout)).toBe(4096);
+    expect((await py("1 + 1")).result).toBe(2);
+  });
+});
+
+describe("Python in the sandbox: escapes fail", () => {
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.end("hello");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("sees no host environment, even through the JavaScript bridge", async () => {
+    const answer = await py(
+      "import os, js\nhost = js.constructor.constructor('return JSON.stringify(process.env)')()\n[host, any('STACKVM' in k for k in os.environ)]",
+    );
+    expect(answer.error).toBeNull();
+    expect(answer.result).toEqual(["{}", false]);
+    expect(JSON.stringify(answer)).not.toContain(SECRET);
+  });
+
+  it.each([
+    ["Python's open", "open('/etc/passwd').read()", /FileNotFoundError|No such file/],
+    [
+      "node:fs through the bridge",
+      "import js\njs.constructor.constructor('return process')().getBuiltinModule('fs').readFileSync('/etc/passwd', 'utf8')",
+      /ERR_ACCESS_DENIED|Access to this API has been restricted/,
+    ],
+    [
+      "node:fs writes through the bridge",
+      "import js\njs.constructor.constructor('return process')().getBuiltinModule('fs').writeFileSync('/tmp/stackvm-escape', 'x')",
+      /ERR_ACCESS_DENIED|Access to this API has been restricted/,
+    ],
+  ])("cannot read or write host files with %s", async (_, code, message) => {
+    const answer = await py(code);
+    expect(answer.error?.code).toBe("runtime_error");
+    expect(answer.error?.message).toMatch(message);
+  });
+
+  it.each([
+    ["subprocess", "import subprocess\nsubprocess.run(['id'])", /not support processes|OSError/],
+    [
+      "os.system",
+      "import os\nr = os.system('id')\nassert r == 0, f'os.system answered {r}'",
+      /ChildProcess|AssertionError|OSError/,
+    ],
+    [
+      "child_process through the bridge",
+      "import js\njs.constructor.constructor('return process')().getBuiltinModule('child_process').execSync('id')",
+      /Access to this API has been restricted|ERR_ACCESS_DENIED/,
+    ],
+    [
+      "a worker thread through the bridge",
+      "import js\nW = js.constructor.constructor('return process')().getBuiltinModule('worker_threads').Worker\nW.new('1', js.Object.fromEntries([['eval', True]]))",
+      /Access to this API has been restricted|ERR_ACCESS_DENIED|AttributeError/,
+    ],
+    [
+      "ctypes into the host's libc",
+      "import ctypes\nctypes.CDLL('libc.so.6').getpid()",
+      /OSError|AttributeError/,
+    ],
+  ])("cannot start processes or native code with %s", async (_, code, message) => {
+    const answer = await py(code);
+    expect(answer.error?.code).toBe("runtime_error");
+    expect(answer.error?.message).toMatch(message);
+  });
+
+  it("cannot open a network connection, even to the host's loopback", async () => {
+    const answer = await py(
+      `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\ns.recv(5)`,
+    );
+    expect(answer.error?.code).toBe("runtime_error");
+    expect(answer.error?.message).toMatch(/OSError|unreachable|refused|ConnectionError/i);
+    expect(connections).toBe(0);
+  });
+
+  it("cannot reach the network through the bridge's Node modules either", async () => {
+    await py(
+      `import js\nnet = js.constructor.constructor('return process')().getBuiltinModule('net')\nnet.connect(${port}, '127.0.0.1')\nimport time\ntime.sleep(0.5)`,
+    );
+    // Give a connection that got out time to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(connections).toBe(0);
+  });
+
+  it("leaves nothing behind for the next run", async () => {
+    const first = await py(
+      "import builtins, sys, os\nbuiltins.leak = 'x'\nsys.modules['json'].leak = 1\nopen('/tmp/leak.txt', 'w').write('x')\nopen('leak.txt', 'w').write('x')\n1",
+    );
+    expect(first.error).toBeNull();
+    const second = await py(
+      "import builtins, json, os\n[hasattr(builtins, 'leak'), hasattr(json, 'leak'), os.path.exists('/tmp/leak.txt'), sorted(os.listdir('.'))]",
+    );
+    expect(second.result).toEqual([false, false, false, []]);
+  });
+});
