@@ -8,7 +8,7 @@
  */
 import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
-import { llmEnvironment, llmSecrets } from "./secrets";
+import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
 import { bucket, table } from "./storage";
 
 /** The queue's subscription; its function is the worker. */
@@ -18,13 +18,13 @@ export const workerSubscription = queue.subscribe(
     timeout: `${workerTimeoutSeconds} seconds`,
     memory: "1024 MB",
     link: [table, bucket, queue, sandbox, ...Object.values(llmSecrets)],
-    environment: {
+    environment: withoutEmpty({
       STACKVM_TABLE: table.name,
       STACKVM_BUCKET: bucket.name,
       STACKVM_QUEUE_URL: queue.url,
       STACKVM_SANDBOX_FUNCTION: sandbox.name,
       ...llmEnvironment,
-    },
+    }),
   },
   { batch: { size: 10, partialResponses: true } },
 );

@@ -274,6 +274,19 @@ describe("checkGraph on a mutated graph", () => {
   });
 });
 
+describe("the worker's environment with the optional secrets left empty", () => {
+  it("leaves the empty ones out, so that the entry file's validation sees them unset", async () => {
+    const empty = await evaluateInfra({
+      secrets: { OpenaiBaseUrl: "", ReasonLlmModel: "", EvalLlmModel: "" },
+    });
+    const worker = fnOf(empty, handlers.worker);
+    expect(Object.keys(worker.environment)).not.toContain("OPENAI_BASE_URL");
+    expect(Object.keys(worker.environment)).not.toContain("REASON_LLM_MODEL");
+    expect(worker.environment.OPENAI_API_KEY).toBe("test-openai-key");
+    expect(worker.environment.LLM_MODEL).toBe("test-model");
+  });
+});
+
 describe("checkGraph on the graph SST makes from a mutated configuration", () => {
   it("fails the sandbox lockdown when the bucket is linked to the sandbox", async () => {
     const linked = await evaluateInfra({

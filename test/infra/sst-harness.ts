@@ -31,15 +31,21 @@ import {
 /** The project root: where `sst.config.ts` is. */
 export const projectRoot = join(import.meta.dirname, "..", "..");
 
-/** Values the stand-in passes for the secrets that have no default. */
-export const testSecrets = {
+/** Values the stand-in passes for the secrets (`sst secret set`), all set by default. */
+export const testSecrets: Record<string, string> = {
   OpenaiApiKey: "test-openai-key",
-  AdminKey: "test-admin-key",
-} as const;
+  OpenaiBaseUrl: "https://llm.test/v1",
+  LlmModel: "test-model",
+  ReasonLlmModel: "test-reason-model",
+  EvalLlmModel: "test-eval-model",
+  AdminKey: "test-admin-key-0123456789",
+};
 
 export interface EvaluateOptions {
   /** The stage, `$app.stage`. */
   stage?: string;
+  /** Secret values that replace `testSecrets`' (an empty string is a secret set to ""). */
+  secrets?: Record<string, string>;
   /**
    * Runs after the globals exist and before `sst.config.ts`'s `run()`: the
    * place to register a `$transform` that mutates the configuration.
@@ -78,7 +84,7 @@ export async function evaluateInfra(options: EvaluateOptions = {}): Promise<Infr
     const address = server.address();
     if (address === null || typeof address === "string") throw new Error("no RPC port");
     process.env.SST_SERVER = `http://127.0.0.1:${address.port}`;
-    for (const [name, value] of Object.entries(testSecrets)) {
+    for (const [name, value] of Object.entries({ ...testSecrets, ...options.secrets })) {
       process.env[`SST_SECRET_${name}`] = value;
     }
 
