@@ -79,13 +79,17 @@ export async function evaluateInfra(options: EvaluateOptions = {}): Promise<Infr
   const builds: FunctionBuild[] = [];
   const server = await startRpcStandIn(work, builds);
   const resources: Resource[] = [];
-  const saved = { ...process.env };
+  const saved = new Map<string, string | undefined>();
+  const setEnv = (name: string, value: string) => {
+    if (!saved.has(name)) saved.set(name, process.env[name]);
+    process.env[name] = value;
+  };
   try {
     const address = server.address();
     if (address === null || typeof address === "string") throw new Error("no RPC port");
-    process.env.SST_SERVER = `http://127.0.0.1:${address.port}`;
+    setEnv("SST_SERVER", `http://127.0.0.1:${address.port}`);
     for (const [name, value] of Object.entries({ ...testSecrets, ...options.secrets })) {
-      process.env[`SST_SECRET_${name}`] = value;
+      setEnv(`SST_SECRET_${name}`, value);
     }
 
     const pulumi = await importFile(join(platform, "node_modules/@pulumi/pulumi/index.js"));
@@ -141,7 +145,10 @@ export async function evaluateInfra(options: EvaluateOptions = {}): Promise<Infr
     await pulumi.runtime.waitForRPCs();
     return { resources, builds, outputs };
   } finally {
-    process.env = saved;
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await new Promise((resolve) => server.close(resolve));
     await rm(work, { recursive: true, force: true });
   }
