@@ -2,7 +2,13 @@
  * `/v1/namespaces` and `/v1/tools`: what tasks may use.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describeTool, Namespace, NamespaceInput } from "@stackvm/core";
+import {
+  CodeToolDefinition,
+  codeTool,
+  describeTool,
+  Namespace,
+  NamespaceInput,
+} from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
 
@@ -89,6 +95,54 @@ export function registerNamespaceRoutes(app: ApiApp): void {
     }),
     async (c) => {
       await c.get("deps").namespaces.delete(c.get("tenantId"), c.req.valid("param").name);
+      return c.body(null, 204);
+    },
+  );
+
+  const ToolParams = NameParam.extend({
+    tool: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .openapi({ param: { name: "tool", in: "path" } }),
+  });
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/namespaces/{name}/tools",
+      summary: "Save a code tool in a namespace",
+      description:
+        "A program (typically the final code of a `code_task`) that plans in this namespace can call like any tool; it runs in the sandbox with the tool's input as its inputs.",
+      security: bearer,
+      request: { params: NameParam, ...jsonBody(CodeToolDefinition) },
+      responses: { 201: json(ToolInfo, "The saved tool"), ...commonErrors, ...invalidError },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      const definition = c.req.valid("json");
+      const tool = codeTool(definition);
+      const deps = c.get("deps");
+      await deps.namespaces.get(c.get("tenantId"), name);
+      await deps.namespaces.putCodeTool(c.get("tenantId"), name, {
+        ...definition,
+        created_at: new Date().toISOString(),
+      });
+      return c.json(describeTool(tool), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/namespaces/{name}/tools/{tool}",
+      summary: "Delete a code tool",
+      security: bearer,
+      request: { params: ToolParams },
+      responses: { 204: { description: "Deleted" }, ...commonErrors },
+    }),
+    async (c) => {
+      const { name, tool } = c.req.valid("param");
+      await c.get("deps").namespaces.deleteCodeTool(c.get("tenantId"), name, tool);
       return c.body(null, 204);
     },
   );
