@@ -66,6 +66,30 @@ export type LlmCall = z.infer<typeof LlmCall>;
 export const ResponseFormat = z.record(z.string(), z.unknown());
 export type ResponseFormat = z.infer<typeof ResponseFormat>;
 
+/** One outgoing webhook of a task (one per terminal status), with its delivery attempts. */
+export const WebhookDelivery = z.object({
+  webhook_id: z.string(),
+  type: z.enum(["task.completed", "task.failed", "task.cancelled"]),
+  /** `pending` while attempts go on, `delivered` after a 2xx, `failed` after the last attempt. */
+  status: z.enum(["pending", "delivered", "failed"]),
+  attempts: z.array(
+    z.object({
+      attempt: z.number().int(),
+      at: z.string(),
+      /** The receiver's HTTP status, or null when it did not answer. */
+      status: z.number().int().nullable(),
+      error: z.string().nullable(),
+      duration_ms: z.number(),
+    }),
+  ),
+  created_at: z.string(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+/** The task's `webhook_url` and what was sent to it. */
+export const TaskWebhook = z.object({ url: z.string(), deliveries: z.array(WebhookDelivery) });
+export type TaskWebhook = z.infer<typeof TaskWebhook>;
+
 export const Task = z.object({
   task_id: z.string(),
   goal: z.string().nullable(),
@@ -79,6 +103,8 @@ export const Task = z.object({
   usage: Usage,
   created_at: z.string(),
   updated_at: z.string(),
+  /** Only on a task with `webhook_url`, read one at a time (not in lists). */
+  webhook: TaskWebhook.optional(),
 });
 export type Task = z.infer<typeof Task>;
 

@@ -30,7 +30,7 @@ export async function sweepStalled(deps: SweepDeps, stalledMs: number): Promise<
       const page = await deps.items.query({
         pk: `SWEEP#${shard}`,
         index: "gsi1",
-        between: ["", before],
+        between: ["0", before],
         limit: 100,
         cursor,
       });

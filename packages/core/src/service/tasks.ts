@@ -3,8 +3,8 @@
  * branches; starting one writes both and enqueues the first step of `main`.
  */
 import { z } from "zod";
-import { ConflictError, NotFoundError, ValidationError } from "../errors";
-import { Budget, type Status, type Task, ZERO_USAGE } from "../model";
+import { ConflictError, NotFoundError, StackVMError, ValidationError } from "../errors";
+import { Budget, type Status, type Task, type TaskWebhook, ZERO_USAGE } from "../model";
 import { type Plan, VariableName } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import type { Blobs } from "../ports/blobs";
@@ -20,6 +20,7 @@ import { digest, newBranchId, newTaskId } from "../vm/ids";
 import { enqueueNext, sweepIndex } from "../vm/step";
 import type { NamespaceService } from "./namespaces";
 import type { Presenter } from "./present";
+import type { TaskAdmission } from "./quotas";
 import { stableJson } from "./stable-json";
 
 export const CreateTaskInput = z
@@ -52,6 +53,10 @@ export interface TaskServiceDeps {
   tools: ReadonlyMap<string, Tool>;
   /** Checks an outgoing webhook URL (https, or loopback in local mode); throws ValidationError. */
   checkWebhookUrl: (url: string) => void;
+  /** Quotas: the month's budget and running slots (`quotas.ts`); none: no limits. */
+  admission?: TaskAdmission;
+  /** The outgoing webhook deliveries of a task, shown on it (`webhooks.ts`). */
+  deliveries?: (tenant: string, taskId: string) => Promise<TaskWebhook["deliveries"]>;
 }
 
 export class TaskService {
@@ -94,18 +99,25 @@ export class TaskService {
     tenant: string,
     input: CreateTaskInput,
     idempotencyKey: string | null,
-    taskId = newTaskId(),
+    taskId?: string,
   ): Promise<{ task: TaskRecord; replayed: boolean }> {
     return this.create(tenant, input, taskId, idempotencyKey);
   }
 
-  /** Starts a task: writes it and its `main` branch, enqueues the first step. */
+  /**
+   * Starts a task: writes it and its `main` branch, enqueues the first step (or,
+   * past the tenant's running tasks, lists it as waiting). A `taskId` that exists
+   * already is the same start made again (a trigger delivery or a schedule run
+   * retried, a crash after the first write): it finishes what that start began and
+   * answers the task with `replayed`.
+   */
   async create(
     tenant: string,
     input: CreateTaskInput,
-    taskId = newTaskId(),
+    givenTaskId?: string,
     idempotencyKey: string | null = null,
   ): Promise<{ task: TaskRecord; replayed: boolean }> {
+    let taskId = givenTaskId ?? newTaskId();
     const namespace = await this.deps.namespaces.config(tenant, input.namespace);
     if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
@@ -114,6 +126,21 @@ export class TaskService {
       input.plan === undefined
         ? null
         : await this.validate(tenant, input.namespace, input.plan, Object.keys(input.inputs));
+    let replayed = false;
+    if (idempotencyKey !== null) {
+      const first = await this.claimIdempotencyKey(tenant, idempotencyKey, input, taskId);
+      if (first !== taskId) {
+        // The key was used with this body before: answer that task. If a crash
+        // left the key without its task, start the task now, under the key's id.
+        replayed = true;
+        taskId = first;
+      }
+    }
+    // Only an id chosen before (by the caller or an idempotency key) can exist already.
+    const existing =
+      givenTaskId !== undefined || replayed ? await this.deps.store.getTask(tenant, taskId) : null;
+    if (existing) return { task: await this.resume(existing), replayed: true };
+    const left = this.deps.admission ? await this.deps.admission.budgetLeft(tenant) : {};
     const now = new Date(this.deps.clock.now()).toISOString();
     const task: TaskRecord = {
       ...taskKey(tenant, taskId),
@@ -140,25 +167,52 @@ export class TaskService {
       goal: parsed?.goal ?? input.goal ?? null,
       namespace,
       response_format: responseFormat,
-      budget: input.budget,
+      budget: capBudget(input.budget, left),
       inputs: await spillRecord(input.inputs, this.deps.blobs, taskBlobPrefix(tenant, taskId)),
       webhook_url: input.webhook_url ?? null,
       evaluate: input.evaluate,
       evaluation_round: 0,
     };
-    if (idempotencyKey !== null) {
-      const first = await this.claimIdempotencyKey(tenant, idempotencyKey, input, taskId);
-      if (first !== taskId) {
-        const existing = await this.deps.store.getTask(tenant, first);
-        return { task: existing ?? { ...task, task_id: first }, replayed: true };
-      }
-    }
     const branch = newBranch(tenant, taskId, "main", config, now);
     branch.plan = plan;
-    markRunning(branch, now);
-    await this.deps.store.createTask(task, branch);
-    await enqueueNext(this.deps, branch, null);
-    return { task, replayed: false };
+    const admitted = this.deps.admission ? await this.deps.admission.claim(tenant, taskId) : true;
+    if (admitted) markRunning(branch, now);
+    try {
+      await this.deps.store.createTask(task, branch);
+    } catch (error) {
+      // Two starts of the same id at once: the other wrote first.
+      if (!(error instanceof StackVMError && error.kind === "conflict")) throw error;
+      const other = await this.deps.store.getTask(tenant, taskId);
+      if (!other) throw error;
+      return { task: await this.resume(other, branch), replayed: true };
+    }
+    if (admitted) await enqueueNext(this.deps, branch, null);
+    else await this.deps.admission?.wait(tenant, taskId, now);
+    return { task, replayed };
+  }
+
+  /**
+   * Finishes a start that was interrupted after the task was written: writes its
+   * `main` branch if missing, and enqueues a first step that may have been lost
+   * (a duplicate costs the worker one read).
+   */
+  private async resume(task: TaskRecord, fresh?: BranchRecord): Promise<TaskRecord> {
+    const { tenant_id: tenant, task_id: taskId } = task;
+    const main = await this.deps.store.getBranch(tenant, taskId, "main");
+    if (main) {
+      if (main.status === "running" && main.head === null) await enqueueNext(this.deps, main, null);
+      return task;
+    }
+    if (!fresh) return task;
+    const admitted = this.deps.admission ? await this.deps.admission.claim(tenant, taskId) : true;
+    const now = new Date(this.deps.clock.now()).toISOString();
+    if (admitted) markRunning(fresh, now);
+    await this.deps.store.createBranch(fresh).catch((error: unknown) => {
+      if ((error as { kind?: string }).kind !== "conflict") throw error;
+    });
+    if (admitted) await enqueueNext(this.deps, fresh, null);
+    else await this.deps.admission?.wait(tenant, taskId, task.created_at);
+    return task;
   }
 
   /** Records the key for this task, or answers the task that already holds it. */
@@ -194,7 +248,10 @@ export class TaskService {
   async get(tenant: string, taskId: string): Promise<Task> {
     const task = await this.record(tenant, taskId);
     const branches = await this.deps.store.listBranches(tenant, taskId);
-    return this.deps.presenter.task(task, branches);
+    const view = await this.deps.presenter.task(task, branches);
+    if (!task.webhook_url || !this.deps.deliveries) return view;
+    const deliveries = await this.deps.deliveries(tenant, taskId);
+    return { ...view, webhook: { url: task.webhook_url, deliveries } };
   }
 
   async record(tenant: string, taskId: string): Promise<TaskRecord> {
@@ -246,6 +303,17 @@ export class TaskService {
     // A step that was in flight may have written one more commit: sweep again.
     await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
   }
+}
+
+/** The task's budget, lowered to what the tenant's month has left. */
+function capBudget(budget: Budget, left: { tokens?: number; costUsd?: number }): Budget {
+  const capped = { ...budget };
+  if (left.tokens !== undefined)
+    capped.max_tokens = Math.min(budget.max_tokens ?? left.tokens, left.tokens);
+  if (left.costUsd !== undefined) {
+    capped.max_cost_usd = Math.min(budget.max_cost_usd ?? left.costUsd, left.costUsd);
+  }
+  return capped;
 }
 
 /** Sets a new branch `running`, listed in the sweep index. */

@@ -22,3 +22,19 @@ export type StepMessage = z.infer<typeof StepMessage>;
 /** The message group of a branch: SQS FIFO hands out one message per group at a time. */
 export const branchGroupId = (m: { tenant_id: string; task_id: string; branch: string }): string =>
   `${m.tenant_id}:${m.task_id}:${m.branch}`;
+
+/**
+ * "Deliver this task's outgoing webhook": queued work on the step queue (so a
+ * worker that dies mid-delivery does not lose it), in a message group of its own
+ * so that its retries never hold back a branch.
+ */
+export const WebhookMessage = z
+  .object({
+    v: z.literal(1),
+    kind: z.literal("webhook"),
+    tenant_id: Id,
+    task_id: Id,
+    webhook_id: Id,
+  })
+  .strict();
+export type WebhookMessage = z.infer<typeof WebhookMessage>;

@@ -1,0 +1,272 @@
+/**
+ * Quotas per tenant: requests per second on the API, running tasks at once, and a
+ * monthly token and cost budget. Defaults come from configuration; the operator
+ * overrides them per tenant (`PUT /v1/admin/tenants/{tenant}/quotas`).
+ *
+ * Rate limit: a fixed one-second window counted in the store, one conditional
+ * update per request (`add count` if `window` is this second and `count` is below
+ * the limit). Not in memory per instance: on Lambda every concurrent request may
+ * be served by its own instance, so a per-instance bucket would let a tenant have
+ * N times its limit for N instances, and the instances come and go. A fixed window
+ * allows up to twice the limit across a second boundary, which is what a "per
+ * second" limit is expected to tolerate, and it costs no read on the common path.
+ *
+ * Running tasks: see `running-slots.ts`. Budget: a task may not start when the
+ * month's budget is spent (429 until the month ends), and a task that starts gets
+ * at most what is left as its own token and cost budget, which the LLM layer
+ * enforces before each call. Tasks add their usage to the month when they end, so
+ * tasks running side by side may together go past the budget by what each was
+ * allowed: the budget bounds spending, it is not an exact meter.
+ */
+import { z } from "zod";
+import { RateLimitedError, StackVMError } from "../errors";
+import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import { taskKey, tenantPk } from "../store/keys";
+import type { TaskStore } from "../store/task-store";
+import type { TerminalHook } from "../vm/step-deps";
+import { addUsage } from "./present";
+import type { RunningSlots } from "./running-slots";
+
+export const TenantQuotas = z
+  .object({
+    requests_per_second: z.number().int().min(1).max(100_000),
+    max_running_tasks: z.number().int().min(1).max(1_000),
+    /** Input plus output tokens per calendar month (UTC); null: no limit. */
+    monthly_token_budget: z.number().int().min(0).nullable(),
+    /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
+    monthly_cost_budget_usd: z.number().min(0).nullable(),
+  })
+  .strict();
+export type TenantQuotas = z.infer<typeof TenantQuotas>;
+
+/** What the operator sets for one tenant; an absent field takes the default. */
+export const QuotaOverrides = TenantQuotas.partial().strict();
+export type QuotaOverrides = z.infer<typeof QuotaOverrides>;
+
+export const DEFAULT_QUOTAS: TenantQuotas = {
+  requests_per_second: 100,
+  max_running_tasks: 10,
+  monthly_token_budget: null,
+  monthly_cost_budget_usd: null,
+};
+
+/** What a task may spend at most, from the month's budget; absent: no limit. */
+export interface BudgetLeft {
+  tokens?: number;
+  costUsd?: number;
+}
+
+/** The month's usage of a tenant. */
+export interface MonthUsage {
+  month: string;
+  tokens: number;
+  cost_usd: number;
+}
+
+const quotasKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "QUOTAS" });
+const rateKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RATE" });
+const usageKey = (tenant: string, month: string) => ({
+  pk: tenantPk(tenant),
+  sk: `USAGE#${month}`,
+});
+
+const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
+
+export interface QuotaServiceDeps {
+  items: ItemStore;
+  store: TaskStore;
+  clock: Clock;
+  defaults: TenantQuotas;
+  /**
+   * How long an instance keeps a tenant's limits before reading them again. An
+   * override reaches every instance within this time (and at once on the one
+   * that wrote it).
+   */
+  cacheMs?: number;
+}
+
+export class QuotaService {
+  readonly #cache = new Map<string, { quotas: TenantQuotas; until: number }>();
+
+  constructor(private readonly deps: QuotaServiceDeps) {}
+
+  /** The tenant's limits: its overrides over the defaults. */
+  async limits(tenant: string): Promise<TenantQuotas> {
+    const now = this.deps.clock.now();
+    const cached = this.#cache.get(tenant);
+    if (cached && cached.until > now) return cached.quotas;
+    const quotas = { ...this.deps.defaults, ...(await this.overrides(tenant)) };
+    this.#cache.set(tenant, { quotas, until: now + (this.deps.cacheMs ?? 10_000) });
+    return quotas;
+  }
+
+  async overrides(tenant: string): Promise<QuotaOverrides> {
+    const item = await this.deps.items.get(quotasKey(tenant));
+    return item ? QuotaOverrides.parse(item.overrides ?? {}) : {};
+  }
+
+  /** Replaces the tenant's overrides; answers the limits in force. */
+  async setOverrides(tenant: string, overrides: QuotaOverrides): Promise<TenantQuotas> {
+    const parsed = QuotaOverrides.parse(overrides);
+    await this.deps.items.put({
+      ...quotasKey(tenant),
+      tenant_id: tenant,
+      overrides: parsed,
+      updated_at: new Date(this.deps.clock.now()).toISOString(),
+    });
+    this.#cache.delete(tenant);
+    return this.limits(tenant);
+  }
+
+  /** Counts one API request; `RateLimitedError` (429 with Retry-After) past the limit. */
+  async takeRequest(tenant: string): Promise<void> {
+    const limit = (await this.limits(tenant)).requests_per_second;
+    const now = this.deps.clock.now();
+    const window = Math.floor(now / 1000);
+    const key = rateKey(tenant);
+    // Three tries: a lost race to open the new window is retried, not refused.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.deps.items.update(
+          key,
+          { add: [[["count"], 1]] },
+          { equals: { window }, below: { count: limit } },
+        );
+        return;
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
+      const item = await this.deps.items.get(key);
+      if (item?.window === window) break;
+      try {
+        // Open this second's window, if nobody else did since the read.
+        await this.deps.items.put(
+          { ...key, window, count: 1 },
+          typeof item?.window === "number"
+            ? { equals: { window: item.window } }
+            : { exists: false },
+        );
+        return;
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
+    }
+    throw new RateLimitedError(
+      `more than ${limit} requests per second for this tenant: wait for Retry-After, then send fewer requests at once (the operator can raise requests_per_second)`,
+      Math.max(0.001, (1000 - (now % 1000)) / 1000),
+    );
+  }
+
+  /** The month (UTC) a time falls in: `2026-03`. */
+  month(now = this.deps.clock.now()): string {
+    return new Date(now).toISOString().slice(0, 7);
+  }
+
+  async usage(tenant: string): Promise<MonthUsage> {
+    const month = this.month();
+    const item = await this.deps.items.get(usageKey(tenant, month));
+    return {
+      month,
+      tokens: typeof item?.tokens === "number" ? item.tokens : 0,
+      cost_usd: typeof item?.cost_usd === "number" ? item.cost_usd : 0,
+    };
+  }
+
+  /**
+   * What a new task may spend at most from the month's budget;
+   * `RateLimitedError` (`monthly_budget_exhausted`) when nothing is left.
+   */
+  async budgetLeft(tenant: string): Promise<BudgetLeft> {
+    const limits = await this.limits(tenant);
+    if (limits.monthly_token_budget === null && limits.monthly_cost_budget_usd === null) return {};
+    const used = await this.usage(tenant);
+    const left: BudgetLeft = {};
+    if (limits.monthly_token_budget !== null)
+      left.tokens = limits.monthly_token_budget - used.tokens;
+    if (limits.monthly_cost_budget_usd !== null) {
+      left.costUsd = limits.monthly_cost_budget_usd - used.cost_usd;
+    }
+    if ((left.tokens ?? 1) <= 0 || (left.costUsd ?? 1) <= 0) {
+      const now = this.deps.clock.now();
+      const d = new Date(now);
+      const nextMonth = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      throw new RateLimitedError(
+        `the monthly budget of this tenant is spent (${used.tokens} tokens, $${used.cost_usd.toFixed(4)} in ${used.month}): tasks start again next month, or when the operator raises monthly_token_budget / monthly_cost_budget_usd`,
+        Math.ceil((nextMonth - now) / 1000),
+        "monthly_budget_exhausted",
+      );
+    }
+    return left;
+  }
+
+  /**
+   * Adds an ended task's usage to its month, once: a marker on the task record
+   * (set on condition it is absent) makes a repeated terminal hook count nothing.
+   * A crash between the marker and the addition loses that task's count, which
+   * errs on the tenant's side.
+   */
+  async recordUsage(tenant: string, taskId: string): Promise<void> {
+    const month = this.month();
+    try {
+      await this.deps.items.update(
+        taskKey(tenant, taskId),
+        { set: [[["usage_counted"], month]] },
+        { exists: true, equals: { usage_counted: null } },
+      );
+    } catch (error) {
+      if (isConflict(error)) return;
+      throw error;
+    }
+    const task = await this.deps.store.getTask(tenant, taskId);
+    const branches = await this.deps.store.listBranches(tenant, taskId);
+    const usage = branches.reduce((sum, b) => addUsage(sum, b.usage), {
+      ...(task?.deleted_usage ?? ZERO_USAGE),
+    });
+    await this.deps.items.update(usageKey(tenant, month), {
+      set: [[["tenant_id"], tenant]],
+      add: [
+        [["tokens"], usage.input_tokens + usage.output_tokens],
+        [["cost_usd"], usage.cost_usd],
+      ],
+    });
+  }
+}
+
+/** What `TaskService` asks before a task starts (see `running-slots.ts` for the slots). */
+export interface TaskAdmission {
+  /** What the task may spend; throws `RateLimitedError` when the month's budget is spent. */
+  budgetLeft(tenant: string): Promise<BudgetLeft>;
+  /** Claims a running slot; false: the task is written `queued` and waits. */
+  claim(tenant: string, taskId: string): Promise<boolean>;
+  /** Lists the task as waiting (its `main` branch is written `queued`, not enqueued). */
+  wait(tenant: string, taskId: string, createdAt: string): Promise<void>;
+}
+
+/** The admission of new tasks from the quotas and the slots. */
+export function taskAdmission(quotas: QuotaService, slots: RunningSlots): TaskAdmission {
+  return {
+    budgetLeft: (tenant) => quotas.budgetLeft(tenant),
+    claim: (tenant, taskId) => slots.claim(tenant, taskId),
+    wait: (tenant, taskId, createdAt) => slots.wait(tenant, taskId, createdAt),
+  };
+}
+
+/**
+ * The terminal hook of quotas: when a task ends (its record took a terminal status
+ * from its result branch), its usage counts for the month and its slot is freed,
+ * which starts the oldest waiting task.
+ */
+export function quotaTerminalHook(
+  store: TaskStore,
+  quotas: QuotaService,
+  slots: RunningSlots,
+): TerminalHook {
+  return async (branch) => {
+    const task = await store.getTask(branch.tenant_id, branch.task_id);
+    if (!task || task.branch !== branch.name || !TERMINAL_STATUSES.has(task.status)) return;
+    await quotas.recordUsage(task.tenant_id, task.task_id);
+    await slots.release(task.tenant_id, task.task_id);
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Triggers: incoming webhooks that start tasks. A trigger holds a goal (which may
+ * read the delivered JSON as `${payload.some.field}`) or a plan (which gets the
+ * payload as its input variable `payload`), and a Standard Webhooks secret.
+ *
+ * `POST /v1/hooks/{trigger_id}` carries no API key, so the trigger is found
+ * through a global pointer item `HOOK#{trigger_id}` that names its tenant (as
+ * `KEYHASH#` does for keys); everything else lives under the tenant.
+ *
+ * Each `webhook-id` starts one task: the delivery is recorded
+ * (`HOOKDELIVERY#{trigger}#{webhook-id}`, with a TTL, also checked on read) and
+ * the task id is derived from (trigger, webhook-id), so a crash between recording
+ * and starting is finished by the sender's retry, and two starts of the same
+ * delivery write one task.
+ */
+import { z } from "zod";
+import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
+import { Budget, ResponseFormat } from "../model";
+import { findReferences, lookupVariables, resolveReferences } from "../plan/references";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import { tenantPk } from "../store/keys";
+import { digest, randomId } from "../vm/ids";
+import { newWebhookSecret, verifyWebhook, type WebhookHeaders } from "../webhooks/signature";
+import { NamespaceName, type NamespaceService } from "./namespaces";
+import { CreateTaskInput, type TaskService } from "./tasks";
+
+export const CreateTriggerInput = z
+  .object({
+    name: z.string().min(1).max(100),
+    goal: z.string().min(1).max(10_000).optional(),
+    plan: z.array(z.unknown()).optional(),
+    namespace: NamespaceName.default("default"),
+    response_format: ResponseFormat.optional(),
+    budget: Budget.optional(),
+    webhook_url: z.string().url().max(2048).optional(),
+  })
+  .strict()
+  .refine((t) => t.goal !== undefined || t.plan !== undefined, {
+    message: "give a goal, a plan, or both",
+    path: ["goal"],
+  });
+export type CreateTriggerInput = z.infer<typeof CreateTriggerInput>;
+
+/** A trigger as clients see it (never its secret after creation). */
+export const Trigger = z.object({
+  trigger_id: z.string(),
+  name: z.string(),
+  goal: z.string().nullable(),
+  plan: z.array(z.unknown()).nullable(),
+  namespace: z.string(),
+  response_format: ResponseFormat.nullable(),
+  webhook_url: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Trigger = z.infer<typeof Trigger>;
+
+/** How long a delivery's `webhook-id` is remembered (senders retry for days). */
+export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
+
+const triggerKey = (tenant: string, id: string) => ({ pk: tenantPk(tenant), sk: `TRIGGER#${id}` });
+const hookKey = (id: string) => ({ pk: `HOOK#${id}`, sk: "HOOK" });
+const deliveryKey = (tenant: string, triggerId: string, webhookId: string) => ({
+  pk: tenantPk(tenant),
+  sk: `HOOKDELIVERY#${triggerId}#${webhookId}`,
+});
+
+const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
+
+export interface TriggerServiceDeps {
+  items: ItemStore;
+  clock: Clock;
+  tasks: TaskService;
+  namespaces: NamespaceService;
+  /** Counts a delivery against the tenant's request rate (`QuotaService.takeRequest`). */
+  rateLimit?: (tenant: string) => Promise<void>;
+}
+
+export class TriggerService {
+  constructor(private readonly deps: TriggerServiceDeps) {}
+
+  /** Creates a trigger; its `secret` is answered only here. */
+  async create(
+    tenant: string,
+    input: CreateTriggerInput,
+  ): Promise<{ trigger: Trigger; secret: string }> {
+    if (input.goal !== undefined) checkGoalReferences(input.goal);
+    await this.deps.namespaces.config(tenant, input.namespace);
+    if (input.plan !== undefined) {
+      await this.deps.tasks.validate(tenant, input.namespace, input.plan, ["payload"]);
+    }
+    const trigger: Trigger = {
+      trigger_id: `trg_${randomId(20)}`,
+      name: input.name,
+      goal: input.goal ?? null,
+      plan: input.plan ?? null,
+      namespace: input.namespace,
+      response_format: input.response_format ?? null,
+      webhook_url: input.webhook_url ?? null,
+      created_at: new Date(this.deps.clock.now()).toISOString(),
+    };
+    const secret = newWebhookSecret();
+    await this.deps.items.put(
+      {
+        ...triggerKey(tenant, trigger.trigger_id),
+        ...trigger,
+        ...(input.budget ? { budget: input.budget } : {}),
+        tenant_id: tenant,
+        secret,
+      },
+      { exists: false },
+    );
+    await this.deps.items.put({ ...hookKey(trigger.trigger_id), tenant_id: tenant });
+    return { trigger, secret };
+  }
+
+  async get(tenant: string, triggerId: string): Promise<Trigger> {
+    const item = await this.deps.items.get(triggerKey(tenant, triggerId));
+    if (!item) throw new NotFoundError("trigger", triggerId);
+    return Trigger.parse(item);
+  }
+
+  async list(tenant: string): Promise<Trigger[]> {
+    const page = await this.deps.items.query({
+      pk: tenantPk(tenant),
+      prefix: "TRIGGER#",
+      limit: 1000,
+    });
+    return page.items.map((item) => Trigger.parse(item));
+  }
+
+  async delete(tenant: string, triggerId: string): Promise<void> {
+    await this.get(tenant, triggerId);
+    await this.deps.items.delete(hookKey(triggerId));
+    await this.deps.items.delete(triggerKey(tenant, triggerId));
+  }
+
+  /**
+   * Verifies a delivery and starts its task, once per `webhook-id`. Answers the
+   * task id, and `replayed` when this `webhook-id` was delivered before.
+   */
+  async deliver(
+    triggerId: string,
+    headers: Partial<Record<keyof WebhookHeaders, string | undefined>>,
+    body: Uint8Array,
+  ): Promise<{ task_id: string; replayed: boolean }> {
+    const pointer = await this.deps.items.get(hookKey(triggerId));
+    const tenant = typeof pointer?.tenant_id === "string" ? pointer.tenant_id : null;
+    const item = tenant ? await this.deps.items.get(triggerKey(tenant, triggerId)) : null;
+    if (!tenant || !item) throw new NotFoundError("trigger", triggerId);
+    await this.deps.rateLimit?.(tenant);
+    const nowMs = this.deps.clock.now();
+    const webhookId = verifyWebhook(item.secret as string, headers, body, Math.floor(nowMs / 1000));
+    const payload = parsePayload(body);
+
+    const taskId = `tsk_${digest("hook", triggerId, webhookId).slice(0, 20)}`;
+    const marker = deliveryKey(tenant, triggerId, webhookId);
+    const nowSeconds = Math.floor(nowMs / 1000);
+    let seen = false;
+    try {
+      await this.deps.items.put(
+        { ...marker, task_id: taskId, started: false, ttl: nowSeconds + DELIVERY_TTL_SECONDS },
+        { exists: false, orExpiredBefore: nowSeconds },
+      );
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      seen = true;
+      const held = await this.deps.items.get(marker);
+      // Started before (the task may since have been deleted): start nothing.
+      if (held?.started === true) return { task_id: held.task_id as string, replayed: true };
+      // Otherwise the first delivery stopped before its task was written: finish it.
+    }
+    const trigger = Trigger.parse(item);
+    const input = taskInput(trigger, item.budget, payload, webhookId);
+    await this.deps.tasks.create(tenant, input, taskId);
+    await this.deps.items.update(marker, { set: [[["started"], true]] });
+    return { task_id: taskId, replayed: seen };
+  }
+}
+
+/** A trigger's goal may only read the delivery: `${payload}` or `${payload.path}`. */
+function checkGoalReferences(goal: string): void {
+  const others = findReferences(goal).filter((r) => r.name !== "payload");
+  if (others.length > 0) {
+    throw new ValidationError(
+      "invalid_trigger_goal",
+      `a trigger's goal can only reference the delivered JSON as \${payload} or \${payload.field}; found ${others
+        .map((r) => r.text)
+        .join(", ")} (write \\\${ for a literal \${)`,
+    );
+  }
+}
+
+function parsePayload(body: Uint8Array): unknown {
+  const text = Buffer.from(body).toString("utf8");
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new MalformedError("the delivery body must be JSON (Content-Type: application/json)");
+  }
+}
+
+/** The task a delivery starts: the goal with the payload's fields in it, the payload as input. */
+function taskInput(
+  trigger: Trigger,
+  budget: unknown,
+  payload: unknown,
+  webhookId: string,
+): CreateTaskInput {
+  let goal: string | undefined;
+  if (trigger.goal !== null) {
+    try {
+      const resolved = resolveReferences(trigger.goal, lookupVariables({ payload }));
+      goal = typeof resolved === "string" ? resolved : JSON.stringify(resolved);
+    } catch (error) {
+      throw new ValidationError(
+        "payload_missing_field",
+        `the trigger's goal reads a field the delivered JSON does not have: ${(error as Error).message}`,
+      );
+    }
+  }
+  const parsed = CreateTaskInput.safeParse({
+    ...(goal === undefined ? {} : { goal }),
+    ...(trigger.plan === null ? {} : { plan: trigger.plan }),
+    namespace: trigger.namespace,
+    ...(trigger.response_format ? { response_format: trigger.response_format } : {}),
+    ...(trigger.webhook_url ? { webhook_url: trigger.webhook_url } : {}),
+    ...(budget ? { budget } : {}),
+    inputs: { payload },
+    metadata: { trigger_id: trigger.trigger_id, webhook_id: webhookId },
+  });
+  if (!parsed.success) {
+    throw new ValidationError(
+      "invalid_delivery",
+      `the task this delivery would start is not valid: ${parsed.error.issues
+        .map((i) => `${i.path.join(".")}: ${i.message}`)
+        .join("; ")}`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,247 @@
+/**
+ * Outgoing webhooks: when a task with `webhook_url` reaches a terminal status, one
+ * signed `POST {"type": "task.completed" | "task.failed" | "task.cancelled",
+ * "data": Task}` (Standard Webhooks headers, the tenant's signing secret).
+ *
+ * At least once, never lost: the terminal hook writes the delivery on the task
+ * (`WH#{webhook_id}` in its partition, with the body to send) and enqueues a
+ * `WebhookMessage`; the worker makes one attempt per receive. A failed attempt
+ * makes the message visible again after an exponential backoff (`retryAfter`:
+ * FIFO queues have no per-message delay) and the worker reports it failed, so a
+ * dead worker only costs a receive. Every attempt is recorded on the delivery and
+ * shown on the task (`GET /v1/tasks/{id}` → `webhook.deliveries`).
+ *
+ * The `webhook-id` is derived from (task, branch, head, status), so a terminal hook
+ * that runs twice writes and enqueues the same delivery, and every attempt of a
+ * delivery carries the same id and body: receivers deduplicate on it.
+ */
+import { StackVMError } from "../errors";
+import { TERMINAL_STATUSES, type WebhookDelivery } from "../model";
+import { type GuardedFetchOptions, guardedFetch } from "../net/guarded-fetch";
+import { isLoopbackHost } from "../net/host-allow-list";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import type { Queue } from "../ports/queue";
+import { taskPk, tenantPk } from "../store/keys";
+import type { TaskStore } from "../store/task-store";
+import { digest } from "../vm/ids";
+import type { WebhookMessage } from "../vm/message";
+import type { Log, TerminalHook } from "../vm/step-deps";
+import { newWebhookSecret, webhookHeaders } from "../webhooks/signature";
+import type { Presenter } from "./present";
+
+/** SQS keeps a message hidden for at most 12 hours. */
+const MAX_BACKOFF_SECONDS = 12 * 60 * 60;
+
+export interface WebhookServiceDeps {
+  items: ItemStore;
+  store: TaskStore;
+  queue: Queue;
+  clock: Clock;
+  presenter: Presenter;
+  log: Log;
+  /** Local mode: loopback receivers are allowed (as `checkUrl` allows them). */
+  localMode: boolean;
+  /** The same check as at task creation: https, or loopback in local mode. */
+  checkUrl: (url: string) => void;
+  /**
+   * Attempts per delivery. Keep it at most the queue's `maxReceiveCount`: each
+   * attempt is a receive, and the last one records the failure instead of
+   * letting the message go to the dead-letter queue.
+   */
+  maxAttempts: number;
+  /** The wait after the first failed attempt; each next one waits 4 times longer. */
+  backoffBaseSeconds: number;
+  /** How long a receiver may take to answer. */
+  timeoutMs: number;
+  /** For tests: name resolution that stays on this machine. */
+  resolve?: GuardedFetchOptions["resolve"];
+}
+
+interface DeliveryItem {
+  pk: string;
+  sk: string;
+  webhook_id: string;
+  type: WebhookDelivery["type"];
+  url: string;
+  body: string;
+  status: WebhookDelivery["status"];
+  attempts: WebhookDelivery["attempts"];
+  created_at: string;
+}
+
+const secretKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "WEBHOOK_SECRET" });
+const deliveryKey = (tenant: string, taskId: string, webhookId: string) => ({
+  pk: taskPk(tenant, taskId),
+  sk: `WH#${webhookId}`,
+});
+
+const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  /** The tenant's signing secret, made on first use. */
+  async secret(tenant: string): Promise<string> {
+    const existing = await this.deps.items.get(secretKey(tenant));
+    if (typeof existing?.secret === "string") return existing.secret;
+    const secret = newWebhookSecret();
+    try {
+      await this.deps.items.put(
+        {
+          ...secretKey(tenant),
+          tenant_id: tenant,
+          secret,
+          created_at: new Date(this.deps.clock.now()).toISOString(),
+        },
+        { exists: false },
+      );
+      return secret;
+    } catch (error) {
+      // Two first uses at once: the one written first is the secret.
+      if (!isConflict(error)) throw error;
+      const written = await this.deps.items.get(secretKey(tenant));
+      return written?.secret as string;
+    }
+  }
+
+  /** The hook that queues a task's webhook when its result branch ends. */
+  terminalHook(): TerminalHook {
+    return async (branch) => {
+      const task = await this.deps.store.getTask(branch.tenant_id, branch.task_id);
+      if (!task?.webhook_url || task.branch !== branch.name) return;
+      if (!TERMINAL_STATUSES.has(task.status)) return;
+      const webhookId = `msg_${digest(task.task_id, branch.name, branch.head, task.status)}`;
+      const type = `task.${task.status}` as WebhookDelivery["type"];
+      const branches = await this.deps.store.listBranches(task.tenant_id, task.task_id);
+      const data = await this.deps.presenter.task(task, branches);
+      const item: DeliveryItem = {
+        ...deliveryKey(task.tenant_id, task.task_id, webhookId),
+        webhook_id: webhookId,
+        type,
+        url: task.webhook_url,
+        body: JSON.stringify({ type, data }),
+        status: "pending",
+        attempts: [],
+        created_at: new Date(this.deps.clock.now()).toISOString(),
+      };
+      // Written once: a repeated hook must not reset the attempts of a delivery under way.
+      await this.deps.items.put({ ...item }, { exists: false }).catch((error: unknown) => {
+        if (!isConflict(error)) throw error;
+      });
+      const message: WebhookMessage = {
+        v: 1,
+        kind: "webhook",
+        tenant_id: task.tenant_id,
+        task_id: task.task_id,
+        webhook_id: webhookId,
+      };
+      await this.deps.queue.send(message, {
+        groupId: `webhook:${webhookId}`,
+        deduplicationId: digest("webhook", webhookId),
+      });
+    };
+  }
+
+  /**
+   * Makes one attempt (one receive of the message). Answers `retryAfterSeconds`
+   * when the receiver failed and attempts are left; the caller then hides the
+   * message for that long and reports it failed.
+   */
+  async deliver(
+    message: WebhookMessage,
+    receiveCount: number,
+  ): Promise<{ retryAfterSeconds?: number }> {
+    const key = deliveryKey(message.tenant_id, message.task_id, message.webhook_id);
+    const item = (await this.deps.items.get(key)) as unknown as DeliveryItem | null;
+    // Gone with its task, or already done by an earlier receive.
+    if (!item || item.status !== "pending") return {};
+    const attempt = item.attempts.length + 1;
+    const started = this.deps.clock.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      this.deps.checkUrl(item.url);
+      const secret = await this.secret(message.tenant_id);
+      const headers = webhookHeaders(
+        secret,
+        item.webhook_id,
+        Math.floor(started / 1000),
+        item.body,
+      );
+      const response = await guardedFetch(
+        {
+          url: item.url,
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json", "user-agent": "stackvm/1" },
+          body: item.body,
+        },
+        {
+          allowLoopback: (url) => this.deps.localMode && isLoopbackHost(url.hostname),
+          timeoutMs: this.deps.timeoutMs,
+          maxRedirects: 0,
+          maxResponseBytes: 64 * 1024,
+          ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}),
+        },
+      );
+      status = response.status;
+      if (status < 200 || status > 299) error = `the receiver answered ${status}`;
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    const ok = error === null;
+    const last = attempt >= this.deps.maxAttempts || receiveCount >= this.deps.maxAttempts;
+    const outcome: WebhookDelivery["status"] = ok ? "delivered" : last ? "failed" : "pending";
+    const record = {
+      attempt,
+      at: new Date(started).toISOString(),
+      status,
+      error,
+      duration_ms: this.deps.clock.now() - started,
+    };
+    await this.deps.items.update(key, {
+      set: [
+        [["attempts"], [...item.attempts, record]],
+        [["status"], outcome],
+      ],
+    });
+    const log = {
+      tenant_id: message.tenant_id,
+      task_id: message.task_id,
+      webhook_id: message.webhook_id,
+      attempt,
+      status,
+    };
+    if (ok) this.deps.log.info("webhook delivered", log);
+    else
+      this.deps.log.warn(last ? "webhook failed for good" : "webhook attempt failed", {
+        ...log,
+        error,
+      });
+    if (outcome !== "pending") return {};
+    return {
+      retryAfterSeconds: Math.min(
+        MAX_BACKOFF_SECONDS,
+        this.deps.backoffBaseSeconds * 4 ** (attempt - 1),
+      ),
+    };
+  }
+
+  /** A task's deliveries, oldest first, as the task shows them. */
+  async deliveries(tenant: string, taskId: string): Promise<WebhookDelivery[]> {
+    const page = await this.deps.items.query({
+      pk: taskPk(tenant, taskId),
+      prefix: "WH#",
+      limit: 100,
+    });
+    return (page.items as unknown as DeliveryItem[])
+      .map((d) => ({
+        webhook_id: d.webhook_id,
+        type: d.type,
+        status: d.status,
+        attempts: d.attempts,
+        created_at: d.created_at,
+      }))
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The in-memory core system with the integrator's services wired as the real
+ * system wires them (quotas, running slots, triggers, schedules, outgoing
+ * webhooks), for their unit tests. Not exported from the package.
+ */
+import type { LlmConfig } from "../llm/config";
+import { createLlmSession } from "../llm/session";
+import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
+import { taskLifecycle } from "../service/lifecycle";
+import { Presenter } from "../service/present";
+import {
+  DEFAULT_QUOTAS,
+  QuotaService,
+  quotaTerminalHook,
+  type TenantQuotas,
+  taskAdmission,
+} from "../service/quotas";
+import { RunningSlots } from "../service/running-slots";
+import { ScheduleService } from "../service/schedules";
+import { TaskService } from "../service/tasks";
+import { TriggerService } from "../service/triggers";
+import { WebhookService } from "../service/webhooks";
+import { StepMessage, WebhookMessage } from "../vm/message";
+import { runStep } from "../vm/step";
+import { type StepDeps, silentLog, type TerminalHook } from "../vm/step-deps";
+import { FakeLlm, memorySystem } from "./memory-system";
+
+/** A scheduler port that remembers the timers it was given. */
+export class FakeScheduler implements SchedulerPort {
+  readonly timers = new Map<string, ScheduleTimer>();
+  async put(timer: ScheduleTimer) {
+    this.timers.set(`${timer.tenant_id}/${timer.schedule_id}`, timer);
+  }
+  async delete(tenant: string, id: string) {
+    this.timers.delete(`${tenant}/${id}`);
+  }
+}
+
+const LLM_CONFIG = {
+  models: { default: "test-model", reason: "test-model", eval: "test-model" },
+  timeoutMs: 1000,
+  maxAttempts: 2,
+  repairRounds: 1,
+  prices: {},
+} as unknown as LlmConfig;
+
+export interface IntegrateOptions {
+  quotas?: Partial<TenantQuotas>;
+  /** Runs before the integrator's terminal hooks (tests make it throw to play a crash). */
+  beforeHooks?: TerminalHook;
+  webhookBackoffSeconds?: number;
+  webhookMaxAttempts?: number;
+}
+
+export function integrateSystem(options: IntegrateOptions = {}) {
+  const base = memorySystem({ llm: new FakeLlm() });
+  const { clock, items, blobs, queue, store, namespaces } = base;
+  const quotas = new QuotaService({
+    items,
+    store,
+    clock,
+    defaults: { ...DEFAULT_QUOTAS, ...options.quotas },
+  });
+  const slots = new RunningSlots({
+    items,
+    store,
+    queue,
+    clock,
+    log: silentLog,
+    limit: async (tenant) => (await quotas.limits(tenant)).max_running_tasks,
+  });
+  const presenter = new Presenter(blobs);
+  const webhooks = new WebhookService({
+    items,
+    store,
+    queue,
+    clock,
+    presenter,
+    log: silentLog,
+    localMode: true,
+    checkUrl: () => undefined,
+    maxAttempts: options.webhookMaxAttempts ?? 5,
+    backoffBaseSeconds: options.webhookBackoffSeconds ?? 1,
+    timeoutMs: 2000,
+  });
+  const tasks = new TaskService({
+    store,
+    blobs,
+    queue,
+    clock,
+    namespaces,
+    presenter,
+    tools: base.step.tools,
+    checkWebhookUrl: () => undefined,
+    admission: taskAdmission(quotas, slots),
+    deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
+  });
+  const hooks: TerminalHook[] = [
+    ...(options.beforeHooks ? [options.beforeHooks] : []),
+    webhooks.terminalHook(),
+    quotaTerminalHook(store, quotas, slots),
+  ];
+  const lifecycle = taskLifecycle(store, clock, hooks);
+  const step: StepDeps = {
+    ...base.step,
+    llm: (budget) =>
+      createLlmSession({
+        port: base.llm,
+        config: LLM_CONFIG,
+        budget,
+        now: clock.now,
+        sleep: async () => undefined,
+      }),
+    onStart: lifecycle.onStart,
+    onTerminal: lifecycle.onTerminal,
+  };
+  const scheduler = new FakeScheduler();
+  const schedules = new ScheduleService({
+    items,
+    clock,
+    tasks,
+    namespaces,
+    scheduler,
+    log: silentLog,
+  });
+  const triggers = new TriggerService({
+    items,
+    clock,
+    tasks,
+    namespaces,
+    rateLimit: (tenant) => quotas.takeRequest(tenant),
+  });
+  /** Delivers every deliverable message (steps and webhooks) until none is left. */
+  const drain = () =>
+    queue.drain(async (message) => {
+      const body = JSON.parse(message.body);
+      if (body.kind === "webhook") {
+        const result = await webhooks.deliver(WebhookMessage.parse(body), message.receiveCount);
+        if (result.retryAfterSeconds !== undefined) {
+          await queue.retryAfter(message.receiptHandle, result.retryAfterSeconds);
+          throw new Error("webhook attempt failed");
+        }
+        return;
+      }
+      await runStep(step, StepMessage.parse(body));
+    });
+  return {
+    ...base,
+    tasks,
+    quotas,
+    slots,
+    webhooks,
+    schedules,
+    scheduler,
+    triggers,
+    step,
+    drain,
+  };
+}
