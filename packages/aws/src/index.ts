@@ -4,6 +4,7 @@ export type { AwsClients, AwsClientsOptions } from "./clients";
 export { createAwsClients } from "./clients";
 export type { DynamoItemStoreOptions } from "./dynamo-item-store";
 export { DynamoItemStore } from "./dynamo-item-store";
+export { LambdaSandbox } from "./lambda-sandbox";
 export type { Meter, Meterable, MeterSnapshot } from "./metering";
 export { meter } from "./metering";
 export type { OpenAiLlmOptions } from "./openai-llm";

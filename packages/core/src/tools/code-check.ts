@@ -84,9 +84,9 @@ export function checkSandboxCode(language: SandboxLanguage, code: string): strin
   }
   const text = withoutPythonCommentsAndStrings(code);
   const problems: string[] = [];
-  for (const match of text.matchAll(
-    /^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.,\s]+?))\s*(?:#|$)/gm,
-  )) {
+  const imports =
+    /^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b.*|import[ \t]+([\w., \t]+?)[ \t]*)$/gm;
+  for (const match of text.matchAll(imports)) {
     const names = (match[1] ?? match[2] ?? "")
       .split(",")
       .map((part) => part.trim().split(/\s+/)[0] ?? "");
