@@ -7,5 +7,7 @@ export type { Emulators, EmulatorsOptions } from "./emulators";
 export { startEmulators } from "./emulators";
 export type { Poller, PollerOptions, SqsEventHandler } from "./poller";
 export { startPoller } from "./poller";
+export type { LocalSandboxOptions } from "./sandbox-invoker";
+export { LocalSandbox } from "./sandbox-invoker";
 export type { LocalStack, LocalStackOptions } from "./stack";
 export { startLocalStack, unavailableSandbox } from "./stack";
