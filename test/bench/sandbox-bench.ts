@@ -1,0 +1,119 @@
+/**
+ * The sandbox benchmark (`npm run bench:sandbox`): for each language, the cold
+ * start of a new sandbox, the per-run median and p95 of a trivial program, and
+ * the speed on a CPU-bound program as a ratio to plain Node / CPython measured in
+ * the same run. A script, not a timed test: the numbers go in the issue.
+ *
+ * Options: `--runs N` (trivial runs per language, default 30).
+ */
+import { spawnSync } from "node:child_process";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxResponse } from "@stackvm/core";
+import { SandboxRunner } from "@stackvm/sandbox";
+
+const runsArg = process.argv.indexOf("--runs");
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 30;
+
+const config = {
+  ceiling: { ...DEFAULT_SANDBOX_LIMITS, time_ms: 60_000 },
+  network: "namespace" as const,
+  allowNetwork: false,
+};
+
+/** The same CPU-bound work in both languages: naive Fibonacci and a prime sieve, timed inside. */
+const CPU_JS_WORK = `
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function primes(limit) {
+  const sieve = new Uint8Array(limit + 1); let count = 0;
+  for (let i = 2; i <= limit; i++) { if (!sieve[i]) { count++; for (let j = i * i; j <= limit; j += i) sieve[j] = 1; } }
+  return count;
+}
+const started = Date.now();
+const answer = [fib(25), primes(2000000)];`;
+const CPU_JS = `${CPU_JS_WORK}\n({ ms: Date.now() - started, answer })`;
+
+const CPU_PY = `
+import time
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+def primes(limit):
+    sieve = bytearray(limit + 1)
+    count = 0
+    for i in range(2, limit + 1):
+        if not sieve[i]:
+            count += 1
+            sieve[i * i :: i] = bytes(len(range(i * i, limit + 1, i)))
+    return count
+started = time.perf_counter()
+answer = [fib(25), primes(2000000)]
+result = {"ms": (time.perf_counter() - started) * 1000, "answer": answer}
+`;
+
+function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? Number.NaN;
+}
+
+function check(answer: SandboxResponse, what: string): SandboxResponse {
+  if (answer.error) throw new Error(`${what} failed: ${answer.error.code}: ${answer.error.message}`);
+  return answer;
+}
+
+async function bench(language: "javascript" | "python", trivial: string, cpu: string) {
+  const coldStart = performance.now();
+  const runner = new SandboxRunner(config, { log: () => {} });
+  check(await runner.handle({ v: 1, language, code: trivial }), `${language} cold run`);
+  const cold = performance.now() - coldStart;
+
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    check(await runner.handle({ v: 1, language, code: trivial }), `${language} trivial run`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+
+  const cpuAnswer = check(await runner.handle({ v: 1, language, code: cpu }), `${language} CPU run`);
+  await runner.close();
+  return {
+    cold,
+    median: percentile(times, 50),
+    p95: percentile(times, 95),
+    cpuMs: (cpuAnswer.result as { ms: number }).ms,
+  };
+}
+
+function nodeCpuMs(): number {
+  // The same program, compiled by this process's own Node (JIT).
+  const run = new Function(`${CPU_JS_WORK}\nreturn Date.now() - started;`) as () => number;
+  return Math.min(run(), run(), run());
+}
+
+function cpythonCpuMs(): number | null {
+  const python = ["python3", "python"].find((name) => spawnSync(name, ["--version"]).status === 0);
+  if (!python) return null;
+  const out = spawnSync(python, ["-c", `${CPU_PY}\nprint(result["ms"])`], { encoding: "utf8" });
+  return out.status === 0 ? Number(out.stdout.trim()) : null;
+}
+
+const format = (ms: number) => `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
+
+console.log(`sandbox benchmark: ${RUNS} trivial runs per language, on ${process.version}\n`);
+const js = await bench("javascript", "1 + 1", CPU_JS);
+const nodeMs = nodeCpuMs();
+console.log("JavaScript (QuickJS in WebAssembly, worker thread, fresh instance per run)");
+console.log(`  cold start (new sandbox, first run): ${format(js.cold)}`);
+console.log(`  trivial run: median ${format(js.median)}, p95 ${format(js.p95)}`);
+console.log(
+  `  CPU-bound (fib(25) + primes below 2e6): ${format(js.cpuMs)} vs Node ${format(nodeMs)} = ${(js.cpuMs / nodeMs).toFixed(1)}x slower\n`,
+);
+
+const py = await bench("python", "1 + 1", CPU_PY);
+const cpythonMs = cpythonCpuMs();
+console.log("Python (Pyodide in a locked-down child process per run, pre-started)");
+console.log(`  cold start (new sandbox with its memory snapshot, first run): ${format(py.cold)}`);
+console.log(`  trivial run: median ${format(py.median)}, p95 ${format(py.p95)}`);
+console.log(
+  cpythonMs === null
+    ? `  CPU-bound: ${format(py.cpuMs)} (no CPython on this machine to compare)`
+    : `  CPU-bound (fib(25) + primes below 2e6): ${format(py.cpuMs)} vs CPython ${format(cpythonMs)} = ${(py.cpuMs / cpythonMs).toFixed(1)}x slower`,
+);
