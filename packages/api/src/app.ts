@@ -11,9 +11,11 @@ import type { ApiDeps } from "./deps";
 import type { ApiEnv } from "./env";
 import { errorBody, notFound, onError } from "./errors";
 import { registerBranchRoutes } from "./routes/branches";
+import { registerEventRoutes } from "./routes/events";
 import { registerKeyRoutes } from "./routes/keys";
 import { registerNamespaceRoutes } from "./routes/namespaces";
 import { registerTaskRoutes } from "./routes/tasks";
+import { registerTemplateRoutes } from "./routes/templates";
 
 /** Routes under `/v1` that do not take a tenant's API key. */
 const OPEN_V1 = [/^\/v1\/hooks\//, /^\/v1\/admin\//];
@@ -79,6 +81,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerBranchRoutes(app);
   registerNamespaceRoutes(app);
   registerKeyRoutes(app);
+  registerTemplateRoutes(app);
+  registerEventRoutes(app);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

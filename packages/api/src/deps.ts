@@ -6,7 +6,9 @@ import type {
   BranchService,
   Log,
   NamespaceService,
+  TaskEvents,
   TaskService,
+  TemplateService,
   Tool,
 } from "@stackvm/core";
 
@@ -26,6 +28,8 @@ export interface ApiDeps {
   branches: BranchService;
   namespaces: NamespaceService;
   keys: ApiKeyService;
+  templates: TemplateService;
+  events: TaskEvents;
   tools: ReadonlyMap<string, Tool>;
   config: ApiConfig;
   log: Log;

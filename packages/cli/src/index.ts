@@ -1,2 +1,3 @@
-/** @stackvm/cli */
-export {};
+/** @stackvm/cli: the `stackvm` command (bin/stackvm.js runs `main`). */
+export { EXIT } from "./exit-codes";
+export { COMMANDS, main } from "./main";

@@ -10,8 +10,10 @@ import {
   BranchService,
   builtinTools,
   type Clock,
+  createEvaluator,
   createLlmSession,
   createPlanner,
+  evaluationHook,
   type ItemStore,
   type LlmConfig,
   type LlmPort,
@@ -21,8 +23,10 @@ import {
   type Queue,
   type SandboxPort,
   type StepDeps,
+  TaskEvents,
   TaskService,
   TaskStore,
+  TemplateService,
   type TerminalHook,
   taskLifecycle,
   ValidationError,
@@ -92,8 +96,23 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     presenter,
     tasks,
   });
-  const lifecycle = taskLifecycle(store, ports.clock, options.afterTerminal ?? []);
-  const planner = createPlanner({ clock: ports.clock, repairRounds: options.planRepairs });
+  const templates = new TemplateService({
+    items: ports.items,
+    clock: ports.clock,
+    tasks,
+    branches,
+  });
+  const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
+  // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
+  const lifecycle = taskLifecycle(store, ports.clock, [
+    evaluationHook({ store, branches, log: options.log }),
+    ...(options.afterTerminal ?? []),
+  ]);
+  const planner = createPlanner({
+    clock: ports.clock,
+    repairRounds: options.planRepairs,
+    findTemplate: (tenant, namespace, goal) => templates.find(tenant, namespace, goal),
+  });
 
   const step: StepDeps = {
     store,
@@ -106,6 +125,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     tools,
     loadCodeTool: async () => null,
     planner,
+    evaluator: createEvaluator(),
     log: options.log,
     localMode: options.localMode,
     maxPlanUpdates: options.maxPlanUpdates,
@@ -118,6 +138,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     branches,
     namespaces,
     keys,
+    templates,
+    events,
     tools,
     log: options.log,
     config: {
@@ -128,5 +150,18 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     },
   };
 
-  return { ports, store, namespaces, keys, presenter, tasks, branches, lifecycle, step, api };
+  return {
+    ports,
+    store,
+    namespaces,
+    keys,
+    presenter,
+    tasks,
+    branches,
+    templates,
+    events,
+    lifecycle,
+    step,
+    api,
+  };
 }

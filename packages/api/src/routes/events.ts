@@ -1,0 +1,92 @@
+/**
+ * `GET /v1/tasks/{task_id}/events`: Server-Sent Events as commits land. The
+ * function stays stateless: `TaskEvents` polls the store, and a connection lives
+ * a bounded time, after which the client reconnects with `Last-Event-ID` (on AWS
+ * the API runs behind a streaming function URL).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { decodeEventId } from "@stackvm/core";
+import { streamSSE } from "hono/streaming";
+import type { ApiApp } from "../env";
+import { bearer, commonErrors, TaskIdParam } from "../schemas";
+
+/** How long a client waits before reconnecting after the stream closes. */
+const RETRY_MS = 1_000;
+
+export function registerEventRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/tasks/{task_id}/events",
+      summary: "Stream a task's commits and status changes (Server-Sent Events)",
+      description:
+        "`event: commit` (data: Commit, with an `id`) for every commit of every branch in order, " +
+        "`event: status` (data: Task) when the task's status changes, and `event: end` after the task " +
+        "and all its branches reached a terminal status, after which the stream closes. A stream that " +
+        "closes without `end` has reached its time limit: reconnect with `Last-Event-ID` (or the " +
+        "`last_event_id` query parameter) to resume after the last event received.",
+      security: bearer,
+      request: {
+        params: TaskIdParam,
+        query: z.object({ last_event_id: z.string().max(8000).optional() }),
+        headers: z.object({ "last-event-id": z.string().max(8000).optional() }),
+      },
+      responses: {
+        200: {
+          description: "An event stream",
+          content: { "text/event-stream": { schema: z.string() } },
+        },
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const { task_id } = c.req.valid("param");
+      const tenant = c.get("tenantId");
+      const { events, log } = c.get("deps");
+      const lastEventId =
+        c.req.valid("header")["last-event-id"] ?? c.req.valid("query").last_event_id ?? null;
+      // Bad ids and unknown tasks answer as JSON errors, before the stream starts.
+      decodeEventId(lastEventId);
+      await events.check(tenant, task_id);
+      return streamSSE(
+        c,
+        async (stream) => {
+          const abort = new AbortController();
+          stream.onAbort(() => abort.abort());
+          let first = true;
+          for await (const event of events.stream(tenant, task_id, {
+            lastEventId,
+            signal: abort.signal,
+          })) {
+            if (abort.signal.aborted) break;
+            if (event.event === "heartbeat") {
+              await stream.write(": keep-alive\n\n");
+              continue;
+            }
+            await stream.writeSSE({
+              event: event.event,
+              data: JSON.stringify(event.data),
+              ...(event.event === "commit" ? { id: event.id } : {}),
+              ...(first ? { retry: RETRY_MS } : {}),
+            });
+            first = false;
+          }
+        },
+        async (error, stream) => {
+          log.error("event stream failed", {
+            request_id: c.get("requestId"),
+            task_id,
+            error: { name: error.name, message: error.message },
+          });
+          await stream.writeSSE({
+            event: "error",
+            data: JSON.stringify({
+              code: "internal",
+              message: "the event stream failed: reconnect",
+            }),
+          });
+        },
+      );
+    },
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * `stackvm namespace create|update|delete|list|show` (StackVM's `flask namespace`):
+ * which tools and hosts the tasks of a namespace may use.
+ */
+import { type Command, JSON_OPTION, printJson } from "../command";
+import { CliError, EXIT, usage } from "../exit-codes";
+
+interface Namespace {
+  name: string;
+  allowed_tools: string[];
+  allowed_hosts: string[];
+  description: string;
+  code_tools: string[];
+}
+
+const FIELDS = {
+  "allowed-tools": {
+    type: "string",
+    multiple: true,
+    description: "a tool its tasks may call",
+  },
+  "allowed-hosts": {
+    type: "string",
+    multiple: true,
+    description: "a host http_request may reach",
+  },
+  description: { type: "string", description: "what the namespace is for" },
+} as const;
+
+const path = (name: string) => `/v1/namespaces/${encodeURIComponent(name)}`;
+
+function show(ns: Namespace): string[] {
+  return [
+    `namespace      ${ns.name}`,
+    `description    ${ns.description || "-"}`,
+    `allowed tools  ${ns.allowed_tools.join(", ") || "-"}`,
+    `allowed hosts  ${ns.allowed_hosts.join(", ") || "-"}`,
+    ...(ns.code_tools.length ? [`code tools     ${ns.code_tools.join(", ")}`] : []),
+  ];
+}
+
+const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
+
+export const namespaceCommands: Command[] = [
+  {
+    name: "namespace create",
+    summary: "Create a namespace (fails if it exists: use update).",
+    usage:
+      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--json]',
+    options: { ...FIELDS, ...JSON_OPTION },
+    args: ["NAME"],
+    async run(ctx, v, [name]) {
+      const exists = await ctx.client.request("GET", path(name!)).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof CliError && error.exitCode === EXIT.notFound) return false;
+          throw error;
+        },
+      );
+      // `default` always answers (every tenant has it); only a saved one counts as taken.
+      if (exists && name !== "default") {
+        throw new CliError(
+          EXIT.rejected,
+          `namespace '${name}' already exists: change it with \`stackvm namespace update ${name} ...\``,
+        );
+      }
+      const ns = await ctx.client.request<Namespace>("PUT", path(name!), {
+        body: {
+          allowed_tools: list(v["allowed-tools"]) ?? [],
+          allowed_hosts: list(v["allowed-hosts"]) ?? [],
+          description: v.description ?? "",
+        },
+      });
+      if (v.json) printJson(ctx.out, ns);
+      else for (const line of show(ns)) ctx.out.line(line);
+      return EXIT.ok;
+    },
+  },
+  {
+    name: "namespace update",
+    summary: "Change a namespace; flags not given keep their values.",
+    usage:
+      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--json]',
+    options: { ...FIELDS, ...JSON_OPTION },
+    args: ["NAME"],
+    async run(ctx, v, [name]) {
+      if (!v["allowed-tools"] && !v["allowed-hosts"] && v.description === undefined) {
+        throw usage(
+          "nothing to change: give --allowed-tools, --allowed-hosts or --description",
+          "namespace update",
+        );
+      }
+      const current = await ctx.client.request<Namespace>("GET", path(name!));
+      const ns = await ctx.client.request<Namespace>("PUT", path(name!), {
+        body: {
+          allowed_tools: list(v["allowed-tools"]) ?? current.allowed_tools,
+          allowed_hosts: list(v["allowed-hosts"]) ?? current.allowed_hosts,
+          description: v.description ?? current.description,
+        },
+      });
+      if (v.json) printJson(ctx.out, ns);
+      else for (const line of show(ns)) ctx.out.line(line);
+      return EXIT.ok;
+    },
+  },
+  {
+    name: "namespace delete",
+    summary: "Delete a namespace.",
+    usage: "stackvm namespace delete NAME",
+    options: {},
+    args: ["NAME"],
+    async run(ctx, _v, [name]) {
+      await ctx.client.request("DELETE", path(name!));
+      ctx.out.line(`namespace ${name} deleted`);
+      return EXIT.ok;
+    },
+  },
+  {
+    name: "namespace list",
+    summary: "List namespaces.",
+    usage: "stackvm namespace list [--json]",
+    options: { ...JSON_OPTION },
+    args: [],
+    async run(ctx, v) {
+      const body = await ctx.client.request<{ namespaces: Namespace[] }>("GET", "/v1/namespaces");
+      if (v.json) return printJson(ctx.out, body);
+      for (const ns of body.namespaces) {
+        ctx.out.line(`${ns.name.padEnd(20)} ${ns.allowed_tools.join(",")}  ${ns.description}`);
+      }
+      return EXIT.ok;
+    },
+  },
+  {
+    name: "namespace show",
+    summary: "Show a namespace.",
+    usage: "stackvm namespace show NAME [--json]",
+    options: { ...JSON_OPTION },
+    args: ["NAME"],
+    async run(ctx, v, [name]) {
+      const ns = await ctx.client.request<Namespace>("GET", path(name!));
+      if (v.json) printJson(ctx.out, ns);
+      else for (const line of show(ns)) ctx.out.line(line);
+      return EXIT.ok;
+    },
+  },
+];

@@ -1,0 +1,116 @@
+/**
+ * `stackvm run` (StackVM's `flask stackvm execute`): starts a task and shows each
+ * step live as it commits, then the final answer; `stackvm watch` follows a task
+ * that is already running.
+ */
+import type { Task } from "@stackvm/core";
+import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
+import { EXIT, usage } from "../exit-codes";
+import { follow } from "../follow";
+import { addCommit, answerText, commitLine, count, type Totals, usd } from "../render";
+
+/** Follows a task to its end, printing commits live; returns the exit code of its status. */
+export async function followTask(ctx: Context, taskId: string, json: boolean): Promise<number> {
+  const totals: Totals = { tokens: 0, cost: 0, steps: 0 };
+  const started = Date.now();
+  const { out } = ctx;
+  const interrupt = () => {
+    out.done();
+    process.stderr.write(
+      `\nstopped following; the task goes on. Follow it again with \`stackvm watch ${taskId}\`, or stop it with \`stackvm cancel ${taskId}\`.\n`,
+    );
+    process.exit(130);
+  };
+  process.once("SIGINT", interrupt);
+  if (!json) {
+    out.line(out.paint("bold", `task ${taskId}`));
+    out.wait("planning…");
+  }
+  try {
+    await follow(ctx.client, taskId, {
+      commit(commit) {
+        addCommit(totals, commit);
+        if (json) return;
+        out.line(commitLine(out, commit, totals));
+        out.wait(
+          `running · ${totals.steps} commits · ${count(totals.tokens)} tokens · ${usd(totals.cost)}`,
+        );
+      },
+      status() {},
+    });
+  } finally {
+    out.done();
+    process.removeListener("SIGINT", interrupt);
+  }
+  const task = await ctx.client.request<Task>("GET", `/v1/tasks/${encodeURIComponent(taskId)}`);
+  if (json) printJson(out, task);
+  else printOutcome(ctx, task, Date.now() - started);
+  if (task.status === "failed") return EXIT.taskFailed;
+  if (task.status === "cancelled") return EXIT.taskCancelled;
+  return EXIT.ok;
+}
+
+function printOutcome(ctx: Context, task: Task, ms: number): void {
+  const { out } = ctx;
+  const u = task.usage;
+  const usage = `${u.steps} steps · ${count(u.input_tokens + u.output_tokens)} tokens · ${usd(u.cost_usd)} · ${(ms / 1000).toFixed(1)} s`;
+  const branch = task.branch === "main" ? "" : ` · result branch ${task.branch}`;
+  if (task.status === "completed") {
+    out.line(out.paint("green", `✓ completed · ${usage}${branch}`));
+    out.line();
+    out.line(answerText(task.final_answer));
+  } else {
+    out.line(out.paint("red", `✗ ${task.status} · ${usage}${branch}`));
+    if (task.error) out.line(task.error);
+  }
+}
+
+export const runCommand: Command = {
+  name: "run",
+  summary: "Start a task from a goal (or a plan) and show each step live until the answer.",
+  usage:
+    'stackvm run --goal "..." [--response-format \'{"lang":"Japanese"}\'] [--namespace NAME] [--plan FILE] [--evaluate] [--json]',
+  options: {
+    goal: { type: "string", description: "what the task must achieve" },
+    "response-format": {
+      type: "string",
+      description: 'JSON object, e.g. {"lang":"Japanese","format":"table"}',
+    },
+    namespace: { type: "string", description: "the namespace whose tools it may use" },
+    plan: { type: "string", description: "a JSON file with a plan to run as is" },
+    evaluate: { type: "boolean", description: "have the judge check the answer" },
+    json: { type: "boolean", description: "print only the final task as JSON" },
+  },
+  args: [],
+  async run(ctx, v) {
+    if (!v.goal && !v.plan) throw usage("give --goal, or --plan FILE, or both", "run");
+    const body: Record<string, unknown> = {};
+    if (v.goal) body.goal = v.goal;
+    if (v.plan) body.plan = readJsonFile(String(v.plan), "--plan", "run");
+    if (v["response-format"]) {
+      const format = parseJsonFlag(
+        String(v["response-format"]),
+        "--response-format",
+        '{"lang":"Japanese"}',
+        "run",
+      );
+      if (!format || typeof format !== "object" || Array.isArray(format)) {
+        throw usage('--response-format must be a JSON object, e.g. \'{"lang":"Japanese"}\'', "run");
+      }
+      body.response_format = format;
+    }
+    if (v.namespace) body.namespace = v.namespace;
+    if (v.evaluate) body.evaluate = true;
+    const created = await ctx.client.request<{ task_id: string }>("POST", "/v1/tasks", { body });
+    return followTask(ctx, created.task_id, v.json === true);
+  },
+};
+
+export const watchCommand: Command = {
+  name: "watch",
+  summary: "Follow a task's steps live until it ends.",
+  usage: "stackvm watch TASK [--json]",
+  options: { json: { type: "boolean", description: "print only the final task as JSON" } },
+  args: ["TASK"],
+  run: (ctx, v, [taskId]) => followTask(ctx, taskId!, v.json === true),
+};

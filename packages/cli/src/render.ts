@@ -1,0 +1,125 @@
+/**
+ * How commits, diffs and tasks read in a terminal: one line per commit with what
+ * ran and what it produced, cut to fit, plus the tokens and cost so far.
+ */
+import type { Commit, Diff, Task } from "@stackvm/core";
+import type { Out } from "./style";
+
+/** A value as a short one-line preview. */
+export function preview(value: unknown, max = 60): string {
+  const text =
+    typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? "null");
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export const count = (n: number): string => n.toLocaleString("en-US");
+export const usd = (n: number): string => `$${n.toFixed(n < 0.01 ? 4 : 2)}`;
+
+/** Running totals of the LLM calls seen in commits. */
+export interface Totals {
+  tokens: number;
+  cost: number;
+  steps: number;
+}
+
+export function addCommit(totals: Totals, commit: Commit): void {
+  totals.steps++;
+  for (const call of commit.llm_calls) {
+    totals.tokens += call.input_tokens + call.output_tokens;
+    totals.cost += call.cost_usd;
+  }
+}
+
+interface Instruction {
+  type?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/** What a commit did, in a few words. */
+export function describeCommit(commit: Commit): string {
+  const details = (commit.details ?? {}) as Record<string, unknown>;
+  const outputs = Object.entries(commit.outputs ?? {})
+    .map(([name, value]) => `${name} = ${preview(value)}`)
+    .join(", ");
+  switch (commit.type) {
+    case "plan": {
+      const from = details.template_id ? ` (saved plan ${String(details.template_id)})` : "";
+      return `plan written${from}: ${preview(details.reasoning ?? "", 70)}`;
+    }
+    case "plan_update": {
+      const inputs = (commit.inputs ?? {}) as Record<string, unknown>;
+      const why = inputs.suggestion ? `: ${preview(inputs.suggestion, 60)}` : "";
+      return `plan updated, resuming at [${commit.pc_after ?? "-"}]${why}`;
+    }
+    case "error": {
+      const error = (commit.error ?? {}) as { code?: string; message?: string };
+      return `error [${error.code ?? "error"}] ${preview(error.message ?? "", 90).slice(1, -1)}`;
+    }
+    case "evaluation": {
+      const verdict = details.verdict as { accept: boolean; score: number } | null | undefined;
+      if (!verdict) return "evaluation: the answer could not be judged";
+      return `evaluation: ${verdict.accept ? "accepted" : "rejected"}, score ${verdict.score}/10 ${preview(details.explanation ?? "", 60)}`;
+    }
+    case "cancel":
+      return "cancelled";
+    default: {
+      const instruction = (commit.instruction ?? {}) as Instruction;
+      const p = instruction.parameters ?? {};
+      let what: string = instruction.type ?? "step";
+      if (instruction.type === "calling") what = `calling ${String(p.tool_name)}`;
+      if (instruction.type === "jmp") {
+        what = `jmp → [${commit.pc_after ?? "end"}]`;
+        if (details.explanation) what += ` ${preview(details.explanation, 50)}`;
+      }
+      return outputs ? `${what} → ${outputs}` : what;
+    }
+  }
+}
+
+/** The live line of a commit: branch, step, what it did, totals so far. */
+export function commitLine(out: Out, commit: Commit, totals: Totals): string {
+  const branch = commit.branch === "main" ? "" : out.paint("magenta", `(${commit.branch}) `);
+  const seq = commit.seq_no === null ? "   " : `[${commit.seq_no}]`;
+  const type = commit.type.padEnd(11);
+  const colour =
+    commit.type === "error" ? "red" : commit.type === "step" ? "cyan" : ("yellow" as const);
+  const tally = out.paint("gray", `  ${count(totals.tokens)} tok · ${usd(totals.cost)}`);
+  return `${branch}${out.paint(colour, type)} ${seq.padStart(4)} ${describeCommit(commit)}${tally}`;
+}
+
+/** The final answer as text: strings as they are, other values as indented JSON. */
+export function answerText(answer: unknown): string {
+  return typeof answer === "string" ? answer : JSON.stringify(answer, null, 2);
+}
+
+export function taskSummary(task: Task): string[] {
+  const u = task.usage;
+  return [
+    `task     ${task.task_id}`,
+    `status   ${task.status}${task.error ? ` (${task.error})` : ""}`,
+    `goal     ${task.goal ?? "(plan given)"}`,
+    `branch   ${task.branch}    namespace ${task.namespace}`,
+    `usage    ${u.steps} steps · ${u.llm_calls} LLM calls · ${count(u.input_tokens + u.output_tokens)} tokens · ${usd(u.cost_usd)}`,
+    `created  ${task.created_at}    updated ${task.updated_at}`,
+  ];
+}
+
+export function diffLines(out: Out, diff: Diff): string[] {
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(diff.added)) {
+    lines.push(out.paint("green", `+ ${name} = ${preview(value, 100)}`));
+  }
+  for (const [name, value] of Object.entries(diff.removed)) {
+    lines.push(out.paint("red", `- ${name} = ${preview(value, 100)}`));
+  }
+  for (const [name, change] of Object.entries(diff.changed)) {
+    lines.push(
+      out.paint("yellow", `~ ${name}: ${preview(change.from, 60)} → ${preview(change.to, 60)}`),
+    );
+  }
+  if (diff.plan_changed) lines.push("plan changed");
+  if (diff.pc.from !== diff.pc.to) lines.push(`pc: ${diff.pc.from ?? "-"} → ${diff.pc.to ?? "-"}`);
+  if (lines.length === 0) lines.push("no difference");
+  return lines;
+}

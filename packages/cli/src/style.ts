@@ -1,0 +1,45 @@
+/**
+ * Colours and the spinner only for a person at a terminal: when stdout is not a
+ * TTY (a pipe, a file, a test), output is plain text, and `NO_COLOR` turns
+ * colours off everywhere.
+ */
+import { styleText } from "node:util";
+import yoctoSpinner from "yocto-spinner";
+
+type Style = Parameters<typeof styleText>[0];
+
+export interface Out {
+  /** True when stdout is a terminal. */
+  tty: boolean;
+  paint(style: Style, text: string): string;
+  line(text?: string): void;
+  /** Shows `text` next to a spinner until the next line is printed (TTY only). */
+  wait(text: string): void;
+  /** Stops the spinner. */
+  done(): void;
+}
+
+export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
+  const tty = stream.isTTY === true;
+  const color = tty && !process.env.NO_COLOR;
+  let spinner: ReturnType<typeof yoctoSpinner> | null = null;
+  const out: Out = {
+    tty,
+    paint: (style, text) => (color ? styleText(style, text, { validateStream: false }) : text),
+    // The spinner hooks the stream: it clears itself before a line and redraws after.
+    line(text = "") {
+      stream.write(`${text}\n`);
+    },
+    wait(text) {
+      if (!tty) return;
+      if (!spinner) {
+        spinner = yoctoSpinner({ text, stream, handleSignals: false }).start();
+      } else spinner.text = text;
+    },
+    done() {
+      spinner?.stop();
+      spinner = null;
+    },
+  };
+  return out;
+}
