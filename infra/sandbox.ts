@@ -16,8 +16,10 @@
  * - only the worker may invoke it: the worker's link is the one grant of
  *   `lambda:InvokeFunction` on it, and it has no resource policy.
  *
- * The worker, not the sandbox, stores what comes back in S3.
+ * The worker, not the sandbox, stores what comes back in S3. The runner's
+ * worker and child scripts are packaged by `sandbox-scripts.ts`.
  */
+import { bundleSandboxScripts, sandboxInstalls } from "./sandbox-scripts";
 
 const zones = aws.getAvailabilityZonesOutput({ state: "available" }).names;
 
@@ -63,7 +65,9 @@ export const sandbox = new sst.aws.Function("Sandbox", {
   dev: false,
   // Pyodide and QuickJS load their WebAssembly and (Pyodide) its Python
   // standard library from their package folders, which a bundle cannot inline.
-  nodejs: { install: ["pyodide", "quickjs-emscripten"] },
+  nodejs: { install: sandboxInstalls },
+  // The runner's worker and child scripts, bundled next to the handler.
+  hook: { postbuild: async (dir) => void (await bundleSandboxScripts(dir, $cli.paths.root)) },
   memory: "2048 MB",
   timeout: "60 seconds",
   link: [],

@@ -23,6 +23,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BuildOptions, build, type Metafile } from "esbuild";
+import { esmBanner, sandboxInstalls } from "../infra/sandbox-scripts";
 
 const root = join(import.meta.dirname, "..");
 const outDir = join(root, ".stackvm", "bundles");
@@ -34,7 +35,7 @@ const entries: { name: string; file: string; external?: string[]; sizeTargetMb?:
   {
     name: "sandbox",
     file: "packages/functions/src/sandbox.ts",
-    external: ["pyodide", "quickjs-emscripten"],
+    external: sandboxInstalls,
   },
   { name: "scheduler", file: "packages/functions/src/scheduler.ts" },
   { name: "sweep", file: "packages/functions/src/sweep.ts" },
@@ -51,15 +52,6 @@ const app = new Hono();
 app.get("/", (c) => c.text("hello"));
 export const handler = handle(app);
 `;
-
-/** What SST puts on top of an ESM bundle so that bundled CommonJS can still `require`. */
-const banner = [
-  `import { createRequire as topLevelCreateRequire } from 'module';`,
-  `const require = topLevelCreateRequire(import.meta.url);`,
-  `import { fileURLToPath as topLevelFileUrlToPath, URL as topLevelURL } from "url";`,
-  `const __filename = topLevelFileUrlToPath(import.meta.url);`,
-  `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url));`,
-].join("\n");
 
 /** Settings the entry files read at start; fake, so that importing a bundle does not stop on them. */
 const fakeEnvironment: Record<string, string> = {
@@ -112,7 +104,7 @@ async function bundle(
     format: "esm",
     target: "node24",
     mainFields: ["module", "main"],
-    banner: { js: banner },
+    banner: { js: esmBanner },
     external: ["sharp", "pg-native", ...external],
     outfile,
     metafile: true,

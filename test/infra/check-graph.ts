@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { sandboxScripts } from "../../infra/sandbox-scripts";
 import { tableDefinition } from "../../packages/aws/src/table-definition";
 import {
   allows,
@@ -252,6 +253,18 @@ export const checks: Record<string, Check> = {
         problems.push(`subnet ${subnet.name} must not map public IPs`);
     }
     return problems;
+  },
+
+  sandboxScripts(graph) {
+    const sandbox = byRole(graph).sandbox;
+    const files = sandbox?.build.bundleFiles ?? [];
+    const handler = files.find((f) => /(^|\/)sandbox\.(mjs|js|cjs)$/.test(f));
+    if (!handler) return ["the sandbox's bundle has no sandbox.mjs"];
+    const folder = handler.includes("/") ? handler.slice(0, handler.lastIndexOf("/") + 1) : "";
+    return sandboxScripts
+      .map((script) => folder + script.slice(script.lastIndexOf("/") + 1))
+      .filter((expected) => !files.includes(expected))
+      .map((missing) => `the sandbox's bundle lacks ${missing}, which the runner starts`);
   },
 
   sandboxInvokers(graph) {

@@ -32,6 +32,8 @@ export interface FunctionBuild {
   links: Record<string, unknown>;
   /** Whether `sst dev` would run it locally. */
   dev: boolean;
+  /** The files of the built bundle, after SST's `postbuild` hook (the harness's build writes only the handler). */
+  bundleFiles?: string[];
 }
 
 /** The collected graph. */

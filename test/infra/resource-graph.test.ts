@@ -142,6 +142,14 @@ describe("checkGraph on a mutated graph", () => {
       },
     ],
     [
+      "the runner's QuickJS worker left out of the sandbox's bundle",
+      "sandboxScripts",
+      (g) => {
+        const build = fnOf(g, handlers.sandbox).build;
+        build.bundleFiles = build.bundleFiles?.filter((f) => !f.endsWith("quickjs-worker.ts"));
+      },
+    ],
+    [
       "a resource policy that lets anyone invoke the sandbox",
       "sandboxInvokers",
       (g) => {

@@ -14,10 +14,10 @@
  */
 
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { vi } from "vitest";
 import {
   ACCOUNT,
@@ -143,6 +143,12 @@ export async function evaluateInfra(options: EvaluateOptions = {}): Promise<Infr
       pulumi.output(returned).apply((value: Record<string, unknown>) => resolve(value)),
     );
     await pulumi.runtime.waitForRPCs();
+    for (const build of builds) {
+      const out = join(work, "bundles", build.functionID);
+      build.bundleFiles = (await readdir(out, { recursive: true })).map((f) =>
+        f.split(sep).join("/"),
+      );
+    }
     return { resources, builds, outputs };
   } finally {
     for (const [name, value] of saved) {
