@@ -1,0 +1,284 @@
+/**
+ * The `stackvm` command as a process against the local stack: `run` with its live
+ * output, the read commands with `--json`, namespaces, keys, and the exit codes
+ * and messages of failures.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
+
+let t: TestStack;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI; `onStdout` sees the output as it comes. */
+function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  onStdout?: (soFar: string) => void,
+): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        STACKVM_URL: t.url,
+        STACKVM_API_KEY: t.apiKey,
+        STACKVM_ADMIN_KEY: undefined,
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      onStdout?.(stdout);
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+const PLAN = [
+  {
+    seq_no: 0,
+    type: "calling",
+    parameters: {
+      tool_name: "llm_generate",
+      tool_params: { prompt: "First: name a fruit." },
+      output_vars: ["fruit"],
+    },
+  },
+  {
+    seq_no: 1,
+    type: "calling",
+    parameters: {
+      tool_name: "llm_generate",
+      tool_params: { prompt: "Second: praise ${fruit}." },
+      output_vars: ["praise"],
+    },
+  },
+  { seq_no: 2, type: "assign", parameters: { final_answer: "${praise}" } },
+];
+
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+beforeEach(() => {
+  t.llm.reset();
+  t.llm.on("plan", { reasoning: "two generations", plan: PLAN });
+  t.llm.on("plan_update", { reasoning: "the same again", resume_at: 2, plan: PLAN });
+  t.llm.on("text", (r) =>
+    r.messages.at(-1)!.content.includes("First") ? "mango" : "Mango is great.",
+  );
+});
+
+async function finishedTask(): Promise<string> {
+  const created = await t.api("POST", "/v1/tasks", { goal: "Praise a fruit." });
+  await t.waitForTask(created.body.task_id);
+  return created.body.task_id;
+}
+
+describe("stackvm run", () => {
+  it("shows each step live as it commits, then the final answer", async () => {
+    // The second step waits until the CLI has printed the first: the output is live.
+    let seenFirst: () => void = () => undefined;
+    const firstPrinted = new Promise<void>((r) => {
+      seenFirst = r;
+    });
+    t.llm.on("text", async (r) => {
+      if (r.messages.at(-1)!.content.includes("First")) return "mango";
+      await firstPrinted;
+      return "Mango is great.";
+    });
+    const run = await cli(
+      ["run", "--goal", "Praise a fruit.", "--response-format", '{"lang":"Japanese"}'],
+      {},
+      (soFar) => {
+        if (/step\s+\[0\] calling llm_generate → fruit = "mango"/.test(soFar)) seenFirst();
+      },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^task tsk_/);
+    expect(lines[1]).toMatch(/^plan\s+plan written: "two generations"\s+\d[\d,]* tok · \$0\.0000$/);
+    expect(lines[2]).toMatch(/^step\s+\[0\] calling llm_generate → fruit = "mango"/);
+    expect(lines[3]).toMatch(/^step\s+\[1\] calling llm_generate → praise = "Mango is great\."/);
+    expect(lines[4]).toMatch(/^step\s+\[2\] assign → final_answer = "Mango is great\."/);
+    expect(lines[5]).toMatch(/^✓ completed · 4 steps · [\d,]+ tokens · \$0\.0000 · [\d.]+ s$/);
+    expect(lines.at(-1)).toBe("Mango is great.");
+    const planner = t.llm.requests.find((r) => r.schemaName === "plan")!;
+    expect(planner.messages.map((m) => m.content).join("\n")).toContain("Japanese");
+  });
+
+  it("exits 7 with the failed task as JSON when the task fails", async () => {
+    t.llm.on("plan", { reasoning: "bad", plan: [{ seq_no: 0, type: "assign", parameters: {} }] });
+    const run = await cli(["run", "--goal", "Fail, please.", "--json"]);
+    expect(run.code).toBe(7);
+    const task = JSON.parse(run.stdout);
+    expect(task).toMatchObject({ status: "failed", goal: "Fail, please." });
+    expect(task.error).toMatch(/fails validation/);
+  });
+
+  it("refuses bad flags with exit 2 and says how to fix them", async () => {
+    const [format, nothing, unknown] = await Promise.all([
+      cli(["run", "--goal", "x", "--response-format", "lang=ja"]),
+      cli(["run"]),
+      cli(["frobnicate"]),
+    ]);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain(
+      `--response-format must be JSON, e.g. --response-format '{"lang":"Japanese"}'`,
+    );
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain("give --goal, or --plan FILE, or both");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+});
+
+describe("stackvm read commands", () => {
+  it("lists tasks, shows the log, a diff and forks, with --json on each", async () => {
+    const taskId = await finishedTask();
+    const [tasks, log, logText, task] = await Promise.all([
+      cli(["tasks", "--json", "--limit", "5"]),
+      cli(["log", taskId, "--json"]),
+      cli(["log", taskId]),
+      cli(["task", taskId]),
+    ]);
+    expect(tasks.code).toBe(0);
+    expect(JSON.parse(tasks.stdout).tasks.map((x: { task_id: string }) => x.task_id)).toContain(
+      taskId,
+    );
+    const commits = JSON.parse(log.stdout).commits as Array<{ commit_id: string; type: string }>;
+    expect(commits.map((c) => c.type)).toEqual(["step", "step", "step", "plan"]);
+    expect(logText.stdout.trim().split("\n")).toHaveLength(4);
+    expect(logText.stdout).toContain(commits[0]!.commit_id);
+    expect(task.stdout).toContain("status   completed");
+    expect(task.stdout.trim().endsWith("Mango is great.")).toBe(true);
+
+    const [diff, diffText] = await Promise.all([
+      cli(["diff", taskId, commits[0]!.commit_id, "--against", commits[3]!.commit_id, "--json"]),
+      cli(["diff", taskId, commits[1]!.commit_id]),
+    ]);
+    expect(JSON.parse(diff.stdout).added).toEqual({
+      fruit: "mango",
+      praise: "Mango is great.",
+      final_answer: "Mango is great.",
+    });
+    expect(diffText.stdout).toContain('+ praise = "Mango is great."');
+
+    const fork = await cli([
+      "fork",
+      taskId,
+      commits[2]!.commit_id,
+      "--suggestion",
+      "Praise it more.",
+      "--json",
+    ]);
+    expect(fork.code).toBe(0);
+    expect(JSON.parse(fork.stdout)).toMatchObject({
+      forked_from: { branch: "main", commit_id: commits[2]!.commit_id },
+    });
+  });
+
+  it("creates, shows, updates, lists and deletes namespaces", async () => {
+    const create = await cli([
+      "namespace",
+      "create",
+      "research",
+      "--allowed-tools",
+      "llm_generate",
+      "--allowed-tools",
+      "http_request",
+      "--description",
+      "Research tasks",
+    ]);
+    expect(create.code).toBe(0);
+    expect(create.stdout).toContain("allowed tools  llm_generate, http_request");
+    const again = await cli(["namespace", "create", "research", "--allowed-tools", "llm_generate"]);
+    expect(again.code).toBe(6);
+    expect(again.stderr).toContain("stackvm namespace update research");
+    const update = await cli([
+      "namespace",
+      "update",
+      "research",
+      "--allowed-hosts",
+      "api.example.com",
+    ]);
+    expect(update.code).toBe(0);
+    const show = JSON.parse((await cli(["namespace", "show", "research", "--json"])).stdout);
+    expect(show).toMatchObject({
+      allowed_tools: ["llm_generate", "http_request"],
+      allowed_hosts: ["api.example.com"],
+      description: "Research tasks",
+    });
+    const list = JSON.parse((await cli(["namespace", "list", "--json"])).stdout);
+    expect(list.namespaces.map((n: { name: string }) => n.name)).toContain("research");
+    expect((await cli(["namespace", "delete", "research"])).code).toBe(0);
+    const gone = await cli(["namespace", "show", "research"]);
+    expect(gone.code).toBe(5);
+  });
+
+  it("creates a key for a tenant with the operator key, and only with it", async () => {
+    const made = await cli(["keys", "create", "--tenant", "initech", "--json"], {
+      STACKVM_ADMIN_KEY: ADMIN_KEY,
+    });
+    expect(made.code).toBe(0);
+    const key = JSON.parse(made.stdout).key as string;
+    const tasks = await cli(["tasks", "--json"], { STACKVM_API_KEY: key });
+    expect(JSON.parse(tasks.stdout).tasks).toEqual([]);
+    const refused = await cli(["keys", "create", "--tenant", "initech"]);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain("set STACKVM_ADMIN_KEY");
+  });
+});
+
+describe("stackvm configuration and failures", () => {
+  it("reads the key that npm start keeps, and exits 3, 4 and 5 with what to do", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "stackvm-cli-"));
+    try {
+      await writeFile(join(dir, "api-key"), `${t.apiKey}\n`);
+      const fromFile = await cli(["tasks", "--json"], {
+        STACKVM_API_KEY: undefined,
+        STACKVM_DATA_DIR: dir,
+      });
+      expect(fromFile.code).toBe(0);
+      const [down, badKey, missing, noKey] = await Promise.all([
+        cli(["tasks"], { STACKVM_URL: "http://127.0.0.1:9" }),
+        cli(["tasks"], { STACKVM_API_KEY: "svm_local_not-a-real-key" }),
+        cli(["task", "tsk_does_not_exist"]),
+        cli(["tasks"], { STACKVM_API_KEY: undefined, STACKVM_DATA_DIR: join(dir, "nothing") }),
+      ]);
+      expect(down.code).toBe(3);
+      expect(down.stderr).toContain("cannot reach StackVM at http://127.0.0.1:9");
+      expect(down.stderr).toContain("npm start");
+      expect(badKey.code).toBe(4);
+      expect(badKey.stderr).toContain("check STACKVM_API_KEY");
+      expect(missing.code).toBe(5);
+      expect(missing.stderr).toContain("tsk_does_not_exist");
+      expect(noKey.code).toBe(4);
+      expect(noKey.stderr).toContain("no API key: set STACKVM_API_KEY");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
