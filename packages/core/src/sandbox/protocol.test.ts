@@ -108,6 +108,8 @@ describe("isInputVariable", () => {
     ["lambda", false],
     ["inputs", false],
     ["result", false],
+    ["__proto__", false],
+    ["__builtins__", false],
     ["first name", false],
     ["2x", false],
     ["é", false],

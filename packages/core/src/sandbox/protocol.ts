@@ -258,7 +258,7 @@ const NOT_A_VARIABLE = new Set(
 
 /**
  * True when an input key becomes a variable of its own: an ASCII identifier that
- * is no keyword of either language and no name of the sandbox. Other keys are
+ * is no keyword of either language, no dunder name and no name of the sandbox. Other keys are
  * still in `inputs`.
  *
  * @example
@@ -266,5 +266,10 @@ const NOT_A_VARIABLE = new Set(
  * isInputVariable("class") // false: use inputs["class"]
  */
 export function isInputVariable(name: string): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) && !NOT_A_VARIABLE.has(name);
+  // Dunder names (`__proto__`, `__builtins__`) would change the interpreter, not add a variable.
+  return (
+    /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) &&
+    !name.startsWith("__") &&
+    !NOT_A_VARIABLE.has(name)
+  );
 }
