@@ -10,6 +10,10 @@ import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 
+/** A JSON answer of the API; the assertions check its shape. */
+// biome-ignore lint/suspicious/noExplicitAny: answers are plain JSON, checked by each assertion
+type Json = Record<string, any>;
+
 beforeAll(async () => {
   t = await startTestStack();
 });
@@ -24,7 +28,7 @@ const lastMessage = (r: RecordedRequest) => r.messages.at(-1)?.content ?? "";
 const textCalls = (word: string) =>
   t.llm.requests.filter((r) => r.schemaName === "text" && lastMessage(r).includes(word)).length;
 
-async function commitsOf(taskId: string, branch: string): Promise<Array<Record<string, any>>> {
+async function commitsOf(taskId: string, branch: string): Promise<Json[]> {
   const { status, body } = await t.api(
     "GET",
     `/v1/tasks/${taskId}/branches/${branch}/commits?limit=100`,

@@ -8,6 +8,10 @@ import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 
+/** A JSON answer of the API; the assertions check its shape. */
+// biome-ignore lint/suspicious/noExplicitAny: answers are plain JSON, checked by each assertion
+type Json = Record<string, any>;
+
 beforeAll(async () => {
   t = await startTestStack();
 });
@@ -44,7 +48,7 @@ describe("evaluation", () => {
     const created = await t.api("POST", "/v1/tasks", { goal: "Describe Paris.", evaluate: true });
     const taskId = created.body.task_id;
     const seen: Array<[string, string]> = [];
-    let task: Record<string, any>;
+    let task: Json;
     for (;;) {
       task = (await t.api("GET", `/v1/tasks/${taskId}`)).body;
       seen.push([task.status, task.branch]);

@@ -9,6 +9,10 @@ import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 
+/** A JSON answer of the API; the assertions check its shape. */
+// biome-ignore lint/suspicious/noExplicitAny: answers are plain JSON, checked by each assertion
+type Json = Record<string, any>;
+
 beforeAll(async () => {
   t = await startTestStack();
 });
@@ -24,7 +28,7 @@ const requestsFor = (schema: string) => t.llm.requests.filter((r) => r.schemaNam
 
 async function commitsOf(taskId: string, branch = "main") {
   const { body } = await t.api("GET", `/v1/tasks/${taskId}/branches/${branch}/commits?limit=100`);
-  return (body.commits as Array<Record<string, any>>).reverse();
+  return (body.commits as Json[]).reverse();
 }
 
 async function run(body: Record<string, unknown>) {
