@@ -3,7 +3,12 @@
  * the API on a free port, a scripted OpenAI-compatible LLM server, and a small
  * client that speaks to the API with `fetch` as an integrator would.
  */
-import { consoleLog, type LocalStack, type LocalStackOptions, startLocalStack } from "@stackvm/local";
+import {
+  consoleLog,
+  type LocalStack,
+  type LocalStackOptions,
+  startLocalStack,
+} from "@stackvm/local";
 import { type ScriptedLlm, startScriptedLlm } from "./llm-server";
 
 export interface TestStack {
@@ -42,6 +47,9 @@ export async function startTestStack(
       LLM_MODEL: "scripted-model",
       LLM_TIMEOUT_MS: "2000",
       STACKVM_ADMIN_KEY: ADMIN_KEY,
+      // Tests poll hard and start many tasks at once; the quota tests lower these per tenant.
+      STACKVM_RATE_LIMIT_RPS: "100000",
+      STACKVM_MAX_RUNNING_TASKS: "1000",
       ...options.env,
     },
   });
@@ -51,7 +59,9 @@ export async function startTestStack(
       method,
       headers: {
         ...(key ? { authorization: `Bearer ${key}` } : {}),
-        ...(body !== undefined || opts.raw !== undefined ? { "content-type": "application/json" } : {}),
+        ...(body !== undefined || opts.raw !== undefined
+          ? { "content-type": "application/json" }
+          : {}),
         ...opts.headers,
       },
       ...(opts.raw !== undefined

@@ -8,14 +8,19 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { requireTenant } from "./auth";
 import type { ApiDeps } from "./deps";
+import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
 import { errorBody, notFound, onError } from "./errors";
+import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerEventRoutes } from "./routes/events";
 import { registerKeyRoutes } from "./routes/keys";
 import { registerNamespaceRoutes } from "./routes/namespaces";
+import { registerScheduleRoutes } from "./routes/schedules";
 import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
+import { registerTriggerRoutes } from "./routes/triggers";
+import { registerWebhookRoutes } from "./routes/webhooks";
 
 /** Routes under `/v1` that do not take a tenant's API key. */
 const OPEN_V1 = [/^\/v1\/hooks\//, /^\/v1\/admin\//];
@@ -69,6 +74,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     if (OPEN_V1.some((r) => r.test(c.req.path))) return next();
     return requireTenant(c, next);
   });
+  app.use("/v1/*", rateLimit);
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -81,6 +87,10 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerBranchRoutes(app);
   registerNamespaceRoutes(app);
   registerKeyRoutes(app);
+  registerTriggerRoutes(app);
+  registerScheduleRoutes(app);
+  registerWebhookRoutes(app);
+  registerDocs(app);
   registerTemplateRoutes(app);
   registerEventRoutes(app);
 

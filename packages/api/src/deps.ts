@@ -6,10 +6,14 @@ import type {
   BranchService,
   Log,
   NamespaceService,
+  QuotaService,
+  ScheduleService,
   TaskEvents,
   TaskService,
   TemplateService,
   Tool,
+  TriggerService,
+  WebhookService,
 } from "@stackvm/core";
 
 export interface ApiConfig {
@@ -28,6 +32,10 @@ export interface ApiDeps {
   branches: BranchService;
   namespaces: NamespaceService;
   keys: ApiKeyService;
+  triggers: TriggerService;
+  schedules: ScheduleService;
+  webhooks: WebhookService;
+  quotas: QuotaService;
   templates: TemplateService;
   events: TaskEvents;
   tools: ReadonlyMap<string, Tool>;

@@ -4,6 +4,13 @@ export type { AwsClients, AwsClientsOptions } from "./clients";
 export { createAwsClients } from "./clients";
 export type { DynamoItemStoreOptions } from "./dynamo-item-store";
 export { DynamoItemStore } from "./dynamo-item-store";
+export type { EventBridgeSchedulerOptions } from "./eventbridge-scheduler";
+export {
+  EventBridgeScheduler,
+  scheduleName,
+  schedulerClient,
+  toEventBridgeCron,
+} from "./eventbridge-scheduler";
 export { LambdaSandbox } from "./lambda-sandbox";
 export type { Meter, Meterable, MeterSnapshot } from "./metering";
 export { meter } from "./metering";

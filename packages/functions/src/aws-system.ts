@@ -4,7 +4,14 @@
  * structured logger. Every entry file starts here.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
-import { createAwsClients, DynamoItemStore, S3Blobs, SqsQueue } from "@stackvm/aws";
+import {
+  createAwsClients,
+  DynamoItemStore,
+  EventBridgeScheduler,
+  S3Blobs,
+  SqsQueue,
+  schedulerClient,
+} from "@stackvm/aws";
 import { type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig } from "./config";
 import { llmPort } from "./llm-port";
@@ -53,6 +60,16 @@ export function awsRuntime(
       clock: systemClock,
       sandbox: sandbox(config, clients),
       llm: llmPort(config.openai),
+      ...(config.schedules
+        ? {
+            scheduler: new EventBridgeScheduler(schedulerClient(config.region), {
+              groupName: config.schedules.group,
+              roleArn: config.schedules.roleArn,
+              targetArn: config.schedules.functionArn,
+              deadLetterArn: config.schedules.dlqArn,
+            }),
+          }
+        : {}),
     },
     {
       llm: config.llm,
@@ -63,6 +80,8 @@ export function awsRuntime(
       maxPlanUpdates: config.maxPlanUpdates,
       planRepairs: config.planRepairs,
       maxBodyBytes: config.maxBodyBytes,
+      quotas: config.quotas,
+      webhooks: config.webhooks,
     },
   );
   return { config, logger, log, system };

@@ -26,6 +26,22 @@ const Env = z.object({
     .default(1024 * 1024),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
+  // Quota defaults per tenant (the operator overrides them per tenant).
+  STACKVM_RATE_LIMIT_RPS: z.coerce.number().int().min(1).max(100_000).default(100),
+  STACKVM_MAX_RUNNING_TASKS: z.coerce.number().int().min(1).max(1_000).default(10),
+  STACKVM_MONTHLY_TOKEN_BUDGET: z.coerce.number().int().min(0).optional(),
+  STACKVM_MONTHLY_COST_BUDGET_USD: z.coerce.number().min(0).optional(),
+  // Outgoing webhooks: attempts stay within the queue's maxReceiveCount (5).
+  STACKVM_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(5),
+  STACKVM_WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  STACKVM_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // A running branch that has not moved for this long is re-enqueued by the sweep.
+  STACKVM_STALLED_AFTER_SECONDS: z.coerce.number().int().min(1).default(1200),
+  // EventBridge Scheduler (infra/schedules.ts); without them schedules cannot be created.
+  STACKVM_SCHEDULE_GROUP: z.string().min(1).optional(),
+  STACKVM_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
+  STACKVM_SCHEDULER_FUNCTION_ARN: z.string().min(1).optional(),
+  STACKVM_SCHEDULE_DLQ_ARN: z.string().min(1).optional(),
 });
 
 export interface RuntimeConfig {
@@ -42,6 +58,16 @@ export interface RuntimeConfig {
   maxBodyBytes: number;
   openai: { apiKey: string | null; baseURL: string | null };
   llm: LlmConfig;
+  quotas: {
+    requests_per_second: number;
+    max_running_tasks: number;
+    monthly_token_budget: number | null;
+    monthly_cost_budget_usd: number | null;
+  };
+  webhooks: { maxAttempts: number; backoffBaseSeconds: number; timeoutMs: number };
+  stalledAfterSeconds: number;
+  /** Where tenants' schedules go on AWS; null when not configured. */
+  schedules: { group: string; roleArn: string; functionArn: string; dlqArn: string | null } | null;
 }
 
 /** Thrown when configuration is wrong; its message names every bad setting. */
@@ -80,5 +106,26 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     llm,
+    quotas: {
+      requests_per_second: e.STACKVM_RATE_LIMIT_RPS,
+      max_running_tasks: e.STACKVM_MAX_RUNNING_TASKS,
+      monthly_token_budget: e.STACKVM_MONTHLY_TOKEN_BUDGET ?? null,
+      monthly_cost_budget_usd: e.STACKVM_MONTHLY_COST_BUDGET_USD ?? null,
+    },
+    webhooks: {
+      maxAttempts: e.STACKVM_WEBHOOK_MAX_ATTEMPTS,
+      backoffBaseSeconds: e.STACKVM_WEBHOOK_RETRY_BASE_SECONDS,
+      timeoutMs: e.STACKVM_WEBHOOK_TIMEOUT_MS,
+    },
+    stalledAfterSeconds: e.STACKVM_STALLED_AFTER_SECONDS,
+    schedules:
+      e.STACKVM_SCHEDULE_GROUP && e.STACKVM_SCHEDULER_ROLE_ARN && e.STACKVM_SCHEDULER_FUNCTION_ARN
+        ? {
+            group: e.STACKVM_SCHEDULE_GROUP,
+            roleArn: e.STACKVM_SCHEDULER_ROLE_ARN,
+            functionArn: e.STACKVM_SCHEDULER_FUNCTION_ARN,
+            dlqArn: e.STACKVM_SCHEDULE_DLQ_ARN ?? null,
+          }
+        : null,
   };
 }

@@ -1,7 +1,11 @@
-// placeholder: replaced by the entry file of its issue
-/** Lambda entry of the scheduler function. A placeholder so that infra can name it; it fails if invoked. */
-export const handler = async (): Promise<never> => {
-  throw new Error(
-    "packages/functions/src/scheduler.ts is a placeholder: its entry file is not written yet",
-  );
-};
+/**
+ * Lambda entry of the scheduler function: EventBridge Scheduler invokes it for
+ * each due run of a tenant's schedule with `{ tenant_id, schedule_id, due_at }`;
+ * it starts that run's task once (see `ScheduleService.runDue`).
+ */
+import { awsRuntime } from "./aws-system";
+import { createScheduleHandler } from "./schedule-handler";
+
+const runtime = awsRuntime();
+
+export const handler = createScheduleHandler(runtime.system.schedules, runtime.log);

@@ -13,6 +13,7 @@ import {
   createEvaluator,
   createLlmSession,
   createPlanner,
+  DEFAULT_QUOTAS,
   evaluationHook,
   type ItemStore,
   type LlmConfig,
@@ -21,15 +22,26 @@ import {
   NamespaceService,
   Presenter,
   type Queue,
+  QuotaService,
+  quotaTerminalHook,
+  type Resolver,
+  RunningSlots,
   type SandboxPort,
+  type SchedulerPort,
+  ScheduleService,
+  StackVMError,
   type StepDeps,
   TaskEvents,
   TaskService,
   TaskStore,
   TemplateService,
+  type TenantQuotas,
   type TerminalHook,
+  TriggerService,
+  taskAdmission,
   taskLifecycle,
   ValidationError,
+  WebhookService,
 } from "@stackvm/core";
 
 export interface SystemPorts {
@@ -39,6 +51,8 @@ export interface SystemPorts {
   clock: Clock;
   sandbox: SandboxPort;
   llm: LlmPort;
+  /** Timers of the tenants' schedules (EventBridge Scheduler on AWS, a timer locally); none: schedules cannot be created. */
+  scheduler?: SchedulerPort;
 }
 
 export interface SystemOptions {
@@ -52,6 +66,16 @@ export interface SystemOptions {
   maxBodyBytes: number;
   /** Extra work when a branch ends (outgoing webhooks, evaluation). */
   afterTerminal?: TerminalHook[];
+  /** Quota defaults; each tenant's overrides live in the store. */
+  quotas?: Partial<TenantQuotas>;
+  /** Outgoing webhooks: attempts (at most the queue's maxReceiveCount), first backoff, receiver timeout. */
+  webhooks?: {
+    maxAttempts?: number;
+    backoffBaseSeconds?: number;
+    timeoutMs?: number;
+    /** For tests: name resolution that stays on this machine. */
+    resolve?: Resolver;
+  };
 }
 
 export type System = ReturnType<typeof createSystem>;
@@ -72,12 +96,52 @@ export function webhookUrlChecker(localMode: boolean): (url: string) => void {
   };
 }
 
+/** The scheduler port where none is configured: schedules answer why. */
+const noScheduler: SchedulerPort = {
+  async put() {
+    throw new StackVMError(
+      "forbidden",
+      "schedules_unavailable",
+      "schedules are not configured here: set STACKVM_SCHEDULE_GROUP, STACKVM_SCHEDULER_ROLE_ARN and STACKVM_SCHEDULER_FUNCTION_ARN (infra/schedules.ts does)",
+    );
+  },
+  async delete() {},
+};
+
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const tools = builtinTools();
   const store = new TaskStore(ports.items);
   const namespaces = new NamespaceService(ports.items, ports.clock, () => [...tools.keys()]);
   const keys = new ApiKeyService(ports.items, ports.clock);
   const presenter = new Presenter(ports.blobs);
+  const quotas = new QuotaService({
+    items: ports.items,
+    store,
+    clock: ports.clock,
+    defaults: { ...DEFAULT_QUOTAS, ...options.quotas },
+  });
+  const slots = new RunningSlots({
+    items: ports.items,
+    store,
+    queue: ports.queue,
+    clock: ports.clock,
+    log: options.log,
+    limit: async (tenant) => (await quotas.limits(tenant)).max_running_tasks,
+  });
+  const webhooks = new WebhookService({
+    items: ports.items,
+    store,
+    queue: ports.queue,
+    clock: ports.clock,
+    presenter,
+    log: options.log,
+    localMode: options.localMode,
+    checkUrl: webhookUrlChecker(options.localMode),
+    maxAttempts: options.webhooks?.maxAttempts ?? 5,
+    backoffBaseSeconds: options.webhooks?.backoffBaseSeconds ?? 30,
+    timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
+    ...(options.webhooks?.resolve ? { resolve: options.webhooks.resolve } : {}),
+  });
   const tasks = new TaskService({
     store,
     blobs: ports.blobs,
@@ -87,6 +151,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     presenter,
     tools,
     checkWebhookUrl: webhookUrlChecker(options.localMode),
+    admission: taskAdmission(quotas, slots),
+    deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
   });
   const branches = new BranchService({
     store,
@@ -107,11 +173,30 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const lifecycle = taskLifecycle(store, ports.clock, [
     evaluationHook({ store, branches, log: options.log }),
     ...(options.afterTerminal ?? []),
+    webhooks.terminalHook(),
+    quotaTerminalHook(store, quotas, slots),
   ]);
   const planner = createPlanner({
     clock: ports.clock,
     repairRounds: options.planRepairs,
     findTemplate: (tenant, namespace, goal) => templates.find(tenant, namespace, goal),
+  });
+
+  const triggers = new TriggerService({
+    items: ports.items,
+    clock: ports.clock,
+    tasks,
+    namespaces,
+    rateLimit: (tenant) => quotas.takeRequest(tenant),
+  });
+  const schedules = new ScheduleService({
+    items: ports.items,
+    clock: ports.clock,
+    tasks,
+    namespaces,
+    scheduler: ports.scheduler ?? noScheduler,
+    log: options.log,
+    checkWebhookUrl: webhookUrlChecker(options.localMode),
   });
 
   const step: StepDeps = {
@@ -135,6 +220,10 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
 
   const api: ApiDeps = {
     tasks,
+    triggers,
+    schedules,
+    webhooks,
+    quotas,
     branches,
     namespaces,
     keys,
@@ -163,5 +252,10 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     lifecycle,
     step,
     api,
+    quotas,
+    slots,
+    webhooks,
+    triggers,
+    schedules,
   };
 }

@@ -6,18 +6,51 @@
  * after that delay.
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
-import { classifyFailure, runStep, type StepDeps, StepMessage } from "@stackvm/core";
+import {
+  classifyFailure,
+  runStep,
+  type StepDeps,
+  StepMessage,
+  WebhookMessage,
+  type WebhookService,
+} from "@stackvm/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
-export function createWorkerHandler(deps: StepDeps): WorkerHandler {
+/**
+ * Handles a batch of the step queue: step messages run one step; webhook messages
+ * (`kind: "webhook"`, given `webhooks`) make one attempt of an outgoing webhook.
+ */
+export function createWorkerHandler(deps: StepDeps, webhooks?: WebhookService): WorkerHandler {
+  /** One delivery attempt; a failed one comes back after its backoff. */
+  const handleWebhook = async (record: SQSRecord, body: unknown): Promise<void> => {
+    const parsed = WebhookMessage.safeParse(body);
+    if (!parsed.success || !webhooks) {
+      deps.log.error("dropped a webhook message this worker cannot deliver", {
+        message_id: record.messageId,
+        ...(parsed.success ? {} : { issues: parsed.error.issues.slice(0, 5) }),
+      });
+      return;
+    }
+    const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+    const { retryAfterSeconds } = await webhooks.deliver(parsed.data, receives);
+    if (retryAfterSeconds === undefined) return;
+    await deps.queue.retryAfter(record.receiptHandle, retryAfterSeconds);
+    throw new Error(
+      `webhook ${parsed.data.webhook_id}: attempt failed, retry in ${retryAfterSeconds} s`,
+    );
+  };
+
   const handleRecord = async (record: SQSRecord): Promise<void> => {
     let body: unknown;
     try {
       body = JSON.parse(record.body);
     } catch {
       body = undefined;
+    }
+    if ((body as { kind?: unknown } | undefined)?.kind === "webhook") {
+      return handleWebhook(record, body);
     }
     const parsed = StepMessage.safeParse(body);
     if (!parsed.success) {

@@ -5,6 +5,8 @@ export type { ConsoleLogOptions, LogLevel } from "./console-log";
 export { consoleLog } from "./console-log";
 export type { Emulators, EmulatorsOptions } from "./emulators";
 export { startEmulators } from "./emulators";
+export type { LocalSchedulerOptions } from "./local-scheduler";
+export { LocalScheduler } from "./local-scheduler";
 export type { Poller, PollerOptions, SqsEventHandler } from "./poller";
 export { startPoller } from "./poller";
 export type { LocalSandboxOptions } from "./sandbox-invoker";

@@ -14,16 +14,12 @@ import {
   S3Blobs,
   SqsQueue,
 } from "@stackvm/aws";
-import {
-  type LlmPort,
-  type Log,
-  type SandboxPort,
-  StackVMError,
-  sweepStalled,
-  systemClock,
-} from "@stackvm/core";
+import type { DueRun, TerminalHook } from "@stackvm/core";
+import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import {
   createDlqHandler,
+  createScheduleHandler,
+  createSweepHandler,
   createSystem,
   createWorkerHandler,
   llmPort,
@@ -32,6 +28,7 @@ import {
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
+import { LocalScheduler } from "./local-scheduler";
 import { startPoller } from "./poller";
 
 export interface LocalStackOptions {
@@ -57,6 +54,8 @@ export interface LocalStackOptions {
   /** Overrides for tests. */
   llm?: LlmPort;
   sandbox?: SandboxPort;
+  /** Hooks that run when a branch ends, before the integrator's (a test makes one throw to play a worker killed there). */
+  afterTerminal?: TerminalHook[];
 }
 
 export interface LocalStack {
@@ -111,6 +110,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     STACKVM_DLQ_URL: queues.dlqUrl,
     STACKVM_BUCKET: NAMES.bucket,
   });
+  // The local stand-in for EventBridge Scheduler fires into the scheduler function's handler.
+  let fireSchedule: (run: DueRun) => Promise<unknown> = async () => undefined;
+  const scheduler = new LocalScheduler({ fire: (run) => fireSchedule(run), log });
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),
@@ -119,6 +121,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clock: systemClock,
       sandbox: options.sandbox ?? unavailableSandbox,
       llm: options.llm ?? llmPort(config.openai),
+      scheduler,
     },
     {
       llm: config.llm,
@@ -129,8 +132,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       maxPlanUpdates: config.maxPlanUpdates,
       planRepairs: config.planRepairs,
       maxBodyBytes: config.maxBodyBytes,
+      quotas: config.quotas,
+      webhooks: config.webhooks,
+      ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
     },
   );
+  fireSchedule = createScheduleHandler(system.schedules, log);
+  await scheduler.load(await system.schedules.timers());
 
   const apiKey = await provisionKey(system, options.bootstrapApiKey ?? null);
   const app = createApp(system.api);
@@ -144,7 +152,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const worker = startPoller({
     sqs: clients.sqs,
     queueUrl: queues.queueUrl,
-    handler: createWorkerHandler(system.step),
+    handler: createWorkerHandler(system.step, system.webhooks),
     concurrency: options.concurrency ?? 4,
   });
   const dlq = startPoller({
@@ -159,11 +167,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     concurrency: 1,
   });
   const stalledAfter = options.stalledAfterMs ?? 15 * 60_000;
+  const sweepOnce = createSweepHandler({
+    items: system.ports.items,
+    queue: system.ports.queue,
+    clock: systemClock,
+    log,
+    slots: system.slots,
+    stalledMs: stalledAfter,
+  });
   const sweep = setInterval(() => {
-    sweepStalled(
-      { items: system.ports.items, queue: system.ports.queue, clock: systemClock, log },
-      stalledAfter,
-    ).catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
+    sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
   }, options.sweepIntervalMs ?? 60_000);
   sweep.unref();
 
@@ -183,6 +196,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       if (stopped) return;
       stopped = true;
       clearInterval(sweep);
+      scheduler.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -1,0 +1,123 @@
+/**
+ * `GET /v1/webhook-secret`: the tenant's signing secret of outgoing webhooks
+ * (made on first use), and the operator's quotas of a tenant under `/v1/admin`.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { QuotaOverrides, TenantQuotas } from "@stackvm/core";
+import { requireOperator } from "../auth";
+import type { ApiApp } from "../env";
+import { bearer, commonErrors, forbiddenError, json } from "../schemas";
+
+const Secret = z.object({ secret: z.string() }).openapi("WebhookSecret");
+
+const Quotas = z
+  .object({
+    tenant: z.string(),
+    quotas: TenantQuotas,
+    overrides: QuotaOverrides,
+    usage: z.object({ month: z.string(), tokens: z.number(), cost_usd: z.number() }),
+  })
+  .openapi("TenantQuotas");
+
+const TenantParam = z.object({
+  tenant: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, "a tenant id is 1 to 40 of a-z, 0-9 and -")
+    .openapi({ param: { name: "tenant", in: "path" }, example: "acme" }),
+});
+
+export function registerWebhookRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/webhook-secret",
+      summary: "The secret that signs this tenant's outgoing webhooks",
+      description:
+        "Outgoing webhooks carry the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and " +
+        "`webhook-signature`, signed with this secret. Every attempt of one delivery has the same `webhook-id`.",
+      security: bearer,
+      responses: {
+        200: {
+          description: "The secret",
+          content: {
+            "application/json": {
+              schema: Secret,
+              example: { secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD" },
+            },
+          },
+        },
+        ...commonErrors,
+      },
+    }),
+    async (c) => c.json({ secret: await c.get("deps").webhooks.secret(c.get("tenantId")) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/tenants/{tenant}/quotas",
+      summary: "A tenant's quotas and this month's usage (operator only)",
+      security: bearer,
+      middleware: [requireOperator],
+      request: { params: TenantParam },
+      responses: { 200: json(Quotas, "Quotas"), ...commonErrors, ...forbiddenError },
+    }),
+    async (c) => {
+      const { tenant } = c.req.valid("param");
+      const quotas = c.get("deps").quotas;
+      return c.json(
+        {
+          tenant,
+          quotas: await quotas.limits(tenant),
+          overrides: await quotas.overrides(tenant),
+          usage: await quotas.usage(tenant),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/admin/tenants/{tenant}/quotas",
+      summary: "Override a tenant's quotas (operator only)",
+      description:
+        "The body replaces the tenant's overrides; a field left out takes the configured default. " +
+        "Other API instances see the change within 10 seconds.",
+      security: bearer,
+      middleware: [requireOperator],
+      request: {
+        params: TenantParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: QuotaOverrides,
+              example: {
+                requests_per_second: 20,
+                max_running_tasks: 5,
+                monthly_cost_budget_usd: 50,
+              },
+            },
+          },
+        },
+      },
+      responses: { 200: json(Quotas, "Quotas"), ...commonErrors, ...forbiddenError },
+    }),
+    async (c) => {
+      const { tenant } = c.req.valid("param");
+      const quotas = c.get("deps").quotas;
+      await quotas.setOverrides(tenant, c.req.valid("json"));
+      return c.json(
+        {
+          tenant,
+          quotas: await quotas.limits(tenant),
+          overrides: await quotas.overrides(tenant),
+          usage: await quotas.usage(tenant),
+        },
+        200,
+      );
+    },
+  );
+}
