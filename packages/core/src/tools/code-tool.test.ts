@@ -37,6 +37,19 @@ describe("codeTool", () => {
     expect(details?.sandbox).toMatchObject({ language: "python", error: null });
   });
 
+  it("takes a stored record, whose keys and dates are not part of the definition", async () => {
+    const sandbox = scriptedSandbox([ok(2)]);
+    const record = {
+      ...definition,
+      pk: "T#t1",
+      sk: "NSTOOL#default#average",
+      created_at: "2026-01-01",
+    };
+    const tool = codeTool(record);
+    const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
+    expect((await tool.run({ numbers: [2] }, context)).value).toBe(2);
+  });
+
   it("checks the input against its JSON Schema", () => {
     const tool = codeTool(definition);
     expect(tool.input.safeParse({ numbers: [] }).success).toBe(false);

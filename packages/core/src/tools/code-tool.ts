@@ -44,7 +44,14 @@ export function codeTool(definition: {
   language: "javascript" | "python";
   code: string;
 }): Tool<Record<string, unknown>> {
-  const parsed = CodeToolDefinition.safeParse(definition);
+  // Only the definition's own fields: a stored record also carries its keys and dates.
+  const parsed = CodeToolDefinition.safeParse({
+    name: definition.name,
+    description: definition.description,
+    input_schema: definition.input_schema,
+    language: definition.language,
+    code: definition.code,
+  });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ValidationError(
