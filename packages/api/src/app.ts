@@ -20,6 +20,7 @@ import { registerScheduleRoutes } from "./routes/schedules";
 import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
 import { registerTriggerRoutes } from "./routes/triggers";
+import { registerUiRoutes } from "./routes/ui";
 import { registerWebhookRoutes } from "./routes/webhooks";
 
 /** Routes under `/v1` that do not take a tenant's API key. */
@@ -91,6 +92,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerScheduleRoutes(app);
   registerWebhookRoutes(app);
   registerDocs(app);
+  registerUiRoutes(app);
   registerTemplateRoutes(app);
   registerEventRoutes(app);
 

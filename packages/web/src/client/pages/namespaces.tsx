@@ -1,0 +1,195 @@
+/** @jsxImportSource hono/jsx/dom */
+/**
+ * Namespaces: which tools and hosts a task may use. Lists them, and creates or
+ * replaces one (`PUT /v1/namespaces/{name}`) or deletes it.
+ */
+import type { Namespace } from "@stackvm/core";
+import { useState } from "hono/jsx/dom";
+import { ApiError, seg } from "../api";
+import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } from "../ui";
+
+interface ToolInfo {
+  name: string;
+  description: string;
+}
+
+function NamespaceForm(props: {
+  tools: ToolInfo[];
+  editing: Namespace | null;
+  onSaved: () => void;
+}) {
+  const api = useApi();
+  const save = useAction();
+  const [name, setName] = useState(props.editing?.name ?? "");
+  const [description, setDescription] = useState(props.editing?.description ?? "");
+  const [tools, setTools] = useState<string[]>(props.editing?.allowed_tools ?? []);
+  const [hosts, setHosts] = useState((props.editing?.allowed_hosts ?? []).join("\n"));
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void save.run(async () => {
+      if (!/^[a-z0-9_-]{1,64}$/.test(name)) {
+        throw new ApiError(0, "bad_name", "A namespace name is 1 to 64 of a-z, 0-9, _ and -.");
+      }
+      const body = {
+        description,
+        allowed_tools: tools,
+        allowed_hosts: hosts.split(/[\s,]+/).filter(Boolean),
+      };
+      await api.put(`/v1/namespaces/${seg(name)}`, body);
+      props.onSaved();
+      return (
+        <>
+          Saved namespace <strong>{name}</strong>.
+        </>
+      );
+    });
+  };
+
+  return (
+    <form class="card form" onSubmit={submit} aria-labelledby="ns-form-title">
+      <h2 id="ns-form-title">{props.editing ? `Edit ${props.editing.name}` : "New namespace"}</h2>
+      <label for="ns-name">Name</label>
+      <input
+        id="ns-name"
+        value={name}
+        readonly={props.editing !== null}
+        onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
+      />
+      <label for="ns-description">Description</label>
+      <input
+        id="ns-description"
+        value={description}
+        onInput={(e: Event) => setDescription((e.target as HTMLInputElement).value)}
+      />
+      <fieldset>
+        <legend>Allowed tools</legend>
+        {props.tools.map((tool) => (
+          <label class="check" title={tool.description}>
+            <input
+              type="checkbox"
+              checked={tools.includes(tool.name)}
+              onChange={(e: Event) =>
+                setTools(
+                  (e.target as HTMLInputElement).checked
+                    ? [...tools, tool.name]
+                    : tools.filter((t) => t !== tool.name),
+                )
+              }
+            />
+            <code>{tool.name}</code>
+          </label>
+        ))}
+      </fieldset>
+      <label for="ns-hosts">
+        Allowed hosts (one per line, e.g. api.example.com or *.example.com)
+      </label>
+      <textarea
+        id="ns-hosts"
+        rows={3}
+        value={hosts}
+        onInput={(e: Event) => setHosts((e.target as HTMLTextAreaElement).value)}
+      />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={save.pending}>
+          Save namespace
+        </button>
+      </div>
+      <ActionResult action={save} title="The namespace was not saved" />
+    </form>
+  );
+}
+
+export function NamespacesPage() {
+  const api = useApi();
+  const list = useLoad(() => api.get<{ namespaces: Namespace[] }>("/v1/namespaces"), []);
+  const tools = useLoad(() => api.get<{ tools: ToolInfo[] }>("/v1/tools"), []);
+  const [editing, setEditing] = useState<Namespace | null>(null);
+  const [formKey, setFormKey] = useState(0);
+  const remove = useAction();
+
+  return (
+    <section aria-labelledby="ns-title">
+      <div class="page-head">
+        <h1 id="ns-title">Namespaces</h1>
+        <button
+          type="button"
+          onClick={() => {
+            setEditing(null);
+            setFormKey(formKey + 1);
+          }}
+        >
+          New namespace
+        </button>
+      </div>
+      <p class="muted">
+        A task runs in one namespace and may use only its tools and reach only its hosts. Every
+        tenant has <code>default</code>: all built-in tools, no hosts.
+      </p>
+      <ErrorBox error={list.error} title="Could not load the namespaces" />
+      <ActionResult action={remove} title="The namespace was not deleted" />
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Tools</th>
+              <th scope="col">Hosts</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data?.namespaces ?? []).map((ns) => (
+              <tr data-namespace={ns.name}>
+                <td>
+                  <strong>{ns.name}</strong>
+                  {ns.description ? <div class="muted small">{ns.description}</div> : null}
+                </td>
+                <td>
+                  {[...ns.allowed_tools, ...ns.code_tools.map((t) => `${t} (code)`)].join(", ") ||
+                    "none"}
+                </td>
+                <td>{ns.allowed_hosts.join(", ") || "none"}</td>
+                <td class="row">
+                  <button
+                    type="button"
+                    onClick={() => {
+                      setEditing(ns);
+                      setFormKey(formKey + 1);
+                    }}
+                  >
+                    Edit
+                  </button>
+                  <ConfirmButton
+                    label="Delete"
+                    question={`Delete namespace ${ns.name}?`}
+                    confirmLabel="Yes, delete"
+                    onConfirm={() =>
+                      remove.run(async () => {
+                        await api.delete(`/v1/namespaces/${seg(ns.name)}`);
+                        list.reload();
+                        return (
+                          <>
+                            Deleted namespace <strong>{ns.name}</strong>.
+                          </>
+                        );
+                      })
+                    }
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ErrorBox error={tools.error} title="Could not load the tools" />
+      {tools.data ? (
+        <div key={formKey}>
+          <NamespaceForm tools={tools.data.tools} editing={editing} onSaved={list.reload} />
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,232 @@
+/** @jsxImportSource hono/jsx/dom */
+/**
+ * Starts a task from a goal or from a plan. A plan is checked here first (JSON,
+ * the shape of each instruction) and then by the API, whose 422 lists every
+ * problem; all of them show at the instruction they concern.
+ */
+import type { Namespace } from "@stackvm/core";
+import { useState } from "hono/jsx/dom";
+import { ApiError } from "../api";
+import { checkPlanText } from "../plan-check";
+import { PlanEditor } from "../plan-editor";
+import { type PlanProblem, problemsOf } from "../plan-problems";
+import { navigate } from "../router";
+import { taskPath } from "../routes";
+import { ErrorBox, parseJsonField, useApi, useLoad } from "../ui";
+
+const EXAMPLE_PLAN = `[
+  {"seq_no": 0, "type": "calling",
+   "parameters": {"tool_name": "llm_generate",
+                  "tool_params": {"prompt": "List three facts about \${topic}."},
+                  "output_vars": ["facts"]}},
+  {"seq_no": 1, "type": "assign", "parameters": {"final_answer": "\${facts}"}}
+]`;
+
+export function NewTaskPage() {
+  const api = useApi();
+  const [mode, setMode] = useState<"goal" | "plan">("goal");
+  const [goal, setGoal] = useState("");
+  const [planText, setPlanText] = useState(EXAMPLE_PLAN);
+  const [lang, setLang] = useState("");
+  const [format, setFormat] = useState("");
+  const [namespace, setNamespace] = useState("default");
+  const [maxSteps, setMaxSteps] = useState("200");
+  const [evaluate, setEvaluate] = useState(false);
+  const [inputsText, setInputsText] = useState(mode === "plan" ? '{"topic": "otters"}' : "");
+  const [problems, setProblems] = useState<PlanProblem[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [pending, setPending] = useState(false);
+  const namespaces = useLoad(() => api.get<{ namespaces: Namespace[] }>("/v1/namespaces"), []);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    setProblems(null);
+    const body: Record<string, unknown> = { namespace };
+    try {
+      if (goal.trim()) body.goal = goal.trim();
+      if (mode === "plan") {
+        const checked = checkPlanText(planText);
+        if (checked.problems.length > 0) {
+          setProblems(checked.problems);
+          return;
+        }
+        body.plan = checked.plan;
+      } else if (!goal.trim()) {
+        throw new ApiError(0, "no_goal", "Write a goal: what the task should find out or produce.");
+      }
+      const responseFormat: Record<string, string> = {};
+      if (lang.trim()) responseFormat.lang = lang.trim();
+      if (format.trim()) responseFormat.format = format.trim();
+      if (Object.keys(responseFormat).length) body.response_format = responseFormat;
+      const steps = Number(maxSteps);
+      if (!Number.isInteger(steps) || steps < 1) {
+        throw new ApiError(0, "bad_budget", "Max steps must be a whole number of 1 or more.");
+      }
+      body.budget = { max_steps: steps };
+      if (evaluate) body.evaluate = true;
+      if (inputsText.trim()) {
+        const inputs = parseJsonField(inputsText, "Inputs");
+        if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
+          throw new ApiError(
+            0,
+            "bad_inputs",
+            'Inputs must be a JSON object, like {"topic": "otters"}.',
+          );
+        }
+        body.inputs = inputs;
+      }
+    } catch (e) {
+      setError(e);
+      return;
+    }
+    setPending(true);
+    try {
+      const created = await api.post<{ task_id: string }>("/v1/tasks", body);
+      navigate(taskPath(created.task_id));
+    } catch (e) {
+      const found = e instanceof ApiError ? problemsOf(e.details) : null;
+      if (found && found.length > 0 && mode === "plan") setProblems(found);
+      else setError(e);
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="new-task-title">
+      <div class="page-head">
+        <h1 id="new-task-title">New task</h1>
+      </div>
+      <form class="card form" onSubmit={submit}>
+        <fieldset class="segmented">
+          <legend>Start from</legend>
+          <label>
+            <input
+              type="radio"
+              name="mode"
+              value="goal"
+              checked={mode === "goal"}
+              onChange={() => setMode("goal")}
+            />
+            a goal (the planner writes the plan)
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="mode"
+              value="plan"
+              checked={mode === "plan"}
+              onChange={() => {
+                setMode("plan");
+                if (!inputsText) setInputsText('{"topic": "otters"}');
+              }}
+            />
+            a plan (JSON, run as is)
+          </label>
+        </fieldset>
+
+        <label for="goal">Goal{mode === "plan" ? " (optional)" : ""}</label>
+        <textarea
+          id="goal"
+          rows={3}
+          value={goal}
+          placeholder="What should the task find out or produce?"
+          onInput={(e: Event) => setGoal((e.target as HTMLTextAreaElement).value)}
+        />
+
+        {mode === "plan" ? (
+          <PlanEditor
+            id="plan"
+            label="Plan"
+            value={planText}
+            onInput={(v) => {
+              setPlanText(v);
+              setProblems(null);
+            }}
+            problems={problems}
+          />
+        ) : null}
+
+        <div class="grid-3">
+          <div>
+            <label for="lang">Answer language</label>
+            <input
+              id="lang"
+              value={lang}
+              placeholder="e.g. Japanese"
+              onInput={(e: Event) => setLang((e.target as HTMLInputElement).value)}
+            />
+          </div>
+          <div>
+            <label for="format">Answer format</label>
+            <input
+              id="format"
+              value={format}
+              placeholder="e.g. markdown table"
+              onInput={(e: Event) => setFormat((e.target as HTMLInputElement).value)}
+            />
+          </div>
+          <div>
+            <label for="namespace">Namespace</label>
+            <select
+              id="namespace"
+              value={namespace}
+              onChange={(e: Event) => setNamespace((e.target as HTMLSelectElement).value)}
+            >
+              {(namespaces.data?.namespaces ?? [{ name: "default" } as Namespace]).map((ns) => (
+                <option value={ns.name} selected={ns.name === namespace}>
+                  {ns.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+
+        <details>
+          <summary>Budget, evaluation and inputs</summary>
+          <div class="grid-3">
+            <div>
+              <label for="max-steps">Max steps</label>
+              <input
+                id="max-steps"
+                type="number"
+                min={1}
+                value={maxSteps}
+                onInput={(e: Event) => setMaxSteps((e.target as HTMLInputElement).value)}
+              />
+            </div>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={evaluate}
+                onChange={(e: Event) => setEvaluate((e.target as HTMLInputElement).checked)}
+              />
+              Evaluate the answer (a judge may fork a better branch)
+            </label>
+          </div>
+          <label for="inputs">Inputs (JSON object of variables, optional)</label>
+          <textarea
+            id="inputs"
+            class="code"
+            rows={3}
+            value={inputsText}
+            onInput={(e: Event) => setInputsText((e.target as HTMLTextAreaElement).value)}
+          />
+        </details>
+
+        <div class="actions">
+          <button type="submit" class="primary" disabled={pending}>
+            {pending ? "Starting…" : "Start task"}
+          </button>
+        </div>
+        <ErrorBox error={error} title="The task was not started" />
+        {problems && problems.length > 0 ? (
+          <p class="error-text" role="alert">
+            The task was not started: fix the plan's problems shown above.
+          </p>
+        ) : null}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,258 @@
+/**
+ * Everything the task page shows, kept current: the task, its branches and the
+ * commits they reach. While anything runs (the task, or a branch forked after
+ * it finished) it follows the task's event stream (`GET /v1/tasks/{id}/events`,
+ * read with `fetch` since `EventSource` cannot send the API key), and polls
+ * where the stream is unavailable.
+ */
+import type { Branch, Commit, Task } from "@stackvm/core";
+import { type Api, ApiError, errorOf, seg } from "./api";
+import { SseParser } from "./sse";
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+/** Commits loaded per branch at most; older history is marked as cut in the graph. */
+export const MAX_COMMITS_PER_BRANCH = 2000;
+const PAGE = 100;
+const POLL_MS = 1000;
+/** While the stream is open, a slow poll still catches what the stream does not carry. */
+const SAFETY_POLL_MS = 5000;
+
+export interface TaskSnapshot {
+  task: Task | null;
+  branches: Branch[];
+  commits: ReadonlyMap<string, Commit>;
+  error: ApiError | null;
+  /** How the page follows the task now. */
+  live: "stream" | "poll" | null;
+  loaded: boolean;
+}
+
+export class TaskFeed {
+  private task: Task | null = null;
+  private branches: Branch[] = [];
+  private commits = new Map<string, Commit>();
+  private error: ApiError | null = null;
+  private loaded = false;
+  private stopped = false;
+  private refreshing: Promise<void> | null = null;
+  private again = false;
+  private soon: ReturnType<typeof setTimeout> | null = null;
+  private poll: ReturnType<typeof setInterval> | null = null;
+  private pollEvery = 0;
+  private stream: AbortController | null = null;
+  private streamUnavailable = false;
+  private lastEventId: string | null = null;
+  private snapshot: TaskSnapshot;
+
+  constructor(
+    private readonly api: Api,
+    private readonly taskId: string,
+    private readonly onChange: (snapshot: TaskSnapshot) => void,
+  ) {
+    this.snapshot = this.take();
+  }
+
+  get current(): TaskSnapshot {
+    return this.snapshot;
+  }
+
+  start(): void {
+    void this.refresh();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stream?.abort();
+    this.stream = null;
+    this.setPoll(0);
+    if (this.soon) clearTimeout(this.soon);
+  }
+
+  /** Forgets the commits and loads again (after a branch was deleted). */
+  async reload(): Promise<void> {
+    this.commits = new Map();
+    await this.refresh();
+  }
+
+  /** Loads what changed; calls made while one runs are folded into one more run. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        await this.load();
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private refreshSoon(): void {
+    if (this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      void this.refresh();
+    }, 200);
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const path = `/v1/tasks/${seg(this.taskId)}`;
+      const [task, list] = await Promise.all([
+        this.api.get<Task>(path),
+        this.api.get<{ branches: Branch[] }>(`${path}/branches`),
+      ]);
+      this.task = task;
+      this.branches = list.branches;
+      for (const branch of list.branches) {
+        if (branch.head && !this.commits.has(branch.head)) await this.loadCommits(branch.name);
+      }
+      this.error = null;
+    } catch (e) {
+      this.error = e instanceof ApiError ? e : new ApiError(0, "client_error", String(e));
+    }
+    this.loaded = true;
+    if (!this.stopped) {
+      this.follow();
+      this.emit();
+    }
+  }
+
+  /** Pages back from a branch head until a commit already known (or the cap). */
+  private async loadCommits(branch: string): Promise<void> {
+    let cursor: string | null = null;
+    let seen = 0;
+    for (;;) {
+      const query: string = `limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+      const page: { commits: Commit[]; next_cursor: string | null } = await this.api.get(
+        `/v1/tasks/${seg(this.taskId)}/branches/${seg(branch)}/commits?${query}`,
+      );
+      let known = false;
+      for (const commit of page.commits) {
+        if (this.commits.has(commit.commit_id)) known = true;
+        else this.commits.set(commit.commit_id, commit);
+      }
+      seen += page.commits.length;
+      cursor = page.next_cursor;
+      if (known || !cursor || seen >= MAX_COMMITS_PER_BRANCH) return;
+    }
+  }
+
+  private active(): boolean {
+    if (!this.task) return false;
+    return !TERMINAL.has(this.task.status) || this.branches.some((b) => !TERMINAL.has(b.status));
+  }
+
+  /** Streams while the task runs, polls while only a branch runs, rests when all is done. */
+  private follow(): void {
+    if (!this.active() || this.error?.status === 404) {
+      this.stream?.abort();
+      this.stream = null;
+      this.setPoll(0);
+      return;
+    }
+    if (!this.streamUnavailable) {
+      if (!this.stream) void this.openStream();
+      this.setPoll(SAFETY_POLL_MS);
+    } else {
+      this.setPoll(POLL_MS);
+    }
+  }
+
+  private setPoll(every: number): void {
+    if (every === this.pollEvery) return;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = every ? setInterval(() => void this.refresh(), every) : null;
+    this.pollEvery = every;
+  }
+
+  private async openStream(): Promise<void> {
+    const controller = new AbortController();
+    this.stream = controller;
+    const opened = Date.now();
+    try {
+      const response = await this.api.raw(`/v1/tasks/${seg(this.taskId)}/events`, {
+        signal: controller.signal,
+        headers: {
+          accept: "text/event-stream",
+          ...(this.lastEventId ? { "last-event-id": this.lastEventId } : {}),
+        },
+      });
+      const type = response.headers.get("content-type") ?? "";
+      if (!response.ok || !type.includes("text/event-stream") || !response.body) {
+        // No events route on this server (or it refused): polling gives the same picture.
+        if (!response.ok) await errorOf(response);
+        this.streamUnavailable = true;
+        return;
+      }
+      this.emit("stream");
+      const parser = new SseParser();
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        // One render per chunk: a reconnect replays the whole history at once.
+        let changed = false;
+        for (const event of parser.feed(value))
+          changed = this.onEvent(event.event, event.data) || changed;
+        this.lastEventId = parser.lastEventId ?? this.lastEventId;
+        if (changed) {
+          this.emit();
+          this.refreshSoon();
+        }
+      }
+    } catch (e) {
+      if ((e as Error).name === "AbortError") return;
+      // A stream cut early and often is not worth retrying at once: poll instead.
+      if (Date.now() - opened < 2000) this.streamUnavailable = true;
+    } finally {
+      if (this.stream === controller) this.stream = null;
+    }
+    if (!this.stopped) void this.refresh();
+  }
+
+  /** Applies one event; says whether the page has something new to show. */
+  private onEvent(event: string, data: string): boolean {
+    if (event === "end") return true;
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      return false;
+    }
+    if (event === "commit") {
+      const commit = value as Commit;
+      if (!commit?.commit_id || this.commits.has(commit.commit_id)) return false;
+      this.commits.set(commit.commit_id, commit);
+      return true;
+    }
+    if (event === "status") {
+      this.task = value as Task;
+      return true;
+    }
+    return false;
+  }
+
+  private take(live?: TaskSnapshot["live"]): TaskSnapshot {
+    return {
+      task: this.task,
+      branches: this.branches,
+      commits: this.commits,
+      error: this.error,
+      live: live ?? (this.stream ? "stream" : this.pollEvery === POLL_MS ? "poll" : null),
+      loaded: this.loaded,
+    };
+  }
+
+  private emit(live?: TaskSnapshot["live"]): void {
+    if (this.stopped) return;
+    // A new Map each time, so that the page sees a change and re-renders.
+    this.commits = new Map(this.commits);
+    this.snapshot = this.take(live);
+    this.onChange(this.snapshot);
+  }
+}

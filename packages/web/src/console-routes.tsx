@@ -1,0 +1,66 @@
+/**
+ * The web console as a Hono app, mounted by the API at `/ui`: the page for
+ * every path under it (the client routes), and the hashed assets. Nothing is
+ * fetched from the internet; the page's Content-Security-Policy allows only
+ * this origin, so an answer rendered from an LLM cannot load or run anything.
+ */
+import { type Context, Hono } from "hono";
+import { consoleAssets, pickEncoding } from "./assets";
+import { ConsoleShell } from "./shell";
+
+/** The page's policy: scripts, styles, and API calls from this origin only. */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/**
+ * The console's routes, relative to where they are mounted.
+ *
+ * @example
+ * app.route("/ui", consoleRoutes("/ui"));
+ */
+export function consoleRoutes(base = "/ui"): Hono {
+  const app = new Hono();
+  const byName = new Map(Object.values(consoleAssets).map((a) => [a.name, a]));
+
+  app.get("/assets/:name", (c) => {
+    const asset = byName.get(c.req.param("name"));
+    if (!asset) {
+      return c.json(
+        { error: { code: "not_found", message: `no console asset named ${c.req.param("name")}` } },
+        404,
+      );
+    }
+    c.header("content-type", asset.type);
+    // The name changes with the content: cache it for good.
+    c.header("cache-control", "public, max-age=31536000, immutable");
+    c.header("x-content-type-options", "nosniff");
+    c.header("vary", "accept-encoding");
+    const encoding = pickEncoding(c.req.header("accept-encoding"));
+    if (encoding !== "identity") c.header("content-encoding", encoding);
+    const body = asset.encoded(encoding);
+    return c.body(typeof body === "string" ? body : new Uint8Array(body));
+  });
+
+  const page = (c: Context) => {
+    c.header("content-security-policy", CONSOLE_CSP);
+    c.header("x-content-type-options", "nosniff");
+    c.header("referrer-policy", "no-referrer");
+    // The page names the current asset hashes: always ask for it again.
+    c.header("cache-control", "no-cache");
+    const shell = (
+      <ConsoleShell base={base} script={consoleAssets.js.name} style={consoleAssets.css.name} />
+    );
+    return c.html(`<!doctype html>${shell}`);
+  };
+  app.get("/", page);
+  app.get("/*", page);
+  return app;
+}

@@ -1,0 +1,269 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
+/**
+ * The web console in Debian's Chromium against the whole local stack with the
+ * scripted LLM: sign-in, starting a task, watching it live, a commit and its
+ * diff, forking, promoting, and a plan's errors at their instruction. Each test
+ * leaves a screenshot in test/screenshots/ for a person to look at.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../support/stack";
+import { launchBrowser, type TestBrowser } from "./browser";
+
+let stack: TestStack;
+let browser: TestBrowser;
+const pages: Page[] = [];
+
+/** Answers of the scripted LLM. A tool prompt with "slowly" waits until `release()`. */
+let release: () => void = () => {};
+const gate = () => new Promise<void>((resolve) => (release = resolve));
+
+const factsPlan = (topic: string) => [
+  {
+    seq_no: 0,
+    type: "calling",
+    parameters: {
+      tool_name: "llm_generate",
+      tool_params: { prompt: `Three facts about ${topic}` },
+      output_vars: ["facts"],
+    },
+  },
+  {
+    seq_no: 1,
+    type: "assign",
+    parameters: { final_answer: "## Facts\n\n${facts}\n\n<script>window.__xss = 1</script>" },
+  },
+];
+
+const bulletsPlan = [
+  ...factsPlan("otters").slice(0, 1),
+  {
+    seq_no: 1,
+    type: "calling",
+    parameters: {
+      tool_name: "llm_generate",
+      tool_params: { prompt: "Rewrite as bullets: ${facts}" },
+      output_vars: ["bullets"],
+    },
+  },
+  { seq_no: 2, type: "assign", parameters: { final_answer: "## Bullets\n\n${bullets}" } },
+];
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+  const { llm } = stack;
+  llm.on("plan", (req) => {
+    const text = req.messages.map((m) => m.content).join("\n");
+    const topic = text.includes("slowly") ? "otters, slowly" : "otters";
+    return { reasoning: "Ask for facts, then answer with them.", plan: factsPlan(topic) };
+  });
+  llm.on("plan_update", {
+    reasoning: "The user asked for bullets.",
+    plan: bulletsPlan,
+    resume_at: 1,
+  });
+  llm.on("text", async (req) => {
+    const prompt = req.messages.at(-1)?.content ?? "";
+    if (prompt.includes("Rewrite as bullets")) return "- Otters hold hands\n- Otters use tools";
+    if (prompt.includes("slowly")) await gate();
+    return "Otters hold hands while they sleep. Otters use stones as tools.";
+  });
+});
+
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((p) => p.close()));
+});
+
+afterAll(async () => {
+  release();
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function open(path: string, options: { signedIn?: boolean; width?: number } = {}) {
+  const page = await browser.page({
+    ...(options.signedIn === false ? {} : { key: stack.apiKey }),
+    ...(options.width ? { width: options.width } : {}),
+  });
+  pages.push(page);
+  await page.goto(`${stack.url}${path}`);
+  return page;
+}
+
+/** A task run to completion over the API, as an integrator would. */
+async function completedTask(goal: string): Promise<string> {
+  const created = await stack.api("POST", "/v1/tasks", { goal });
+  expect(created.status).toBe(202);
+  const task = await stack.waitForTask(created.body.task_id);
+  expect(task.status).toBe("completed");
+  return task.task_id;
+}
+
+async function commitOfStep(taskId: string, seqNo: number): Promise<string> {
+  const { body } = await stack.api("GET", `/v1/tasks/${taskId}/branches/main/commits`);
+  const commit = body.commits.find(
+    (c: { type: string; seq_no: number }) => c.type === "step" && c.seq_no === seqNo,
+  );
+  return commit.commit_id;
+}
+
+describe("the web console", () => {
+  it("signs in with an API key, after a clear screen for a wrong one", async () => {
+    const page = await open("/ui", { signedIn: false });
+    await page.getByLabel("API key").fill("svm_local_not-a-real-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const refused = page.getByRole("alert");
+    await expect.poll(() => refused.locator("h1").textContent()).toBe("This API key was refused");
+    expect(await refused.textContent()).toContain("401 Unauthorized");
+    expect(await page.evaluate(() => sessionStorage.getItem("stackvm.apiKey"))).toBeNull();
+    await browser.screenshot(page, "01-wrong-key");
+
+    await page.getByRole("button", { name: "Try another key" }).click();
+    await page.getByLabel("API key").fill(stack.apiKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Tasks" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("stackvm.apiKey"))).toBe(stack.apiKey);
+    await browser.screenshot(page, "02-signed-in");
+  });
+
+  it("starts a task from the form and shows it complete live, without a reload", async () => {
+    const page = await open("/ui/tasks/new");
+    await page.getByLabel("Goal", { exact: true }).fill("Tell me about otters, slowly");
+    await page.getByLabel("Answer language").fill("English");
+    await page.getByRole("button", { name: "Start task" }).click();
+    await page.waitForURL(/\/ui\/tasks\/tsk_/);
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+
+    // The step waits on the scripted LLM: the page shows the run in progress.
+    await page.locator(".commit-row", { hasText: "plan" }).waitFor();
+    expect(await page.locator(".task-head .badge").first().textContent()).toMatch(/queued|running/);
+    await page.locator(".live").waitFor();
+    await browser.screenshot(page, "03-task-running");
+
+    release();
+    await page.locator(".task-head .badge", { hasText: "completed" }).waitFor();
+    await page.locator(".answer").getByRole("heading", { name: "Facts" }).waitFor();
+    expect(await page.locator(".commit-row").count()).toBe(3);
+    expect(
+      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+    ).toBe(true);
+    // The answer's raw HTML is shown as text, never run.
+    expect(await page.locator(".answer script").count()).toBe(0);
+    expect(await page.locator(".answer").textContent()).toContain("<script>");
+    expect(
+      await page.evaluate(() => (window as unknown as { __xss?: number }).__xss),
+    ).toBeUndefined();
+    await browser.screenshot(page, "04-task-completed");
+  });
+
+  it("opens a commit with its inputs, LLM calls and state, and its diff", async () => {
+    const taskId = await completedTask("Tell me about otters");
+    const page = await open(`/ui/tasks/${taskId}`);
+    await page.locator(".commit-row", { hasText: "#0 calling" }).click();
+    const panel = page.locator(".commit-panel");
+    await panel.getByRole("heading", { name: /#0 calling/ }).waitFor();
+    expect(await panel.textContent()).toContain("Inputs, references resolved");
+    expect(await panel.locator("table.llm-calls").textContent()).toContain("llm_generate");
+
+    await panel.getByRole("tab", { name: "State" }).click();
+    expect(await panel.locator(".instr.at-pc").getAttribute("data-seq")).toBe("1");
+
+    await panel.getByRole("tab", { name: "Diff" }).click();
+    const facts = panel.locator('.var-diff .sbs-row[data-var="facts"]');
+    await facts.waitFor();
+    expect(await facts.getAttribute("class")).toContain("added");
+    expect(await panel.locator(".pc-move").textContent()).toContain("PC 0 → 1");
+
+    // Any other commit can be the other side: Shift+click it in the graph.
+    await page.locator(".commit-row", { hasText: "#1 assign" }).click({ modifiers: ["Shift"] });
+    await panel.getByText("against the chosen commit").waitFor();
+    await panel.locator('.var-diff .sbs-row[data-var="final_answer"]').waitFor();
+    await browser.screenshot(page, "05-commit-diff");
+  });
+
+  it("forks from a commit with a suggestion and shows the new branch in the graph", async () => {
+    const taskId = await completedTask("Tell me about otters");
+    const page = await open(`/ui/tasks/${taskId}`);
+    await page.locator(".commit-row", { hasText: "#0 calling" }).click();
+    await page.getByRole("button", { name: "Fork from here…" }).click();
+    await page.getByLabel("Suggestion for the planner").fill("Give the facts as bullets");
+    await page.getByLabel("Branch name (optional)").fill("bullets");
+    await page.getByRole("button", { name: "Fork", exact: true }).click();
+
+    await page.getByRole("status").filter({ hasText: "Forked branch bullets" }).waitFor();
+    const branch = page.locator('.branch-list li[data-branch="bullets"]');
+    await branch.locator(".badge", { hasText: "completed" }).waitFor();
+    await page.locator('.commit-row[data-branch="bullets"]', { hasText: "#2 assign" }).waitFor();
+    expect(await page.locator(".graph-lines path.fork").count()).toBe(1);
+    await browser.screenshot(page, "06-forked");
+  });
+
+  it("promotes a branch to the task's result", async () => {
+    const taskId = await completedTask("Tell me about otters");
+    const fork = await stack.api("POST", `/v1/tasks/${taskId}/branches`, {
+      from_commit: await commitOfStep(taskId, 0),
+      name: "bullets",
+      suggestion: "Give the facts as bullets",
+    });
+    expect(fork.status).toBe(202);
+    const page = await open(`/ui/tasks/${taskId}`);
+    const branch = page.locator('.branch-list li[data-branch="bullets"]');
+    await branch.locator(".badge", { hasText: "completed" }).waitFor();
+    await branch.getByRole("button", { name: "Promote" }).click();
+
+    await page.getByRole("status").filter({ hasText: "Promoted bullets" }).waitFor();
+    await branch.locator(".badge.result").waitFor();
+    await page.locator(".answer").getByRole("heading", { name: "Bullets" }).waitFor();
+    expect(await page.locator('.task-head [data-fact="branch"]').textContent()).toBe("bullets");
+    expect((await stack.api("GET", `/v1/tasks/${taskId}`)).body.branch).toBe("bullets");
+    await browser.screenshot(page, "07-promoted");
+  });
+
+  it("shows each problem of a rejected plan at its instruction", async () => {
+    const page = await open("/ui/tasks/new");
+    await page.getByLabel("a plan (JSON, run as is)").check();
+    const editor = page.getByLabel("Plan", { exact: true });
+
+    await editor.fill('[{"seq_no": 0,,}]');
+    await page.getByRole("button", { name: "Start task" }).click();
+    await page.locator(".plan-general", { hasText: "not valid JSON" }).waitFor();
+
+    const plan = [
+      { seq_no: 0, type: "assign", parameters: { topic: "otters" } },
+      {
+        seq_no: 1,
+        type: "calling",
+        parameters: { tool_name: "web_search", tool_params: {}, output_vars: ["hits"] },
+      },
+      { seq_no: 2, type: "assign", parameters: { final_answer: "${missing}" } },
+    ];
+    await editor.fill(JSON.stringify(plan, null, 2));
+    await page.getByRole("button", { name: "Start task" }).click();
+
+    const second = page.locator('.instr.has-problems[data-index="1"]');
+    await second.waitFor();
+    expect(await second.locator(".problem-message").textContent()).toContain("web_search");
+    expect(await second.locator(".problem-hint").textContent()).toContain("llm_generate");
+    expect(
+      await page.locator('.instr.has-problems[data-index="2"] .problem-message').textContent(),
+    ).toContain("missing");
+    expect(await page.locator('.instr[data-index="0"]').getAttribute("class")).not.toContain(
+      "has-problems",
+    );
+    expect(page.url()).toMatch(/\/ui\/tasks\/new$/);
+    await browser.screenshot(page, "08-plan-problems");
+  });
+
+  it("stays readable on a phone", async () => {
+    const taskId = await completedTask("Tell me about otters");
+    const page = await open(`/ui/tasks/${taskId}?tab=diff`, { width: 390 });
+    await page.locator(".var-diff").waitFor();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await browser.screenshot(page, "09-phone");
+  });
+});
