@@ -158,6 +158,11 @@ describe("Python in the sandbox: escapes fail", () => {
     expect(JSON.stringify(answer)).not.toContain(SECRET);
   });
 
+  it("sees only its own in-memory file system, not the host's", async () => {
+    const answer = await py("import os\n[os.getcwd(), sorted(os.listdir('/'))]");
+    expect(answer.result).toEqual(["/sandbox", ["dev", "home", "lib", "proc", "sandbox", "tmp"]]);
+  });
+
   it.each([
     ["Python's open", "open('/etc/passwd').read()", /FileNotFoundError|No such file/],
     [
