@@ -16,6 +16,7 @@ import {
   DEFAULT_QUOTAS,
   evaluationHook,
   type ItemStore,
+  type Lifecycle,
   type LlmConfig,
   type LlmPort,
   type Log,
@@ -170,8 +171,14 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
-  const lifecycle = taskLifecycle(store, ports.clock, [
-    evaluationHook({ store, branches, log: options.log }),
+  const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, [
+    evaluationHook({
+      store,
+      branches,
+      log: options.log,
+      // A task that ends on an earlier round's branch runs the hooks for that branch.
+      onTaskEnd: (branch) => lifecycle.onTerminal(branch),
+    }),
     ...(options.afterTerminal ?? []),
     webhooks.terminalHook(),
     quotaTerminalHook(store, quotas, slots),

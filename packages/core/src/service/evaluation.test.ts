@@ -12,7 +12,10 @@ import { CreateTaskInput } from "./tasks";
 const schemaOf = (r: LlmRequest) => r.jsonSchema?.name ?? "text";
 
 /** A system whose planner writes a one-step plan answering `answer-{n}` on the n-th plan. */
-function judgedSystem(verdicts: Array<{ accept: boolean; score: number }>) {
+function judgedSystem(
+  verdicts: Array<{ accept: boolean; score: number }>,
+  ended: Array<{ branch: string; status: string }> = [],
+) {
   let plans = 0;
   let judged = 0;
   const llm = new FakeLlm((request) => {
@@ -37,8 +40,21 @@ function judgedSystem(verdicts: Array<{ accept: boolean; score: number }>) {
   });
   const sys = memorySystem({ llm });
   sys.step.evaluator = createEvaluator();
+  // Records, as a webhook hook would, the task ending on its result branch.
+  const endOfTask = async (branch: BranchRecord) => {
+    const task = await sys.store.getTask(branch.tenant_id, branch.task_id);
+    if (task?.branch === branch.name && ["completed", "failed"].includes(task.status)) {
+      ended.push({ branch: branch.name, status: task.status });
+    }
+  };
   const lifecycle = taskLifecycle(sys.store, sys.clock, [
-    evaluationHook({ store: sys.store, branches: sys.branches, log: silentLog }),
+    evaluationHook({
+      store: sys.store,
+      branches: sys.branches,
+      log: silentLog,
+      onTaskEnd: (branch) => lifecycle.onTerminal(branch),
+    }),
+    endOfTask,
   ]);
   sys.step.onTerminal = lifecycle.onTerminal;
   return sys;
@@ -80,10 +96,14 @@ describe("evaluation", () => {
   });
 
   it("forks a new attempt after a rejection and promotes the better answer", async () => {
-    const sys = judgedSystem([
-      { accept: false, score: 3 },
-      { accept: true, score: 8 },
-    ]);
+    const ended: Array<{ branch: string; status: string }> = [];
+    const sys = judgedSystem(
+      [
+        { accept: false, score: 3 },
+        { accept: true, score: 8 },
+      ],
+      ended,
+    );
     const taskId = await startEvaluated(sys);
     await sys.drain();
     const task = await sys.tasks.get("acme", taskId);
@@ -92,14 +112,19 @@ describe("evaluation", () => {
     expect(branches.map((b) => b.name).sort()).toEqual(["eval-1", "main"]);
     const update = sys.llm.requests.find((r) => schemaOf(r) === "plan_update")!;
     expect(update.messages.at(-1)!.content).toContain("do better than round 1");
+    expect(ended).toEqual([{ branch: "eval-1", status: "completed" }]);
   });
 
   it("stops after two rounds and keeps the best judged answer", async () => {
-    const sys = judgedSystem([
-      { accept: false, score: 2 },
-      { accept: false, score: 6 },
-      { accept: false, score: 4 },
-    ]);
+    const ended: Array<{ branch: string; status: string }> = [];
+    const sys = judgedSystem(
+      [
+        { accept: false, score: 2 },
+        { accept: false, score: 6 },
+        { accept: false, score: 4 },
+      ],
+      ended,
+    );
     const taskId = await startEvaluated(sys);
     await sys.drain();
     const task = await sys.tasks.get("acme", taskId);
@@ -107,6 +132,8 @@ describe("evaluation", () => {
     const names = (await sys.branches.list("acme", taskId)).map((b) => b.name);
     expect(names.sort()).toEqual(["eval-1", "eval-2", "main"]);
     expect(sys.llm.requests.filter((r) => schemaOf(r) === "evaluation")).toHaveLength(3);
+    // The task ended on eval-1 although eval-2 ended last: the hooks saw it once.
+    expect(ended).toEqual([{ branch: "eval-1", status: "completed" }]);
   });
 
   it("shows the task running while a rejected answer waits for its new attempt", async () => {

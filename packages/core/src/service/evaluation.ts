@@ -99,6 +99,13 @@ export interface EvaluationHookDeps {
   branches: BranchService;
   log: Log;
   maxRounds?: number;
+  /**
+   * The lifecycle's terminal hook. When the task ends on a branch other than the
+   * one that just ended (the best answer came from an earlier round), it runs for
+   * that branch, so that hooks acting on the result branch (outgoing webhooks,
+   * quotas) see the task end.
+   */
+  onTaskEnd?: TerminalHook;
 }
 
 /** The branches whose answers compete: the result branch and the evaluation rounds. */
@@ -167,16 +174,16 @@ export function evaluationHook(deps: EvaluationHookDeps): TerminalHook {
     );
     if (rounds.some((b) => !TERMINAL_STATUSES.has(b.status))) return;
     const best = bestJudged(rounds);
-    if (best) {
-      await deps.branches.promote(tenant, taskId, best.name);
-      return;
+    const result = best ?? rounds.find((b) => b.name === task.branch) ?? branch;
+    if (best) await deps.branches.promote(tenant, taskId, best.name);
+    else {
+      await deps.store.updateTask(tenant, taskId, {
+        status: result.status,
+        final_answer: result.final_answer ?? null,
+        error: result.error,
+        updated_at: result.updated_at,
+      });
     }
-    const result = rounds.find((b) => b.name === task.branch) ?? branch;
-    await deps.store.updateTask(tenant, taskId, {
-      status: result.status,
-      final_answer: result.final_answer ?? null,
-      error: result.error,
-      updated_at: result.updated_at,
-    });
+    if (result.name !== branch.name && deps.onTaskEnd) await deps.onTaskEnd(result);
   };
 }
