@@ -52,7 +52,13 @@ describe("resolveTools", () => {
   it("allows listed built-ins and the namespace's code tools without listing them", () => {
     const { all, allowed } = resolveTools(namespace(["llm_generate", "nope"]), [codeTool]);
     expect([...allowed].sort()).toEqual(["double", "llm_generate"]);
-    expect([...all.keys()].sort()).toEqual(["double", "http_request", "llm_generate"]);
+    expect([...all.keys()].sort()).toEqual([
+      "code_task",
+      "double",
+      "http_request",
+      "llm_generate",
+      "run_code",
+    ]);
   });
 
   it("refuses a code tool named like a built-in", () => {
