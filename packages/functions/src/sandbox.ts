@@ -4,10 +4,14 @@
  * its own and no route out (infra/sandbox.ts); the runner adds the layers inside.
  * The local stack runs this same handler in its own process (LocalSandbox).
  */
+import { Logger } from "@aws-lambda-powertools/logger";
 import type { SandboxResponse } from "@stackvm/core";
 import { SandboxRunner, sandboxConfigFromEnv } from "@stackvm/sandbox";
 
-const runner = new SandboxRunner(sandboxConfigFromEnv(process.env));
+const logger = new Logger({ serviceName: "stackvm-sandbox" });
+const runner = new SandboxRunner(sandboxConfigFromEnv(process.env), {
+  log: (level, message, fields) => logger[level](message, fields ?? {}),
+});
 // Start a QuickJS worker and a Pyodide child now, in the background; a request
 // that comes first waits only for what it needs.
 void runner.warm().catch(() => {});
