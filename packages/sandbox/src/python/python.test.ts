@@ -209,6 +209,16 @@ describe("Python in the sandbox: escapes fail", () => {
     expect(answer.error?.message).toMatch(message);
   });
 
+  it("gets no further with class tricks on injected values than with os.system", async () => {
+    const answer = await py(
+      "wrap = [c for c in rows.__class__.__mro__[-1].__subclasses__() if c.__name__ == '_wrap_close'][0]\nwrap.__init__.__globals__['system']('cat /etc/passwd')",
+      { inputs: { rows: [1, 2] } },
+    );
+    expect(answer.error?.code).toBe("runtime_error");
+    expect(answer.error?.message).toMatch(/ChildProcess/);
+    expect(answer.stdout).not.toContain("root:");
+  });
+
   it("cannot open a network connection, even to the host's loopback", async () => {
     const answer = await py(
       `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\ns.recv(5)`,
