@@ -68,8 +68,25 @@ async function asset(name: string): Promise<ArrayBuffer> {
   return bytes;
 }
 
-/** Registers `/docs` and `/docs/assets/*` (not in the OpenAPI document: they are not API). */
+/** The spec's routes that are not JSON API, listed in the document so that it names them all. */
+function describeNonApiRoutes(app: ApiApp): void {
+  const page = (path: string, summary: string, type: string) =>
+    app.openAPIRegistry.registerPath({
+      method: "get",
+      path,
+      summary,
+      tags: ["Service"],
+      responses: { 200: { description: summary, content: { [type]: { schema: {} } } } },
+    });
+  page("/healthz", 'Health check without auth: `{"ok": true}`', "application/json");
+  page("/openapi.json", "This OpenAPI 3.1 document", "application/json");
+  page("/docs", "The interactive API reference (no internet needed)", "text/html");
+  page("/ui", "The web console", "text/html");
+}
+
+/** Registers `/docs` and its assets, served from swagger-ui-dist. */
 export function registerDocs(app: ApiApp): void {
+  describeNonApiRoutes(app);
   app.get("/docs", (c) => {
     c.header("content-security-policy", CSP);
     return c.html(PAGE);

@@ -4,15 +4,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { CreateTaskInput, Status, Task } from "@stackvm/core";
 import type { ApiApp } from "../env";
-import {
-  bearer,
-  commonErrors,
-  invalidError,
-  json,
-  jsonBody,
-  Paging,
-  TaskIdParam,
-} from "../schemas";
+import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
+import { bearer, commonErrors, invalidError, json, Paging, TaskIdParam } from "../schemas";
 
 const Created = z
   .object({ task_id: z.string(), status: Status, branch: z.string() })
@@ -31,11 +24,17 @@ export function registerTaskRoutes(app: ApiApp): void {
         "With an `Idempotency-Key` header, the same key and body within 24 hours answer the same task.",
       security: bearer,
       request: {
-        ...jsonBody(CreateTaskInput),
+        body: {
+          required: true,
+          content: { "application/json": { schema: CreateTaskInput, example: createTaskExample } },
+        },
         headers: z.object({ "idempotency-key": z.string().max(255).optional() }),
       },
       responses: {
-        202: json(Created, "Started"),
+        202: {
+          description: "Started",
+          content: { "application/json": { schema: Created, example: taskCreatedExample } },
+        },
         200: json(Created, "The same task again (Idempotency-Key)"),
         ...commonErrors,
         ...invalidError,
@@ -80,7 +79,14 @@ export function registerTaskRoutes(app: ApiApp): void {
       summary: "Read a task",
       security: bearer,
       request: { params: TaskIdParam },
-      responses: { 200: json(Task, "The task"), ...commonErrors },
+      responses: {
+        200: {
+          description:
+            "The task (with `webhook`: its outgoing webhook deliveries, when it has a webhook_url)",
+          content: { "application/json": { schema: Task, example: taskExample } },
+        },
+        ...commonErrors,
+      },
     }),
     async (c) => {
       const task = await c.get("deps").tasks.get(c.get("tenantId"), c.req.valid("param").task_id);

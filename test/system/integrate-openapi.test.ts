@@ -1,0 +1,124 @@
+/**
+ * The published contract: `/openapi.json` validates as OpenAPI 3.1 and names every
+ * route of the spec (shared/spec/http-api.md), and `/docs` works offline.
+ */
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../support/stack";
+
+/** Every route of the spec, as its tables list them. */
+const SPEC_ROUTES = [
+  "get /healthz",
+  "get /openapi.json",
+  "get /docs",
+  "get /ui",
+  "post /v1/tasks",
+  "get /v1/tasks",
+  "get /v1/tasks/{task_id}",
+  "post /v1/tasks/{task_id}/cancel",
+  "delete /v1/tasks/{task_id}",
+  "get /v1/tasks/{task_id}/branches",
+  "get /v1/tasks/{task_id}/branches/{name}",
+  "get /v1/tasks/{task_id}/branches/{name}/commits",
+  "post /v1/tasks/{task_id}/branches",
+  "post /v1/tasks/{task_id}/branches/{name}/promote",
+  "delete /v1/tasks/{task_id}/branches/{name}",
+  "get /v1/tasks/{task_id}/commits/{commit_id}",
+  "get /v1/tasks/{task_id}/commits/{commit_id}/state",
+  "get /v1/tasks/{task_id}/commits/{commit_id}/diff",
+  "post /v1/tasks/{task_id}/commits/{commit_id}/save-plan",
+  "get /v1/tasks/{task_id}/events",
+  "get /v1/tools",
+  "get /v1/namespaces",
+  "put /v1/namespaces/{name}",
+  "get /v1/namespaces/{name}",
+  "delete /v1/namespaces/{name}",
+  "post /v1/namespaces/{name}/tools",
+  "delete /v1/namespaces/{name}/tools/{tool}",
+  "post /v1/triggers",
+  "get /v1/triggers/{trigger_id}",
+  "delete /v1/triggers/{trigger_id}",
+  "post /v1/hooks/{trigger_id}",
+  "post /v1/schedules",
+  "get /v1/schedules",
+  "get /v1/schedules/{schedule_id}",
+  "patch /v1/schedules/{schedule_id}",
+  "delete /v1/schedules/{schedule_id}",
+  "post /v1/keys",
+  "get /v1/keys",
+  "delete /v1/keys/{key_id}",
+  "post /v1/admin/tenants/{tenant}/keys",
+  "get /v1/webhook-secret",
+];
+
+let t: TestStack;
+let doc: {
+  openapi: string;
+  paths: Record<string, Record<string, { requestBody?: unknown; responses: unknown }>>;
+};
+beforeAll(async () => {
+  t = await startTestStack();
+  doc = (await t.api("GET", "/openapi.json", undefined, { key: null })).body;
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("/openapi.json", () => {
+  it("validates as OpenAPI 3.1", async () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid ? "valid" : compileErrors(result)).toBe("valid");
+  });
+
+  it("lists every route of the spec", () => {
+    const listed = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((method) => `${method} ${path}`),
+      ),
+    );
+    expect(SPEC_ROUTES.filter((route) => !listed.has(route))).toEqual([]);
+  });
+
+  it("carries request and response examples for the main routes", () => {
+    const example = (path: string, method: string, where: "request" | number) => {
+      const op = doc.paths[path]![method] as {
+        requestBody?: { content: Record<string, { example?: unknown }> };
+        responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+      };
+      const content =
+        where === "request" ? op.requestBody?.content : op.responses[String(where)]?.content;
+      return content?.["application/json"]?.example;
+    };
+    expect(example("/v1/tasks", "post", "request")).toBeDefined();
+    expect(example("/v1/tasks", "post", 202)).toBeDefined();
+    expect(example("/v1/tasks/{task_id}", "get", 200)).toBeDefined();
+    expect(example("/v1/triggers", "post", "request")).toBeDefined();
+    expect(example("/v1/triggers", "post", 201)).toBeDefined();
+    expect(example("/v1/hooks/{trigger_id}", "post", "request")).toBeDefined();
+    expect(example("/v1/schedules", "post", "request")).toBeDefined();
+    expect(example("/v1/schedules", "post", 201)).toBeDefined();
+  });
+});
+
+describe("/docs", () => {
+  it("serves an interactive reference that loads nothing from another host", async () => {
+    const page = await fetch(`${t.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('id="swagger-ui"');
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(urls.length).toBeGreaterThan(2);
+    expect(urls.filter((u) => !u.startsWith("/"))).toEqual([]);
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    for (const url of urls) {
+      const asset = await fetch(`${t.url}${url}`);
+      expect(asset.status, url).toBe(200);
+      expect((await asset.arrayBuffer()).byteLength, url).toBeGreaterThan(100);
+    }
+    const init = await (await fetch(`${t.url}/docs/assets/init.js`)).text();
+    expect(init).toContain('url: "/openapi.json"');
+    expect(init).toContain("validatorUrl: null");
+  });
+});
