@@ -37,6 +37,8 @@ export const api = new sst.aws.Function("Api", {
   memory: "1024 MB",
   link: [table, bucket, queue, adminKey],
   permissions: scheduleManagementPermissions,
+  // /docs serves Swagger UI's files from this package, read from disk: ship it beside the bundle.
+  nodejs: { install: ["swagger-ui-dist"] },
   environment: {
     STACKVM_TABLE: table.name,
     STACKVM_BUCKET: bucket.name,

@@ -9,7 +9,7 @@
  * pass that role to the Scheduler service: nothing else.
  */
 import { queue } from "./queue";
-import { table } from "./storage";
+import { bucket, table } from "./storage";
 
 /** The group that holds every tenant schedule of this stage. */
 export const scheduleGroup = new aws.scheduler.ScheduleGroup("Schedules", {
@@ -21,10 +21,12 @@ export const scheduler = new sst.aws.Function("Scheduler", {
   handler: "packages/functions/src/scheduler.handler",
   timeout: "30 seconds",
   memory: "512 MB",
-  link: [table, queue],
+  // Starting a task writes its inputs, and a large one goes to the bucket.
+  link: [table, queue, bucket],
   environment: {
     STACKVM_TABLE: table.name,
     STACKVM_QUEUE_URL: queue.url,
+    STACKVM_BUCKET: bucket.name,
   },
 });
 
@@ -115,10 +117,12 @@ export const sweep = new sst.aws.CronV2("Sweep", {
     handler: "packages/functions/src/sweep.handler",
     timeout: "60 seconds",
     memory: "512 MB",
-    link: [table, queue],
+    // The bucket only because every entry file reads the same configuration.
+    link: [table, queue, bucket],
     environment: {
       STACKVM_TABLE: table.name,
       STACKVM_QUEUE_URL: queue.url,
+      STACKVM_BUCKET: bucket.name,
     },
   },
 });

@@ -55,8 +55,8 @@ export const requiredEnvironment: Record<Role, string[]> = {
   ],
   worker: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_SANDBOX_FUNCTION"],
   sandbox: [],
-  scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL"],
-  sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL"],
+  scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
+  sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
   dlq: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
 };
 

@@ -166,7 +166,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }),
     concurrency: 1,
   });
-  const stalledAfter = options.stalledAfterMs ?? 15 * 60_000;
+  const stalledAfter = options.stalledAfterMs ?? config.stalledAfterSeconds * 1000;
   const sweepOnce = createSweepHandler({
     items: system.ports.items,
     queue: system.ports.queue,
