@@ -5,10 +5,11 @@
  * diff, forking, promoting, and a plan's errors at their instruction. Each test
  * leaves a screenshot in test/screenshots/ for a person to look at.
  */
+import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../support/stack";
-import { launchBrowser, type TestBrowser } from "./browser";
+import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
@@ -50,6 +51,11 @@ const bulletsPlan = [
 ];
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
+    );
+  }
   [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
   const { llm } = stack;
   llm.on("plan", (req) => {
@@ -139,7 +145,8 @@ describe("the web console", () => {
     // The step waits on the scripted LLM: the page shows the run in progress.
     await page.locator(".commit-row", { hasText: "plan" }).waitFor();
     expect(await page.locator(".task-head .badge").first().textContent()).toMatch(/queued|running/);
-    await page.locator(".live").waitFor();
+    // Followed over the task's event stream (GET /v1/tasks/{id}/events), not by polling.
+    await page.locator('.live[data-mode="stream"]').waitFor();
     await browser.screenshot(page, "03-task-running");
 
     release();
@@ -198,6 +205,11 @@ describe("the web console", () => {
     await page.locator('.commit-row[data-branch="bullets"]', { hasText: "#2 assign" }).waitFor();
     expect(await page.locator(".graph-lines path.fork").count()).toBe(1);
     await browser.screenshot(page, "06-forked");
+
+    // The original's chart: PC over time, one line per branch.
+    await page.getByRole("button", { name: "PC over time" }).click();
+    expect(await page.locator(".pc-chart path.pc-line").count()).toBe(2);
+    await browser.screenshot(page, "06b-pc-chart");
   });
 
   it("promotes a branch to the task's result", async () => {
@@ -254,6 +266,59 @@ describe("the web console", () => {
     );
     expect(page.url()).toMatch(/\/ui\/tasks\/new$/);
     await browser.screenshot(page, "08-plan-problems");
+  });
+
+  it("saves a commit's plan as a template, lists it, and edits a namespace", async () => {
+    const taskId = await completedTask("Tell me about otters");
+    const page = await open(`/ui/tasks/${taskId}`);
+    await page.getByRole("button", { name: "Save plan as template" }).click();
+    const saved = page.getByRole("status").filter({ hasText: "as template" });
+    const templateId = (await saved.locator("code").textContent()) ?? "";
+    expect(templateId).not.toBe("");
+
+    await page.getByRole("link", { name: "Templates" }).click();
+    await page.locator(`[data-template="${templateId}"]`).waitFor();
+    await browser.screenshot(page, "10-templates");
+
+    await page.getByRole("link", { name: "Namespaces" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("research");
+    await page.getByLabel("Description").fill("Facts from the web");
+    await page.getByRole("checkbox", { name: "llm_generate" }).check();
+    await page.getByLabel(/Allowed hosts/).fill("api.example.com\n*.wikipedia.org");
+    await page.getByRole("button", { name: "Save namespace" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved namespace research" }).waitFor();
+    const row = page.locator('tr[data-namespace="research"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain("*.wikipedia.org");
+    const { body } = await stack.api("GET", "/v1/namespaces/research");
+    expect(body.allowed_tools).toEqual(["llm_generate"]);
+    await browser.screenshot(page, "11-namespaces");
+  });
+
+  it("creates a trigger with its secret shown once, and a schedule that it pauses", async () => {
+    const page = await open("/ui/triggers");
+    await page.getByLabel("Name", { exact: true }).fill("new-issue");
+    await page.getByLabel("Goal").fill("Summarize the issue ${payload.title}");
+    await page.getByRole("button", { name: "Create trigger" }).click();
+    const created = page.getByRole("status").filter({ hasText: "Created trigger new-issue" });
+    expect(await created.textContent()).toMatch(/whsec_/);
+    await page.locator(".card[data-trigger]", { hasText: "new-issue" }).waitFor();
+    await browser.screenshot(page, "12-triggers");
+
+    await page.getByRole("link", { name: "Schedules" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("morning");
+    await page.getByLabel("Goal").fill("Say good morning");
+    await page.getByRole("button", { name: "Create schedule" }).click();
+    await page.getByRole("status").filter({ hasText: "Created schedule morning" }).waitFor();
+    const row = page.locator("tr[data-schedule]", { hasText: "morning" });
+    await row.getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("status").filter({ hasText: "Paused schedule morning" }).waitFor();
+    await row.locator(".badge", { hasText: "paused" }).waitFor();
+    const { body } = await stack.api("GET", "/v1/schedules");
+    expect(
+      body.schedules.map((x: { name: string; enabled: boolean }) => [x.name, x.enabled]),
+    ).toEqual([["morning", false]]);
+    await browser.screenshot(page, "13-schedules");
   });
 
   it("stays readable on a phone", async () => {

@@ -16,6 +16,11 @@ const PAGE = 100;
 const POLL_MS = 1000;
 /** While the stream is open, a slow poll still catches what the stream does not carry. */
 const SAFETY_POLL_MS = 5000;
+/** The wait before reconnecting a stream that closed (the server's `retry`). */
+const RECONNECT_MS = 1000;
+/** Streams that close this soon after opening, this many times in a row, mean: poll instead. */
+const SHORT_STREAM_MS = 2000;
+const SHORT_STREAMS_TO_GIVE_UP = 3;
 
 export interface TaskSnapshot {
   task: Task | null;
@@ -41,6 +46,8 @@ export class TaskFeed {
   private pollEvery = 0;
   private stream: AbortController | null = null;
   private streamUnavailable = false;
+  private shortStreams = 0;
+  private reopenAt = 0;
   private lastEventId: string | null = null;
   private snapshot: TaskSnapshot;
 
@@ -156,7 +163,7 @@ export class TaskFeed {
       return;
     }
     if (!this.streamUnavailable) {
-      if (!this.stream) void this.openStream();
+      if (!this.stream && Date.now() >= this.reopenAt) void this.openStream();
       this.setPoll(SAFETY_POLL_MS);
     } else {
       this.setPoll(POLL_MS);
@@ -187,6 +194,8 @@ export class TaskFeed {
         // No events route on this server (or it refused): polling gives the same picture.
         if (!response.ok) await errorOf(response);
         this.streamUnavailable = true;
+        this.stream = null;
+        if (!this.stopped) void this.refresh();
         return;
       }
       this.emit("stream");
@@ -207,12 +216,18 @@ export class TaskFeed {
       }
     } catch (e) {
       if ((e as Error).name === "AbortError") return;
-      // A stream cut early and often is not worth retrying at once: poll instead.
-      if (Date.now() - opened < 2000) this.streamUnavailable = true;
     } finally {
       if (this.stream === controller) this.stream = null;
     }
-    if (!this.stopped) void this.refresh();
+    // A stream closes at the server's time limit and after `end`; one that keeps closing
+    // at once (a proxy that buffers, say) is not worth reopening: poll instead.
+    this.shortStreams = Date.now() - opened < SHORT_STREAM_MS ? this.shortStreams + 1 : 0;
+    if (this.shortStreams >= SHORT_STREAMS_TO_GIVE_UP) this.streamUnavailable = true;
+    this.reopenAt = Date.now() + RECONNECT_MS;
+    if (!this.stopped) {
+      void this.refresh();
+      setTimeout(() => this.stopped || void this.refresh(), RECONNECT_MS);
+    }
   }
 
   /** Applies one event; says whether the page has something new to show. */

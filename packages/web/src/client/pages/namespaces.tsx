@@ -152,32 +152,34 @@ export function NamespacesPage() {
                     "none"}
                 </td>
                 <td>{ns.allowed_hosts.join(", ") || "none"}</td>
-                <td class="row">
-                  <button
-                    type="button"
-                    onClick={() => {
-                      setEditing(ns);
-                      setFormKey(formKey + 1);
-                    }}
-                  >
-                    Edit
-                  </button>
-                  <ConfirmButton
-                    label="Delete"
-                    question={`Delete namespace ${ns.name}?`}
-                    confirmLabel="Yes, delete"
-                    onConfirm={() =>
-                      remove.run(async () => {
-                        await api.delete(`/v1/namespaces/${seg(ns.name)}`);
-                        list.reload();
-                        return (
-                          <>
-                            Deleted namespace <strong>{ns.name}</strong>.
-                          </>
-                        );
-                      })
-                    }
-                  />
+                <td>
+                  <div class="row">
+                    <button
+                      type="button"
+                      onClick={() => {
+                        setEditing(ns);
+                        setFormKey(formKey + 1);
+                      }}
+                    >
+                      Edit
+                    </button>
+                    <ConfirmButton
+                      label="Delete"
+                      question={`Delete namespace ${ns.name}?`}
+                      confirmLabel="Yes, delete"
+                      onConfirm={() =>
+                        remove.run(async () => {
+                          await api.delete(`/v1/namespaces/${seg(ns.name)}`);
+                          list.reload();
+                          return (
+                            <>
+                              Deleted namespace <strong>{ns.name}</strong>.
+                            </>
+                          );
+                        })
+                      }
+                    />
+                  </div>
                 </td>
               </tr>
             ))}

@@ -3,21 +3,11 @@
  * Schedules: a cron that starts a task at each due time. Lists them, creates
  * one, pauses or resumes it, and deletes it.
  */
+import type { Schedule } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { ApiError, seg } from "../api";
 import { oneLine, when } from "../format";
 import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } from "../ui";
-
-interface Schedule {
-  schedule_id: string;
-  name: string;
-  cron: string;
-  timezone?: string;
-  goal?: string | null;
-  namespace?: string;
-  enabled: boolean;
-  next_run_at?: string | null;
-}
 
 export function SchedulesPage() {
   const api = useApi();
@@ -69,7 +59,8 @@ export function SchedulesPage() {
       </div>
       <ErrorBox error={list.error} title="Could not list the schedules" />
       <ActionResult action={change} title="The schedule was not changed" />
-      <div class="table-wrap">
+      {list.data?.schedules.length === 0 ? <p class="card empty">No schedules yet.</p> : null}
+      <div class="table-wrap" hidden={!list.data?.schedules.length}>
         <table>
           <thead>
             <tr>
@@ -90,38 +81,40 @@ export function SchedulesPage() {
                   {s.enabled ? null : <span class="badge">paused</span>}
                 </td>
                 <td>
-                  <code>{s.cron}</code> {s.timezone ?? "UTC"}
+                  <code>{s.cron}</code> {s.timezone}
                 </td>
                 <td>{s.goal ? oneLine(s.goal, 80) : <em>a plan</em>}</td>
                 <td>{s.enabled && s.next_run_at ? when(s.next_run_at) : "—"}</td>
-                <td class="row">
-                  <button
-                    type="button"
-                    disabled={change.pending}
-                    onClick={() =>
-                      change.run(async () => {
-                        await api.patch(`/v1/schedules/${seg(s.schedule_id)}`, {
-                          enabled: !s.enabled,
-                        });
-                        list.reload();
-                        return `${s.enabled ? "Paused" : "Resumed"} schedule ${s.name}.`;
-                      })
-                    }
-                  >
-                    {s.enabled ? "Pause" : "Resume"}
-                  </button>
-                  <ConfirmButton
-                    label="Delete"
-                    question={`Delete schedule ${s.name}?`}
-                    confirmLabel="Yes, delete"
-                    onConfirm={() =>
-                      change.run(async () => {
-                        await api.delete(`/v1/schedules/${seg(s.schedule_id)}`);
-                        list.reload();
-                        return `Deleted schedule ${s.name}.`;
-                      })
-                    }
-                  />
+                <td>
+                  <div class="row">
+                    <button
+                      type="button"
+                      disabled={change.pending}
+                      onClick={() =>
+                        change.run(async () => {
+                          await api.patch(`/v1/schedules/${seg(s.schedule_id)}`, {
+                            enabled: !s.enabled,
+                          });
+                          list.reload();
+                          return `${s.enabled ? "Paused" : "Resumed"} schedule ${s.name}.`;
+                        })
+                      }
+                    >
+                      {s.enabled ? "Pause" : "Resume"}
+                    </button>
+                    <ConfirmButton
+                      label="Delete"
+                      question={`Delete schedule ${s.name}?`}
+                      confirmLabel="Yes, delete"
+                      onConfirm={() =>
+                        change.run(async () => {
+                          await api.delete(`/v1/schedules/${seg(s.schedule_id)}`);
+                          list.reload();
+                          return `Deleted schedule ${s.name}.`;
+                        })
+                      }
+                    />
+                  </div>
                 </td>
               </tr>
             ))}

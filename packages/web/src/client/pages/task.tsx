@@ -108,6 +108,7 @@ export function TaskPage(props: { taskId: string }) {
           {snapshot?.live ? (
             <span
               class="live"
+              data-mode={snapshot.live}
               title={snapshot.live === "stream" ? "following the event stream" : "polling"}
             >
               ● live

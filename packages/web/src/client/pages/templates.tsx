@@ -1,33 +1,24 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
  * Templates: plans saved from a commit (`POST .../save-plan`), which the
- * planner reuses for similar goals. Lists them, starts a task from one, and
+ * planner reuses for similar goals. Lists them, runs one as a new task, and
  * deletes one.
  */
+import type { Template } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { seg } from "../api";
 import { age, oneLine, when } from "../format";
-import { JsonView } from "../json-view";
-import { navigate } from "../router";
+import { PlanView } from "../plan-view";
+import { Link, navigate } from "../router";
 import { taskPath } from "../routes";
 import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } from "../ui";
-
-/** A template as the API lists it; fields beyond the id are shown when present. */
-interface Template {
-  template_id: string;
-  name?: string;
-  goal?: string | null;
-  namespace?: string;
-  plan?: unknown[];
-  created_at?: string;
-}
 
 export function TemplatesPage() {
   const api = useApi();
   const [cursor, setCursor] = useState<string | null>(null);
   const list = useLoad(
     () =>
-      api.get<{ templates: Template[]; next_cursor?: string | null }>(
+      api.get<{ templates: Template[]; next_cursor: string | null }>(
         `/v1/templates?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
       ),
     [cursor],
@@ -52,43 +43,36 @@ export function TemplatesPage() {
       <ul class="cards">
         {templates.map((tpl) => (
           <li class="card" data-template={tpl.template_id}>
-            <h2 class="card-title">
-              {tpl.name ?? (tpl.goal ? oneLine(tpl.goal, 100) : tpl.template_id)}
-            </h2>
+            <h2 class="card-title">{oneLine(tpl.goal, 100) || tpl.template_id}</h2>
             <p class="muted small">
               <code>{tpl.template_id}</code>
-              {tpl.namespace ? ` · namespace ${tpl.namespace}` : ""}
-              {tpl.created_at ? (
-                <span title={when(tpl.created_at)}> · saved {age(tpl.created_at)}</span>
-              ) : null}
-              {tpl.plan ? ` · ${tpl.plan.length} instructions` : ""}
+              {` · namespace ${tpl.namespace} · `}
+              <span title={when(tpl.created_at)}>saved {age(tpl.created_at)}</span>
+              {` · ${tpl.plan.length} instructions · `}
+              <Link href={taskPath(tpl.task_id, tpl.commit_id)}>from this commit</Link>
             </p>
-            {tpl.plan ? (
-              <details>
-                <summary>Plan</summary>
-                <JsonView value={tpl.plan} />
-              </details>
-            ) : null}
-            <div class="row">
-              {tpl.plan ? (
-                <button
-                  type="button"
-                  disabled={action.pending}
-                  onClick={() =>
-                    action.run(async () => {
-                      const created = await api.post<{ task_id: string }>("/v1/tasks", {
-                        plan: tpl.plan,
-                        ...(tpl.goal ? { goal: tpl.goal } : {}),
-                        ...(tpl.namespace ? { namespace: tpl.namespace } : {}),
-                      });
-                      navigate(taskPath(created.task_id));
-                      return "Started.";
-                    })
-                  }
-                >
-                  Run this plan
-                </button>
-              ) : null}
+            <details>
+              <summary>Plan</summary>
+              <PlanView plan={tpl.plan} label={`Plan of template ${tpl.template_id}`} />
+            </details>
+            <div class="row card-actions">
+              <button
+                type="button"
+                disabled={action.pending}
+                onClick={() =>
+                  action.run(async () => {
+                    const created = await api.post<{ task_id: string }>("/v1/tasks", {
+                      plan: tpl.plan,
+                      goal: tpl.goal,
+                      namespace: tpl.namespace,
+                    });
+                    navigate(taskPath(created.task_id));
+                    return "Started.";
+                  })
+                }
+              >
+                Run this plan
+              </button>
               <ConfirmButton
                 label="Delete"
                 question="Delete this template?"

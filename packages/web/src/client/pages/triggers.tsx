@@ -4,23 +4,18 @@
  * Triggers: signed incoming webhooks that start a task. Creating one shows its
  * URL and secret once (the API keeps no readable copy of the secret).
  */
+import type { Trigger } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { ApiError, seg } from "../api";
 import { age, oneLine, when } from "../format";
 import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } from "../ui";
 
-interface Trigger {
-  trigger_id: string;
-  name: string;
-  goal?: string | null;
-  namespace?: string;
-  url?: string;
-  created_at?: string;
-}
-
 export function TriggersPage() {
   const api = useApi();
-  const list = useLoad(() => api.get<{ triggers: Trigger[] }>("/v1/triggers"), []);
+  const list = useLoad(
+    () => api.get<{ triggers: Array<Trigger & { url: string }> }>("/v1/triggers"),
+    [],
+  );
   const create = useAction();
   const remove = useAction();
   const [name, setName] = useState("");
@@ -64,6 +59,7 @@ export function TriggersPage() {
       </p>
       <ErrorBox error={list.error} title="Could not list the triggers" />
       <ActionResult action={remove} title="The trigger was not deleted" />
+      {list.data?.triggers.length === 0 ? <p class="card empty">No triggers yet.</p> : null}
       <ul class="cards">
         {(list.data?.triggers ?? []).map((t) => (
           <li class="card" data-trigger={t.trigger_id}>
