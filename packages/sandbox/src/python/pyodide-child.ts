@@ -10,13 +10,13 @@
  * Modes:
  * - `snapshot <pyodideDir> <file>`: boot Pyodide and save a memory snapshot (run
  *   by the engine once, with no user code, and the only mode allowed to write).
- * - `run <pyodideDir> [snapshot]`: boot (from the snapshot when given), print
- *   `{"t":"ready"}`, read one request line, run it, print `{"t":"done"}`, exit.
+ * - `run <pyodideDir> [fd:3]`: boot (from the snapshot open on fd 3 when given),
+ *   print `{"t":"ready"}`, read one request line, run it, print `{"t":"done"}`, exit.
  *
  * Protocol on stdout: one JSON object a line: `ready`, `out`/`err` chunks of the
  * program's output, `done` with the driver's answer.
  */
-import { constants, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { constants, fstatSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -33,9 +33,23 @@ interface ChildRequest {
   outputBytes: number;
 }
 
-const [mode, pyodideDir, snapshotPath] = process.argv.slice(2);
-if (!mode || !pyodideDir)
-  throw new Error("usage: pyodide-child.ts snapshot|run <pyodideDir> [snapshot]");
+const [mode, pyodideDir, snapshotArg] = process.argv.slice(2);
+if (!mode || !pyodideDir) {
+  throw new Error("usage: pyodide-child.ts snapshot <pyodideDir> <file> | run <pyodideDir> [fd:3]");
+}
+
+/** The snapshot, read with positional reads from an inherited descriptor (its file is already deleted). */
+function readSnapshot(fd: number): Uint8Array {
+  const size = fstatSync(fd).size;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  while (offset < size) {
+    const read = readSync(fd, bytes, offset, size - offset, offset);
+    if (read === 0) throw new Error("the snapshot ended early");
+    offset += read;
+  }
+  return bytes;
+}
 
 function send(message: Record<string, unknown>): void {
   const bytes = Buffer.from(`${JSON.stringify(message)}\n`);
@@ -74,7 +88,7 @@ const { loadPyodide } = (await import(pathToFileURL(join(pyodideDir, "pyodide.mj
 const quiet = () => {};
 
 if (mode === "snapshot") {
-  if (!snapshotPath) throw new Error("snapshot mode needs a file");
+  if (!snapshotArg) throw new Error("snapshot mode needs a file");
   const pyodide = await loadPyodide({
     indexURL: pyodideDir,
     jsglobals: {},
@@ -84,7 +98,7 @@ if (mode === "snapshot") {
     _makeSnapshot: true,
   });
   pyodide.runPython("import base64, json, os, sys, traceback\nimport pyodide.code");
-  writeFileSync(snapshotPath, pyodide.makeMemorySnapshot());
+  writeFileSync(snapshotArg, pyodide.makeMemorySnapshot());
   process.exit(0);
 }
 
@@ -96,7 +110,7 @@ const pyodide = await loadPyodide({
   env: {},
   stdout: quiet,
   stderr: quiet,
-  ...(snapshotPath ? { _loadSnapshot: readFileSync(snapshotPath) } : {}),
+  ...(snapshotArg === "fd:3" ? { _loadSnapshot: readSnapshot(3) } : {}),
 });
 send({ t: "ready" });
 const line = await readLine();

@@ -33,7 +33,7 @@ export type ChildMessage =
  */
 export function childCommand(
   launch: ChildLaunch,
-  mode: { run: { snapshot: string | null; dataBytes: number } } | { snapshot: string },
+  mode: { run: { snapshot: boolean; dataBytes: number } } | { snapshot: string },
 ): string[] {
   const reads = [
     launch.pyodideDir,
@@ -62,11 +62,11 @@ export function childCommand(
     ...(launch.prlimit ? [launch.prlimit, `--data=${dataBytes}`, "--"] : []),
     ...(launch.unshare ? [launch.unshare, "--net", "--"] : []),
     ...node,
-    ...(snapshot ? [`--allow-fs-read=${snapshot}`] : []),
     CHILD_SCRIPT,
     "run",
     launch.pyodideDir,
-    ...(snapshot ? [snapshot] : []),
+    // The snapshot comes as an open descriptor: no path to allow, no file to leave behind.
+    ...(snapshot ? ["fd:3"] : []),
   ];
 }
 
@@ -82,11 +82,16 @@ export class PyodideProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly ready: Promise<void>;
 
-  constructor(command: string[]) {
+  /** `snapshotFd`: an open descriptor of the memory snapshot, handed to the child as its fd 3. */
+  constructor(command: string[], snapshotFd?: number) {
     const [file, ...args] = command as [string, ...string[]];
     // An empty environment: on AWS this keeps the role's credentials away from the
     // code; `detached` makes the child a process group leader, killed as a group.
-    this.#child = spawn(file, args, { env: {}, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    this.#child = spawn(file, args, {
+      env: {},
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe", ...(snapshotFd === undefined ? [] : [snapshotFd])],
+    });
     this.exited = new Promise((resolve) => {
       this.#child.once("close", (code, signal) => resolve({ code, signal }));
       this.#child.once("error", () => resolve({ code: null, signal: null }));

@@ -10,8 +10,10 @@
  * next. To hide the start (about 0.4 s from a memory snapshot, 2 to 4 s without),
  * the next child is started as soon as one is taken: it boots Pyodide and waits
  * for its request. The snapshot is made once per engine by a child that runs no
- * user code, into a private temporary folder.
+ * user code; the engine keeps it open and deletes its file at once, so children
+ * read it from an inherited descriptor and nothing is left on disk.
  */
+import { closeSync, openSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -64,9 +66,8 @@ export class PythonEngine implements Engine {
   readonly #baseDataMib: number;
   readonly #warn: (message: string) => void;
   readonly #useSnapshot: boolean;
-  #snapshotDir: string | null = null;
-  /** Made on first use, so that an engine that never runs Python costs nothing. */
-  #snapshotMade: Promise<string | null> | null = null;
+  /** The snapshot's open descriptor, made on first use so that an engine that never runs Python costs nothing. */
+  #snapshotMade: Promise<number | null> | null = null;
   #warm: Warm | null = null;
   readonly #running = new Set<PyodideProcess>();
   #closed = false;
@@ -84,7 +85,7 @@ export class PythonEngine implements Engine {
     this.#useSnapshot = options.snapshot !== false;
   }
 
-  get #snapshot(): Promise<string | null> {
+  get #snapshot(): Promise<number | null> {
     if (!this.#snapshotMade) {
       this.#snapshotMade = this.#useSnapshot ? this.#makeSnapshot() : Promise.resolve(null);
     }
@@ -136,8 +137,8 @@ export class PythonEngine implements Engine {
     this.#warm = null;
     (await warm?.process)?.kill();
     for (const child of this.#running) child.kill();
-    await this.#snapshotMade;
-    if (this.#snapshotDir) await rm(this.#snapshotDir, { recursive: true, force: true });
+    const fd = await this.#snapshotMade;
+    if (typeof fd === "number") closeSync(fd);
   }
 
   #prestart(memoryMib: number): void {
@@ -148,27 +149,34 @@ export class PythonEngine implements Engine {
       return;
     }
     const dataBytes = (this.#baseDataMib + memoryMib) * 1024 * 1024;
-    const process = this.#snapshot.then((snapshot) =>
+    const process = this.#snapshot.then((fd) =>
       this.#closed
         ? null
-        : new PyodideProcess(childCommand(this.#launch, { run: { snapshot, dataBytes } })),
+        : new PyodideProcess(
+            childCommand(this.#launch, { run: { snapshot: fd !== null, dataBytes } }),
+            fd ?? undefined,
+          ),
     );
     this.#warm = { process, memoryMib };
   }
 
-  async #makeSnapshot(): Promise<string | null> {
+  async #makeSnapshot(): Promise<number | null> {
+    let dir: string | null = null;
     try {
-      this.#snapshotDir = await mkdtemp(join(tmpdir(), "stackvm-pyodide-"));
-      const file = join(this.#snapshotDir, "python.snapshot");
+      dir = await mkdtemp(join(tmpdir(), "stackvm-pyodide-"));
+      const file = join(dir, "python.snapshot");
       const maker = new PyodideProcess(childCommand(this.#launch, { snapshot: file }));
       const { code, signal } = await maker.exited;
       if (code !== 0) throw new Error(`exit ${code ?? signal}: ${maker.stderrTail.slice(-500)}`);
-      return file;
+      return openSync(file, "r");
     } catch (error) {
       this.#warn(
         `the Pyodide memory snapshot could not be made, so every Python run boots cold (2 to 4 s): ${(error as Error).message}`,
       );
       return null;
+    } finally {
+      // The open descriptor keeps the bytes; the file and its folder go now.
+      if (dir) await rm(dir, { recursive: true, force: true });
     }
   }
 }
