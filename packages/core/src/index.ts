@@ -154,6 +154,8 @@ export {
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
 export { BranchService, ForkInput } from "./service/branches";
+export type { CronFields } from "./service/cron";
+export { checkTimeZone, isTimeZone, nextRunAt, parseCron } from "./service/cron";
 export type { EvaluationHookDeps } from "./service/evaluation";
 export {
   bestJudged,
@@ -170,9 +172,6 @@ export { taskLifecycle } from "./service/lifecycle";
 export type { CodeToolRecord } from "./service/namespaces";
 export { Namespace, NamespaceInput, NamespaceName, NamespaceService } from "./service/namespaces";
 export { addUsage, Presenter } from "./service/present";
-export { stableJson } from "./service/stable-json";
-export type { CronFields } from "./service/cron";
-export { checkTimeZone, isTimeZone, nextRunAt, parseCron } from "./service/cron";
 export type { BudgetLeft, MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
 export {
   DEFAULT_QUOTAS,
@@ -191,10 +190,19 @@ export {
   ScheduleService,
   UpdateScheduleInput,
 } from "./service/schedules";
+export { stableJson } from "./service/stable-json";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export type { TaskServiceDeps } from "./service/tasks";
 export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
+export type { TemplateServiceDeps } from "./service/templates";
+export {
+  goalSimilarity,
+  normalizeGoal,
+  SIMILARITY_THRESHOLD,
+  Template,
+  TemplateService,
+} from "./service/templates";
 export type { TriggerServiceDeps } from "./service/triggers";
 export {
   CreateTriggerInput,
@@ -204,14 +212,6 @@ export {
 } from "./service/triggers";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
-export type { TemplateServiceDeps } from "./service/templates";
-export {
-  goalSimilarity,
-  normalizeGoal,
-  SIMILARITY_THRESHOLD,
-  Template,
-  TemplateService,
-} from "./service/templates";
 export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
 export type {
   BranchConfig,
