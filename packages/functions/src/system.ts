@@ -10,6 +10,7 @@ import {
   BranchService,
   builtinTools,
   type Clock,
+  codeTool,
   createEvaluator,
   createLlmSession,
   createPlanner,
@@ -215,7 +216,10 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     llm: (budget) =>
       createLlmSession({ port: ports.llm, config: options.llm, budget, now: ports.clock.now }),
     tools,
-    loadCodeTool: async () => null,
+    loadCodeTool: async (tenant, namespace, name) => {
+      const record = await namespaces.getCodeTool(tenant, namespace, name);
+      return record ? codeTool(record) : null;
+    },
     planner,
     evaluator: createEvaluator(),
     log: options.log,

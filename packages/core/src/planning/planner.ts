@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import { StepError } from "../errors";
-import type { Plan } from "../plan/schema";
 import type { PlanProblem } from "../plan/problems";
+import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import type { Clock } from "../ports/clock";
 import { describeTool } from "../tools/registry";

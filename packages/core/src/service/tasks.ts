@@ -14,6 +14,7 @@ import { branchKey, taskKey, taskPk, tasksIndexPk, tenantPk } from "../store/key
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { spillRecord, taskBlobPrefix } from "../store/values";
+import { codeTool } from "../tools/code-tool";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
@@ -71,8 +72,11 @@ export class TaskService {
   ): Promise<Plan> {
     const config = await this.deps.namespaces.config(tenant, namespace);
     const tools = new Map<string, { input: z.ZodType }>(this.deps.tools);
-    for (const name of config.code_tools)
-      tools.set(name, { input: z.record(z.string(), z.unknown()) });
+    if (config.code_tools.length > 0) {
+      for (const record of await this.deps.namespaces.listCodeTools(tenant, namespace)) {
+        tools.set(record.name, codeTool(record));
+      }
+    }
     const result = validatePlan(plan, {
       tools,
       allowedTools: new Set([...config.allowed_tools, ...config.code_tools]),
