@@ -46,7 +46,7 @@ export function awsRuntime(
   sandbox: (
     config: RuntimeConfig,
     clients: ReturnType<typeof createAwsClients>,
-  ) => SandboxPort = () => noSandbox,
+  ) => SandboxPort | null = () => null,
 ): AwsRuntime {
   const config = loadConfig(env);
   const logger = new Logger({ serviceName: "stackvm" });
@@ -58,7 +58,7 @@ export function awsRuntime(
       blobs: new S3Blobs(clients.s3, config.bucket),
       queue: new SqsQueue(clients.sqs, config.queueUrl),
       clock: systemClock,
-      sandbox: sandbox(config, clients),
+      sandbox: sandbox(config, clients) ?? noSandbox,
       llm: llmPort(config.openai),
       ...(config.schedules
         ? {

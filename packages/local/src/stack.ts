@@ -30,6 +30,7 @@ import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
 import { LocalScheduler } from "./local-scheduler";
 import { startPoller } from "./poller";
+import { LocalSandbox } from "./sandbox-invoker";
 
 export interface LocalStackOptions {
   /** Where data lives across restarts; null keeps everything in memory (tests). */
@@ -113,13 +114,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The local stand-in for EventBridge Scheduler fires into the scheduler function's handler.
   let fireSchedule: (run: DueRun) => Promise<unknown> = async () => undefined;
   const scheduler = new LocalScheduler({ fire: (run) => fireSchedule(run), log });
+  // The same sandbox handler as on Lambda, in its own process and network namespace.
+  const ownSandbox =
+    options.sandbox === undefined
+      ? new LocalSandbox({
+          allowNetwork: options.env?.STACKVM_SANDBOX_ALLOW_NETWORK === "1",
+          log: (level, message) => log[level](message, { component: "sandbox" }),
+        })
+      : null;
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),
       blobs: new S3Blobs(clients.s3, config.bucket),
       queue: new SqsQueue(clients.sqs, config.queueUrl),
       clock: systemClock,
-      sandbox: options.sandbox ?? unavailableSandbox,
+      sandbox: options.sandbox ?? ownSandbox!,
       llm: options.llm ?? llmPort(config.openai),
       scheduler,
     },
@@ -202,6 +211,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await Promise.all([worker.stop(), dlq.stop()]);
+      await ownSandbox?.close();
       clients.destroy();
       await emulators.stop();
     },
