@@ -286,7 +286,19 @@ export function TaskPage(props: { taskId: string }) {
               }}
             />
           ) : (
-            <p class="muted card">No commit yet: the planner is writing the plan.</p>
+            <p class="muted card">
+              {search.get("commit") && commits.size > 0 ? (
+                <>
+                  Commit <code>{search.get("commit")}</code> is not in this task's history (its
+                  branch may have been deleted).{" "}
+                  <button type="button" class="link" onClick={() => setQuery({ commit: null })}>
+                    Show the result branch's head
+                  </button>
+                </>
+              ) : (
+                "No commit yet: the planner is writing the plan."
+              )}
+            </p>
           )}
         </div>
       </div>
