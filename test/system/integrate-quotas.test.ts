@@ -146,6 +146,8 @@ describe("monthly budget", () => {
     expect((await t.api("GET", "/v1/admin/tenants/spent/quotas", undefined, { key })).status).toBe(
       401,
     );
+    // And the operator's key opens nothing but /v1/admin.
+    expect((await t.api("GET", "/v1/tasks", undefined, { key: ADMIN_KEY })).status).toBe(401);
   });
 });
 
