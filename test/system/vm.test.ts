@@ -134,6 +134,13 @@ describe("namespaces and tools", () => {
     const bad = await t.api("PUT", "/v1/namespaces/bad", { allowed_tools: ["rm_rf"] });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe("unknown_tool");
+    const url = await t.api("PUT", "/v1/namespaces/bad", { allowed_hosts: ["https://x.com/a"] });
+    expect(url.status).toBe(400);
+    expect(url.body.error.message).toMatch(/without scheme or path/);
+    const limited = await t.api("PUT", "/v1/namespaces/small", {
+      sandbox_limits: { time_ms: 2000 },
+    });
+    expect(limited.body.sandbox_limits).toEqual({ time_ms: 2000 });
     expect((await t.api("DELETE", "/v1/namespaces/research")).status).toBe(204);
     expect((await t.api("GET", "/v1/namespaces/research")).status).toBe(404);
   });

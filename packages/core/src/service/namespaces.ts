@@ -5,8 +5,10 @@
 import { z } from "zod";
 import { NotFoundError, ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
+import { hostPatternProblem } from "../net/host-allow-list";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import { SandboxLimitsRequest } from "../sandbox/protocol";
 import { tenantPk } from "../store/keys";
 
 export const NamespaceName = z
@@ -20,14 +22,17 @@ export const NamespaceInput = z
       .array(
         z
           .string()
-          .regex(
-            /^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/i,
-            "a host is a name like api.example.com, *.example.com, or an address",
-          ),
+          .max(253)
+          .superRefine((host, ctx) => {
+            const problem = hostPatternProblem(host);
+            if (problem) ctx.addIssue({ code: "custom", message: problem });
+          }),
       )
       .max(200)
       .default([]),
     description: z.string().max(2000).default(""),
+    /** Lower sandbox limits for code run by this namespace's tasks (never above the function's). */
+    sandbox_limits: SandboxLimitsRequest.optional(),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -38,6 +43,7 @@ export const Namespace = z.object({
   allowed_hosts: z.array(z.string()),
   description: z.string(),
   code_tools: z.array(z.string()),
+  sandbox_limits: SandboxLimitsRequest.optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });
@@ -77,6 +83,9 @@ export class NamespaceService {
         allowed_hosts: stored.allowed_hosts as string[],
         description: (stored.description as string) ?? "",
         code_tools: codeTools,
+        ...(stored.sandbox_limits
+          ? { sandbox_limits: stored.sandbox_limits as SandboxLimitsRequest }
+          : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -104,6 +113,7 @@ export class NamespaceService {
       allowed_hosts: ns.allowed_hosts,
       description: ns.description,
       code_tools: ns.code_tools,
+      ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
     };
   }
 
@@ -134,6 +144,7 @@ export class NamespaceService {
       allowed_tools: [...new Set(input.allowed_tools)],
       allowed_hosts: [...new Set(input.allowed_hosts.map((h) => h.toLowerCase()))],
       description: input.description,
+      ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
