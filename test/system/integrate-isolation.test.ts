@@ -20,8 +20,9 @@ const plan = [
 beforeAll(async () => {
   t = await startTestStack();
   const task = await t.api("POST", "/v1/tasks", { goal: "Answer two", plan });
-  ids.task_id = task.body.task_id;
-  await t.waitForTask(ids.task_id);
+  const taskId: string = task.body.task_id;
+  ids.task_id = taskId;
+  await t.waitForTask(taskId);
   const commits = await t.api("GET", `/v1/tasks/${ids.task_id}/branches/main/commits`);
   ids.commit_id = commits.body.commits[0].commit_id;
   ids.name = "main";
