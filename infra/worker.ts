@@ -35,9 +35,10 @@ export const deadLetterSubscription = deadLetterQueue.subscribe(
     handler: "packages/functions/src/dlq.handler",
     timeout: "60 seconds",
     memory: "512 MB",
-    link: [table, queue],
+    link: [table, bucket, queue],
     environment: {
       STACKVM_TABLE: table.name,
+      STACKVM_BUCKET: bucket.name,
       STACKVM_QUEUE_URL: queue.url,
       STACKVM_DLQ_URL: deadLetterQueue.url,
     },

@@ -57,7 +57,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
   sandbox: [],
   scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
   sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
-  dlq: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
+  dlq: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
 };
 
 /** The only policies the sandbox's role may hold: what Lambda needs to log and to join a VPC. */
