@@ -54,3 +54,12 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 });
 
 export const bearer = [{ bearerAuth: [] }];
+
+/** `{task_id}/commits/{commit_id}` path parameters. */
+export const CommitParams = TaskIdParam.extend({
+  commit_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "commit_id", in: "path" } }),
+});

@@ -15,7 +15,7 @@ import {
 import { type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig } from "./config";
 import { llmPort } from "./llm-port";
-import { createSystem, type System } from "./system";
+import { createSystem, type System, systemOptions } from "./system";
 
 /** Powertools' logger behind the core's small `Log` interface. */
 export function powertoolsLog(logger: Logger): Log {
@@ -71,18 +71,7 @@ export function awsRuntime(
           }
         : {}),
     },
-    {
-      llm: config.llm,
-      log,
-      localMode: false,
-      adminKey: config.adminKey,
-      publicUrl: config.publicUrl,
-      maxPlanUpdates: config.maxPlanUpdates,
-      planRepairs: config.planRepairs,
-      maxBodyBytes: config.maxBodyBytes,
-      quotas: config.quotas,
-      webhooks: config.webhooks,
-    },
+    systemOptions(config, log, false),
   );
   return { config, logger, log, system };
 }

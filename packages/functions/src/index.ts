@@ -12,6 +12,6 @@ export { createScheduleHandler, ScheduleEvent } from "./schedule-handler";
 export type { SweepHandlerDeps } from "./sweep-handler";
 export { createSweepHandler } from "./sweep-handler";
 export type { System, SystemOptions, SystemPorts } from "./system";
-export { createSystem, webhookUrlChecker } from "./system";
+export { createSystem, systemOptions, webhookUrlChecker } from "./system";
 export type { WorkerHandler } from "./worker-handler";
 export { createWorkerHandler } from "./worker-handler";

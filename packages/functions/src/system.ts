@@ -45,6 +45,7 @@ import {
   ValidationError,
   WebhookService,
 } from "@stackvm/core";
+import type { RuntimeConfig } from "./config";
 
 export interface SystemPorts {
   items: ItemStore;
@@ -77,6 +78,22 @@ export interface SystemOptions {
     timeoutMs?: number;
     /** For tests: name resolution that stays on this machine. */
     resolve?: Resolver;
+  };
+}
+
+/** The system's options as configuration gives them, the same on AWS and locally. */
+export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolean): SystemOptions {
+  return {
+    llm: config.llm,
+    log,
+    localMode,
+    adminKey: config.adminKey,
+    publicUrl: config.publicUrl,
+    maxPlanUpdates: config.maxPlanUpdates,
+    planRepairs: config.planRepairs,
+    maxBodyBytes: config.maxBodyBytes,
+    quotas: config.quotas,
+    webhooks: config.webhooks,
   };
 }
 

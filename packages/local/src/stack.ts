@@ -25,6 +25,7 @@ import {
   llmPort,
   loadConfig,
   type System,
+  systemOptions,
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
@@ -133,16 +134,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       scheduler,
     },
     {
-      llm: config.llm,
-      log,
-      localMode: true,
-      adminKey: config.adminKey,
-      publicUrl: config.publicUrl,
-      maxPlanUpdates: config.maxPlanUpdates,
-      planRepairs: config.planRepairs,
-      maxBodyBytes: config.maxBodyBytes,
-      quotas: config.quotas,
-      webhooks: config.webhooks,
+      ...systemOptions(config, log, true),
       ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
     },
   );

@@ -7,6 +7,7 @@ import { Branch, Commit, Diff, ForkInput, State, Task } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import {
   bearer,
+  CommitParams,
   commonErrors,
   conflictError,
   invalidError,
@@ -21,13 +22,6 @@ const BranchParams = TaskIdParam.extend({
     .string()
     .regex(/^[a-z0-9_-]{1,64}$/)
     .openapi({ param: { name: "name", in: "path" } }),
-});
-const CommitParams = TaskIdParam.extend({
-  commit_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .openapi({ param: { name: "commit_id", in: "path" } }),
 });
 
 export function registerBranchRoutes(app: ApiApp): void {

@@ -7,15 +7,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Template } from "@stackvm/core";
 import type { ApiApp } from "../env";
-import { bearer, commonErrors, invalidError, json, Paging, TaskIdParam } from "../schemas";
-
-const CommitParams = TaskIdParam.extend({
-  commit_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .openapi({ param: { name: "commit_id", in: "path" } }),
-});
+import {
+  bearer,
+  CommitParams,
+  commonErrors,
+  invalidError,
+  json,
+  Paging,
+  TaskIdParam,
+} from "../schemas";
 
 const TemplateParams = z.object({
   template_id: z
