@@ -63,7 +63,7 @@ export function createWorkerHandler(deps: StepDeps, webhooks?: WebhookService): 
     }
     const message = parsed.data;
     try {
-      const outcome = await runStep(deps, message);
+      const outcome = await runStep(deps, message, record.messageId);
       deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
     } catch (error) {
       const decision = classifyFailure(error);

@@ -46,7 +46,12 @@ const TERMINAL = new Set<Status>(["completed", "failed", "cancelled"]);
 /** A window or input larger than this is stored whole in the blob store. */
 const ATTRIBUTE_LIMIT = 128 * 1024;
 
-export async function runStep(deps: StepDeps, message: StepMessage): Promise<StepOutcome> {
+export async function runStep(
+  deps: StepDeps,
+  message: StepMessage,
+  /** The queue's id of the message, carried into the step's log lines. */
+  messageId?: string,
+): Promise<StepOutcome> {
   const { tenant_id: tenant, task_id: taskId, branch: name } = message;
   const branch = await deps.store.getBranch(tenant, taskId, name);
   if (!branch) return { outcome: "gone" };
@@ -89,6 +94,7 @@ export async function runStep(deps: StepDeps, message: StepMessage): Promise<Ste
   const moved = await moveHead(deps, branch, written);
   if (!moved) return { outcome: "duplicate" };
   deps.log.info("step committed", {
+    ...(messageId ? { message_id: messageId } : {}),
     tenant_id: tenant,
     task_id: taskId,
     branch: name,
