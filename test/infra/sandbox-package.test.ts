@@ -6,7 +6,7 @@
  * handler and finds nothing.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -33,6 +33,8 @@ function invoke(request: unknown): { result: unknown; error: { code: string } | 
 
 beforeAll(async () => {
   // Inside the project, so that the installed packages resolve from its node_modules.
+  // A fresh clone has no .stackvm/ yet.
+  await mkdir(join(projectRoot, ".stackvm"), { recursive: true });
   out = await mkdtemp(join(projectRoot, ".stackvm", "sandbox-package-"));
   await build({
     entryPoints: [join(projectRoot, "packages/functions/src/sandbox.ts")],
@@ -59,7 +61,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(out, { recursive: true, force: true });
+  if (out) await rm(out, { recursive: true, force: true });
 });
 
 describe("the sandbox function as deployed", () => {
