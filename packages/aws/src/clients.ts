@@ -1,11 +1,11 @@
 /**
- * The AWS SDK clients of the system, built in one place with the settings that
+ * The AWS SDK clients of the system (the Lambda client, which only the worker
+ * needs, is built there, so that no other bundle carries it), built in one place with the settings that
  * local mode needs (measured against dynalite and fauxqs): an explicit SQS
  * endpoint (otherwise the SDK takes the host of the queue URL), path-style S3
  * addressing, and fake credentials of letters and digits only.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
@@ -13,7 +13,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 export interface AwsClientsOptions {
   region: string;
   /** Endpoints of local emulators; each one given turns on the local settings for its client. */
-  endpoints?: { dynamodb?: string; sqs?: string; s3?: string; lambda?: string };
+  endpoints?: { dynamodb?: string; sqs?: string; s3?: string };
   /** Static credentials (local mode); on AWS leave them out for the default provider chain. */
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
@@ -24,7 +24,6 @@ export interface AwsClients {
   doc: DynamoDBDocumentClient;
   sqs: SQSClient;
   s3: S3Client;
-  lambda: LambdaClient;
   /** Closes every client's sockets. */
   destroy(): void;
 }
@@ -78,15 +77,13 @@ export function createAwsClients(options: AwsClientsOptions): AwsClients {
     // Virtual-hosted names (bucket.127.0.0.1) do not resolve locally.
     ...(endpoints.s3 ? { forcePathStyle: true } : {}),
   });
-  const lambda = new LambdaClient({ ...common(), ...at(endpoints.lambda) });
   return {
     dynamodb,
     doc,
     sqs,
     s3,
-    lambda,
     destroy() {
-      for (const client of [doc, dynamodb, sqs, s3, lambda]) client.destroy();
+      for (const client of [doc, dynamodb, sqs, s3]) client.destroy();
     },
   };
 }

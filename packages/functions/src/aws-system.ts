@@ -12,10 +12,10 @@ import {
   SqsQueue,
   schedulerClient,
 } from "@stackvm/aws";
-import { type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
+import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig } from "./config";
-import { llmPort } from "./llm-port";
 import { createSystem, type System, systemOptions } from "./system";
+import { unconfiguredLlm } from "./unconfigured-llm";
 
 /** Powertools' logger behind the core's small `Log` interface. */
 export function powertoolsLog(logger: Logger): Log {
@@ -47,6 +47,8 @@ export function awsRuntime(
     config: RuntimeConfig,
     clients: ReturnType<typeof createAwsClients>,
   ) => SandboxPort | null = () => null,
+  /** Only the worker calls an LLM: it passes the OpenAI adapter (see worker.ts). */
+  llm: (config: RuntimeConfig) => LlmPort = () => unconfiguredLlm,
 ): AwsRuntime {
   const config = loadConfig(env);
   const logger = new Logger({ serviceName: "stackvm" });
@@ -59,7 +61,7 @@ export function awsRuntime(
       queue: new SqsQueue(clients.sqs, config.queueUrl),
       clock: systemClock,
       sandbox: sandbox(config, clients) ?? noSandbox,
-      llm: llmPort(config.openai),
+      llm: llm(config),
       ...(config.schedules
         ? {
             scheduler: new EventBridgeScheduler(schedulerClient(config.region), {

@@ -9,9 +9,9 @@ import {
   silentLog,
 } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
-import { unconfiguredLlm } from "./llm-port";
 import { createSweepHandler } from "./sweep-handler";
 import { createSystem } from "./system";
+import { unconfiguredLlm } from "./unconfigured-llm";
 
 /** The real wiring over the in-memory adapters, with a clock the test moves. */
 function memoryWiring() {
