@@ -424,7 +424,7 @@ export const checks: Record<string, Check> = {
       tableDefinition.globalIndexes.map((i) => ({
         hashKey: i.hashKey,
         name: i.name,
-        projectionType: "ALL",
+        projectionType: "KEYS_ONLY",
         rangeKey: i.rangeKey,
       })),
     );

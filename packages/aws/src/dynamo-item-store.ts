@@ -82,6 +82,21 @@ export class DynamoItemStore implements ItemStore {
     return (out.Item as Item | undefined) ?? null;
   }
 
+  /**
+   * The whole items of a page of the keys-only index, in the index's order. An item
+   * that left the index (or the table) between the two reads is dropped, as a later
+   * query would not see it either.
+   */
+  async #itemsOf(keys: Item[], indexPk: string): Promise<Item[]> {
+    if (keys.length === 0) return [];
+    const found = await this.batchGet(keys.map((k) => ({ pk: k.pk, sk: k.sk })));
+    const byKey = new Map(found.map((item) => [`${item.pk}\u0000${item.sk}`, item]));
+    return keys.flatMap((k) => {
+      const item = byKey.get(`${k.pk}\u0000${k.sk}`);
+      return item && item.gsi1pk === indexPk ? [item] : [];
+    });
+  }
+
   async batchGet(keys: ItemKey[]): Promise<Item[]> {
     for (const key of keys) checkKey(key);
     const pages = await Promise.all(
@@ -170,8 +185,10 @@ export class DynamoItemStore implements ItemStore {
     } else if (prefix !== undefined) {
       keyCondition += ` AND begins_with(${b.name(sortName)}, ${b.value(prefix)})`;
     }
-    const filterTerms = equalityTerms(b, query.filter ?? {});
-    const filtered = filterTerms.length > 0 || prefixHere !== undefined;
+    // The index projects keys only: its filter is applied here, on the items read back.
+    const filterTerms = gsi ? [] : equalityTerms(b, query.filter ?? {});
+    const filterHere = gsi && query.filter !== undefined ? query.filter : undefined;
+    const filtered = filterTerms.length > 0 || prefixHere !== undefined || filterHere !== undefined;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
 
     const items: Item[] = [];
@@ -200,9 +217,12 @@ export class DynamoItemStore implements ItemStore {
           ...b.attributes(),
         }),
       );
-      const page = (out.Items ?? []) as Item[];
+      const page = gsi
+        ? await this.#itemsOf((out.Items ?? []) as Item[], query.pk)
+        : ((out.Items ?? []) as Item[]);
       for (const [i, item] of page.entries()) {
         if (prefixHere !== undefined && !String(item[sortName]).startsWith(prefixHere)) continue;
+        if (filterHere !== undefined && !matches(item, filterHere)) continue;
         items.push(item);
         if (items.length === limit && i < page.length - 1) {
           // Stopped inside DynamoDB's page: resume right after the last item kept.
@@ -304,4 +324,11 @@ function chunks<T>(list: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
+}
+
+/** Equality of top-level attributes, as a filter means it (`null`: absent or null). */
+function matches(item: Item, filter: Record<string, unknown>): boolean {
+  return Object.entries(filter).every(([name, value]) =>
+    value === null ? item[name] === undefined || item[name] === null : item[name] === value,
+  );
 }

@@ -5,7 +5,10 @@
  * Layout (single table, string keys):
  * - `pk`/`sk`: every item. Tenant-owned keys start with `T#{tenant}`.
  * - `gsi1pk`/`gsi1sk`: the one secondary index (task listing newest first,
- *   schedules by due time), projecting all attributes.
+ *   schedules by due time, running branches for the sweep). It projects keys
+ *   only, so that the many updates of an item in the index that do not touch its
+ *   index keys (a running branch's head moves) cost no index writes; the store
+ *   adapter reads the items of an index page in one batch.
  * - `ttl`: epoch seconds; expiring records (idempotency keys, webhook ids) carry it.
  */
 export const tableDefinition = {
@@ -17,7 +20,7 @@ export const tableDefinition = {
     { name: "gsi1pk", type: "S" },
     { name: "gsi1sk", type: "S" },
   ],
-  globalIndexes: [{ name: "gsi1", hashKey: "gsi1pk", rangeKey: "gsi1sk", projection: "all" }],
+  globalIndexes: [{ name: "gsi1", hashKey: "gsi1pk", rangeKey: "gsi1sk", projection: "keys-only" }],
   ttlAttribute: "ttl",
   billingMode: "PAY_PER_REQUEST",
 } as const;
@@ -41,7 +44,7 @@ export function createTableInput(tableName: string) {
         { AttributeName: index.hashKey, KeyType: "HASH" as const },
         { AttributeName: index.rangeKey, KeyType: "RANGE" as const },
       ],
-      Projection: { ProjectionType: "ALL" as const },
+      Projection: { ProjectionType: "KEYS_ONLY" as const },
     })),
   };
 }

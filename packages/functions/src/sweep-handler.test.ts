@@ -73,6 +73,25 @@ describe("the sweep", () => {
     expect((await sweep()).reenqueued).toBe(0);
   });
 
+  it("leaves alone a branch that started long ago but moved recently", async () => {
+    const { clock, queue, system, sweep } = memoryWiring();
+    const twoSteps = [
+      { seq_no: 0, type: "assign", parameters: { x: 1 } },
+      { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
+    ];
+    await system.tasks.create("acme", CreateTaskInput.parse({ plan: twoSteps }));
+    clock.time += 20 * 60_000;
+    const [first] = await queue.receive(1);
+    await runStep(system.step, StepMessage.parse(JSON.parse(first!.body)));
+    await queue.delete(first!.receiptHandle);
+    // Its next message is lost too; the branch moved a moment ago, so it is not stalled yet.
+    const [next] = await queue.receive(1);
+    await queue.delete(next!.receiptHandle);
+    expect((await sweep()).reenqueued).toBe(0);
+    clock.time += 15 * 60_000 + 1;
+    expect((await sweep()).reenqueued).toBe(1);
+  });
+
   it("frees the running slot of a deleted task and starts the task that waited for it", async () => {
     const { clock, system, sweep, drain } = memoryWiring();
     const first = (await system.tasks.create("acme", CreateTaskInput.parse({ plan }))).task;

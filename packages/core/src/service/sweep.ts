@@ -36,7 +36,8 @@ export async function sweepStalled(deps: SweepDeps, stalledMs: number): Promise<
       });
       for (const item of page.items) {
         const branch = item as unknown as BranchRecord;
-        if (branch.status !== "running") continue;
+        // The index is sorted by start time; a branch that moved recently is not stalled.
+        if (branch.status !== "running" || branch.updated_at >= before) continue;
         await enqueueNext(deps, branch, branch.head, attempt);
         count++;
         deps.log.warn("re-enqueued a stalled branch", {

@@ -336,7 +336,9 @@ async function moveHead(
     set.push([["vars", name], value], [["var_depth", name], commit.depth]);
   }
   const running = commit.status_after === "running";
-  if (running) set.push(...sweepIndex(branch, commit.created_at));
+  // The index entry is written once, when the branch starts running (and only here if
+  // it is missing): changing index keys on every step would write the index each time.
+  if (running && !branch.gsi1pk) set.push(...sweepIndex(branch, commit.created_at));
   const calls = commit.llm_calls;
   const changes: Changes = {
     set,
@@ -365,8 +367,8 @@ async function moveHead(
 
 /**
  * Running branches are listed in the `gsi1` index under `SWEEP#{shard}`, sorted by
- * their last move, so the sweep finds stalled ones without a scan; the entry goes
- * when the branch ends.
+ * when they started running, so the sweep finds them without a scan (and checks
+ * their `updated_at`); the entry goes when the branch ends.
  */
 export function sweepIndex(
   branch: Pick<BranchRecord, "tenant_id" | "task_id" | "name">,
