@@ -55,9 +55,7 @@ export interface EvaluateOptions {
 
 /** The globals SST gives `run()`, as far as a test uses them. */
 export interface SstGlobals {
-  // biome-ignore lint/suspicious/noExplicitAny: SST's component namespace is typed only in .sst/platform, which the root tsconfig does not load.
   sst: any;
-  // biome-ignore lint/suspicious/noExplicitAny: as above, for the `$transform` helper.
   $transform: (component: unknown, cb: (args: any, opts: any, name: string) => void) => void;
   /** Imports a module of the project (e.g. `infra/storage.ts`) in the same module graph. */
   importProject: (relativePath: string) => Promise<Record<string, unknown>>;
@@ -160,7 +158,6 @@ export async function evaluateInfra(options: EvaluateOptions = {}): Promise<Infr
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: modules of .sst/platform are untyped for the root tsconfig.
 async function importFile(path: string): Promise<any> {
   return import(/* @vite-ignore */ path);
 }

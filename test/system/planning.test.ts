@@ -10,7 +10,6 @@ import { startTestStack, type TestStack } from "../support/stack";
 let t: TestStack;
 
 /** A JSON answer of the API; the assertions check its shape. */
-// biome-ignore lint/suspicious/noExplicitAny: answers are plain JSON, checked by each assertion
 type Json = Record<string, any>;
 
 beforeAll(async () => {

@@ -7,15 +7,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Template } from "@stackvm/core";
 import type { ApiApp } from "../env";
-import {
-  bearer,
-  CommitParams,
-  commonErrors,
-  invalidError,
-  json,
-  Paging,
-  TaskIdParam,
-} from "../schemas";
+import { bearer, CommitParams, commonErrors, invalidError, json, Paging } from "../schemas";
 
 const TemplateParams = z.object({
   template_id: z

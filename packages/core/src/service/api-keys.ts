@@ -101,7 +101,7 @@ export class ApiKeyService {
     }
     const item = await this.items.get(keyItem(tenant, keyId));
     const stored = typeof item?.hash === "string" ? Buffer.from(item.hash, "hex") : null;
-    if (!stored || stored.length !== 32 || !timingSafeEqual(stored, hashKey(key))) {
+    if (stored?.length !== 32 || !timingSafeEqual(stored, hashKey(key))) {
       throw new UnauthorizedError("The API key is not valid (unknown or revoked).");
     }
     return { tenantId: tenant, keyId };

@@ -155,7 +155,7 @@ export class WebhookService {
     const key = deliveryKey(message.tenant_id, message.task_id, message.webhook_id);
     const item = (await this.deps.items.get(key)) as unknown as DeliveryItem | null;
     // Gone with its task, or already done by an earlier receive.
-    if (!item || item.status !== "pending") return {};
+    if (item?.status !== "pending") return {};
     const attempt = item.attempts.length + 1;
     const started = this.deps.clock.now();
     let status: number | null = null;
