@@ -2,15 +2,26 @@
  * Lambda entry of the DLQ consumer: a step that kept failing marks its branch
  * `failed` with the reason, so that no branch stays `running`.
  */
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { systemClock } from "@stackvm/core";
 import { awsRuntime } from "./aws-system";
 import { createDlqHandler } from "./dlq-handler";
 
 const runtime = awsRuntime();
 
-export const handler = createDlqHandler({
+const metrics = new Metrics({ namespace: "StackVM", serviceName: "dlq" });
+const handle = createDlqHandler({
   store: runtime.system.store,
   log: runtime.log,
   clock: systemClock,
   onTerminal: runtime.system.lifecycle.onTerminal,
 });
+
+export const handler: typeof handle = async (event) => {
+  metrics.addMetric("DlqArrivals", MetricUnit.Count, event.Records.length);
+  try {
+    return await handle(event);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

@@ -2,10 +2,12 @@
  * Lambda entry of the worker: one SQS message is one step; partial batch
  * responses return only failed records to the queue.
  */
+import { Metrics } from "@aws-lambda-powertools/metrics";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { LambdaSandbox } from "@stackvm/aws";
 import { awsRuntime } from "./aws-system";
 import { llmPort } from "./llm-port";
+import { stepMetrics } from "./step-metrics";
 import { createWorkerHandler } from "./worker-handler";
 
 // The worker is the only function that invokes the sandbox and the LLM.
@@ -18,4 +20,13 @@ const runtime = awsRuntime(
   (config) => llmPort(config.openai),
 );
 
-export const handler = createWorkerHandler(runtime.system.step);
+const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
+const handle = createWorkerHandler({ ...runtime.system.step, onCommit: stepMetrics(metrics) });
+
+export const handler: typeof handle = async (event, context) => {
+  try {
+    return await handle(event, context);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

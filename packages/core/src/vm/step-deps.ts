@@ -7,7 +7,7 @@ import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
-import type { BranchRecord } from "../store/records";
+import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { Tool } from "../tools/tool";
 import type { Evaluator } from "./evaluator-port";
@@ -49,4 +49,6 @@ export interface StepDeps {
   onStart?: TerminalHook;
   /** Runs after a branch reaches a terminal status. */
   onTerminal?: TerminalHook;
+  /** Observes every commit that became a head (metrics); must not throw. */
+  onCommit?: (commit: CommitRecord, branch: BranchRecord) => void;
 }

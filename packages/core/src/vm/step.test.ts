@@ -40,6 +40,16 @@ describe("runStep", () => {
     expect(task.usage.steps).toBe(5);
   });
 
+  it("tells the onCommit hook of every commit that became a head, once", async () => {
+    const sys = memorySystem();
+    const seen: string[] = [];
+    sys.step.onCommit = (commit) => seen.push(commit.commit_id);
+    const taskId = await start(sys, countdown);
+    await sys.drain();
+    const { commits } = await sys.branches.commits("acme", taskId, "main", 100, null);
+    expect(seen).toEqual(commits.map((c) => c.commit_id).reverse());
+  });
+
   it("fails a branch that runs past the end without final_answer", async () => {
     const sys = memorySystem();
     const taskId = await start(sys, [

@@ -93,6 +93,7 @@ export async function runStep(
   }
   const moved = await moveHead(deps, branch, written);
   if (!moved) return { outcome: "duplicate" };
+  deps.onCommit?.(written, moved);
   deps.log.info("step committed", {
     ...(messageId ? { message_id: messageId } : {}),
     tenant_id: tenant,
