@@ -1,8 +1,15 @@
-import { CreateTaskInput, runStep } from "@stackvm/core";
+import { CreateTaskInput, runStep, type WebhookService } from "@stackvm/core";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { memorySystem } from "../../core/src/testing/memory-system";
 import { createWorkerHandler } from "./worker-handler";
+
+/** These tests send no webhook messages. */
+const noWebhooks = {
+  deliver: async () => {
+    throw new Error("no webhook expected");
+  },
+} as unknown as WebhookService;
 
 const context = { functionName: "worker", getRemainingTimeInMillis: () => 60_000 } as Context;
 
@@ -43,22 +50,26 @@ describe("createWorkerHandler", () => {
     expect(messages).toHaveLength(3);
     let calls = 0;
     const failing = ids[1]!;
-    const handler = createWorkerHandler({
-      ...sys.step,
-      planner: sys.step.planner,
-      // The second task's store read throws, as a crashing dependency would.
-      store: new Proxy(sys.step.store, {
-        get(target, prop, receiver) {
-          const value = Reflect.get(target, prop, receiver);
-          if (prop !== "getBranch") return typeof value === "function" ? value.bind(target) : value;
-          return async (tenant: string, taskId: string, name: string) => {
-            calls++;
-            if (taskId === failing) throw new Error("store unavailable");
-            return target.getBranch(tenant, taskId, name);
-          };
-        },
-      }),
-    });
+    const handler = createWorkerHandler(
+      {
+        ...sys.step,
+        planner: sys.step.planner,
+        // The second task's store read throws, as a crashing dependency would.
+        store: new Proxy(sys.step.store, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (prop !== "getBranch")
+              return typeof value === "function" ? value.bind(target) : value;
+            return async (tenant: string, taskId: string, name: string) => {
+              calls++;
+              if (taskId === failing) throw new Error("store unavailable");
+              return target.getBranch(tenant, taskId, name);
+            };
+          },
+        }),
+      },
+      noWebhooks,
+    );
     const event: SQSEvent = {
       Records: messages.map((m, i) => record(m, `m${i}`, `${m.tenant_id}:${m.task_id}:main`)),
     };
@@ -78,7 +89,7 @@ describe("createWorkerHandler", () => {
 
   it("drops a message that is not a step message instead of retrying it forever", async () => {
     const sys = memorySystem();
-    const handler = createWorkerHandler(sys.step);
+    const handler = createWorkerHandler(sys.step, noWebhooks);
     const result = await handler(
       { Records: [record("not json", "a", "g"), record({ v: 2, task_id: "x" }, "b", "g")] },
       context,

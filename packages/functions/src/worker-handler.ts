@@ -20,14 +20,15 @@ export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 
 /**
  * Handles a batch of the step queue: step messages run one step; webhook messages
- * (`kind: "webhook"`, given `webhooks`) make one attempt of an outgoing webhook.
+ * (`kind: "webhook"`) make one attempt of an outgoing webhook. Both kinds share the
+ * queue, so every worker must be able to deliver webhooks: `webhooks` is required.
  */
-export function createWorkerHandler(deps: StepDeps, webhooks?: WebhookService): WorkerHandler {
+export function createWorkerHandler(deps: StepDeps, webhooks: WebhookService): WorkerHandler {
   /** One delivery attempt; a failed one comes back after its backoff. */
   const handleWebhook = async (record: SQSRecord, body: unknown): Promise<void> => {
     const parsed = WebhookMessage.safeParse(body);
-    if (!parsed.success || !webhooks) {
-      deps.log.error("dropped a webhook message this worker cannot deliver", {
+    if (!parsed.success) {
+      deps.log.error("dropped a webhook message this worker cannot read", {
         message_id: record.messageId,
         ...(parsed.success ? {} : { issues: parsed.error.issues.slice(0, 5) }),
       });

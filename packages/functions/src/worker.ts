@@ -21,7 +21,10 @@ const runtime = awsRuntime(
 );
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
-const handle = createWorkerHandler({ ...runtime.system.step, onCommit: stepMetrics(metrics) });
+const handle = createWorkerHandler(
+  { ...runtime.system.step, onCommit: stepMetrics(metrics) },
+  runtime.system.webhooks,
+);
 
 export const handler: typeof handle = async (event, context) => {
   try {

@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 import { ConflictError, NotFoundError, StackVMError, ValidationError } from "../errors";
-import { Budget, type Status, type Task, type TaskWebhook, ZERO_USAGE } from "../model";
+import {
+  Budget,
+  type Status,
+  type Task,
+  type TaskWebhook,
+  TERMINAL_STATUSES,
+  ZERO_USAGE,
+} from "../model";
 import { type Plan, VariableName } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import type { Blobs } from "../ports/blobs";
@@ -250,8 +257,11 @@ export class TaskService {
   }
 
   async get(tenant: string, taskId: string): Promise<Task> {
-    const task = await this.record(tenant, taskId);
-    const branches = await this.deps.store.listBranches(tenant, taskId);
+    // Both reads at once: a missing task answers 404 whatever the branch query found.
+    const [task, branches] = await Promise.all([
+      this.record(tenant, taskId),
+      this.deps.store.listBranches(tenant, taskId),
+    ]);
     const view = await this.deps.presenter.task(task, branches);
     if (!task.webhook_url || !this.deps.deliveries) return view;
     const deliveries = await this.deps.deliveries(tenant, taskId);
@@ -283,7 +293,7 @@ export class TaskService {
     const branches = await this.deps.store.listBranches(tenant, taskId);
     const now = new Date(this.deps.clock.now()).toISOString();
     for (const b of branches) {
-      if (b.status === "completed" || b.status === "failed" || b.status === "cancelled") continue;
+      if (TERMINAL_STATUSES.has(b.status)) continue;
       await this.deps.store.updateBranch(tenant, taskId, b.name, {
         set: [
           [["cancel_requested"], true],

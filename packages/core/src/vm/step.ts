@@ -14,7 +14,7 @@
  */
 import { classifyFailure, StackVMError } from "../errors";
 import type { LlmBudget, LlmSession } from "../llm/types";
-import type { LlmCall, Status } from "../model";
+import { type LlmCall, type Status, TERMINAL_STATUSES } from "../model";
 import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
 import { commitId } from "../store/keys";
@@ -41,8 +41,6 @@ export type StepOutcome =
   | { outcome: "resumed"; head: string }
   | { outcome: "gone" };
 
-const TERMINAL = new Set<Status>(["completed", "failed", "cancelled"]);
-
 /** A window or input larger than this is stored whole in the blob store. */
 const ATTRIBUTE_LIMIT = 128 * 1024;
 
@@ -56,19 +54,20 @@ export async function runStep(
   const branch = await deps.store.getBranch(tenant, taskId, name);
   if (!branch) return { outcome: "gone" };
   if (branch.head !== message.head) {
-    if (branch.head && message.head === branch.prev_head && !TERMINAL.has(branch.status)) {
-      await enqueueNext(deps, branch, branch.head);
-      return { outcome: "resumed", head: branch.head };
-    }
-    // The message that ended the branch came back: its worker may have died after
-    // the head moved and before the terminal hooks ran (task status, outgoing
-    // webhook, quotas). The hooks are safe to repeat, so run them again.
-    if (branch.head && message.head === branch.prev_head && deps.onTerminal) {
-      await deps.onTerminal(branch);
+    // The message for the head's parent came back: its worker may have died after the
+    // head moved. A running branch lost its next enqueue: resume it. An ended branch
+    // may have missed its terminal hooks (task status, outgoing webhook, quotas),
+    // which are safe to repeat: run them again.
+    if (branch.head && message.head === branch.prev_head) {
+      if (!TERMINAL_STATUSES.has(branch.status)) {
+        await enqueueNext(deps, branch, branch.head);
+        return { outcome: "resumed", head: branch.head };
+      }
+      if (deps.onTerminal) await deps.onTerminal(branch);
     }
     return { outcome: "duplicate" };
   }
-  if (TERMINAL.has(branch.status)) return { outcome: "duplicate" };
+  if (TERMINAL_STATUSES.has(branch.status)) return { outcome: "duplicate" };
 
   const started = deps.clock.now();
   const session = deps.llm(budgetLeft(branch));
