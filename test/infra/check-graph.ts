@@ -127,6 +127,20 @@ export const checks: Record<string, Check> = {
     return problems;
   },
 
+  /**
+   * Every function is bundled with code splitting, so that the adapters its
+   * cold start does not need (S3, EventBridge Scheduler, OpenAI, Lambda, the
+   * console's assets) stay in chunks that load on first use.
+   */
+  codeSplitting(graph) {
+    return graph.builds
+      .filter((build) => build.properties?.splitting !== true)
+      .map(
+        (build) =>
+          `function ${build.functionID} (${build.handler}) is bundled without code splitting (nodejs.splitting), so its cold start loads every lazily imported client`,
+      );
+  },
+
   functionTrust(graph) {
     return functions(graph)
       .filter((f) => !trustsOnly(f.role, "lambda.amazonaws.com"))

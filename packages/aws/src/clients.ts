@@ -1,93 +1,33 @@
 /**
- * The AWS SDK clients of the system (the Lambda client, which only the worker
- * needs, is built there, so that no other bundle carries it), built in one place with the settings that
- * local mode needs (measured against dynalite and fauxqs): an explicit SQS
- * endpoint (otherwise the SDK takes the host of the queue URL), path-style S3
- * addressing, and fake credentials of letters and digits only.
+ * Every AWS SDK client at once, S3 included: for the local stack and tests.
+ * The Lambda entries build only the data clients at start (`data-clients.ts`)
+ * and S3 on first use.
  */
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { S3Client } from "@aws-sdk/client-s3";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { AwsClientsOptions } from "./client-config";
+import { createDataClients, type DataClients } from "./data-clients";
+import { s3Client } from "./s3-blobs";
 
-export interface AwsClientsOptions {
-  region: string;
-  /** Endpoints of local emulators; each one given turns on the local settings for its client. */
-  endpoints?: { dynamodb?: string; sqs?: string; s3?: string };
-  /** Static credentials (local mode); on AWS leave them out for the default provider chain. */
-  credentials?: { accessKeyId: string; secretAccessKey: string };
-}
-
-export interface AwsClients {
-  dynamodb: DynamoDBClient;
-  /** The document client over `dynamodb`: JS values in and out. */
-  doc: DynamoDBDocumentClient;
-  sqs: SQSClient;
+export interface AwsClients extends DataClients {
   s3: S3Client;
-  /** Closes every client's sockets. */
-  destroy(): void;
 }
 
 /**
- * Builds the clients. On AWS pass only the region; in local mode pass the
- * emulators' endpoints and credentials.
+ * Every client at once, S3 included.
  *
  * @example
  * const emulators = await startEmulators({ dataDir: ".stackvm" });
  * const clients = createAwsClients(emulators);
  */
 export function createAwsClients(options: AwsClientsOptions): AwsClients {
-  const { region, endpoints = {}, credentials } = options;
-  if (credentials !== undefined && Object.values(endpoints).some((e) => e !== undefined)) {
-    const given: Array<[string, string]> = [
-      ["accessKeyId", credentials.accessKeyId],
-      ["secretAccessKey", credentials.secretAccessKey],
-    ];
-    for (const [name, value] of given) {
-      // The emulators' signature checks break on other characters (measured).
-      if (!/^[A-Za-z0-9]+$/.test(value)) {
-        throw new TypeError(
-          `local credentials '${name}' must be letters and digits only; use a fake value such as 'local'`,
-        );
-      }
-    }
-  }
-  // A copy per client: the SDK writes bookkeeping (`$source`) into the object it gets.
-  const common = () => ({
-    region,
-    ...(credentials
-      ? {
-          credentials: {
-            accessKeyId: credentials.accessKeyId,
-            secretAccessKey: credentials.secretAccessKey,
-          },
-        }
-      : {}),
-  });
-  const dynamodb = new DynamoDBClient({ ...common(), ...at(endpoints.dynamodb) });
-  const doc = DynamoDBDocumentClient.from(dynamodb, {
-    // Items are JSON-compatible: drop `undefined` as JSON does, and refuse class
-    // instances (a Date would otherwise become an empty map).
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
-  const sqs = new SQSClient({ ...common(), ...at(endpoints.sqs) });
-  const s3 = new S3Client({
-    ...common(),
-    ...at(endpoints.s3),
-    // Virtual-hosted names (bucket.127.0.0.1) do not resolve locally.
-    ...(endpoints.s3 ? { forcePathStyle: true } : {}),
-  });
+  const data = createDataClients(options);
+  const s3 = s3Client(options);
   return {
-    dynamodb,
-    doc,
-    sqs,
+    ...data,
     s3,
     destroy() {
-      for (const client of [doc, dynamodb, sqs, s3]) client.destroy();
+      data.destroy();
+      s3.destroy();
     },
   };
-}
-
-function at(endpoint: string | undefined): { endpoint?: string } {
-  return endpoint === undefined ? {} : { endpoint };
 }

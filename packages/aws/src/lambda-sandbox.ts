@@ -5,7 +5,7 @@
  * the function is the code's doing; a crash is retryable), throttling and service
  * errors become `RetryableError`, a request too large a `StepError`.
  */
-import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import {
   DEFAULT_SANDBOX_LIMITS,
   RetryableError,
@@ -45,6 +45,9 @@ const encoder = new TextEncoder();
  * const sandbox = new LambdaSandbox(new LambdaClient({}), config.sandboxFunction);
  * const answer = await sandbox.run({ v: 1, language: "python", code: "1 + 1" });
  */
+/** A Lambda client with the default credential chain. */
+export const lambdaClient = (region: string): LambdaClient => new LambdaClient({ region });
+
 export class LambdaSandbox implements SandboxPort {
   readonly #ceiling: SandboxLimits;
 

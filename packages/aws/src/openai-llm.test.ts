@@ -6,7 +6,7 @@ import {
   RetryableError,
 } from "@stackvm/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import {
   estimateTokens,
   Reply,

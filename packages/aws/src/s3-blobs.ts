@@ -9,7 +9,7 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  type S3Client,
+  S3Client,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import {
@@ -20,6 +20,17 @@ import {
   presignSeconds,
   sha256Hex,
 } from "@stackvm/core";
+import { type AwsClientsOptions, checkLocalCredentials, clientConfig } from "./client-config";
+
+/** The S3 client; with a local endpoint, path-style, since virtual-hosted names (bucket.127.0.0.1) do not resolve. */
+export function s3Client(options: AwsClientsOptions): S3Client {
+  checkLocalCredentials(options);
+  const endpoint = options.endpoints?.s3;
+  return new S3Client({
+    ...clientConfig(options, endpoint),
+    ...(endpoint ? { forcePathStyle: true } : {}),
+  });
+}
 
 /** Makes the URL of `presign`: by default S3's own presigner on the same client. */
 export type Presigner = (request: {

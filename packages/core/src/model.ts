@@ -3,7 +3,7 @@
  * The same schemas validate the store's items on read, generate the OpenAPI
  * document and type the API's answers.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { Plan } from "./plan/schema";
 import { SandboxLimitsRequest } from "./sandbox/protocol";
 

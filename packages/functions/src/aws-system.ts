@@ -2,16 +2,21 @@
  * The system on AWS: configuration from the environment (read once per cold
  * start), the AWS SDK clients with their default credential chain, Powertools'
  * structured logger. Every entry file starts here.
+ *
+ * A cold start builds the DynamoDB and SQS clients, which every invocation
+ * uses; S3 (large values only) and EventBridge Scheduler (schedule routes
+ * only) are imported by their first call (`lazyS3Blobs`,
+ * `lazyEventBridgeScheduler`), so that the functions that rarely need them do
+ * not parse them at start.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
 import {
-  createAwsClients,
+  createDataClients,
   DynamoItemStore,
-  EventBridgeScheduler,
-  S3Blobs,
+  lazyEventBridgeScheduler,
+  lazyS3Blobs,
   SqsQueue,
-  schedulerClient,
-} from "@stackvm/aws";
+} from "@stackvm/aws/lambda";
 import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig } from "./config";
 import { createSystem, type System, systemOptions } from "./system";
@@ -43,28 +48,25 @@ export interface AwsRuntime {
 /** Builds the runtime; `sandbox` is given by the worker, the only function that invokes it. */
 export function awsRuntime(
   env: Record<string, string | undefined> = process.env,
-  sandbox: (
-    config: RuntimeConfig,
-    clients: ReturnType<typeof createAwsClients>,
-  ) => SandboxPort | null = () => null,
+  sandbox: (config: RuntimeConfig) => SandboxPort | null = () => null,
   /** Only the worker calls an LLM: it passes the OpenAI adapter (see worker.ts). */
   llm: (config: RuntimeConfig) => LlmPort = () => unconfiguredLlm,
 ): AwsRuntime {
   const config = loadConfig(env);
   const logger = new Logger({ serviceName: "stackvm" });
   const log = powertoolsLog(logger);
-  const clients = createAwsClients({ region: config.region });
+  const clients = createDataClients({ region: config.region });
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),
-      blobs: new S3Blobs(clients.s3, config.bucket),
+      blobs: lazyS3Blobs({ region: config.region }, config.bucket),
       queue: new SqsQueue(clients.sqs, config.queueUrl),
       clock: systemClock,
-      sandbox: sandbox(config, clients) ?? noSandbox,
+      sandbox: sandbox(config) ?? noSandbox,
       llm: llm(config),
       ...(config.schedules
         ? {
-            scheduler: new EventBridgeScheduler(schedulerClient(config.region), {
+            scheduler: lazyEventBridgeScheduler(config.region, {
               groupName: config.schedules.group,
               roleArn: config.schedules.roleArn,
               targetArn: config.schedules.functionArn,

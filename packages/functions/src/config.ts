@@ -3,7 +3,7 @@
  * wrong or missing setting stops the start with a message naming it.
  */
 import { type LlmConfig, loadLlmConfig } from "@stackvm/core";
-import { z } from "zod";
+import * as z from "zod";
 
 const Env = z.object({
   AWS_REGION: z.string().min(1).default("us-east-1"),

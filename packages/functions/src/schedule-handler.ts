@@ -5,7 +5,7 @@
  * time the run was due, so a late or repeated invocation names the same run.
  */
 import type { Log, RunOutcome, ScheduleService } from "@stackvm/core";
-import { z } from "zod";
+import * as z from "zod";
 
 /** What a schedule's target sends (see `EventBridgeScheduler`). */
 export const ScheduleEvent = z

@@ -3,20 +3,18 @@
  * responses return only failed records to the queue.
  */
 import { Metrics } from "@aws-lambda-powertools/metrics";
-import { LambdaClient } from "@aws-sdk/client-lambda";
-import { LambdaSandbox } from "@stackvm/aws";
+import { lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
 import { awsRuntime } from "./aws-system";
 import { llmPort } from "./llm-port";
 import { stepMetrics } from "./step-metrics";
 import { createWorkerHandler } from "./worker-handler";
 
-// The worker is the only function that invokes the sandbox and the LLM.
+// The worker is the only function that invokes the sandbox and the LLM; both
+// clients load on first use (a step that calls neither does not pay for them).
 const runtime = awsRuntime(
   process.env,
   (config) =>
-    config.sandboxFunction
-      ? new LambdaSandbox(new LambdaClient({ region: config.region }), config.sandboxFunction)
-      : null,
+    config.sandboxFunction ? lazyLambdaSandbox(config.region, config.sandboxFunction) : null,
   (config) => llmPort(config.openai),
 );
 

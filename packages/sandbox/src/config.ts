@@ -4,7 +4,7 @@
  * wrong setting stops the start with a message that names it.
  */
 import { DEFAULT_SANDBOX_LIMITS, SandboxLimits } from "@stackvm/core";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * How Python's network is cut:

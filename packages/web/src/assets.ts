@@ -3,10 +3,12 @@
  * a hash of its content, so that browsers cache it for good and still get a
  * new console on the next deploy, and compressed once (Brotli, gzip) on first
  * use, since the script is mostly two libraries (Markdown and its sanitizer).
+ * The script arrives Brotli-compressed from the build (see build.ts): those
+ * bytes are sent as they are.
  */
 import { createHash } from "node:crypto";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { CONSOLE_CSS, CONSOLE_JS } from "./generated/console-bundle";
+import { brotliCompressSync, brotliDecompressSync, constants, gzipSync } from "node:zlib";
+import { CONSOLE_CSS, CONSOLE_JS_BROTLI } from "./generated/console-bundle";
 
 export type Encoding = "br" | "gzip" | "identity";
 
@@ -19,8 +21,8 @@ export interface Asset {
   encoded(encoding: Encoding): Uint8Array | string;
 }
 
-function asset(stem: string, ext: string, body: string, type: string): Asset {
-  const cache = new Map<Encoding, Uint8Array>();
+function asset(stem: string, ext: string, body: string, type: string, brotli?: Uint8Array): Asset {
+  const cache = new Map<Encoding, Uint8Array>(brotli ? [["br", brotli]] : []);
   return {
     name: `${stem}.${createHash("sha256").update(body).digest("hex").slice(0, 12)}.${ext}`,
     type,
@@ -41,8 +43,16 @@ function asset(stem: string, ext: string, body: string, type: string): Asset {
 }
 
 /** The script and the stylesheet of the console. */
+const scriptBrotli = Buffer.from(CONSOLE_JS_BROTLI, "base64");
+
 export const consoleAssets: { js: Asset; css: Asset } = {
-  js: asset("console", "js", CONSOLE_JS, "text/javascript; charset=utf-8"),
+  js: asset(
+    "console",
+    "js",
+    brotliDecompressSync(scriptBrotli).toString(),
+    "text/javascript; charset=utf-8",
+    scriptBrotli,
+  ),
   css: asset("console", "css", CONSOLE_CSS, "text/css; charset=utf-8"),
 };
 

@@ -5,8 +5,22 @@
  * this origin, so an answer rendered from an LLM cannot load or run anything.
  */
 import { type Context, Hono } from "hono";
-import { consoleAssets, pickEncoding } from "./assets";
+import type { Asset } from "./assets";
 import { ConsoleShell } from "./shell";
+
+/**
+ * The assets module holds the whole client bundle as text (about 180 KB): it
+ * is imported by the first console request, not when the API function starts,
+ * since most API calls never ask for the console.
+ */
+let loading: Promise<typeof import("./assets") & { byName: Map<string, Asset> }> | undefined;
+function assets() {
+  loading ??= import("./assets").then((module) => ({
+    ...module,
+    byName: new Map(Object.values(module.consoleAssets).map((a) => [a.name, a])),
+  }));
+  return loading;
+}
 
 /** The page's policy: scripts, styles, and API calls from this origin only. */
 export const CONSOLE_CSP = [
@@ -28,9 +42,9 @@ export const CONSOLE_CSP = [
  */
 export function consoleRoutes(base = "/ui"): Hono {
   const app = new Hono();
-  const byName = new Map(Object.values(consoleAssets).map((a) => [a.name, a]));
 
-  app.get("/assets/:name", (c) => {
+  app.get("/assets/:name", async (c) => {
+    const { byName, pickEncoding } = await assets();
     const asset = byName.get(c.req.param("name"));
     if (!asset) {
       return c.json(
@@ -49,15 +63,14 @@ export function consoleRoutes(base = "/ui"): Hono {
     return c.body(typeof body === "string" ? body : new Uint8Array(body));
   });
 
-  const page = (c: Context) => {
+  const page = async (c: Context) => {
+    const { js, css } = (await assets()).consoleAssets;
     c.header("content-security-policy", CONSOLE_CSP);
     c.header("x-content-type-options", "nosniff");
     c.header("referrer-policy", "no-referrer");
     // The page names the current asset hashes: always ask for it again.
     c.header("cache-control", "no-cache");
-    const shell = (
-      <ConsoleShell base={base} script={consoleAssets.js.name} style={consoleAssets.css.name} />
-    );
+    const shell = <ConsoleShell base={base} script={js.name} style={css.name} />;
     return c.html(`<!doctype html>${shell}`);
   };
   app.get("/", page);

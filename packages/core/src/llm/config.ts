@@ -3,7 +3,7 @@
  * may take, how often to retry and repair, and what tokens cost. The base URL and
  * the API key are not here: they belong to the adapter (`OpenAiLlm`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ValidationError } from "../errors";
 
 /** A model's price in USD per million tokens, input and output. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { Plan } from "../plan/schema";
 import { isStrictJsonSchema, toLlmJsonSchema } from "./json-schema";
 

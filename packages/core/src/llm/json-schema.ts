@@ -5,7 +5,7 @@
  * `isStrictJsonSchema` says whether the result fits, so the adapter asks for
  * `strict: true` only when the server will accept it.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { RetryableError, StepError } from "../errors";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
 import { LlmConfig } from "./config";

@@ -5,7 +5,7 @@
  * model with its errors, at most `repairRounds` times, each round a new call with
  * its own budget check and record.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { BudgetExceededError, StepError } from "../errors";
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";

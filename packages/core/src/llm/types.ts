@@ -5,7 +5,7 @@
  * sends unparseable answers back for repair, and records every call (with cost)
  * in `calls`, which the step writes into its commit.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmMessage } from "../ports/llm";
 

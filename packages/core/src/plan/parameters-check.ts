@@ -4,7 +4,7 @@
  * known: the plan's own zod schemas, with their issues turned into problems that
  * name the field and say how to fill it in. Keys the VM would ignore are warnings.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { label, type ProblemList, planPath } from "./problems";
 import {
   AssignInstruction,

@@ -3,7 +3,7 @@
  * These schemas give the shape only; `validatePlan` adds the semantic checks
  * (jump targets, tools, references, reachability of `final_answer`).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A variable name as plans use them (`${name}` references). */
 export const VariableName = z

@@ -5,7 +5,7 @@
  * the check is that the required keys are there (and the literal keys beside them
  * are valid); the VM checks the rest when it runs the step.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { label, listNames, type ProblemList, planPath } from "./problems";
 import { findReferences, type Lookup, resolveReferences } from "./references";
 

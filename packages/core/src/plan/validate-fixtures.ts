@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
 /** Tools, a context and small plan builders shared by the validation tests. */
 import { expect } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { PlanProblem } from "./problems";
 import type { ValidationContext, ValidationResult } from "./validate";
 

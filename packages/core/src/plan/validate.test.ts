@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_LISTED_PROBLEMS } from "./problems";
 import { validatePlan } from "./validate";
 import {

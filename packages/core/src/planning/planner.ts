@@ -4,7 +4,7 @@
  * validated before it runs; problems go back to the model, a bounded number of
  * times, and a goal that cannot be planned fails with the last problems.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StepError } from "../errors";
 import type { PlanProblem } from "../plan/problems";
 import type { Plan } from "../plan/schema";

@@ -5,7 +5,7 @@
  * in the schema, so that a request the sandbox cannot honour is refused before
  * any code runs.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const SANDBOX_PROTOCOL_VERSION = 1;
 

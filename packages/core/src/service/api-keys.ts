@@ -4,7 +4,7 @@
  * only a SHA-256 hash of the whole key, compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError, UnauthorizedError } from "../errors";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";

@@ -3,7 +3,7 @@
  * (re-execute, with a suggestion, a plan, or one instruction replaced), promote,
  * delete.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import type { Branch, Commit, Diff, State, Task } from "../model";
 import { BranchName } from "../model";

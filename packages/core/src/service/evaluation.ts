@@ -10,7 +10,7 @@
  * shows such a task as `running`), so a client never sees a terminal status
  * that evaluation is about to change.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConflictError } from "../errors";
 import { TERMINAL_STATUSES } from "../model";
 import type { Plan } from "../plan/schema";

@@ -2,7 +2,7 @@
  * Namespaces: which tools and hosts a task may use. Every tenant has a `default`
  * namespace that allows all built-in tools and no hosts until the tenant replaces it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError, ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
 import { hostPatternProblem } from "../net/host-allow-list";

@@ -18,7 +18,7 @@
  * tasks running side by side may together go past the budget by what each was
  * allowed: the budget bounds spending, it is not an exact meter.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RateLimitedError, StackVMError } from "../errors";
 import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Clock } from "../ports/clock";

@@ -11,7 +11,7 @@
  * task id is derived from (schedule, due time), so a retried invocation after a
  * crash finishes the start instead of making a second task.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
 import { Budget, ResponseFormat } from "../model";
 import { VariableName } from "../plan/schema";

@@ -2,7 +2,7 @@
  * Starting, reading, cancelling and deleting tasks. A task is a record plus its
  * branches; starting one writes both and enqueues the first step of `main`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConflictError, NotFoundError, StackVMError, ValidationError } from "../errors";
 import {
   Budget,

@@ -8,7 +8,7 @@
  * the same goal again replaces the earlier one: the cache holds one plan per goal,
  * the last one saved.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError, ValidationError } from "../errors";
 import type { Plan } from "../plan/schema";
 import type { TemplateMatch } from "../planning/planner";

@@ -13,7 +13,7 @@
  * and starting is finished by the sender's retry, and two starts of the same
  * delivery write one task.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
 import { Budget, ResponseFormat } from "../model";
 import { findReferences, lookupVariables, resolveReferences } from "../plan/references";

@@ -4,7 +4,7 @@
  * answer the task, at most `maxFixRounds` times. The loop of the seeds (generate,
  * verify, run, fix), bounded, with every attempt in the commit.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StepError } from "../errors";
 import type { LlmMessage } from "../ports/llm";
 import { SandboxLanguage } from "../sandbox/protocol";

@@ -4,7 +4,7 @@
  * any tool. The tool's input, checked against its JSON Schema, becomes the
  * program's inputs; the program runs in the sandbox; its result is the tool's.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ValidationError } from "../errors";
 import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";

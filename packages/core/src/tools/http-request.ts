@@ -8,7 +8,7 @@
  * That is what the local demo and the tests against a local server use; on AWS
  * `localMode` is false and loopback is always refused.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   DEFAULT_MAX_REDIRECTS,
   DEFAULT_MAX_RESPONSE_BYTES,

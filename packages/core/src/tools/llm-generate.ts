@@ -3,7 +3,7 @@
  * carries the task's goal and response format, so that text written for the
  * final answer comes out in the task's language without every prompt repeating it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { StepError } from "../errors";
 import type { ResponseFormat } from "../model";
 import type { LlmMessage } from "../ports/llm";

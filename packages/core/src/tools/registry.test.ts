@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { NamespaceConfig } from "../model";
 import { builtinTools, describeTool, resolveTools } from "./registry";
 import type { Tool } from "./tool";

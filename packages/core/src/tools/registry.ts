@@ -2,7 +2,7 @@
  * The tools a plan can call: the built-in ones and a namespace's code tools, and
  * how they are described to the planner and on `GET /v1/tools`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
 import { codeTaskTool } from "./code-task";

@@ -3,7 +3,7 @@
  * and memory limits, no network, no host access). The code, its output and its
  * files are stored content-addressed, and the commit keeps their references.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SandboxFile, SandboxLanguage } from "../sandbox/protocol";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool, ToolContext, ToolResult } from "./tool";

@@ -2,7 +2,7 @@
  * A tool that plans can call. Its input schema is zod (exported as JSON Schema for
  * the planner and `GET /v1/tools`); its result is any JSON value.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { LlmSession } from "../llm/types";
 import type { NamespaceConfig, ResponseFormat } from "../model";
 import type { Blobs } from "../ports/blobs";

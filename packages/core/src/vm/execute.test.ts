@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { LlmSession } from "../llm/types";
 import type { Instruction, Plan } from "../plan/schema";
 import type { Tool, ToolContext } from "../tools/tool";

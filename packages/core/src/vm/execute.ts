@@ -4,7 +4,7 @@
  * (`step.ts`) commits it. A recoverable failure is a thrown `StepError`; a
  * transient one (LLM 429) a `RetryableError`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ForbiddenError, StepError } from "../errors";
 import type { LlmSession } from "../llm/types";
 import { evaluateArithmetic } from "../plan/arithmetic";

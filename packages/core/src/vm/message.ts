@@ -2,7 +2,7 @@
  * The queue's wire messages: versioned and strict, so that a message from a newer
  * or older writer is refused with a clear error instead of misread.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const Id = z.string().min(1).max(128);
 

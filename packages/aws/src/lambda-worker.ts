@@ -1,0 +1,6 @@
+/**
+ * `@stackvm/aws/lambda-worker`: the adapters only the worker uses, reached
+ * through dynamic `import()` (see lambda.ts), in a module of their own so that
+ * the other functions' bundles do not carry their chunks.
+ */
+export { lazyLambdaSandbox, lazyOpenAiLlm } from "./lazy-worker-adapters";

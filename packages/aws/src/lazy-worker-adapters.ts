@@ -1,0 +1,23 @@
+/**
+ * The adapters only the worker builds, on first use (see `on-first-use.ts`):
+ * the OpenAI client for LLM steps and the Lambda client for code steps.
+ */
+import type { LlmPort, SandboxPort } from "@stackvm/core";
+import { onFirstUse } from "./on-first-use";
+import type { OpenAiLlmOptions } from "./openai-llm";
+
+/** Any OpenAI-compatible server: loaded by the first LLM call. */
+export function lazyOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
+  return onFirstUse<LlmPort>(["complete"], async () => {
+    const { OpenAiLlm } = await import("./openai-llm");
+    return new OpenAiLlm(options);
+  });
+}
+
+/** The sandbox function, invoked through Lambda: loaded by the first code step. */
+export function lazyLambdaSandbox(region: string, functionName: string): SandboxPort {
+  return onFirstUse<SandboxPort>(["run"], async () => {
+    const { LambdaSandbox, lambdaClient } = await import("./lambda-sandbox");
+    return new LambdaSandbox(lambdaClient(region), functionName);
+  });
+}

@@ -1,0 +1,215 @@
+/**
+ * Builds the Lambda functions as SST builds them for Node, and measures what a
+ * cold start loads: shared by `npm run bundle` (scripts/bundle-size.ts) and
+ * the test that keeps rarely used clients out of the cold start
+ * (test/infra/cold-start.test.ts).
+ *
+ * SST's build: esbuild, minified, platform node, ESM, target node24, SST's
+ * `require` banner, code splitting (`nodejs.splitting` in infra/*.ts: each
+ * dynamic `import()` becomes a chunk loaded on first use), and the packages a
+ * function installs instead of bundling (`nodejs.install`) left external.
+ * Bundles are written to `.stackvm/bundles/` (git-ignored), inside the project
+ * so that external packages resolve from its node_modules.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type BuildOptions, build, type Metafile } from "esbuild";
+import { esmBanner, sandboxInstalls } from "../infra/sandbox-scripts";
+
+export interface FunctionEntry {
+  name: string;
+  file: string;
+  external?: string[];
+  sizeTargetMb?: number;
+}
+
+const root = join(import.meta.dirname, "..");
+export const outDir = join(root, ".stackvm", "bundles");
+
+/** Each function's entry and what it installs instead of bundling (infra/*.ts `nodejs.install`). */
+export const entries: FunctionEntry[] = [
+  { name: "api", file: "packages/functions/src/api.ts", sizeTargetMb: 1.5 },
+  { name: "worker", file: "packages/functions/src/worker.ts", sizeTargetMb: 1.5 },
+  {
+    name: "sandbox",
+    file: "packages/functions/src/sandbox.ts",
+    external: sandboxInstalls,
+  },
+  { name: "scheduler", file: "packages/functions/src/scheduler.ts" },
+  { name: "sweep", file: "packages/functions/src/sweep.ts" },
+  { name: "dlq", file: "packages/functions/src/dlq.ts" },
+];
+
+export const importTargetRatio = 3;
+
+/** A bare Hono app on Lambda: the baseline every function is compared with. */
+export const helloWorld = `
+import { Hono } from "hono";
+import { handle } from "hono/aws-lambda";
+const app = new Hono();
+app.get("/", (c) => c.text("hello"));
+export const handler = handle(app);
+`;
+
+/** Settings the entry files read at start; fake, so that importing a bundle does not stop on them. */
+const fakeEnvironment: Record<string, string> = {
+  AWS_REGION: "us-east-1",
+  AWS_ACCESS_KEY_ID: "AKIAFAKE",
+  AWS_SECRET_ACCESS_KEY: "fakesecret",
+  STACKVM_TABLE: "stackvm-bundle-table",
+  STACKVM_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/123456789012/stackvm-bundle.fifo",
+  STACKVM_DLQ_URL: "https://sqs.us-east-1.amazonaws.com/123456789012/stackvm-bundle-dlq.fifo",
+  STACKVM_BUCKET: "stackvm-bundle-bucket",
+  STACKVM_SANDBOX_FUNCTION: "stackvm-bundle-sandbox",
+  STACKVM_SCHEDULE_GROUP: "stackvm-bundle-schedules",
+  STACKVM_SCHEDULER_ROLE_ARN: "arn:aws:iam::123456789012:role/stackvm-bundle",
+  STACKVM_SCHEDULER_FUNCTION_ARN: "arn:aws:lambda:us-east-1:123456789012:function:stackvm-bundle",
+  STACKVM_SCHEDULE_DLQ_ARN: "arn:aws:sqs:us-east-1:123456789012:stackvm-bundle-schedules",
+  STACKVM_ADMIN_KEY: "bundle-admin-key",
+  OPENAI_API_KEY: "bundle-openai-key",
+  LLM_MODEL: "gpt-4o-mini",
+};
+
+export interface Bundle {
+  /** The entry file to import. */
+  entry: string;
+  /** Every file of the bundle: the entry and all its chunks. */
+  bytes: number;
+  /** What a cold start loads: the entry and the chunks it imports statically. */
+  eagerBytes: number;
+  /** The packages that weigh most in what a cold start loads, as [name, bytes]. */
+  heaviest: [string, number][];
+  /** Every input file the cold start loads (to check what stays out of it). */
+  eagerInputs: string[];
+  /** Every input file of the bundle. */
+  allInputs: string[];
+}
+
+/**
+ * Builds one function as SST does with `nodejs.splitting` (infra/*.ts): the
+ * entry plus a chunk per dynamic `import()`, which loads on first use.
+ */
+export async function bundle(
+  name: string,
+  options: Partial<BuildOptions>,
+  external: string[] = [],
+): Promise<Bundle> {
+  const dir = join(outDir, name);
+  const result = await build({
+    ...options,
+    bundle: true,
+    minify: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    mainFields: ["module", "main"],
+    banner: { js: esmBanner },
+    external: ["sharp", "pg-native", ...external],
+    outdir: dir,
+    entryNames: "index",
+    chunkNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".mjs" },
+    metafile: true,
+    logLevel: "silent",
+  });
+  return measure(result.metafile);
+}
+
+/** Sizes the outputs of a build, following static imports from the entry for what loads at start. */
+export function measure(metafile: Metafile): Bundle {
+  const outputs = metafile.outputs;
+  // Each dynamic import is an entry point of its own (a chunk); the function's is `index.mjs`.
+  const entry = Object.keys(outputs).find((path) => path.endsWith("/index.mjs"));
+  if (entry === undefined) throw new Error("the build has no entry output");
+  const eager = new Set<string>();
+  const visit = (path: string) => {
+    if (eager.has(path)) return;
+    eager.add(path);
+    for (const imported of outputs[path]?.imports ?? []) {
+      if (imported.kind === "import-statement" && outputs[imported.path]) visit(imported.path);
+    }
+  };
+  visit(entry);
+  const byPackage = new Map<string, number>();
+  const eagerInputs: string[] = [];
+  for (const path of eager) {
+    for (const [input, { bytesInOutput }] of Object.entries(outputs[path]?.inputs ?? {})) {
+      eagerInputs.push(input);
+      const key = packageOf(input);
+      byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
+    }
+  }
+  const bytes = (paths: Iterable<string>) =>
+    [...paths].reduce((sum, path) => sum + (outputs[path]?.bytes ?? 0), 0);
+  return {
+    entry: join(root, entry),
+    bytes: bytes(Object.keys(outputs).filter((path) => !path.endsWith(".map"))),
+    eagerBytes: bytes(eager),
+    heaviest: [...byPackage.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4),
+    eagerInputs,
+    allInputs: Object.entries(outputs).flatMap(([, output]) => Object.keys(output.inputs)),
+  };
+}
+
+function packageOf(input: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+  return (
+    match?.[1] ?? (input.startsWith("packages/") ? input.split("/").slice(0, 2).join("/") : "other")
+  );
+}
+
+/** Milliseconds a fresh node process takes to import the file, or the error it stopped on. */
+export function importOnce(file: string): { ms: number } | { error: string } {
+  // Lambda's Node runtime defines the global `awslambda` (response streaming);
+  // a bare node does not, and `streamHandle` reads it while the module loads.
+  const script = [
+    "globalThis.awslambda ??= { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };",
+    "const t = performance.now();",
+    `await import(${JSON.stringify(pathToFileURL(file).href)});`,
+    "process.stdout.write(String(performance.now() - t));",
+  ].join("\n");
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (child.status !== 0) {
+    const lines = (child.stderr || child.error?.message || "no output").trim().split("\n");
+    const message = lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1) ?? "failed";
+    return { error: message.slice(0, 300) };
+  }
+  return { ms: Number(child.stdout) };
+}
+
+/**
+ * The floor of this project's stack: what any function that serves one
+ * request pays at cold start with the libraries the project mandates (Hono,
+ * zod, the DynamoDB and SQS clients of the AWS SDK v3), and no code of ours.
+ */
+export const mandatedFloor = `
+import { Hono } from "hono";
+import { handle } from "hono/aws-lambda";
+import * as z from "zod";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
+const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const sqs = new SQSClient({});
+const Body = z.object({ id: z.string().min(1) });
+const app = new Hono();
+app.post("/", async (c) => {
+  const { id } = Body.parse(await c.req.json());
+  const { Item } = await doc.send(new GetCommand({ TableName: "t", Key: { id } }));
+  await sqs.send(new SendMessageCommand({ QueueUrl: "https://q", MessageBody: id }));
+  return c.json(Item ?? {});
+});
+export const handler = handle(app);
+`;
+
+/** Builds a function given as source text (the baselines), resolved from the project's root. */
+export function bundleSource(name: string, contents: string): Promise<Bundle> {
+  return bundle(name, { stdin: { contents, resolveDir: root, loader: "ts" } });
+}

@@ -1,0 +1,84 @@
+/**
+ * What a function's cold start loads, on the bundles SST builds (esbuild with
+ * code splitting, scripts/bundles.ts): the clients that most invocations never
+ * call stay in chunks loaded on first use, yet are still in the bundle, so the
+ * first call that needs one finds it. `npm run bundle` measures the times.
+ */
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Bundle, bundle, entries } from "../../scripts/bundles";
+import { projectRoot } from "./sst-harness";
+
+const built: Record<string, Bundle> = {};
+
+beforeAll(async () => {
+  for (const name of ["api", "worker", "sweep"]) {
+    const entry = entries.find((e) => e.name === name);
+    if (!entry) throw new Error(`no function named ${name} in scripts/bundles.ts`);
+    built[name] = await bundle(
+      `test-${name}`,
+      { entryPoints: [join(projectRoot, entry.file)], write: false },
+      entry.external,
+    );
+  }
+}, 120_000);
+
+/** The inputs of a function's cold start that match `pattern`. */
+const atStart = (name: string, pattern: RegExp) =>
+  (built[name]?.eagerInputs ?? []).filter((input) => pattern.test(input));
+const inBundle = (name: string, pattern: RegExp) =>
+  (built[name]?.allInputs ?? []).some((input) => pattern.test(input));
+
+const s3 = /node_modules\/@aws-sdk\/client-s3\//;
+const scheduler = /node_modules\/@aws-sdk\/client-scheduler\//;
+const openai = /node_modules\/openai\//;
+const lambda = /node_modules\/@aws-sdk\/client-lambda\//;
+const consoleScript = /packages\/web\/src\/generated\/console-bundle/;
+const zodLocales = /node_modules\/zod\/v4\/locales\/(?!en\.js)/;
+
+describe("a function's cold start", () => {
+  it("does not load the S3 client in any function, which still carries it for large values", () => {
+    for (const name of ["api", "worker", "sweep"]) {
+      expect(atStart(name, s3), name).toEqual([]);
+      expect(inBundle(name, s3), name).toBe(true);
+    }
+  });
+
+  it("does not load the API's schedule client or console script, which load on their routes", () => {
+    expect(atStart("api", scheduler)).toEqual([]);
+    expect(atStart("api", consoleScript)).toEqual([]);
+    expect(inBundle("api", scheduler)).toBe(true);
+    expect(inBundle("api", consoleScript)).toBe(true);
+  });
+
+  it("does not load the worker's OpenAI and Lambda clients, which load with the first LLM or code step", () => {
+    expect(atStart("worker", openai)).toEqual([]);
+    expect(atStart("worker", lambda)).toEqual([]);
+    expect(inBundle("worker", openai)).toBe(true);
+    expect(inBundle("worker", lambda)).toBe(true);
+  });
+
+  it("leaves the worker's clients out of the other functions' bundles", () => {
+    for (const name of ["api", "sweep"]) {
+      expect(inBundle(name, openai), name).toBe(false);
+      expect(inBundle(name, lambda), name).toBe(false);
+    }
+  });
+
+  it("carries none of zod's translations outside the API (import zod as `import * as z`)", () => {
+    // `import { z } from "zod"` makes the bundler keep zod's whole namespace,
+    // 260 KB of it messages in 50 languages; `import * as z` lets it drop them.
+    // The API keeps them: @hono/zod-openapi passes that namespace to a function.
+    for (const name of ["worker", "sweep"]) {
+      expect(inBundle(name, zodLocales), name).toBe(false);
+    }
+  });
+
+  it("loads less at start than the whole bundle, within the size target", () => {
+    for (const name of ["api", "worker"]) {
+      const b = built[name];
+      expect(b?.eagerBytes).toBeLessThan(b?.bytes ?? 0);
+      expect(b?.bytes).toBeLessThan(1.5 * 1024 * 1024);
+    }
+  });
+});
