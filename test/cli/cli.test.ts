@@ -7,13 +7,11 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
-
-let t: TestStack;
 
 interface Run {
   code: number | null;
@@ -75,14 +73,8 @@ const PLAN = [
   { seq_no: 2, type: "assign", parameters: { final_answer: "${praise}" } },
 ];
 
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestStack();
 beforeEach(() => {
-  t.llm.reset();
   t.llm.on("plan", { reasoning: "two generations", plan: PLAN });
   t.llm.on("plan_update", { reasoning: "the same again", resume_at: 2, plan: PLAN });
   t.llm.on("text", (r) =>

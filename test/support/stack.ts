@@ -9,6 +9,7 @@ import {
   type LocalStackOptions,
   startLocalStack,
 } from "@stackvm/local";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "./llm-server";
 
 export interface TestStack {
@@ -105,4 +106,27 @@ export async function startTestStack(
       await llm.close();
     },
   };
+}
+
+/**
+ * One stack for a test file: started before its tests, stopped after them, the
+ * scripted LLM's answers cleared before each (a file's own `beforeEach`, declared
+ * after this call, runs after the reset). The object is filled when the stack starts.
+ *
+ * @example
+ * const t = useTestStack();
+ * it("runs", async () => expect((await t.api("GET", "/healthz")).status).toBe(200));
+ */
+export function useTestStack(options: Parameters<typeof startTestStack>[0] = {}): TestStack {
+  const handle = {} as TestStack;
+  beforeAll(async () => {
+    Object.assign(handle, await startTestStack(options));
+  });
+  afterAll(async () => {
+    await handle.stop?.();
+  });
+  beforeEach(() => {
+    handle.llm.reset();
+  });
+  return handle;
 }

@@ -4,24 +4,14 @@
  * two heads; promote; delete keeps shared commits; cancel in the middle of a
  * long plan.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/llm-server";
-import { startTestStack, type TestStack } from "../support/stack";
-
-let t: TestStack;
+import { useTestStack } from "../support/stack";
 
 /** A JSON answer of the API; the assertions check its shape. */
 type Json = Record<string, any>;
 
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stop();
-});
-beforeEach(() => {
-  t.llm.reset();
-});
+const t = useTestStack();
 
 const lastMessage = (r: RecordedRequest) => r.messages.at(-1)?.content ?? "";
 const textCalls = (word: string) =>

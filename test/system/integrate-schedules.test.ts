@@ -6,16 +6,10 @@
 
 import { silentLog } from "@stackvm/core";
 import { createScheduleHandler } from "@stackvm/functions";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../support/stack";
+import { describe, expect, it } from "vitest";
+import { useTestStack } from "../support/stack";
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestStack();
 
 const plan = [{ seq_no: 0, type: "assign", parameters: { final_answer: "tick" } }];
 

@@ -3,24 +3,14 @@
  * planning, the response language, plan updates after a failed step, and the
  * planner's validation repair rounds.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/llm-server";
-import { startTestStack, type TestStack } from "../support/stack";
-
-let t: TestStack;
+import { useTestStack } from "../support/stack";
 
 /** A JSON answer of the API; the assertions check its shape. */
 type Json = Record<string, any>;
 
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stop();
-});
-beforeEach(() => {
-  t.llm.reset();
-});
+const t = useTestStack();
 
 const prompt = (r: RecordedRequest) => r.messages.map((m) => m.content).join("\n");
 const requestsFor = (schema: string) => t.llm.requests.filter((r) => r.schemaName === schema);

@@ -2,16 +2,10 @@
  * The walking skeleton through the real path: HTTP → DynamoDB (dynalite) → SQS
  * (fauxqs) → the worker's Lambda handler via the poller → commits → HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { describe, expect, it } from "vitest";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
+const t = useTestStack();
 
 const multiply = (a: number, b: number) => [
   { seq_no: 0, type: "assign", parameters: { a, b } },

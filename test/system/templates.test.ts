@@ -2,10 +2,8 @@
  * Templates over HTTP: save the plan at a commit, reuse it for the same goal with
  * zero planner calls, show it as an example for a similar goal, list and delete.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
-
-let t: TestStack;
+import { beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const PLAN = [
   {
@@ -20,14 +18,8 @@ const PLAN = [
   { seq_no: 1, type: "assign", parameters: { final_answer: "${text}" } },
 ];
 
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestStack();
 beforeEach(() => {
-  t.llm.reset();
   t.llm.on("plan", { reasoning: "one generation", plan: PLAN });
   t.llm.on("text", "TiDB is a distributed SQL database.");
 });

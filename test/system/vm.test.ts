@@ -2,19 +2,10 @@
  * The VM through the whole stack: LLM faults, budgets, usage, namespaces and tools,
  * and a plan as the original StackVM wrote them.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../support/stack";
+import { describe, expect, it } from "vitest";
+import { useTestStack } from "../support/stack";
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t.stop();
-});
-beforeEach(() => {
-  t.llm.reset();
-});
+const t = useTestStack();
 
 const generate = (prompt: string, out = "text") => ({
   seq_no: 0,
