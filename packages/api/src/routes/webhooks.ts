@@ -3,7 +3,7 @@
  * (made on first use), and the operator's quotas of a tenant under `/v1/admin`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { QuotaOverrides, TenantQuotas } from "@stackvm/core";
+import { QuotaOverrides, type QuotaService, TenantQuotas } from "@stackvm/core";
 import { requireOperator } from "../auth";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json } from "../schemas";
@@ -64,16 +64,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
     }),
     async (c) => {
       const { tenant } = c.req.valid("param");
-      const quotas = c.get("deps").quotas;
-      return c.json(
-        {
-          tenant,
-          quotas: await quotas.limits(tenant),
-          overrides: await quotas.overrides(tenant),
-          usage: await quotas.usage(tenant),
-        },
-        200,
-      );
+      return c.json(await quotaReport(c.get("deps").quotas, tenant), 200);
     },
   );
 
@@ -109,15 +100,17 @@ export function registerWebhookRoutes(app: ApiApp): void {
       const { tenant } = c.req.valid("param");
       const quotas = c.get("deps").quotas;
       await quotas.setOverrides(tenant, c.req.valid("json"));
-      return c.json(
-        {
-          tenant,
-          quotas: await quotas.limits(tenant),
-          overrides: await quotas.overrides(tenant),
-          usage: await quotas.usage(tenant),
-        },
-        200,
-      );
+      return c.json(await quotaReport(quotas, tenant), 200);
     },
   );
+}
+
+/** A tenant's quotas in force, its overrides and the month's usage, read at once. */
+async function quotaReport(quotas: QuotaService, tenant: string) {
+  const [limits, overrides, usage] = await Promise.all([
+    quotas.limits(tenant),
+    quotas.overrides(tenant),
+    quotas.usage(tenant),
+  ]);
+  return { tenant, quotas: limits, overrides, usage };
 }
