@@ -7,10 +7,14 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { type Queue, type QueueSendOptions, TooLargeError, visibilitySeconds } from "@stackvm/core";
+import {
+  type Queue,
+  type QueueSendOptions,
+  queueMessageText,
+  visibilitySeconds,
+} from "@stackvm/core";
 
 /** The design keeps messages far below SQS's own limit. */
-const MAX_MESSAGE_BYTES = 256 * 1024;
 
 /**
  * `Queue` on one SQS FIFO queue.
@@ -26,14 +30,7 @@ export class SqsQueue implements Queue {
   ) {}
 
   async send(body: unknown, options: QueueSendOptions): Promise<void> {
-    const text = JSON.stringify(body);
-    if (text === undefined) throw new TypeError("a queue message body must be JSON-serializable");
-    const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes > MAX_MESSAGE_BYTES) {
-      throw new TooLargeError(
-        `queue message of ${bytes} bytes is over ${MAX_MESSAGE_BYTES}: send a reference to stored data instead`,
-      );
-    }
+    const text = queueMessageText(body);
     await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,

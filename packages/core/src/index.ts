@@ -55,7 +55,7 @@ export type {
   MemoryQueueOptions,
   QueuedMessage,
 } from "./memory/memory-queue";
-export { MemoryQueue, visibilitySeconds } from "./memory/memory-queue";
+export { MemoryQueue, queueMessageText, visibilitySeconds } from "./memory/memory-queue";
 export {
   Branch,
   BranchName,

@@ -86,14 +86,7 @@ export class MemoryQueue implements Queue {
   async send(body: unknown, options: QueueSendOptions): Promise<void> {
     checkId("groupId", options.groupId);
     checkId("deduplicationId", options.deduplicationId);
-    const text = JSON.stringify(body);
-    if (text === undefined) throw new TypeError("a queue message body must be JSON-serializable");
-    const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes > MAX_MESSAGE_BYTES) {
-      throw new TooLargeError(
-        `queue message of ${bytes} bytes is over ${MAX_MESSAGE_BYTES}: send a reference to stored data instead`,
-      );
-    }
+    const text = queueMessageText(body);
     const now = this.#clock.now();
     const seenAt = this.#seen.get(options.deduplicationId);
     if (seenAt !== undefined && now - seenAt < DEDUPLICATION_WINDOW_MS) return;
@@ -218,6 +211,22 @@ export class MemoryQueue implements Queue {
 }
 
 /** SQS accepts whole seconds from 0 to 12 hours. */
+/**
+ * A message body as the queue carries it: JSON, at most SQS's 256 KiB
+ * (`TooLargeError` past it). Every queue adapter sends this text.
+ */
+export function queueMessageText(body: unknown): string {
+  const text = JSON.stringify(body);
+  if (text === undefined) throw new TypeError("a queue message body must be JSON-serializable");
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw new TooLargeError(
+      `queue message of ${bytes} bytes is over ${MAX_MESSAGE_BYTES}: send a reference to stored data instead`,
+    );
+  }
+  return text;
+}
+
 export function visibilitySeconds(seconds: number): number {
   if (!Number.isFinite(seconds) || seconds < 0) {
     throw new TypeError(`retryAfter seconds must be a number >= 0, got ${seconds}`);
