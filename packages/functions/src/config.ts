@@ -48,7 +48,6 @@ export interface RuntimeConfig {
   region: string;
   table: string;
   queueUrl: string;
-  dlqUrl: string | null;
   bucket: string;
   sandboxFunction: string | null;
   adminKey: string | null;
@@ -96,7 +95,6 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     region: e.AWS_REGION,
     table: e.STACKVM_TABLE,
     queueUrl: e.STACKVM_QUEUE_URL,
-    dlqUrl: e.STACKVM_DLQ_URL ?? null,
     bucket: e.STACKVM_BUCKET,
     sandboxFunction: e.STACKVM_SANDBOX_FUNCTION ?? null,
     adminKey: e.STACKVM_ADMIN_KEY ?? null,

@@ -30,7 +30,7 @@ export function createWorkerHandler(deps: StepDeps, webhooks: WebhookService): W
     if (!parsed.success) {
       deps.log.error("dropped a webhook message this worker cannot read", {
         message_id: record.messageId,
-        ...(parsed.success ? {} : { issues: parsed.error.issues.slice(0, 5) }),
+        issues: parsed.error.issues.slice(0, 5),
       });
       return;
     }

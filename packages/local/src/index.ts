@@ -3,13 +3,7 @@ export type { BootstrapNames, BootstrapOptions, BootstrapResult } from "./bootst
 export { bootstrap } from "./bootstrap";
 export type { ConsoleLogOptions, LogLevel } from "./console-log";
 export { consoleLog } from "./console-log";
-export type { Emulators, EmulatorsOptions } from "./emulators";
-export { startEmulators } from "./emulators";
-export type { LocalSchedulerOptions } from "./local-scheduler";
-export { LocalScheduler } from "./local-scheduler";
-export type { Poller, PollerOptions, SqsEventHandler } from "./poller";
-export { startPoller } from "./poller";
 export type { LocalSandboxOptions } from "./sandbox-invoker";
 export { LocalSandbox } from "./sandbox-invoker";
 export type { LocalStack, LocalStackOptions } from "./stack";
-export { startLocalStack, unavailableSandbox } from "./stack";
+export { startLocalStack } from "./stack";

@@ -15,7 +15,7 @@ import {
   SqsQueue,
 } from "@stackvm/aws";
 import type { DueRun, TerminalHook } from "@stackvm/core";
-import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
+import { type LlmPort, type Log, type SandboxPort, systemClock } from "@stackvm/core";
 import {
   createDlqHandler,
   createScheduleHandler,
@@ -79,16 +79,6 @@ const NAMES = {
   queue: "stackvm-steps",
   dlq: "stackvm-steps-dlq",
   bucket: "stackvm-blobs",
-};
-
-export const unavailableSandbox: SandboxPort = {
-  async run() {
-    throw new StackVMError(
-      "step",
-      "sandbox_unavailable",
-      "the code sandbox is not running in this process",
-    );
-  },
 };
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
