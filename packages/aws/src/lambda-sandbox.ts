@@ -9,9 +9,8 @@ import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import {
   DEFAULT_SANDBOX_LIMITS,
   RetryableError,
-  resolveSandboxLimits,
+  requestedSandboxLimits,
   type SandboxLimits,
-  SandboxLimitsRequest,
   type SandboxPort,
   type SandboxRequest,
   SandboxResponse,
@@ -61,8 +60,7 @@ export class LambdaSandbox implements SandboxPort {
   }
 
   async run(request: SandboxRequest): Promise<SandboxResponse> {
-    const asked = SandboxLimitsRequest.safeParse(request.limits ?? {});
-    const limits = resolveSandboxLimits(asked.success ? asked.data : {}, this.#ceiling);
+    const limits = requestedSandboxLimits(request, this.#ceiling);
     let output: { Payload?: Uint8Array; FunctionError?: string };
     try {
       output = await this.lambda.send(

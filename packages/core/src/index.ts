@@ -137,6 +137,7 @@ export {
   DEFAULT_SANDBOX_LIMITS,
   isInputVariable,
   MAX_CODE_CHARS,
+  requestedSandboxLimits,
   resolveSandboxLimits,
   SANDBOX_PROTOCOL_VERSION,
   SandboxError,

@@ -11,9 +11,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   DEFAULT_SANDBOX_LIMITS,
-  resolveSandboxLimits,
+  requestedSandboxLimits,
   type SandboxLimits,
-  SandboxLimitsRequest,
   type SandboxPort,
   type SandboxRequest,
   SandboxResponse,
@@ -78,8 +77,7 @@ export class LocalSandbox implements SandboxPort {
 
   async run(request: SandboxRequest): Promise<SandboxResponse> {
     if (this.#closed) throw new Error("the local sandbox is closed");
-    const asked = SandboxLimitsRequest.safeParse((request as { limits?: unknown }).limits ?? {});
-    const limits = resolveSandboxLimits(asked.success ? asked.data : {}, this.#ceiling);
+    const limits = requestedSandboxLimits(request, this.#ceiling);
     const host = this.#host ?? this.#start();
     try {
       await host.ready;

@@ -81,6 +81,19 @@ export function resolveSandboxLimits(
 }
 
 /**
+ * The limits of a request as the callers of the sandbox see them, before the
+ * sandbox has checked it: an unreadable `limits` asks for nothing. Used to
+ * describe a run that failed before the sandbox answered.
+ */
+export function requestedSandboxLimits(
+  request: { limits?: unknown },
+  ceiling: SandboxLimits,
+): SandboxLimits {
+  const asked = SandboxLimitsRequest.safeParse(request.limits ?? {});
+  return resolveSandboxLimits(asked.success ? asked.data : {}, ceiling);
+}
+
+/**
  * A path in the run's working folder: relative, `/`-separated, no `.` or `..`
  * parts, at most 200 characters.
  */
