@@ -10,7 +10,7 @@ import { requireOperator, requireTenant } from "./auth";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
-import { errorBody, notFound, onError } from "./errors";
+import { errorBody, malformedBody, notFound, onError } from "./errors";
 import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerEventRoutes } from "./routes/events";
@@ -31,19 +31,7 @@ const ADMIN = /^\/v1\/admin\//;
 export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) {
-        return c.json(
-          errorBody(
-            "malformed_request",
-            `the request does not match its schema: ${result.error.issues
-              .slice(0, 5)
-              .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
-              .join("; ")}`,
-            result.error.issues,
-          ),
-          400,
-        );
-      }
+      if (!result.success) return c.json(malformedBody(result.error.issues), 400);
     },
   });
 

@@ -23,6 +23,18 @@ export function errorBody(code: string, message: string, details?: unknown) {
   return { error: { code, message, ...(details === undefined ? {} : { details }) } };
 }
 
+/** The 400 body of a request that does not match its schema, naming the first five issues. */
+export function malformedBody(issues: ZodError["issues"]) {
+  return errorBody(
+    "malformed_request",
+    `the request does not match its schema: ${issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`)
+      .join("; ")}`,
+    issues,
+  );
+}
+
 export function onError(error: Error, c: Context<ApiEnv>) {
   const e = error as Error & {
     kind?: string;
@@ -36,12 +48,7 @@ export function onError(error: Error, c: Context<ApiEnv>) {
     }
     return c.json(errorBody(e.code, e.message, e.details), STATUS[e.kind]!);
   }
-  if (error instanceof ZodError) {
-    return c.json(
-      errorBody("malformed_request", "the request does not match its schema", error.issues),
-      400,
-    );
-  }
+  if (error instanceof ZodError) return c.json(malformedBody(error.issues), 400);
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;
     const code = status === 413 ? "too_large" : status === 400 ? "malformed_request" : "http_error";
