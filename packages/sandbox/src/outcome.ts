@@ -22,6 +22,28 @@ export interface RunOutcome {
   error: SandboxError | null;
 }
 
+/**
+ * The outcome of a run that failed: no result, the output as it stands when this
+ * is called (none without a collector), and the files already checked.
+ *
+ * @example
+ * return failedOutcome(timeoutError(limits), output);
+ */
+export function failedOutcome(
+  error: SandboxError,
+  output?: OutputCollector,
+  files: SandboxOutputFile[] = [],
+): RunOutcome {
+  return {
+    result: null,
+    stdout: output?.stdout ?? "",
+    stderr: output?.stderr ?? "",
+    truncated: output?.truncated ?? false,
+    files,
+    error,
+  };
+}
+
 /** An interpreter behind the runner: JavaScript in QuickJS, Python in Pyodide. */
 export interface Engine {
   run(request: ParsedSandboxRequest, limits: SandboxLimits): Promise<RunOutcome>;

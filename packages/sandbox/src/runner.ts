@@ -9,7 +9,6 @@ import {
   type ParsedSandboxRequest,
   resolveSandboxLimits,
   SANDBOX_PROTOCOL_VERSION,
-  type SandboxError,
   type SandboxLimits,
   SandboxRequest,
   type SandboxResponse,
@@ -18,7 +17,7 @@ import {
 import type { SandboxConfig } from "./config";
 import { canUnshareNetwork, findExecutable } from "./host-tools";
 import { JavaScriptEngine } from "./javascript/js-engine";
-import type { RunOutcome } from "./outcome";
+import { failedOutcome, type RunOutcome } from "./outcome";
 import { PythonEngine } from "./python/python-engine";
 
 /** A structured log line; the entry file passes its logger. */
@@ -167,10 +166,6 @@ export class SandboxRunner {
     }
     return this.#python.run(request, limits);
   }
-}
-
-function failedOutcome(error: SandboxError): RunOutcome {
-  return { result: null, stdout: "", stderr: "", truncated: false, files: [], error };
 }
 
 function answer(outcome: RunOutcome, limits: SandboxLimits, started: number): SandboxResponse {

@@ -2,15 +2,9 @@
  * `stackvm keys create|list`: API keys. With `--tenant`, `create` is the
  * operator's command (it needs STACKVM_ADMIN_KEY) and creates the tenant if new.
  */
+import type { ApiKeyInfo, NewApiKey } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson } from "../command";
 import { EXIT } from "../exit-codes";
-
-interface NewKey {
-  key_id: string;
-  key: string;
-  prefix: string;
-  created_at: string;
-}
 
 export const keyCommands: Command[] = [
   {
@@ -27,12 +21,12 @@ export const keyCommands: Command[] = [
     async run(ctx, v) {
       const body = { name: v.name ?? "cli" };
       const created = v.tenant
-        ? await ctx.client.request<NewKey>(
+        ? await ctx.client.request<NewApiKey>(
             "POST",
             `/v1/admin/tenants/${encodeURIComponent(String(v.tenant))}/keys`,
             { body, auth: "admin" },
           )
-        : await ctx.client.request<NewKey>("POST", "/v1/keys", { body });
+        : await ctx.client.request<NewApiKey>("POST", "/v1/keys", { body });
       if (v.json) return printJson(ctx.out, created);
       ctx.out.line(created.key);
       ctx.err.line(`key ${created.key_id} created; it is shown only once: keep it now`);
@@ -46,9 +40,7 @@ export const keyCommands: Command[] = [
     options: { ...JSON_OPTION },
     args: [],
     async run(ctx, v) {
-      const body = await ctx.client.request<{
-        keys: Array<{ key_id: string; name: string; prefix: string; created_at: string }>;
-      }>("GET", "/v1/keys");
+      const body = await ctx.client.request<{ keys: ApiKeyInfo[] }>("GET", "/v1/keys");
       if (v.json) return printJson(ctx.out, body);
       for (const k of body.keys) {
         ctx.out.line(`${k.key_id}  ${k.prefix}…  ${k.created_at.slice(0, 19)}  ${k.name}`);

@@ -2,16 +2,9 @@
  * `stackvm namespace create|update|delete|list|show` (StackVM's `flask namespace`):
  * which tools and hosts the tasks of a namespace may use.
  */
+import type { Namespace } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson } from "../command";
 import { CliError, EXIT, usage } from "../exit-codes";
-
-interface Namespace {
-  name: string;
-  allowed_tools: string[];
-  allowed_hosts: string[];
-  description: string;
-  code_tools: string[];
-}
 
 const FIELDS = {
   "allowed-tools": {

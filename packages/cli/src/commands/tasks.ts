@@ -4,7 +4,8 @@
 import type { Branch, Commit, Diff, Task } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
-import { describeCommit, diffLines, preview, taskSummary } from "../render";
+import { answerText, describeCommit, diffLines, preview, taskSummary } from "../render";
+import { followTask } from "./run";
 
 const STATUSES = ["queued", "running", "waiting", "completed", "failed", "cancelled"];
 const id = encodeURIComponent;
@@ -60,11 +61,7 @@ export const taskCommand: Command = {
     for (const line of taskSummary(task)) ctx.out.line(line);
     if (task.final_answer !== null) {
       ctx.out.line("");
-      ctx.out.line(
-        typeof task.final_answer === "string"
-          ? task.final_answer
-          : JSON.stringify(task.final_answer, null, 2),
-      );
+      ctx.out.line(answerText(task.final_answer));
     }
     return EXIT.ok;
   },
@@ -170,10 +167,7 @@ export const forkCommand: Command = {
     });
     if (v.json) printJson(ctx.out, branch);
     else ctx.out.line(`branch ${branch.name} forked from ${commit} (${branch.status})`);
-    if (v.watch) {
-      const { followTask } = await import("./run");
-      return followTask(ctx, taskId!, v.json === true);
-    }
+    if (v.watch) return followTask(ctx, taskId!, v.json === true);
     return EXIT.ok;
   },
 };

@@ -17,6 +17,7 @@ import {
 import {
   checkFiles,
   type Engine,
+  failedOutcome,
   memoryLimitError,
   OutputCollector,
   outputLimitError,
@@ -163,32 +164,31 @@ function toOutcome(
   output: OutputCollector,
   limits: SandboxLimits,
 ): RunOutcome {
-  const base = { stdout: output.stdout, stderr: output.stderr, truncated: output.truncated };
-  const failed = (error: RunOutcome["error"]): RunOutcome => ({
-    ...base,
-    result: null,
-    files: [],
-    error,
-  });
-  if (message === "timeout") return failed(timeoutError(limits));
-  if (message === "output_limit") return failed(outputLimitError(limits));
+  if (message === "timeout") return failedOutcome(timeoutError(limits), output);
+  if (message === "output_limit") return failedOutcome(outputLimitError(limits), output);
   if (message === "crashed") {
-    return failed(sandboxError("internal", "the JavaScript sandbox's worker ended unexpectedly"));
+    return failedOutcome(
+      sandboxError("internal", "the JavaScript sandbox's worker ended unexpectedly"),
+      output,
+    );
   }
   if (message.error) {
     const { code, message: text, traceback } = message.error;
-    if (code === "timeout") return failed(timeoutError(limits));
+    if (code === "timeout") return failedOutcome(timeoutError(limits), output);
     if (code === "output_limit" && message.truncated) {
+      // The guest stopped itself at the limit; the host's own count may not have reached it.
       output.truncated = true;
-      return { ...failed(outputLimitError(limits)), truncated: true };
+      return failedOutcome(outputLimitError(limits), output);
     }
-    if (code === "memory_limit") return failed(memoryLimitError(limits));
-    return failed(sandboxError(code, text, traceback));
+    if (code === "memory_limit") return failedOutcome(memoryLimitError(limits), output);
+    return failedOutcome(sandboxError(code, text, traceback), output);
   }
   const files = checkFiles(JSON.parse(message.filesJson ?? "[]"), limits);
   return {
-    ...base,
     result: JSON.parse(message.resultJson ?? "null"),
+    stdout: output.stdout,
+    stderr: output.stderr,
+    truncated: output.truncated,
     files: files.files,
     error: files.error,
   };

@@ -27,6 +27,7 @@ import {
 import {
   checkFiles,
   type Engine,
+  failedOutcome,
   memoryLimitError,
   OutputCollector,
   outputLimitError,
@@ -118,8 +119,7 @@ export class PythonEngine implements Engine {
       }
       return await exchange(child, request, limits);
     } catch (error) {
-      return failed(
-        new OutputCollector(0),
+      return failedOutcome(
         sandboxError(
           "unavailable",
           `the Python sandbox could not start: ${(error as Error).message}`,
@@ -227,8 +227,8 @@ async function exchange(
   const ending = await ended;
   // Whatever happened, the child's process group ends now.
   child.kill();
-  if (ending.how === "timeout") return failed(output, timeoutError(limits));
-  if (ending.how === "output_limit") return failed(output, outputLimitError(limits));
+  if (ending.how === "timeout") return failedOutcome(timeoutError(limits), output);
+  if (ending.how === "output_limit") return failedOutcome(outputLimitError(limits), output);
   if (ending.how === "done") return fromAnswer(ending.answer, output, limits);
   const { signal, code } = await child.exited;
   const tail = child.stderrTail;
@@ -238,28 +238,28 @@ async function exchange(
     signal === "SIGTRAP" ||
     signal === "SIGSEGV"
   ) {
-    return failed(output, memoryLimitError(limits));
+    return failedOutcome(memoryLimitError(limits), output);
   }
   const denied = /code: 'ERR_ACCESS_DENIED',\s+permission: '(\w*)',\s+resource: '([^']*)'/.exec(
     tail,
   );
   if (denied) {
-    return failed(
-      output,
+    return failedOutcome(
       sandboxError(
         "runtime_error",
         `the program was stopped: it tried to use ${denied[1] || "an API"}${denied[2] ? ` (${denied[2]})` : ""}, which the sandbox forbids`,
       ),
+      output,
     );
   }
   // The program brought the interpreter down (a fatal error inside Pyodide): its
   // doing, so not retryable.
-  return failed(
-    output,
+  return failedOutcome(
     sandboxError(
       "runtime_error",
       `the Python interpreter crashed while running the program (${signal ?? `exit ${code}`}): ${tail.trim().split("\n").slice(-3).join(" ").slice(0, 500)}`,
     ),
+    output,
   );
 }
 
@@ -282,29 +282,31 @@ function fromAnswer(text: string, output: OutputCollector, limits: SandboxLimits
   try {
     answer = JSON.parse(text) as DriverAnswer;
   } catch {
-    return failed(
-      output,
+    return failedOutcome(
       sandboxError("internal", "the Python sandbox answered something that is not JSON"),
+      output,
     );
   }
   const files = checkFiles(answer.files, limits);
   const error = answer.error;
   if (error) {
-    if (error.code === "memory_limit") return failed(output, memoryLimitError(limits), files.files);
+    if (error.code === "memory_limit") {
+      return failedOutcome(memoryLimitError(limits), output, files.files);
+    }
     const code = DRIVER_CODES.has(error.code) ? (error.code as "runtime_error") : "runtime_error";
     const message =
       typeof error.message === "string" ? error.message.slice(0, 4000) : "the code failed";
     const traceback =
       typeof error.traceback === "string" ? error.traceback.slice(-8000) : undefined;
-    return failed(output, sandboxError(code, message, traceback), files.files);
+    return failedOutcome(sandboxError(code, message, traceback), output, files.files);
   }
   if (typeof answer.result !== "string" || Buffer.byteLength(answer.result) > limits.output_bytes) {
-    return failed(
-      output,
+    return failedOutcome(
       sandboxError(
         "output_limit",
         `the result's JSON takes more than ${limits.output_bytes} bytes; return less, or write it to a file`,
       ),
+      output,
       files.files,
     );
   }
@@ -312,9 +314,9 @@ function fromAnswer(text: string, output: OutputCollector, limits: SandboxLimits
   try {
     result = JSON.parse(answer.result);
   } catch {
-    return failed(
-      output,
+    return failedOutcome(
       sandboxError("result_not_json", "the result is not valid JSON"),
+      output,
       files.files,
     );
   }
@@ -325,21 +327,6 @@ function fromAnswer(text: string, output: OutputCollector, limits: SandboxLimits
     truncated: output.truncated,
     files: files.files,
     error: files.error,
-  };
-}
-
-function failed(
-  output: OutputCollector,
-  error: RunOutcome["error"],
-  files: RunOutcome["files"] = [],
-): RunOutcome {
-  return {
-    result: null,
-    stdout: output.stdout,
-    stderr: output.stderr,
-    truncated: output.truncated,
-    files,
-    error,
   };
 }
 

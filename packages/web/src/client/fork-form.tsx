@@ -5,13 +5,13 @@
  * instruction replaced ("optimize step"), or it re-executes as is. Plans and
  * instructions are checked before sending, and a 422 shows at the instruction.
  */
-import type { Branch, Commit, State } from "@stackvm/core";
+import type { Branch, Commit, PlanProblem, State } from "@stackvm/core";
 import { useEffect, useState } from "hono/jsx/dom";
 import { ApiError, seg } from "./api";
 import { commitTitle } from "./instruction-text";
 import { checkPlanShape, checkPlanText } from "./plan-check";
 import { PlanEditor } from "./plan-editor";
-import { type PlanProblem, placeProblems, problemsOf } from "./plan-problems";
+import { placeProblems, problemsOf } from "./plan-problems";
 import { PlanView } from "./plan-view";
 import { ErrorBox, parseJsonField, useApi } from "./ui";
 

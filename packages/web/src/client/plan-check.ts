@@ -4,7 +4,7 @@
  * jump targets, references) and answers 422; both kinds of problem are shown
  * the same way, at their instruction.
  */
-import type { PlanProblem } from "./plan-problems";
+import type { PlanProblem } from "@stackvm/core";
 
 const TYPES = new Set(["assign", "calling", "jmp", "reasoning"]);
 

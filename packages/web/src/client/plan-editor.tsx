@@ -4,8 +4,8 @@
  * the last 422, each at its instruction. Used to start a task from a plan and
  * to fork with an edited plan.
  */
-
-import { type PlanProblem, placeProblems } from "./plan-problems";
+import type { PlanProblem } from "@stackvm/core";
+import { placeProblems } from "./plan-problems";
 import { PlanView } from "./plan-view";
 
 export function PlanEditor(props: {

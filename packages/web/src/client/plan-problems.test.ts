@@ -1,5 +1,6 @@
+import type { PlanProblem } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
-import { type PlanProblem, placeProblems, problemsOf } from "./plan-problems";
+import { placeProblems, problemsOf } from "./plan-problems";
 
 const problem = (seq_no: number | null, path: string): PlanProblem => ({
   seq_no,

@@ -3,15 +3,7 @@
  * instruction it concerns, so the console shows it there and not in a list far
  * from the text the user must fix.
  */
-
-/** One problem as the API reports it (`PlanProblem` in core). */
-export interface PlanProblem {
-  seq_no: number | null;
-  path: string;
-  code: string;
-  message: string;
-  hint: string;
-}
+import type { PlanProblem } from "@stackvm/core";
 
 export interface PlacedProblems {
   /** Problems by the instruction's index in the plan array. */

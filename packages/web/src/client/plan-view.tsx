@@ -4,9 +4,10 @@
  * JSON on demand, the program counter marked, and problems (from the console's
  * checks or the API's 422) shown under the instruction they concern.
  */
+import type { PlanProblem } from "@stackvm/core";
 import { describeInstruction } from "./instruction-text";
 import { JsonView } from "./json-view";
-import type { PlacedProblems, PlanProblem } from "./plan-problems";
+import type { PlacedProblems } from "./plan-problems";
 
 function ProblemList(props: { problems: readonly PlanProblem[] }) {
   return (

@@ -8,10 +8,10 @@
 import type { Branch, Commit, Task } from "@stackvm/core";
 import { type Api, ApiError, errorOf, seg } from "./api";
 import { SseParser } from "./sse";
+import { TERMINAL } from "./status";
 
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 /** Commits loaded per branch at most; older history is marked as cut in the graph. */
-export const MAX_COMMITS_PER_BRANCH = 2000;
+const MAX_COMMITS_PER_BRANCH = 2000;
 const PAGE = 100;
 const POLL_MS = 1000;
 /** While the stream is open, a slow poll still catches what the stream does not carry. */
@@ -29,7 +29,6 @@ export interface TaskSnapshot {
   error: ApiError | null;
   /** How the page follows the task now. */
   live: "stream" | "poll" | null;
-  loaded: boolean;
 }
 
 export class TaskFeed {
@@ -37,7 +36,6 @@ export class TaskFeed {
   private branches: Branch[] = [];
   private commits = new Map<string, Commit>();
   private error: ApiError | null = null;
-  private loaded = false;
   private stopped = false;
   private refreshing: Promise<void> | null = null;
   private again = false;
@@ -122,7 +120,6 @@ export class TaskFeed {
     } catch (e) {
       this.error = e instanceof ApiError ? e : new ApiError(0, "client_error", String(e));
     }
-    this.loaded = true;
     if (!this.stopped) {
       this.follow();
       this.emit();
@@ -259,7 +256,6 @@ export class TaskFeed {
       commits: this.commits,
       error: this.error,
       live: live ?? (this.stream ? "stream" : this.pollEvery === POLL_MS ? "poll" : null),
-      loaded: this.loaded,
     };
   }
 

@@ -4,12 +4,12 @@
  * the shape of each instruction) and then by the API, whose 422 lists every
  * problem; all of them show at the instruction they concern.
  */
-import type { Namespace } from "@stackvm/core";
+import type { Namespace, PlanProblem } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { ApiError } from "../api";
 import { checkPlanText } from "../plan-check";
 import { PlanEditor } from "../plan-editor";
-import { type PlanProblem, problemsOf } from "../plan-problems";
+import { problemsOf } from "../plan-problems";
 import { navigate } from "../router";
 import { taskPath } from "../routes";
 import { ErrorBox, parseJsonField, useApi, useLoad } from "../ui";
@@ -32,7 +32,7 @@ export function NewTaskPage() {
   const [namespace, setNamespace] = useState("default");
   const [maxSteps, setMaxSteps] = useState("200");
   const [evaluate, setEvaluate] = useState(false);
-  const [inputsText, setInputsText] = useState(mode === "plan" ? '{"topic": "otters"}' : "");
+  const [inputsText, setInputsText] = useState("");
   const [problems, setProblems] = useState<PlanProblem[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [pending, setPending] = useState(false);

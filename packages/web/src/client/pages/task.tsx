@@ -19,6 +19,7 @@ import { markdownToHtml } from "../markdown";
 import { PcChart } from "../pc-chart";
 import { Link, navigate, setQuery, useLocation } from "../router";
 import { BASE } from "../routes";
+import { TERMINAL } from "../status";
 import { TaskFeed, type TaskSnapshot } from "../task-feed";
 import {
   ActionResult,
@@ -29,8 +30,6 @@ import {
   useAction,
   useApi,
 } from "../ui";
-
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 function Answer(props: { value: unknown }) {
   if (props.value === null || props.value === undefined) return null;

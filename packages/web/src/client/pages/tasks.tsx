@@ -9,10 +9,9 @@ import { useEffect, useState } from "hono/jsx/dom";
 import { age, count, oneLine, usd, when } from "../format";
 import { Link, setQuery, useLocation } from "../router";
 import { BASE, taskPath } from "../routes";
+import { STATUSES, TERMINAL } from "../status";
 import { ErrorBox, StatusBadge, useApi, useLoad } from "../ui";
 
-const STATUSES = ["queued", "running", "waiting", "completed", "failed", "cancelled"];
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 const PAGE_SIZE = 20;
 
 export function TasksPage() {
