@@ -97,6 +97,7 @@ export {
   matchHost,
   normalizeHost,
 } from "./net/host-allow-list";
+export { webhookUrlCheck } from "./net/webhook-url";
 export {
   evaluateArithmetic,
   MAX_ARITHMETIC_DEPTH,

@@ -42,8 +42,8 @@ import {
   TriggerService,
   taskAdmission,
   taskLifecycle,
-  ValidationError,
   WebhookService,
+  webhookUrlCheck,
 } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 
@@ -67,7 +67,7 @@ export interface SystemOptions {
   maxPlanUpdates: number;
   planRepairs: number;
   maxBodyBytes: number;
-  /** Extra work when a branch ends (outgoing webhooks, evaluation). */
+  /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
   afterTerminal?: TerminalHook[];
   /** Quota defaults; each tenant's overrides live in the store. */
   quotas?: Partial<TenantQuotas>;
@@ -99,22 +99,6 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
 
 export type System = ReturnType<typeof createSystem>;
 
-/** Only https, or loopback http(s) in local mode. */
-export function webhookUrlChecker(localMode: boolean): (url: string) => void {
-  return (raw) => {
-    const url = new URL(raw);
-    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-    if (url.protocol === "https:" && !loopback) return;
-    if (localMode && loopback && (url.protocol === "http:" || url.protocol === "https:")) return;
-    throw new ValidationError(
-      "bad_webhook_url",
-      localMode
-        ? "webhook_url must be an https URL, or a loopback URL (http://127.0.0.1:PORT/...) in local mode"
-        : "webhook_url must be an https URL",
-    );
-  };
-}
-
 /** The scheduler port where none is configured: schedules answer why. */
 const noScheduler: SchedulerPort = {
   async put() {
@@ -129,6 +113,7 @@ const noScheduler: SchedulerPort = {
 
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const tools = builtinTools();
+  const checkWebhookUrl = webhookUrlCheck(options.localMode);
   const store = new TaskStore(ports.items);
   const namespaces = new NamespaceService(ports.items, ports.clock, () => [...tools.keys()]);
   const keys = new ApiKeyService(ports.items, ports.clock);
@@ -149,13 +134,12 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
   const webhooks = new WebhookService({
     items: ports.items,
-    store,
     queue: ports.queue,
     clock: ports.clock,
     presenter,
     log: options.log,
     localMode: options.localMode,
-    checkUrl: webhookUrlChecker(options.localMode),
+    checkUrl: checkWebhookUrl,
     maxAttempts: options.webhooks?.maxAttempts ?? 5,
     backoffBaseSeconds: options.webhooks?.backoffBaseSeconds ?? 30,
     timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
@@ -169,7 +153,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     namespaces,
     presenter,
     tools,
-    checkWebhookUrl: webhookUrlChecker(options.localMode),
+    checkWebhookUrl,
     admission: taskAdmission(quotas, slots),
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
   });
@@ -189,18 +173,20 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
-  const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, [
-    evaluationHook({
+  const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, {
+    evaluation: evaluationHook({
       store,
       branches,
       log: options.log,
       // A task that ends on an earlier round's branch runs the hooks for that branch.
       onTaskEnd: (branch) => lifecycle.onTerminal(branch),
     }),
-    ...(options.afterTerminal ?? []),
-    webhooks.terminalHook(),
-    quotaTerminalHook(store, quotas, slots),
-  ]);
+    afterTerminal: [
+      ...(options.afterTerminal ?? []),
+      webhooks.terminalHook(),
+      quotaTerminalHook(quotas, slots),
+    ],
+  });
   const planner = createPlanner({
     clock: ports.clock,
     repairRounds: options.planRepairs,
@@ -221,7 +207,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     namespaces,
     scheduler: ports.scheduler ?? noScheduler,
     log: options.log,
-    checkWebhookUrl: webhookUrlChecker(options.localMode),
+    checkWebhookUrl,
   });
 
   const step: StepDeps = {

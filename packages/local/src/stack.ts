@@ -56,7 +56,7 @@ export interface LocalStackOptions {
   /** Overrides for tests. */
   llm?: LlmPort;
   sandbox?: SandboxPort;
-  /** Hooks that run when a branch ends, before the integrator's (a test makes one throw to play a worker killed there). */
+  /** Hooks that run when a task ends on a branch, before its outgoing webhook (a test makes one throw to play a worker killed there). */
   afterTerminal?: TerminalHook[];
 }
 

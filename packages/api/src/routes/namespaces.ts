@@ -120,13 +120,9 @@ export function registerNamespaceRoutes(app: ApiApp): void {
     async (c) => {
       const { name } = c.req.valid("param");
       const definition = c.req.valid("json");
+      // A bad definition answers 422 before a missing namespace answers 404.
       const tool = codeTool(definition);
-      const deps = c.get("deps");
-      await deps.namespaces.get(c.get("tenantId"), name);
-      await deps.namespaces.putCodeTool(c.get("tenantId"), name, {
-        ...definition,
-        created_at: new Date().toISOString(),
-      });
+      await c.get("deps").namespaces.addCodeTool(c.get("tenantId"), name, definition);
       return c.json(describeTool(tool), 201);
     },
   );

@@ -3,7 +3,7 @@
  * (made on first use), and the operator's quotas of a tenant under `/v1/admin`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { QuotaOverrides, type QuotaService, TenantQuotas } from "@stackvm/core";
+import { QuotaOverrides, TenantQuotas } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json } from "../schemas";
 
@@ -62,7 +62,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
     }),
     async (c) => {
       const { tenant } = c.req.valid("param");
-      return c.json(await quotaReport(c.get("deps").quotas, tenant), 200);
+      return c.json(await c.get("deps").quotas.report(tenant), 200);
     },
   );
 
@@ -96,18 +96,10 @@ export function registerWebhookRoutes(app: ApiApp): void {
     async (c) => {
       const { tenant } = c.req.valid("param");
       const quotas = c.get("deps").quotas;
-      await quotas.setOverrides(tenant, c.req.valid("json"));
-      return c.json(await quotaReport(quotas, tenant), 200);
+      const overrides = c.req.valid("json");
+      await quotas.setOverrides(tenant, overrides);
+      // What was just written: the report needs no read of it.
+      return c.json(await quotas.report(tenant, overrides), 200);
     },
   );
-}
-
-/** A tenant's quotas in force, its overrides and the month's usage, read at once. */
-async function quotaReport(quotas: QuotaService, tenant: string) {
-  const [limits, overrides, usage] = await Promise.all([
-    quotas.limits(tenant),
-    quotas.overrides(tenant),
-    quotas.usage(tenant),
-  ]);
-  return { tenant, quotas: limits, overrides, usage };
 }

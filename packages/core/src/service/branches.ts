@@ -13,7 +13,7 @@ import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import { branchKey, commitSk } from "../store/keys";
-import type { BranchRecord, CommitRecord, PendingWork } from "../store/records";
+import type { BranchRecord, CommitRecord, PendingWork, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { randomId } from "../vm/ids";
 import { type StoredState, stateFromCommit } from "../vm/state";
@@ -51,9 +51,12 @@ export interface BranchServiceDeps {
 export class BranchService {
   constructor(private readonly deps: BranchServiceDeps) {}
 
-  private async branchRecord(tenant: string, taskId: string, name: string): Promise<BranchRecord> {
-    await this.deps.tasks.record(tenant, taskId);
-    const branch = await this.deps.store.getBranch(tenant, taskId, name);
+  // The public methods read the task once (`TaskService.record`: a missing task, or
+  // another tenant's, answers 404 before anything else); the helpers below take
+  // that record, so that its tenant is the one already checked.
+
+  private async branchRecord(task: TaskRecord, name: string): Promise<BranchRecord> {
+    const branch = await this.deps.store.getBranch(task.tenant_id, task.task_id, name);
     if (!branch) throw new NotFoundError("branch", name);
     return branch;
   }
@@ -66,7 +69,8 @@ export class BranchService {
   }
 
   async get(tenant: string, taskId: string, name: string): Promise<Branch & { state: State }> {
-    const branch = await this.branchRecord(tenant, taskId, name);
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const branch = await this.branchRecord(task, name);
     const state: State = {
       pc: branch.pc,
       variables: (await this.deps.presenter.value(branch.vars, tenant, taskId)) as Record<
@@ -90,7 +94,8 @@ export class BranchService {
     limit: number,
     cursor: string | null,
   ): Promise<{ commits: Commit[]; next_cursor: string | null }> {
-    const branch = await this.branchRecord(tenant, taskId, name);
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const branch = await this.branchRecord(task, name);
     const segments = [
       { bid: branch.bid, upto: branch.depth },
       ...branch.lineage.map((l) => ({ bid: l.bid, upto: l.upto })),
@@ -126,31 +131,28 @@ export class BranchService {
   }
 
   async commit(tenant: string, taskId: string, commitId: string): Promise<Commit> {
-    return this.deps.presenter.commit(
-      await this.commitRecord(tenant, taskId, commitId),
-      tenant,
-      taskId,
-    );
+    const task = await this.deps.tasks.record(tenant, taskId);
+    return this.deps.presenter.commit(await this.commitRecord(task, commitId), tenant, taskId);
   }
 
-  private async commitRecord(
-    tenant: string,
-    taskId: string,
-    commitId: string,
-  ): Promise<CommitRecord> {
-    await this.deps.tasks.record(tenant, taskId);
-    const commit = await this.deps.store.getCommit(tenant, taskId, commitId);
+  private async commitRecord(task: TaskRecord, commitId: string): Promise<CommitRecord> {
+    const commit = await this.deps.store.getCommit(task.tenant_id, task.task_id, commitId);
     if (!commit) throw new NotFoundError("commit", commitId);
     return commit;
   }
 
-  async storedState(tenant: string, taskId: string, commitId: string): Promise<StoredState> {
-    const commit = await this.commitRecord(tenant, taskId, commitId);
-    return stateFromCommit(this.deps.store, this.deps.blobs, tenant, taskId, commit);
+  /**
+   * The state stored at a commit of `task`, which the caller has read with
+   * `TaskService.record` (so its tenant is checked); 404 for a missing commit.
+   */
+  async storedState(task: TaskRecord, commitId: string): Promise<StoredState> {
+    const commit = await this.commitRecord(task, commitId);
+    return stateFromCommit(this.deps.store, this.deps.blobs, task.tenant_id, task.task_id, commit);
   }
 
   async state(tenant: string, taskId: string, commitId: string): Promise<State> {
-    const s = await this.storedState(tenant, taskId, commitId);
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const s = await this.storedState(task, commitId);
     return {
       pc: s.pc,
       variables: (await this.deps.presenter.value(s.variables, tenant, taskId)) as Record<
@@ -164,10 +166,11 @@ export class BranchService {
 
   /** The difference from `against` (default: the parent) to `commitId`. */
   async diff(tenant: string, taskId: string, commitId: string, against?: string): Promise<Diff> {
-    const to = await this.storedState(tenant, taskId, commitId);
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const to = await this.storedState(task, commitId);
     const baseId = against ?? to.commit.parent_id;
     const from = baseId
-      ? await this.storedState(tenant, taskId, baseId)
+      ? await this.storedState(task, baseId)
       : { variables: {} as Record<string, unknown>, plan: null, pc: null };
     const diff: Diff = {
       added: {},
@@ -200,7 +203,7 @@ export class BranchService {
     options: { evaluationRound?: number } = {},
   ): Promise<Branch> {
     const task = await this.deps.tasks.record(tenant, taskId);
-    const state = await this.storedState(tenant, taskId, input.from_commit);
+    const state = await this.storedState(task, input.from_commit);
     const source = state.commit;
     const branches = await this.deps.store.listBranches(tenant, taskId);
     const origin = branches.find((b) => b.name === task.branch) ?? branches[0];
@@ -209,7 +212,7 @@ export class BranchService {
     const name = input.name ?? `fork-${randomId(6)}`;
 
     let pending: PendingWork | null = null;
-    let plan: Plan | null = state.plan;
+    const plan: Plan | null = state.plan;
     if (input.suggestion !== undefined) {
       const reason = options.evaluationRound === undefined ? "fork" : "evaluation";
       pending = { kind: "replan", reason, suggestion: input.suggestion };
@@ -251,7 +254,6 @@ export class BranchService {
         `commit ${source.commit_id} ended its branch: fork it with a suggestion or a plan to run more`,
       );
     }
-    if (plan === null && pending === null) plan = null;
 
     const now = new Date(this.deps.clock.now()).toISOString();
     const config =
@@ -281,21 +283,23 @@ export class BranchService {
 
   /** Makes the branch the task's result branch. */
   async promote(tenant: string, taskId: string, name: string): Promise<Task> {
-    const branch = await this.branchRecord(tenant, taskId, name);
-    await this.deps.store.updateTask(tenant, taskId, {
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const branch = await this.branchRecord(task, name);
+    const promoted = await this.deps.store.updateTask(tenant, taskId, {
       branch: name,
       status: branch.status,
       final_answer: branch.final_answer,
       error: branch.error,
       updated_at: new Date(this.deps.clock.now()).toISOString(),
     });
-    return this.deps.tasks.get(tenant, taskId);
+    // The update answers the task as written: present it without reading it again.
+    return this.deps.tasks.view(promoted);
   }
 
   /** Deletes a branch and the commits that no other branch reaches. */
   async delete(tenant: string, taskId: string, name: string): Promise<void> {
     const task = await this.deps.tasks.record(tenant, taskId);
-    const branch = await this.branchRecord(tenant, taskId, name);
+    const branch = await this.branchRecord(task, name);
     if (task.branch === name) {
       throw new ConflictError(
         `'${name}' is the task's result branch: promote another branch before deleting it`,

@@ -47,15 +47,15 @@ function judgedSystem(
       ended.push({ branch: branch.name, status: task.status });
     }
   };
-  const lifecycle = taskLifecycle(sys.store, sys.clock, [
-    evaluationHook({
+  const lifecycle = taskLifecycle(sys.store, sys.clock, {
+    evaluation: evaluationHook({
       store: sys.store,
       branches: sys.branches,
       log: silentLog,
       onTaskEnd: (branch) => lifecycle.onTerminal(branch),
     }),
-    endOfTask,
-  ]);
+    afterTerminal: [endOfTask],
+  });
   sys.step.onTerminal = lifecycle.onTerminal;
   return sys;
 }

@@ -11,7 +11,7 @@
  * that evaluation is about to change.
  */
 import * as z from "zod";
-import { ConflictError } from "../errors";
+import { isErrorKind } from "../errors";
 import { TERMINAL_STATUSES } from "../model";
 import type { Plan } from "../plan/schema";
 import type { LlmMessage } from "../ports/llm";
@@ -21,6 +21,7 @@ import type { EvaluateInput, Evaluator, Verdict } from "../vm/evaluator-port";
 import { goalText } from "../vm/goal-text";
 import type { Log, TerminalHook } from "../vm/step-deps";
 import type { BranchService } from "./branches";
+import type { EvaluationHook } from "./lifecycle";
 
 /** The judge's answer (`json_schema` name `evaluation`). */
 export const EvaluationAnswer = z.object({
@@ -129,17 +130,17 @@ export function bestJudged(branches: BranchRecord[]): BranchRecord | null {
 }
 
 /**
- * Runs when a branch ends: forks the next round after a rejection, or, when no
- * round is still running, promotes the best judged branch (which ends the task).
- * Forks are named `eval-{round}`, so a hook that runs twice forks once.
+ * Runs when a branch ends, given the task record as the lifecycle left it: forks
+ * the next round after a rejection, or, when no round is still running, promotes
+ * the best judged branch (which ends the task). Forks are named `eval-{round}`,
+ * so a hook that runs twice forks once.
  */
-export function evaluationHook(deps: EvaluationHookDeps): TerminalHook {
+export function evaluationHook(deps: EvaluationHookDeps): EvaluationHook {
   const maxRounds = deps.maxRounds ?? MAX_EVALUATION_ROUNDS;
-  return async (branch) => {
+  return async (branch, task) => {
     if (!branch.config.evaluate) return;
     const { tenant_id: tenant, task_id: taskId } = branch;
-    const task = await deps.store.getTask(tenant, taskId);
-    if (!task || TERMINAL_STATUSES.has(task.status) || !inRounds(branch, task.branch)) return;
+    if (TERMINAL_STATUSES.has(task.status) || !inRounds(branch, task.branch)) return;
     const round = branch.config.evaluation_round ?? 0;
     const verdict = branch.verdict;
     if (
@@ -165,7 +166,7 @@ export function evaluationHook(deps: EvaluationHookDeps): TerminalHook {
           round: round + 1,
         });
       } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
+        if (!isErrorKind(error, "conflict")) throw error;
       }
       return;
     }

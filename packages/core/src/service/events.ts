@@ -106,8 +106,11 @@ export class TaskEvents {
 
   /** One poll: the commits after `cursor` in order, and the task as it is now. */
   async poll(tenant: string, taskId: string, cursor: EventCursor): Promise<PollResult> {
-    const record = await this.deps.tasks.record(tenant, taskId);
-    const branches = await this.deps.store.listBranches(tenant, taskId);
+    // Both reads at once: a missing task answers 404 whatever the branch query found.
+    const [record, branches] = await Promise.all([
+      this.deps.tasks.record(tenant, taskId),
+      this.deps.store.listBranches(tenant, taskId),
+    ]);
     const next: EventCursor = new Map(cursor);
     const queues: CommitRecord[][] = [];
     for (const branch of branches) {

@@ -1,11 +1,14 @@
 /**
  * What happens around a branch's steps: the task turns `running` with its first
  * commit, and when its result branch ends the task record takes the branch's
- * status and answer, then the terminal hooks run (outgoing webhooks, evaluation).
+ * status and answer, then the terminal hooks run (evaluation, then the hooks of
+ * an ended task: outgoing webhooks, quotas).
  */
 
+import { isErrorKind } from "../errors";
+import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
-import type { BranchRecord } from "../store/records";
+import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { TerminalHook } from "../vm/step-deps";
 
@@ -14,11 +17,39 @@ export interface Lifecycle {
   onTerminal: TerminalHook;
 }
 
+/**
+ * Runs for every branch that ends, with the task record as the lifecycle left it;
+ * it may fork, promote or end the task (`evaluation.ts`).
+ */
+export type EvaluationHook = (branch: BranchRecord, task: TaskRecord) => Promise<void>;
+
+/**
+ * Runs when a task ended on `branch` (its result branch, the task in a terminal
+ * status), with the task record as it ended. `branches` lists the task's branches
+ * on its first call; the hooks of one ending share that list.
+ *
+ * @example
+ * const log: TaskEndHook = async (branch, task) => console.log(task.status, branch.name);
+ */
+export type TaskEndHook = (
+  branch: BranchRecord,
+  task: TaskRecord,
+  branches: () => Promise<BranchRecord[]>,
+) => Promise<void>;
+
+export interface LifecycleHooks {
+  /** Runs first, for every ended branch (evaluation). */
+  evaluation?: EvaluationHook;
+  /** Run in order once the task ended on the branch (outgoing webhooks, quotas). */
+  afterTerminal?: TaskEndHook[];
+}
+
 export function taskLifecycle(
   store: TaskStore,
   clock: Clock,
-  afterTerminal: TerminalHook[] = [],
+  hooks: LifecycleHooks = {},
 ): Lifecycle {
+  const { evaluation, afterTerminal = [] } = hooks;
   return {
     async onStart(branch: BranchRecord) {
       if (branch.name !== "main") return;
@@ -30,24 +61,37 @@ export function taskLifecycle(
           { exists: true, equals: { status: "queued" } },
         )
         .catch((error: unknown) => {
-          if ((error as { kind?: string }).kind !== "conflict") throw error;
+          if (!isErrorKind(error, "conflict")) throw error;
         });
     },
     async onTerminal(branch: BranchRecord) {
-      const task = await store.getTask(branch.tenant_id, branch.task_id);
+      const { tenant_id: tenant, task_id: taskId } = branch;
+      let task = await store.getTask(tenant, taskId);
       if (!task) return;
       // A rejected answer is not the end of an evaluated task: the evaluation hook
       // (`evaluation.ts`) tries again or promotes the best answer, then ends the task.
       const rejected = task.evaluate && branch.verdict !== null && branch.verdict?.accept === false;
       if (task.branch === branch.name && !rejected) {
-        await store.updateTask(branch.tenant_id, branch.task_id, {
+        task = await store.updateTask(tenant, taskId, {
           status: branch.status,
           final_answer: branch.final_answer ?? null,
           error: branch.error,
           updated_at: new Date(clock.now()).toISOString(),
         });
       }
-      for (const hook of afterTerminal) await hook(branch);
+      if (evaluation && branch.config.evaluate) {
+        await evaluation(branch, task);
+        // The hook may have forked, promoted or ended the task: read what it left.
+        task = await store.getTask(tenant, taskId);
+        if (!task) return;
+      }
+      if (task.branch !== branch.name || !TERMINAL_STATUSES.has(task.status)) return;
+      let listed: Promise<BranchRecord[]> | undefined;
+      const branches = () => {
+        listed ??= store.listBranches(tenant, taskId);
+        return listed;
+      };
+      for (const hook of afterTerminal) await hook(branch, task, branches);
     },
   };
 }

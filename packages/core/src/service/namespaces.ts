@@ -3,7 +3,7 @@
  * namespace that allows all built-in tools and no hosts until the tenant replaces it.
  */
 import * as z from "zod";
-import { NotFoundError, ValidationError } from "../errors";
+import { isErrorKind, NotFoundError, ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
 import { hostPatternProblem } from "../net/host-allow-list";
 import type { Clock } from "../ports/clock";
@@ -59,6 +59,12 @@ export interface CodeToolRecord {
   created_at: string;
 }
 
+/** A namespace read for a task: its snapshot and its code tools (`NamespaceService.resolve`). */
+export interface ResolvedNamespace {
+  config: NamespaceConfig;
+  codeTools: CodeToolRecord[];
+}
+
 const nsKey = (tenant: string, name: string) => ({ pk: tenantPk(tenant), sk: `NS#${name}` });
 const toolKey = (tenant: string, ns: string, tool: string) => ({
   pk: tenantPk(tenant),
@@ -74,47 +80,60 @@ export class NamespaceService {
   ) {}
 
   async get(tenant: string, name: string): Promise<Namespace> {
+    return (await this.read(tenant, name)).namespace;
+  }
+
+  /** The namespace as a task snapshots it when it starts. */
+  async config(tenant: string, name: string): Promise<NamespaceConfig> {
+    return configOf(await this.get(tenant, name));
+  }
+
+  /**
+   * The namespace's snapshot and its code tools' records, from one read of the
+   * namespace and one query of its tools: what starting or checking a task needs
+   * (`TaskService.validateIn`). A missing namespace throws `NotFoundError`.
+   */
+  async resolve(tenant: string, name: string): Promise<ResolvedNamespace> {
+    const { namespace, codeTools } = await this.read(tenant, name);
+    return { config: configOf(namespace), codeTools };
+  }
+
+  /** The namespace with its code tools' records (`default` when not stored). */
+  private async read(
+    tenant: string,
+    name: string,
+  ): Promise<{ namespace: Namespace; codeTools: CodeToolRecord[] }> {
     const stored = await this.items.get(nsKey(tenant, name));
-    const codeTools = (await this.listCodeTools(tenant, name)).map((t) => t.name);
+    const codeTools = await this.listCodeTools(tenant, name);
+    const codeToolNames = codeTools.map((t) => t.name);
     if (stored) {
-      return {
+      const namespace: Namespace = {
         name,
         allowed_tools: stored.allowed_tools as string[],
         allowed_hosts: stored.allowed_hosts as string[],
         description: (stored.description as string) ?? "",
-        code_tools: codeTools,
+        code_tools: codeToolNames,
         ...(stored.sandbox_limits
           ? { sandbox_limits: stored.sandbox_limits as SandboxLimitsRequest }
           : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
+      return { namespace, codeTools };
     }
     if (name === "default") {
-      return {
+      const namespace: Namespace = {
         name,
         allowed_tools: this.builtinTools(),
         allowed_hosts: [],
         description: "All built-in tools, no hosts.",
-        code_tools: codeTools,
+        code_tools: codeToolNames,
         created_at: null,
         updated_at: null,
       };
+      return { namespace, codeTools };
     }
     throw new NotFoundError("namespace", name);
-  }
-
-  /** The namespace as a task snapshots it when it starts. */
-  async config(tenant: string, name: string): Promise<NamespaceConfig> {
-    const ns = await this.get(tenant, name);
-    return {
-      name: ns.name,
-      allowed_tools: ns.allowed_tools,
-      allowed_hosts: ns.allowed_hosts,
-      description: ns.description,
-      code_tools: ns.code_tools,
-      ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
-    };
   }
 
   async list(tenant: string): Promise<Namespace[]> {
@@ -174,6 +193,28 @@ export class NamespaceService {
     return (await this.items.get(toolKey(tenant, ns, tool))) as unknown as CodeToolRecord | null;
   }
 
+  /**
+   * Saves a new code tool in an existing namespace (`default` always exists),
+   * stamped with the clock. Checks, in order: the namespace exists (404), the name
+   * is not a built-in tool's, the namespace has no tool of that name (422).
+   */
+  async addCodeTool(
+    tenant: string,
+    ns: string,
+    definition: Omit<CodeToolRecord, "created_at">,
+  ): Promise<CodeToolRecord> {
+    // Only the namespace item: its code tools are not needed to know it exists.
+    if (ns !== "default" && !(await this.items.get(nsKey(tenant, ns)))) {
+      throw new NotFoundError("namespace", ns);
+    }
+    const tool: CodeToolRecord = {
+      ...definition,
+      created_at: new Date(this.clock.now()).toISOString(),
+    };
+    await this.putCodeTool(tenant, ns, tool);
+    return tool;
+  }
+
   async putCodeTool(tenant: string, ns: string, tool: CodeToolRecord): Promise<void> {
     if (this.builtinTools().includes(tool.name)) {
       throw new ValidationError(
@@ -184,7 +225,7 @@ export class NamespaceService {
     await this.items
       .put({ ...toolKey(tenant, ns, tool.name), ...tool }, { exists: false })
       .catch((error: unknown) => {
-        if ((error as { kind?: string }).kind === "conflict") {
+        if (isErrorKind(error, "conflict")) {
           throw new ValidationError(
             "tool_exists",
             `the namespace '${ns}' already has a tool '${tool.name}': delete it first or choose another name`,
@@ -199,4 +240,15 @@ export class NamespaceService {
     if (!existing) throw new NotFoundError("tool", tool);
     await this.items.delete(toolKey(tenant, ns, tool));
   }
+}
+
+function configOf(ns: Namespace): NamespaceConfig {
+  return {
+    name: ns.name,
+    allowed_tools: ns.allowed_tools,
+    allowed_hosts: ns.allowed_hosts,
+    description: ns.description,
+    code_tools: ns.code_tools,
+    ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
+  };
 }

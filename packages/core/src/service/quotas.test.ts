@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { integrateSystem } from "../testing/integrate-system";
 import { CreateTaskInput } from "./tasks";
 
@@ -104,5 +104,43 @@ describe("running tasks at once", () => {
     await start(sys, "a");
     const { task } = await sys.tasks.create("other", CreateTaskInput.parse({ plan: answer("o") }));
     expect((await sys.store.getBranch("other", task.task_id, "main"))?.status).toBe("running");
+  });
+});
+
+describe("QuotaService.report", () => {
+  it("answers the limits, overrides and usage from one read of the overrides, and caches the limits", async () => {
+    const sys = integrateSystem({ quotas: { requests_per_second: 7 } });
+    // Written by another instance: this one has nothing cached.
+    await sys.items.put({
+      pk: "T#acme",
+      sk: "QUOTAS",
+      tenant_id: "acme",
+      overrides: { max_running_tasks: 3 },
+    });
+    const get = vi.spyOn(sys.items, "get");
+    const report = await sys.quotas.report("acme");
+    expect(report).toEqual({
+      tenant: "acme",
+      quotas: {
+        requests_per_second: 7,
+        max_running_tasks: 3,
+        monthly_token_budget: null,
+        monthly_cost_budget_usd: null,
+      },
+      overrides: { max_running_tasks: 3 },
+      usage: { month: sys.quotas.month(), tokens: 0, cost_usd: 0 },
+    });
+    expect(get.mock.calls.filter(([key]) => key.sk === "QUOTAS")).toHaveLength(1);
+    await sys.quotas.limits("acme");
+    expect(get.mock.calls.filter(([key]) => key.sk === "QUOTAS")).toHaveLength(1);
+  });
+
+  it("reads nothing of the overrides it is given after setOverrides", async () => {
+    const sys = integrateSystem();
+    await sys.quotas.setOverrides("acme", { requests_per_second: 5 });
+    const get = vi.spyOn(sys.items, "get");
+    const report = await sys.quotas.report("acme", { requests_per_second: 5 });
+    expect(report).toEqual(await sys.quotas.report("acme"));
+    expect(get.mock.calls.filter(([key]) => key.sk === "QUOTAS")).toHaveLength(1);
   });
 });

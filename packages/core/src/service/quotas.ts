@@ -19,13 +19,14 @@
  * allowed: the budget bounds spending, it is not an exact meter.
  */
 import * as z from "zod";
-import { RateLimitedError, StackVMError } from "../errors";
-import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
+import { isErrorKind, RateLimitedError } from "../errors";
+import { ZERO_USAGE } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { taskKey, tenantPk } from "../store/keys";
+import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import type { TerminalHook } from "../vm/step-deps";
+import type { TaskEndHook } from "./lifecycle";
 import { addUsage } from "./present";
 import type { RunningSlots } from "./running-slots";
 
@@ -65,14 +66,21 @@ export interface MonthUsage {
   cost_usd: number;
 }
 
+/** What the operator sees of a tenant (`/v1/admin/tenants/{tenant}/quotas`). */
+export interface QuotaReport {
+  tenant: string;
+  /** The limits in force: the overrides over the defaults. */
+  quotas: TenantQuotas;
+  overrides: QuotaOverrides;
+  usage: MonthUsage;
+}
+
 const quotasKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "QUOTAS" });
 const rateKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RATE" });
 const usageKey = (tenant: string, month: string) => ({
   pk: tenantPk(tenant),
   sk: `USAGE#${month}`,
 });
-
-const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
 
 export interface QuotaServiceDeps {
   items: ItemStore;
@@ -97,8 +105,14 @@ export class QuotaService {
     const now = this.deps.clock.now();
     const cached = this.#cache.get(tenant);
     if (cached && cached.until > now) return cached.quotas;
-    const quotas = { ...this.deps.defaults, ...(await this.overrides(tenant)) };
-    this.#cache.set(tenant, { quotas, until: now + (this.deps.cacheMs ?? 10_000) });
+    return this.#remember(tenant, await this.overrides(tenant));
+  }
+
+  /** Caches and answers the limits from overrides just read or written. */
+  #remember(tenant: string, overrides: QuotaOverrides): TenantQuotas {
+    const quotas = { ...this.deps.defaults, ...overrides };
+    const until = this.deps.clock.now() + (this.deps.cacheMs ?? 10_000);
+    this.#cache.set(tenant, { quotas, until });
     return quotas;
   }
 
@@ -116,8 +130,24 @@ export class QuotaService {
       overrides: parsed,
       updated_at: new Date(this.deps.clock.now()).toISOString(),
     });
-    this.#cache.delete(tenant);
-    return this.limits(tenant);
+    return this.#remember(tenant, parsed);
+  }
+
+  /**
+   * The tenant's limits in force, its overrides and the month's usage: one read
+   * of the overrides (which also refreshes the cached limits) beside one of the
+   * usage. `written`: the overrides `setOverrides` just wrote, which spares that read.
+   *
+   * @example
+   * await quotas.setOverrides("acme", overrides);
+   * const report = await quotas.report("acme", overrides);
+   */
+  async report(tenant: string, written?: QuotaOverrides): Promise<QuotaReport> {
+    const [overrides, usage] = await Promise.all([
+      written ? QuotaOverrides.parse(written) : this.overrides(tenant),
+      this.usage(tenant),
+    ]);
+    return { tenant, quotas: this.#remember(tenant, overrides), overrides, usage };
   }
 
   /** Counts one API request; `RateLimitedError` (429 with Retry-After) past the limit. */
@@ -135,7 +165,7 @@ export class QuotaService {
         );
         return;
       } catch (error) {
-        if (!isConflict(error)) throw error;
+        if (!isErrorKind(error, "conflict")) throw error;
       }
       const item = await this.deps.items.get(key);
       const current = typeof item?.window === "number" ? item.window : null;
@@ -161,7 +191,7 @@ export class QuotaService {
         );
         return;
       } catch (error) {
-        if (!isConflict(error)) throw error;
+        if (!isErrorKind(error, "conflict")) throw error;
       }
     }
     // Lost every race to requests of the same instant: let it through rather than
@@ -214,24 +244,29 @@ export class QuotaService {
    * Adds an ended task's usage to its month, once: a marker on the task record
    * (set on condition it is absent) makes a repeated terminal hook count nothing.
    * A crash between the marker and the addition loses that task's count, which
-   * errs on the tenant's side.
+   * errs on the tenant's side. `branches`: the task's branches when the caller
+   * has them (the terminal hooks share one listing); listed here otherwise.
    */
-  async recordUsage(tenant: string, taskId: string): Promise<void> {
+  async recordUsage(
+    tenant: string,
+    taskId: string,
+    branches: () => Promise<BranchRecord[]> = () => this.deps.store.listBranches(tenant, taskId),
+  ): Promise<void> {
     const month = this.month();
-    try {
-      await this.deps.items.update(
+    // The marker's update answers the task record: no second read.
+    const task = (await this.deps.items
+      .update(
         taskKey(tenant, taskId),
         { set: [[["usage_counted"], month]] },
         { exists: true, equals: { usage_counted: null } },
-      );
-    } catch (error) {
-      if (isConflict(error)) return;
-      throw error;
-    }
-    const task = await this.deps.store.getTask(tenant, taskId);
-    const branches = await this.deps.store.listBranches(tenant, taskId);
-    const usage = branches.reduce((sum, b) => addUsage(sum, b.usage), {
-      ...(task?.deleted_usage ?? ZERO_USAGE),
+      )
+      .catch((error: unknown) => {
+        if (isErrorKind(error, "conflict")) return null;
+        throw error;
+      })) as unknown as TaskRecord | null;
+    if (!task) return;
+    const usage = (await branches()).reduce((sum, b) => addUsage(sum, b.usage), {
+      ...(task.deleted_usage ?? ZERO_USAGE),
     });
     await this.deps.items.update(usageKey(tenant, month), {
       set: [[["tenant_id"], tenant]],
@@ -263,19 +298,13 @@ export function taskAdmission(quotas: QuotaService, slots: RunningSlots): TaskAd
 }
 
 /**
- * The terminal hook of quotas: when a task ends (its record took a terminal status
- * from its result branch), its usage counts for the month and its slot is freed,
- * which starts the oldest waiting task.
+ * The terminal hook of quotas, which the lifecycle runs when a task ended (its
+ * record took a terminal status from its result branch): the task's usage counts
+ * for the month and its slot is freed, which starts the oldest waiting task.
  */
-export function quotaTerminalHook(
-  store: TaskStore,
-  quotas: QuotaService,
-  slots: RunningSlots,
-): TerminalHook {
-  return async (branch) => {
-    const task = await store.getTask(branch.tenant_id, branch.task_id);
-    if (!task || task.branch !== branch.name || !TERMINAL_STATUSES.has(task.status)) return;
-    await quotas.recordUsage(task.tenant_id, task.task_id);
+export function quotaTerminalHook(quotas: QuotaService, slots: RunningSlots): TaskEndHook {
+  return async (_branch, task, branches) => {
+    await quotas.recordUsage(task.tenant_id, task.task_id, branches);
     await slots.release(task.tenant_id, task.task_id);
   };
 }

@@ -16,7 +16,7 @@
  * waiting task both may claim a slot, but only one moves the branch from `queued`
  * (a conditional update) and the task's slots are all freed when it ends.
  */
-import { StackVMError } from "../errors";
+import { isErrorKind } from "../errors";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
@@ -39,8 +39,6 @@ const waitKey = (tenant: string, createdAt: string, taskId: string) => ({
   pk: tenantPk(tenant),
   sk: `WAIT#${createdAt}#${taskId}`,
 });
-
-const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
 
 interface Slot {
   sk: string;
@@ -103,7 +101,7 @@ export class RunningSlots {
         );
         return true;
       } catch (error) {
-        if (!isConflict(error)) throw error;
+        if (!isErrorKind(error, "conflict")) throw error;
       }
     }
     return false;
@@ -136,7 +134,7 @@ export class RunningSlots {
       await this.deps.items
         .delete({ pk: tenantPk(tenant), sk: slot.sk }, { equals: { task_id: taskId } })
         .catch((error: unknown) => {
-          if (!isConflict(error)) throw error;
+          if (!isErrorKind(error, "conflict")) throw error;
         });
     }
   }
@@ -176,7 +174,7 @@ export class RunningSlots {
         { exists: true, equals: { status: "queued" } },
       );
     } catch (error) {
-      if (!isConflict(error)) throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
       // Deleted meanwhile, or another starter was first.
       const existing = await this.deps.store.getBranch(tenant, taskId, "main");
       return existing ? "taken" : "gone";
@@ -211,7 +209,7 @@ export class RunningSlots {
         await this.deps.items
           .delete({ pk: slot.pk, sk: slot.sk }, { equals: { task_id: slot.task_id as string } })
           .catch((error: unknown) => {
-            if (!isConflict(error)) throw error;
+            if (!isErrorKind(error, "conflict")) throw error;
           });
         freed++;
         tenants.add(tenant);

@@ -12,7 +12,13 @@
  * crash finishes the start instead of making a second task.
  */
 import * as z from "zod";
-import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
+import {
+  isErrorKind,
+  MalformedError,
+  NotFoundError,
+  StackVMError,
+  ValidationError,
+} from "../errors";
 import { Budget, ResponseFormat } from "../model";
 import { VariableName } from "../plan/schema";
 import type { Clock } from "../ports/clock";
@@ -143,8 +149,6 @@ const runKey = (tenant: string, id: string, due: string) => ({
   pk: tenantPk(tenant),
   sk: `SCHEDRUN#${id}#${due}`,
 });
-
-const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
 
 export interface ScheduleServiceDeps {
   items: ItemStore;
@@ -279,7 +283,7 @@ export class ScheduleService {
         { exists: false, orExpiredBefore: nowSeconds },
       );
     } catch (error) {
-      if (!isConflict(error)) throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
       const held = await this.deps.items.get(marker);
       if (held?.started === true) return { outcome: "duplicate", task_id: taskId };
       // The first invocation stopped before its task was written: finish it.
@@ -317,7 +321,7 @@ export class ScheduleService {
     await this.deps.items
       .update(scheduleKey(tenant, id), { set: [[["last_run_at"], dueAt]] }, { exists: true })
       .catch((error: unknown) => {
-        if (!isConflict(error)) throw error;
+        if (!isErrorKind(error, "conflict")) throw error;
       });
     this.deps.log.info("a scheduled run started", {
       tenant_id: tenant,
@@ -338,14 +342,9 @@ export class ScheduleService {
   private async check(item: ScheduleItem): Promise<void> {
     parseCron(item.cron);
     checkTimeZone(item.timezone);
-    await this.deps.namespaces.config(item.tenant_id, item.namespace);
+    const namespace = await this.deps.namespaces.resolve(item.tenant_id, item.namespace);
     if (item.plan !== null) {
-      await this.deps.tasks.validate(
-        item.tenant_id,
-        item.namespace,
-        item.plan,
-        Object.keys(item.inputs),
-      );
+      this.deps.tasks.validateIn(namespace, item.plan, Object.keys(item.inputs));
     }
     // The same check a task makes, now rather than at the first run.
     if (item.webhook_url !== null) this.deps.checkWebhookUrl?.(item.webhook_url);

@@ -8,7 +8,7 @@ import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
 import type { BranchRecord } from "../store/records";
-import { enqueueNext, SWEEP_SHARDS } from "../vm/step";
+import { enqueueNext, SWEEP_SHARDS, sweepIndexPk } from "../vm/step";
 import type { Log } from "../vm/step-deps";
 
 export interface SweepDeps {
@@ -28,7 +28,7 @@ export async function sweepStalled(deps: SweepDeps, stalledMs: number): Promise<
     let cursor: string | null = null;
     do {
       const page = await deps.items.query({
-        pk: `SWEEP#${shard}`,
+        pk: sweepIndexPk(shard),
         index: "gsi1",
         between: ["0", before],
         limit: 100,

@@ -3,7 +3,7 @@
  * branches; starting one writes both and enqueues the first step of `main`.
  */
 import * as z from "zod";
-import { ConflictError, NotFoundError, StackVMError, ValidationError } from "../errors";
+import { ConflictError, isErrorKind, NotFoundError, ValidationError } from "../errors";
 import {
   Budget,
   type Status,
@@ -26,7 +26,7 @@ import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
 import { enqueueNext, sweepIndex } from "../vm/step";
-import type { NamespaceService } from "./namespaces";
+import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 import type { Presenter } from "./present";
 import type { TaskAdmission } from "./quotas";
 import { stableJson } from "./stable-json";
@@ -77,13 +77,17 @@ export class TaskService {
     plan: unknown,
     inputs: Iterable<string>,
   ): Promise<Plan> {
-    const config = await this.deps.namespaces.config(tenant, namespace);
+    return this.validateIn(await this.deps.namespaces.resolve(tenant, namespace), plan, inputs);
+  }
+
+  /**
+   * Validates a plan against a namespace already read (`NamespaceService.resolve`),
+   * for callers that need the namespace anyway; 422 with every problem.
+   */
+  validateIn(namespace: ResolvedNamespace, plan: unknown, inputs: Iterable<string>): Plan {
+    const { config, codeTools } = namespace;
     const tools = new Map<string, { input: z.ZodType }>(this.deps.tools);
-    if (config.code_tools.length > 0) {
-      for (const record of await this.deps.namespaces.listCodeTools(tenant, namespace)) {
-        tools.set(record.name, codeTool(record));
-      }
-    }
+    for (const record of codeTools) tools.set(record.name, codeTool(record));
     const result = validatePlan(plan, {
       tools,
       allowedTools: new Set([...config.allowed_tools, ...config.code_tools]),
@@ -129,14 +133,14 @@ export class TaskService {
     idempotencyKey: string | null = null,
   ): Promise<{ task: TaskRecord; replayed: boolean }> {
     let taskId = givenTaskId ?? newTaskId();
-    const namespace = await this.deps.namespaces.config(tenant, input.namespace);
+    const resolved = await this.deps.namespaces.resolve(tenant, input.namespace);
     if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
     const plan =
       input.plan === undefined
         ? null
-        : await this.validate(tenant, input.namespace, input.plan, Object.keys(input.inputs));
+        : this.validateIn(resolved, input.plan, Object.keys(input.inputs));
     let replayed = false;
     if (idempotencyKey !== null) {
       const first = await this.claimIdempotencyKey(tenant, idempotencyKey, input, taskId);
@@ -176,7 +180,7 @@ export class TaskService {
     };
     const config: BranchConfig = {
       goal: parsed?.goal ?? input.goal ?? null,
-      namespace,
+      namespace: resolved.config,
       response_format: responseFormat,
       budget: capBudget(input.budget, left),
       inputs: await spillRecord(input.inputs, this.deps.blobs, taskBlobPrefix(tenant, taskId)),
@@ -192,7 +196,7 @@ export class TaskService {
       await this.deps.store.createTask(task, branch);
     } catch (error) {
       // Two starts of the same id at once: the other wrote first.
-      if (!(error instanceof StackVMError && error.kind === "conflict")) throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
       const other = await this.deps.store.getTask(tenant, taskId);
       if (!other) throw error;
       return { task: await this.resume(other, branch), replayed: true };
@@ -219,7 +223,7 @@ export class TaskService {
     const now = new Date(this.deps.clock.now()).toISOString();
     if (admitted) markRunning(fresh, now);
     await this.deps.store.createBranch(fresh).catch((error: unknown) => {
-      if ((error as { kind?: string }).kind !== "conflict") throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
     });
     if (admitted) await enqueueNext(this.deps, fresh, null);
     else await this.deps.admission?.wait(tenant, taskId, task.created_at);
@@ -243,7 +247,7 @@ export class TaskService {
       );
       return taskId;
     } catch (error) {
-      if ((error as { kind?: string }).kind !== "conflict") throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
       const held = await this.deps.store.items.get(itemKey);
       if (!held) throw error;
       if (held.body_hash !== bodyHash) {
@@ -262,9 +266,21 @@ export class TaskService {
       this.record(tenant, taskId),
       this.deps.store.listBranches(tenant, taskId),
     ]);
+    return this.present(task, branches);
+  }
+
+  /**
+   * The task as clients see it, from a record already read (by `record`, or
+   * answered by an update): its branches are read, the task is not read again.
+   */
+  async view(task: TaskRecord): Promise<Task> {
+    return this.present(task, await this.deps.store.listBranches(task.tenant_id, task.task_id));
+  }
+
+  private async present(task: TaskRecord, branches: BranchRecord[]): Promise<Task> {
     const view = await this.deps.presenter.task(task, branches);
     if (!task.webhook_url || !this.deps.deliveries) return view;
-    const deliveries = await this.deps.deliveries(tenant, taskId);
+    const deliveries = await this.deps.deliveries(task.tenant_id, task.task_id);
     return { ...view, webhook: { url: task.webhook_url, deliveries } };
   }
 

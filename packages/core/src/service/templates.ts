@@ -122,7 +122,7 @@ export class TemplateService {
         `task '${taskId}' was started from a plan without a goal: templates are found by goal, so only a task with a goal can save one`,
       );
     }
-    const state = await this.deps.branches.storedState(tenant, taskId, commitId);
+    const state = await this.deps.branches.storedState(task, commitId);
     if (!state.plan || state.plan.length === 0) {
       throw new ValidationError(
         "no_plan",

@@ -14,7 +14,7 @@
  * delivery write one task.
  */
 import * as z from "zod";
-import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
+import { isErrorKind, MalformedError, NotFoundError, ValidationError } from "../errors";
 import { Budget, ResponseFormat } from "../model";
 import { findReferences, lookupVariables, resolveReferences } from "../plan/references";
 import type { Clock } from "../ports/clock";
@@ -65,8 +65,6 @@ const deliveryKey = (tenant: string, triggerId: string, webhookId: string) => ({
   sk: `HOOKDELIVERY#${triggerId}#${webhookId}`,
 });
 
-const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
-
 export interface TriggerServiceDeps {
   items: ItemStore;
   clock: Clock;
@@ -85,10 +83,8 @@ export class TriggerService {
     input: CreateTriggerInput,
   ): Promise<{ trigger: Trigger; secret: string }> {
     if (input.goal !== undefined) checkGoalReferences(input.goal);
-    await this.deps.namespaces.config(tenant, input.namespace);
-    if (input.plan !== undefined) {
-      await this.deps.tasks.validate(tenant, input.namespace, input.plan, ["payload"]);
-    }
+    const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
+    if (input.plan !== undefined) this.deps.tasks.validateIn(namespace, input.plan, ["payload"]);
     const trigger: Trigger = {
       trigger_id: `trg_${randomId(20)}`,
       name: input.name,
@@ -163,7 +159,7 @@ export class TriggerService {
         { exists: false, orExpiredBefore: nowSeconds },
       );
     } catch (error) {
-      if (!isConflict(error)) throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
       seen = true;
       const held = await this.deps.items.get(marker);
       // Started before (the task may since have been deleted): start nothing.

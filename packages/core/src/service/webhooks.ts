@@ -15,19 +15,19 @@
  * that runs twice writes and enqueues the same delivery, and every attempt of a
  * delivery carries the same id and body: receivers deduplicate on it.
  */
-import { StackVMError } from "../errors";
-import { TERMINAL_STATUSES, type WebhookDelivery } from "../model";
+import { isErrorKind } from "../errors";
+import type { WebhookDelivery } from "../model";
 import { type GuardedFetchOptions, guardedFetch } from "../net/guarded-fetch";
 import { isLoopbackHost } from "../net/host-allow-list";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
 import { taskPk, tenantPk } from "../store/keys";
-import type { TaskStore } from "../store/task-store";
 import { digest } from "../vm/ids";
 import type { WebhookMessage } from "../vm/message";
-import type { Log, TerminalHook } from "../vm/step-deps";
+import type { Log } from "../vm/step-deps";
 import { newWebhookSecret, webhookHeaders } from "../webhooks/signature";
+import type { TaskEndHook } from "./lifecycle";
 import type { Presenter } from "./present";
 
 /** SQS keeps a message hidden for at most 12 hours. */
@@ -35,7 +35,6 @@ const MAX_BACKOFF_SECONDS = 12 * 60 * 60;
 
 export interface WebhookServiceDeps {
   items: ItemStore;
-  store: TaskStore;
   queue: Queue;
   clock: Clock;
   presenter: Presenter;
@@ -76,8 +75,6 @@ const deliveryKey = (tenant: string, taskId: string, webhookId: string) => ({
   sk: `WH#${webhookId}`,
 });
 
-const isConflict = (error: unknown) => error instanceof StackVMError && error.kind === "conflict";
-
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
@@ -99,22 +96,19 @@ export class WebhookService {
       return secret;
     } catch (error) {
       // Two first uses at once: the one written first is the secret.
-      if (!isConflict(error)) throw error;
+      if (!isErrorKind(error, "conflict")) throw error;
       const written = await this.deps.items.get(secretKey(tenant));
       return written?.secret as string;
     }
   }
 
-  /** The hook that queues a task's webhook when its result branch ends. */
-  terminalHook(): TerminalHook {
-    return async (branch) => {
-      const task = await this.deps.store.getTask(branch.tenant_id, branch.task_id);
-      if (!task?.webhook_url || task.branch !== branch.name) return;
-      if (!TERMINAL_STATUSES.has(task.status)) return;
+  /** The hook that queues a task's webhook when the task ended (on its result branch). */
+  terminalHook(): TaskEndHook {
+    return async (branch, task, branches) => {
+      if (!task.webhook_url) return;
       const webhookId = `msg_${digest(task.task_id, branch.name, branch.head, task.status)}`;
       const type = `task.${task.status}` as WebhookDelivery["type"];
-      const branches = await this.deps.store.listBranches(task.tenant_id, task.task_id);
-      const data = await this.deps.presenter.task(task, branches);
+      const data = await this.deps.presenter.task(task, await branches());
       const item: DeliveryItem = {
         ...deliveryKey(task.tenant_id, task.task_id, webhookId),
         webhook_id: webhookId,
@@ -127,7 +121,7 @@ export class WebhookService {
       };
       // Written once: a repeated hook must not reset the attempts of a delivery under way.
       await this.deps.items.put({ ...item }, { exists: false }).catch((error: unknown) => {
-        if (!isConflict(error)) throw error;
+        if (!isErrorKind(error, "conflict")) throw error;
       });
       const message: WebhookMessage = {
         v: 1,

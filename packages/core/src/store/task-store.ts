@@ -7,7 +7,7 @@
  * - `advanceBranch`: `equals: { head: expected }`, so the head moves once per
  *   commit and never backwards.
  */
-import { ConflictError } from "../errors";
+import { ConflictError, isErrorKind } from "../errors";
 import type { Status } from "../model";
 import type { Changes, Condition, ItemStore } from "../ports/item-store";
 import { branchKey, commitKey, commitSk, taskKey, taskPk, tasksIndexPk } from "./keys";
@@ -82,7 +82,7 @@ export class TaskStore {
     try {
       await this.items.put({ ...branch }, { exists: false });
     } catch (error) {
-      if ((error as ConflictError).kind === "conflict") {
+      if (isErrorKind(error, "conflict")) {
         throw new ConflictError(`branch '${branch.name}' already exists`, "branch_exists", error);
       }
       throw error;

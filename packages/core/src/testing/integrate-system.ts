@@ -46,7 +46,7 @@ const LLM_CONFIG = {
 
 export interface IntegrateOptions {
   quotas?: Partial<TenantQuotas>;
-  /** Runs before the integrator's terminal hooks (tests make it throw to play a crash). */
+  /** Runs when a task ended, before the integrator's hooks (tests make it throw to play a crash). */
   beforeHooks?: TerminalHook;
   webhookBackoffSeconds?: number;
   webhookMaxAttempts?: number;
@@ -72,7 +72,6 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   const presenter = new Presenter(blobs);
   const webhooks = new WebhookService({
     items,
-    store,
     queue,
     clock,
     presenter,
@@ -95,12 +94,13 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     admission: taskAdmission(quotas, slots),
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
   });
-  const hooks: TerminalHook[] = [
-    ...(options.beforeHooks ? [options.beforeHooks] : []),
-    webhooks.terminalHook(),
-    quotaTerminalHook(store, quotas, slots),
-  ];
-  const lifecycle = taskLifecycle(store, clock, hooks);
+  const lifecycle = taskLifecycle(store, clock, {
+    afterTerminal: [
+      ...(options.beforeHooks ? [options.beforeHooks] : []),
+      webhooks.terminalHook(),
+      quotaTerminalHook(quotas, slots),
+    ],
+  });
   const step: StepDeps = {
     ...base.step,
     llm: (budget) =>

@@ -28,7 +28,7 @@ function exec(
   const plan = options.plan ?? [instruction, { seq_no: 99, type: "reasoning", parameters: {} }];
   return executeInstruction({
     plan,
-    pc: instruction.seq_no,
+    instruction,
     variables,
     tools: new Map([["echo", echo]]),
     allowed: new Set(options.allowed ?? ["echo"]),

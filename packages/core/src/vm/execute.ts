@@ -15,7 +15,8 @@ import { goalText } from "./goal-text";
 
 export interface ExecuteInput {
   plan: Plan;
-  pc: number;
+  /** The instruction at the branch's PC (`findInstruction`). */
+  instruction: Instruction;
   /** Variables, with every value the instruction references loaded whole. */
   variables: Record<string, unknown>;
   tools: ReadonlyMap<string, Tool>;
@@ -56,7 +57,7 @@ export function findInstruction(plan: Plan, seqNo: number): Instruction {
 }
 
 export async function executeInstruction(input: ExecuteInput): Promise<Execution> {
-  const instruction = findInstruction(input.plan, input.pc);
+  const { instruction } = input;
   const lookup: Lookup = (name) =>
     Object.hasOwn(input.variables, name)
       ? { found: true, value: input.variables[name] }

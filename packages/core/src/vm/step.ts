@@ -12,21 +12,14 @@
  *   which also repairs a crash between the commit write and the head move;
  * - the head moves only from the expected parent (a conditional update).
  */
-import { classifyFailure, StackVMError } from "../errors";
+import { classifyFailure, isErrorKind, StackVMError } from "../errors";
 import type { LlmBudget, LlmSession } from "../llm/types";
 import { type LlmCall, type Status, TERMINAL_STATUSES } from "../model";
 import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
-import { commitId } from "../store/keys";
+import { commitId, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
-import {
-  isStoredRef,
-  jsonSize,
-  loadValue,
-  spillRecord,
-  spillValue,
-  taskBlobPrefix,
-} from "../store/values";
+import { isStoredRef, loadValue, spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { lowbit, nextChain, windowStart } from "./fenwick";
@@ -84,7 +77,7 @@ export async function runStep(
   try {
     await deps.store.putCommit(commit);
   } catch (error) {
-    if (!(error instanceof StackVMError && error.kind === "conflict")) throw error;
+    if (!isErrorKind(error, "conflict")) throw error;
     const existing = await deps.store.getCommit(tenant, taskId, commit.commit_id);
     if (!existing) throw error;
     written = existing;
@@ -161,7 +154,6 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
       },
     };
   }
-  const context = toolContext(deps, branch, session);
   if (branch.head === null || branch.pending) {
     const { tools, allowed } = await toolsFor(deps, branch, null);
     return runPending(deps, branch, branch.pending ?? { kind: "plan" }, session, tools, allowed);
@@ -178,11 +170,11 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
   const variables = await loadReferenced(deps, branch, instruction.parameters);
   const execution = await executeInstruction({
     plan: branch.plan,
-    pc: branch.pc,
+    instruction,
     variables,
     tools,
     allowed,
-    toolContext: context,
+    toolContext: toolContext(deps, branch, session),
     llm: session,
   });
   const completed = execution.completed;
@@ -272,7 +264,7 @@ async function buildCommit(
   const final = draft.final_answer === undefined ? {} : { final_answer: outputs.final_answer };
   return {
     pk: branch.pk,
-    sk: `C#${branch.bid}#${String(depth).padStart(8, "0")}`,
+    sk: commitSk(branch.bid, depth),
     commit_id: id,
     parent_id: branch.head,
     branch: branch.name,
@@ -360,7 +352,7 @@ async function moveHead(
       changes,
     );
   } catch (error) {
-    if (error instanceof StackVMError && error.kind === "conflict") return null;
+    if (isErrorKind(error, "conflict")) return null;
     throw error;
   }
 }
@@ -375,7 +367,7 @@ export function sweepIndex(
   movedAt: string,
 ): Array<[string[], string]> {
   return [
-    [["gsi1pk"], `SWEEP#${sweepShard(branch.task_id)}`],
+    [["gsi1pk"], sweepIndexPk(sweepShard(branch.task_id))],
     [["gsi1sk"], `${movedAt}#${branch.tenant_id}#${branch.task_id}#${branch.name}`],
   ];
 }
@@ -385,6 +377,9 @@ export const SWEEP_SHARDS = 4;
 
 export const sweepShard = (taskId: string): number =>
   Number.parseInt(digest(taskId).slice(0, 6), 16) % SWEEP_SHARDS;
+
+/** The `gsi1` partition of one sweep shard: `SWEEP#{shard}`. */
+export const sweepIndexPk = (shard: number): string => `SWEEP#${shard}`;
 
 /** Enqueues "run the instruction after `head`" for the branch. */
 export async function enqueueNext(
@@ -457,6 +452,3 @@ function toolContext(deps: StepDeps, branch: BranchRecord, session: LlmSession):
     localMode: deps.localMode,
   };
 }
-
-/** Exposed for tests that measure item sizes. */
-export const sizeOf = jsonSize;
