@@ -9,6 +9,7 @@ export {
   ConflictError,
   classifyFailure,
   ForbiddenError,
+  isErrorKind,
   MalformedError,
   NotFoundError,
   RateLimitedError,

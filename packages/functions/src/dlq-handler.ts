@@ -2,7 +2,13 @@
  * Messages that kept failing land in the DLQ; this marks their branch `failed`
  * with the reason, so that no branch is left `running` forever.
  */
-import { type BranchRecord, type Log, StepMessage, type TaskStore } from "@stackvm/core";
+import {
+  type BranchRecord,
+  isErrorKind,
+  type Log,
+  StepMessage,
+  type TaskStore,
+} from "@stackvm/core";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 
 export interface DlqDeps {
@@ -40,7 +46,7 @@ export function createDlqHandler(deps: DlqDeps) {
             { exists: true, equals: { head: m.head } },
           )
           .catch((error: unknown) => {
-            if ((error as { kind?: string }).kind === "conflict") return null;
+            if (isErrorKind(error, "conflict")) return null;
             throw error;
           });
         deps.log.error("branch failed: step moved to the DLQ", {

@@ -3,19 +3,13 @@
  * `failed` with the reason, so that no branch stays `running`.
  */
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { systemClock } from "@stackvm/core";
 import { awsRuntime } from "./aws-system";
 import { createDlqHandler } from "./dlq-handler";
 
 const runtime = awsRuntime();
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "dlq" });
-const handle = createDlqHandler({
-  store: runtime.system.store,
-  log: runtime.log,
-  clock: systemClock,
-  onTerminal: runtime.system.lifecycle.onTerminal,
-});
+const handle = createDlqHandler(runtime.system.dlq);
 
 export const handler: typeof handle = async (event) => {
   metrics.addMetric("DlqArrivals", MetricUnit.Count, event.Records.length);

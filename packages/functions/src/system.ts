@@ -46,6 +46,8 @@ import {
   webhookUrlCheck,
 } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
+import type { DlqDeps } from "./dlq-handler";
+import type { SweepHandlerDeps } from "./sweep-handler";
 
 export interface SystemPorts {
   items: ItemStore;
@@ -271,5 +273,21 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     webhooks,
     triggers,
     schedules,
+    /** What the DLQ consumer needs (dlq.ts on AWS, the local stack's DLQ poller). */
+    dlq: {
+      store,
+      log: options.log,
+      clock: ports.clock,
+      onTerminal: lifecycle.onTerminal,
+    } satisfies DlqDeps,
+    /** What the sweep of stalled branches needs, for branches idle longer than `stalledMs`. */
+    sweep: (stalledMs: number): SweepHandlerDeps => ({
+      items: ports.items,
+      queue: ports.queue,
+      clock: ports.clock,
+      log: options.log,
+      slots,
+      stalledMs,
+    }),
   };
 }

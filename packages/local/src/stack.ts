@@ -149,23 +149,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dlq = startPoller({
     sqs: clients.sqs,
     queueUrl: queues.dlqUrl,
-    handler: createDlqHandler({
-      store: system.store,
-      log,
-      clock: systemClock,
-      onTerminal: system.lifecycle.onTerminal,
-    }),
+    handler: createDlqHandler(system.dlq),
     concurrency: 1,
   });
   const stalledAfter = options.stalledAfterMs ?? config.stalledAfterSeconds * 1000;
-  const sweepOnce = createSweepHandler({
-    items: system.ports.items,
-    queue: system.ports.queue,
-    clock: systemClock,
-    log,
-    slots: system.slots,
-    stalledMs: stalledAfter,
-  });
+  const sweepOnce = createSweepHandler(system.sweep(stalledAfter));
   const sweep = setInterval(() => {
     sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
   }, options.sweepIntervalMs ?? 60_000);
