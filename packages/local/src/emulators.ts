@@ -15,9 +15,12 @@
  * - fauxqs 2.4.1 with persistence fails ChangeMessageVisibility to 0 (SqsQueue
  *   uses 1 s instead), and a long poll aborted by the client still takes the
  *   next message, which then waits out its visibility timeout.
- * - fauxqs listens on all interfaces whatever `host` says.
+ * - fauxqs 2.4.1 listens on 0.0.0.0 whatever `host` says, with no option for
+ *   it: `pinListenHost` makes the server it creates listen on `host` instead, as
+ *   it holds every tenant's queues and blobs with no authentication.
  */
 import { mkdir } from "node:fs/promises";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import dynalite from "dynalite";
@@ -26,7 +29,7 @@ import { startFauxqs } from "fauxqs";
 export interface EmulatorsOptions {
   /** Where state lives across restarts (`dynamodb/`, `fauxqs/` inside); null keeps it in memory. */
   dataDir: string | null;
-  /** The address dynalite listens on and the endpoints name (default 127.0.0.1). */
+  /** The address both emulators listen on and the endpoints name (default 127.0.0.1). */
   host?: string;
 }
 
@@ -40,8 +43,7 @@ export interface Emulators {
 }
 
 /**
- * Starts dynalite and fauxqs. Note that fauxqs always listens on all
- * interfaces (0.0.0.0): `host` only names the endpoint.
+ * Starts dynalite and fauxqs, both listening on `host` only.
  *
  * @example
  * const emulators = await startEmulators({ dataDir: ".stackvm" });
@@ -81,14 +83,18 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
 
   let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
   try {
-    fauxqs = await startFauxqs({
-      port: 0,
-      logger: false,
-      ...(fauxqsDir ? { dataDir: fauxqsDir } : {}),
-    });
+    fauxqs = await pinListenHost(host, () =>
+      startFauxqs({ port: 0, logger: false, ...(fauxqsDir ? { dataDir: fauxqsDir } : {}) }),
+    );
   } catch (error) {
     await stopDynamo();
     throw error;
+  }
+  // Fail closed: a later fauxqs that makes its server another way must not listen on every interface.
+  const listening = new URL(fauxqs.address).hostname.replace(/^\[(.*)\]$/, "$1");
+  if (listening !== host && (listening === "0.0.0.0" || listening === "::")) {
+    await Promise.all([stopDynamo(), fauxqs.stop()]);
+    throw new Error(`fauxqs listens on every interface (${listening}), not on ${host}`);
   }
 
   const sqsEndpoint = `http://${host}:${fauxqs.port}`;
@@ -104,4 +110,31 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
       await Promise.all([stopDynamo(), fauxqs.stop()]);
     },
   };
+}
+
+/**
+ * Runs `start` with every HTTP server it creates before its first `await` made to
+ * listen on `host`, whatever address it asks for. fauxqs builds its Fastify app
+ * (and so its server) synchronously, then calls `listen({ host: "0.0.0.0" })`;
+ * `http.createServer` is only replaced for that synchronous stretch, when no
+ * other code can run.
+ */
+function pinListenHost<T>(host: string, start: () => T): T {
+  const createServer = http.createServer;
+  // The overloads of createServer and listen cannot be forwarded with their types.
+  http.createServer = ((...args: Parameters<typeof createServer>) => {
+    const server = createServer(...args);
+    const listen = server.listen;
+    server.listen = ((...listenArgs: unknown[]) => {
+      const [first, ...rest] = listenArgs;
+      const pinned = typeof first === "object" && first !== null ? { ...first, host } : first;
+      return Reflect.apply(listen, server, [pinned, ...rest]);
+    }) as typeof server.listen;
+    return server;
+  }) as typeof http.createServer;
+  try {
+    return start();
+  } finally {
+    http.createServer = createServer;
+  }
 }
