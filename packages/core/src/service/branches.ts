@@ -73,10 +73,7 @@ export class BranchService {
     const branch = await this.branchRecord(task, name);
     const state: State = {
       pc: branch.pc,
-      variables: (await this.deps.presenter.value(branch.vars, tenant, taskId)) as Record<
-        string,
-        unknown
-      >,
+      variables: await this.deps.presenter.values(branch.vars, tenant, taskId),
       plan: branch.plan ?? [],
       completed: branch.status === "completed",
     };
@@ -155,10 +152,7 @@ export class BranchService {
     const s = await this.storedState(task, commitId);
     return {
       pc: s.pc,
-      variables: (await this.deps.presenter.value(s.variables, tenant, taskId)) as Record<
-        string,
-        unknown
-      >,
+      variables: await this.deps.presenter.values(s.variables, tenant, taskId),
       plan: s.plan ?? [],
       completed: s.completed,
     };
@@ -188,7 +182,19 @@ export class BranchService {
     for (const [name, value] of Object.entries(from.variables)) {
       if (!Object.hasOwn(to.variables, name)) diff.removed[name] = value;
     }
-    return (await this.deps.presenter.value(diff, tenant, taskId)) as Diff;
+    const show = (values: Record<string, unknown>) =>
+      this.deps.presenter.values(values, tenant, taskId);
+    const changed: Diff["changed"] = {};
+    for (const [name, { from, to }] of Object.entries(diff.changed)) {
+      const shown = await show({ from, to });
+      changed[name] = { from: shown.from, to: shown.to };
+    }
+    return {
+      ...diff,
+      added: await show(diff.added),
+      removed: await show(diff.removed),
+      changed,
+    };
   }
 
   /**

@@ -1,13 +1,15 @@
 /**
  * Turns stored records into what clients see (`spec/http-api.md`): internal fields
  * dropped, stored references to large values shown as
- * `{ "$ref": "s3", size, sha256, url }` with a presigned URL.
+ * `{ "$ref": "s3", size, sha256, url }` with a presigned URL. Only the value slots
+ * the store writes (`store/values.ts`) are read for references: a user value is
+ * shown as it was given, whatever its shape.
  */
 import type { Branch, Commit, Task, Usage } from "../model";
 import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
-import { isStoredRef, taskBlobPrefix } from "../store/values";
+import { decodeValue, isStoredRef, taskBlobPrefix } from "../store/values";
 
 /** How long presigned URLs in answers stay valid. */
 const URL_SECONDS = 3600;
@@ -15,24 +17,33 @@ const URL_SECONDS = 3600;
 export class Presenter {
   constructor(private readonly blobs: Blobs) {}
 
-  /** Replaces stored references (at any depth) with client-facing ones. */
-  async value(value: unknown, tenant: string, taskId: string): Promise<unknown> {
-    if (isStoredRef(value)) {
-      const prefix = taskBlobPrefix(tenant, taskId);
-      return {
-        $ref: "s3",
-        size: value.size,
-        sha256: value.$blob,
-        url: await this.blobs.presign(prefix, value.$blob, URL_SECONDS),
-      };
+  /**
+   * One stored value as clients see it: a reference to a spilled value becomes
+   * `{ $ref: "s3", size, sha256, url }`, an escaped user value is unescaped, and
+   * anything else is the user's value, shown as it is (never looked into).
+   */
+  async value(stored: unknown, tenant: string, taskId: string): Promise<unknown> {
+    if (!isStoredRef(stored)) return decodeValue(stored);
+    const prefix = taskBlobPrefix(tenant, taskId);
+    return {
+      $ref: "s3",
+      size: stored.size,
+      sha256: stored.$blob,
+      url: await this.blobs.presign(prefix, stored.$blob, URL_SECONDS),
+    };
+  }
+
+  /** A record of stored values (variables, outputs, inputs) as clients see it. */
+  async values(
+    stored: Record<string, unknown>,
+    tenant: string,
+    taskId: string,
+  ): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(stored)) {
+      out[name] = await this.value(value, tenant, taskId);
     }
-    if (Array.isArray(value)) return Promise.all(value.map((v) => this.value(v, tenant, taskId)));
-    if (value && typeof value === "object") {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = await this.value(v, tenant, taskId);
-      return out;
-    }
-    return value;
+    return out;
   }
 
   async task(task: TaskRecord, branches: BranchRecord[]): Promise<Task> {
@@ -87,14 +98,14 @@ export class Presenter {
       seq_no: commit.seq_no,
       instruction: await v(commit.instruction ?? null),
       inputs: await v(commit.inputs ?? null),
-      outputs: (await v(commit.outputs)) as Record<string, unknown>,
+      outputs: await this.values(commit.outputs, tenant, taskId),
       pc_before: commit.pc_before,
       pc_after: commit.pc_after,
       error: commit.error ?? null,
       llm_calls: commit.llm_calls,
       duration_ms: commit.duration_ms,
       created_at: commit.created_at,
-      ...(commit.details ? { details: (await v(commit.details)) as Record<string, unknown> } : {}),
+      ...(commit.details ? { details: commit.details } : {}),
     };
   }
 }

@@ -20,6 +20,8 @@ export interface Draft {
   instruction: unknown;
   inputs: unknown;
   outputs: Record<string, unknown>;
+  /** The outputs are already in their stored form (the task's inputs, as stored at its start). */
+  outputs_stored?: true;
   pc_after: number | null;
   plan?: Plan;
   error: { code: string; message: string } | null;
@@ -57,6 +59,7 @@ export async function runPending(
         instruction: null,
         inputs: branch.config.goal === null ? null : { goal: branch.config.goal },
         outputs: branch.config.inputs,
+        outputs_stored: true,
         pc_after: result.plan[0]?.seq_no ?? null,
         plan: result.plan,
         status_after: "running",

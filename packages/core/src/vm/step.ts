@@ -19,7 +19,14 @@ import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
 import { commitId, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
-import { isStoredRef, loadValue, spillRecord, spillValue, taskBlobPrefix } from "../store/values";
+import {
+  decodeValue,
+  isStoredRef,
+  loadValue,
+  spillRecord,
+  spillValue,
+  taskBlobPrefix,
+} from "../store/values";
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { lowbit, nextChain, windowStart } from "./fenwick";
@@ -251,7 +258,9 @@ async function buildCommit(
   const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
   const depth = branch.head === null ? 0 : branch.depth + 1;
   const id = commitId(branch.bid, depth);
-  const outputs = await spillRecord(draft.outputs, deps.blobs, prefix);
+  const outputs = draft.outputs_stored
+    ? draft.outputs
+    : await spillRecord(draft.outputs, deps.blobs, prefix);
   let window: Record<string, unknown> | undefined;
   if (depth > 0 && lowbit(depth) > 1) {
     const start = windowStart(depth);
@@ -420,18 +429,18 @@ async function toolsFor(
   return { tools, allowed };
 }
 
-/** Loads, whole, the stored variables that the parameters reference. */
+/** The variables as they were set: escapes undone, and the referenced ones loaded whole. */
 async function loadReferenced(
   deps: StepDeps,
   branch: BranchRecord,
   parameters: unknown,
 ): Promise<Record<string, unknown>> {
-  const variables = { ...branch.vars };
+  const variables: Record<string, unknown> = {};
+  for (const [name, stored] of Object.entries(branch.vars)) variables[name] = decodeValue(stored);
   const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
   for (const { name } of findReferences(parameters)) {
-    if (isStoredRef(variables[name])) {
-      variables[name] = await loadValue(variables[name], deps.blobs, prefix);
-    }
+    const stored = branch.vars[name];
+    if (isStoredRef(stored)) variables[name] = await loadValue(stored, deps.blobs, prefix);
   }
   return variables;
 }
