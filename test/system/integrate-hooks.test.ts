@@ -4,7 +4,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../support/stack";
+import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 beforeAll(async () => {
@@ -127,6 +127,32 @@ describe("incoming webhooks (triggers)", () => {
       "unauthorized",
     );
     expect(await taskCount()).toBe(before);
+  });
+
+  it("limits forged deliveries apart: a flood of them answers 429 and leaves the tenant's rate to signed ones", async () => {
+    const key = (
+      await t.api("POST", "/v1/admin/tenants/flooded/keys", { name: "ci" }, { key: ADMIN_KEY })
+    ).body.key;
+    const quotas = { requests_per_second: 5 };
+    await t.api("PUT", "/v1/admin/tenants/flooded/quotas", quotas, { key: ADMIN_KEY });
+    const { body: trigger } = await t.api(
+      "POST",
+      "/v1/triggers",
+      { name: "target", goal: "Say hi" },
+      { key },
+    );
+    const forger = (await t.api("POST", "/v1/triggers", { name: "forger", goal: "x" })).body.secret;
+    const body = JSON.stringify({ n: 1 });
+    const forged = await Promise.all(
+      Array.from({ length: 20 }, () => deliver(trigger.url, forger, body)),
+    );
+    const signed = await deliver(trigger.url, trigger.secret, body);
+    expect(signed.status).toBe(202);
+    const statuses = new Set(forged.map((a) => a.status));
+    expect(statuses).toEqual(new Set([401, 429]));
+    expect(forged.find((a) => a.status === 429)?.body.error.code).toBe(
+      "bad_signatures_rate_limited",
+    );
   });
 
   it("answers 404 for a deleted trigger, and lists only live ones", async () => {

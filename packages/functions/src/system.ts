@@ -201,6 +201,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     tasks,
     namespaces,
     rateLimit: (tenant) => quotas.takeRequest(tenant),
+    badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),
   });
   const schedules = new ScheduleService({
     items: ports.items,

@@ -145,6 +145,7 @@ export function registerTriggerRoutes(app: ApiApp): void {
         "Headers `webhook-id`, `webhook-timestamp` (unix seconds, within 5 minutes of now) and " +
         "`webhook-signature` (`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{raw body}` under the trigger's secret; " +
         "several space-separated signatures are accepted). A `webhook-id` delivered before answers 200 with the first task and starts nothing. " +
+        "Only signed deliveries count against the tenant's requests per second; ones whose signature fails are counted apart and answer 429 (`bad_signatures_rate_limited`) past as many per second. " +
         `Bodies over ${HOOK_BODY_LIMIT / 1024} KiB answer 413.`,
       middleware: [
         bodyLimit({

@@ -77,6 +77,8 @@ export interface QuotaReport {
 
 const quotasKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "QUOTAS" });
 const rateKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RATE" });
+/** Trigger deliveries with a bad signature are counted apart from the tenant's requests. */
+const badSignatureKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RATE#BAD_SIGNATURE" });
 const usageKey = (tenant: string, month: string) => ({
   pk: tenantPk(tenant),
   sk: `USAGE#${month}`,
@@ -153,9 +155,51 @@ export class QuotaService {
   /** Counts one API request; `RateLimitedError` (429 with Retry-After) past the limit. */
   async takeRequest(tenant: string): Promise<void> {
     const limit = (await this.limits(tenant)).requests_per_second;
+    await this.#take(
+      tenant,
+      rateKey(tenant),
+      limit,
+      (retryAfter) =>
+        new RateLimitedError(
+          `more than ${limit} requests per second for this tenant: wait for Retry-After, then send fewer requests at once (the operator can raise requests_per_second)`,
+          retryAfter,
+        ),
+    );
+  }
+
+  /**
+   * Counts one delivery to a trigger of the tenant whose signature did not verify,
+   * in a window of its own: a flood of forged deliveries, which anyone who knows a
+   * trigger's URL can send, never spends the tenant's request rate, and is itself
+   * refused with 429 past `requests_per_second` in one second.
+   */
+  async takeBadSignature(tenant: string): Promise<void> {
+    const limit = (await this.limits(tenant)).requests_per_second;
+    await this.#take(
+      tenant,
+      badSignatureKey(tenant),
+      limit,
+      (retryAfter) =>
+        new RateLimitedError(
+          `more than ${limit} deliveries with a bad signature per second to this tenant's triggers: check the secret the sender signs with`,
+          retryAfter,
+          "bad_signatures_rate_limited",
+        ),
+    );
+  }
+
+  /**
+   * One count in the fixed one-second window of `key`; throws `refused(seconds
+   * left in the window)` when the window already holds `limit`.
+   */
+  async #take(
+    tenant: string,
+    key: { pk: string; sk: string },
+    limit: number,
+    refused: (retryAfterSeconds: number) => RateLimitedError,
+  ): Promise<void> {
     const now = this.deps.clock.now();
     let window = Math.floor(now / 1000);
-    const key = rateKey(tenant);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         await this.deps.items.update(
@@ -171,10 +215,7 @@ export class QuotaService {
       const current = typeof item?.window === "number" ? item.window : null;
       if (current === window) {
         if (typeof item?.count === "number" && item.count >= limit) {
-          throw new RateLimitedError(
-            `more than ${limit} requests per second for this tenant: wait for Retry-After, then send fewer requests at once (the operator can raise requests_per_second)`,
-            Math.max(0.001, (1000 - (now % 1000)) / 1000),
-          );
+          throw refused(Math.max(0.001, (1000 - (now % 1000)) / 1000));
         }
         continue; // another request changed the count between the two calls
       }

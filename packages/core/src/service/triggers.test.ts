@@ -5,8 +5,8 @@ import { CreateTriggerInput } from "./triggers";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-async function setup() {
-  const sys = integrateSystem();
+async function setup(options: Parameters<typeof integrateSystem>[0] = {}) {
+  const sys = integrateSystem(options);
   const { trigger, secret } = await sys.triggers.create(
     "acme",
     CreateTriggerInput.parse({
@@ -72,6 +72,30 @@ describe("TriggerService", () => {
       await expect(attempt()).rejects.toThrow(expect.objectContaining({ kind: "unauthorized" }));
     }
     expect((await sys.tasks.list("acme", { limit: 10 })).tasks).toHaveLength(0);
+  });
+
+  it("counts bad signatures apart: past the tenant's rate of them a signed delivery still starts its task", async () => {
+    const { send, now } = await setup({ quotas: { requests_per_second: 3 } });
+    const forged = (i: number) =>
+      send(order, `msg_f${i}`, webhookHeaders(newWebhookSecret(), `msg_f${i}`, now(), order));
+    for (let i = 0; i < 5; i++) await forged(i).catch(() => undefined);
+    await expect(send(order)).resolves.toMatchObject({ replayed: false });
+  });
+
+  it("answers 429 to bad signatures past requests_per_second of them in one second", async () => {
+    const { send, now } = await setup({ quotas: { requests_per_second: 3 } });
+    const codes = [];
+    for (let i = 0; i < 5; i++) {
+      const headers = webhookHeaders(newWebhookSecret(), `msg_f${i}`, now(), order);
+      codes.push(await send(order, `msg_f${i}`, headers).catch((e: { code: string }) => e.code));
+    }
+    expect(codes).toEqual([
+      "unauthorized",
+      "unauthorized",
+      "unauthorized",
+      "bad_signatures_rate_limited",
+      "bad_signatures_rate_limited",
+    ]);
   });
 
   it("answers 422 when the payload lacks a field the goal reads", async () => {

@@ -70,8 +70,10 @@ export interface TriggerServiceDeps {
   clock: Clock;
   tasks: TaskService;
   namespaces: NamespaceService;
-  /** Counts a delivery against the tenant's request rate (`QuotaService.takeRequest`). */
+  /** Counts a verified delivery against the tenant's request rate (`QuotaService.takeRequest`). */
   rateLimit?: (tenant: string) => Promise<void>;
+  /** Counts a delivery whose signature failed, apart (`QuotaService.takeBadSignature`). */
+  badSignatureLimit?: (tenant: string) => Promise<void>;
 }
 
 export class TriggerService {
@@ -144,9 +146,17 @@ export class TriggerService {
     const tenant = typeof pointer?.tenant_id === "string" ? pointer.tenant_id : null;
     const item = tenant ? await this.deps.items.get(triggerKey(tenant, triggerId)) : null;
     if (!tenant || !item) throw new NotFoundError("trigger", triggerId);
-    await this.deps.rateLimit?.(tenant);
     const nowMs = this.deps.clock.now();
-    const webhookId = verifyWebhook(item.secret as string, headers, body, Math.floor(nowMs / 1000));
+    // The signature first: anyone who knows the URL can send deliveries, and only
+    // the ones the tenant's sender signed may spend the tenant's request rate.
+    let webhookId: string;
+    try {
+      webhookId = verifyWebhook(item.secret as string, headers, body, Math.floor(nowMs / 1000));
+    } catch (error) {
+      if (isErrorKind(error, "unauthorized")) await this.deps.badSignatureLimit?.(tenant);
+      throw error;
+    }
+    await this.deps.rateLimit?.(tenant);
     const payload = parsePayload(body);
 
     const taskId = `tsk_${digest("hook", triggerId, webhookId).slice(0, 20)}`;

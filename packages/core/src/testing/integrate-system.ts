@@ -129,6 +129,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     tasks,
     namespaces,
     rateLimit: (tenant) => quotas.takeRequest(tenant),
+    badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),
   });
   /** Delivers every deliverable message (steps and webhooks) until none is left. */
   const drain = () =>
