@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need (Chromium for the console's browser
-# tests, Java for DynamoDB Local), when they are missing. Safe to run again.
+# Installs the Debian packages the stack and its tests need (bubblewrap for the
+# sandbox's OS boundary around Python, Chromium for the console's browser tests,
+# Java for DynamoDB Local), when they are missing. Safe to run again.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq

@@ -16,12 +16,31 @@ import * as z from "zod";
 export const NetworkIsolation = z.enum(["namespace", "external", "none"]);
 export type NetworkIsolation = z.infer<typeof NetworkIsolation>;
 
+/**
+ * The operating-system boundary around Python:
+ * - `bubblewrap`: each child in its own namespaces, user and file view (locally);
+ * - `instance`: the instance is the boundary (Lambda's Firecracker micro-VM, no
+ *   namespaces inside); after each run the runner kills every process of its user
+ *   but itself and empties `/tmp`, before the next child starts;
+ * - `none`: no boundary; Python is refused unless `allowUncontained`.
+ */
+export const Containment = z.enum(["bubblewrap", "instance", "none"]);
+export type Containment = z.infer<typeof Containment>;
+
 export interface SandboxConfig {
   /** No run gets more than this, whatever it asks. */
   ceiling: SandboxLimits;
   network: NetworkIsolation;
   /** The operator's opt-in to run Python where the network cannot be cut. */
   allowNetwork: boolean;
+  /** Default: `instance` on Lambda, `bubblewrap` elsewhere. */
+  containment?: Containment;
+  /** The operator's opt-in to run Python with no OS boundary where bubblewrap cannot make one. */
+  allowUncontained?: boolean;
+  /** The user id a root stack runs Python children as (default 64123). */
+  sandboxUid?: number;
+  /** Leave Pyodide's bridge to the host open: only for tests that prove the OS layer alone. */
+  openBridge?: boolean;
 }
 
 const positiveInt = z.coerce.number().int().positive();
@@ -30,6 +49,11 @@ const positiveInt = z.coerce.number().int().positive();
 export const SandboxEnv = z.object({
   STACKVM_SANDBOX_NETWORK: NetworkIsolation.optional(),
   STACKVM_SANDBOX_ALLOW_NETWORK: z.enum(["0", "1", "true", "false"]).optional(),
+  STACKVM_SANDBOX_CONTAINMENT: Containment.optional(),
+  STACKVM_SANDBOX_ALLOW_UNCONTAINED: z.enum(["0", "1", "true", "false"]).optional(),
+  STACKVM_SANDBOX_UID: z.coerce.number().int().min(1).max(4_294_967_294).optional(),
+  /** Tests of the OS layer only: leaves Pyodide's bridge to the host open. */
+  STACKVM_SANDBOX_TEST_OPEN_BRIDGE: z.enum(["0", "1"]).optional(),
   STACKVM_SANDBOX_MAX_TIME_MS: positiveInt.optional(),
   STACKVM_SANDBOX_MAX_MEMORY_MIB: positiveInt.optional(),
   STACKVM_SANDBOX_MAX_OUTPUT_BYTES: positiveInt.optional(),
@@ -81,7 +105,15 @@ export function sandboxConfigFromEnv(env: Record<string, string | undefined>): S
   return {
     ceiling: ceiling.data,
     network: e.STACKVM_SANDBOX_NETWORK ?? (e.AWS_LAMBDA_FUNCTION_NAME ? "external" : "namespace"),
-    allowNetwork:
-      e.STACKVM_SANDBOX_ALLOW_NETWORK === "1" || e.STACKVM_SANDBOX_ALLOW_NETWORK === "true",
+    allowNetwork: isOn(e.STACKVM_SANDBOX_ALLOW_NETWORK),
+    containment:
+      e.STACKVM_SANDBOX_CONTAINMENT ?? (e.AWS_LAMBDA_FUNCTION_NAME ? "instance" : "bubblewrap"),
+    allowUncontained: isOn(e.STACKVM_SANDBOX_ALLOW_UNCONTAINED),
+    ...(e.STACKVM_SANDBOX_UID ? { sandboxUid: e.STACKVM_SANDBOX_UID } : {}),
+    ...(e.STACKVM_SANDBOX_TEST_OPEN_BRIDGE === "1" ? { openBridge: true } : {}),
   };
+}
+
+function isOn(value: string | undefined): boolean {
+  return value === "1" || value === "true";
 }

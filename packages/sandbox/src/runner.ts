@@ -15,9 +15,10 @@ import {
   sandboxError,
 } from "@stackvm/core";
 import type { SandboxConfig } from "./config";
-import { canUnshareNetwork, findExecutable } from "./host-tools";
+import { findExecutable } from "./host-tools";
 import { JavaScriptEngine } from "./javascript/js-engine";
 import { failedOutcome, type RunOutcome } from "./outcome";
+import { pythonBoundary } from "./python/boundary";
 import { PythonEngine } from "./python/python-engine";
 
 /** A structured log line; the entry file passes its logger. */
@@ -66,32 +67,14 @@ export class SandboxRunner {
         layer: "memory",
       });
     }
-    let network = config.network;
-    const unshare = network === "namespace" ? findExecutable("unshare") : null;
-    if (network === "namespace" && !canUnshareNetwork(unshare)) {
-      network = "none";
-    }
-    this.#pythonRefusal = null;
-    if (network === "none") {
-      if (config.allowNetwork) {
-        this.#log(
-          "warn",
-          "SANDBOX HAS NETWORK ACCESS: no network namespace can be made here (unshare --net needs root or user namespaces), and STACKVM_SANDBOX_ALLOW_NETWORK=1 lets Python run anyway",
-          { layer: "network" },
-        );
-      } else {
-        this.#pythonRefusal =
-          "Python is refused: this sandbox cannot cut the network (no network namespace can be made here). The operator can run it as root or with user namespaces, or accept the risk with STACKVM_SANDBOX_ALLOW_NETWORK=1.";
-        this.#log(
-          "error",
-          "SANDBOX CANNOT CUT THE NETWORK: no network namespace can be made here (unshare --net needs root or user namespaces); Python code is refused unless STACKVM_SANDBOX_ALLOW_NETWORK=1",
-          { layer: "network" },
-        );
-      }
-    }
+    const python = pythonBoundary(config, this.#log);
+    this.#pythonRefusal = python.refusal;
     this.#python = new PythonEngine({
       prlimit,
-      unshare: network === "namespace" ? unshare : null,
+      unshare: python.unshare,
+      bubblewrap: python.bubblewrap,
+      ...(python.sweep ? { sweep: python.sweep } : {}),
+      ...(config.openBridge ? { openBridge: true } : {}),
       snapshot: options.pythonSnapshot,
       warn: (message) => this.#log("warn", `sandbox: ${message}`),
     });

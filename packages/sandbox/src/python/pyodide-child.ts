@@ -16,6 +16,7 @@
  * Protocol on stdout: one JSON object a line: `ready`, `out`/`err` chunks of the
  * program's output, `done` with the driver's answer.
  */
+import { Buffer } from "node:buffer";
 import { constants, fstatSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -34,6 +35,11 @@ interface ChildRequest {
 }
 
 const [mode, pyodideDir, snapshotArg] = process.argv.slice(2);
+const runFlags = process.argv.slice(4);
+const openBridge = runFlags.includes("open-bridge");
+// Captured now: `closeBridge` takes the `process` global away before the program runs.
+const exit = process.exit.bind(process);
+const stdin = process.stdin;
 if (!mode || !pyodideDir) {
   throw new Error("usage: pyodide-child.ts snapshot <pyodideDir> <file> | run <pyodideDir> [fd:3]");
 }
@@ -68,18 +74,92 @@ function send(message: Record<string, unknown>): void {
 function readLine(): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = "";
-    process.stdin.setEncoding("utf8");
-    process.stdin.on("data", (chunk: string) => {
+    stdin.setEncoding("utf8");
+    stdin.on("data", (chunk: string) => {
       text += chunk;
       const end = text.indexOf("\n");
       if (end >= 0) {
-        process.stdin.pause();
+        stdin.pause();
         resolve(text.slice(0, end));
       }
     });
-    process.stdin.on("end", () => reject(new Error("stdin closed before a request")));
+    stdin.on("end", () => reject(new Error("stdin closed before a request")));
   });
 }
+
+/**
+ * Takes away every handle Python could use on this process (defence in depth;
+ * the boundary is the OS around this process): the `js` and `pyodide_js`
+ * modules, the Function constructors that any JS object leads to
+ * (`x.constructor.constructor`), and the globals that name the host (`process`,
+ * `require`, `eval`, ...). What this script needs later is captured above, in
+ * closures that Python cannot reach. Off only in the tests that prove the OS
+ * layer holds on its own (`STACKVM_SANDBOX_TEST_OPEN_BRIDGE`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: Pyodide's API is used through a handful of calls
+function closeBridge(pyodide: any): void {
+  if (openBridge) return;
+  pyodide.runPython(
+    "import sys\nfor _name in [n for n in sys.modules if n.split('.')[0] in ('js', 'pyodide_js')]:\n    sys.modules.pop(_name, None)\ndel _name",
+  );
+  pyodide.unregisterJsModule("js");
+  pyodide.unregisterJsModule("pyodide_js");
+  // Emscripten's host file systems would mount the host's files through Node's fs.
+  const filesystems = pyodide.FS?.filesystems as Record<string, unknown> | undefined;
+  if (filesystems) {
+    delete filesystems.NODEFS;
+    delete filesystems.NODERAWFS;
+  }
+  // biome-ignore lint/complexity/useArrowFunction: each kind of function has its own constructor
+  const kinds = [function () {}, async function () {}, function* () {}, async function* () {}];
+  for (const kind of kinds) {
+    Object.defineProperty(Object.getPrototypeOf(kind), "constructor", {
+      value: undefined,
+      writable: false,
+      configurable: false,
+    });
+  }
+  const global = globalThis as Record<string, unknown>;
+  // Pyodide checks `instanceof Function` at run time, so the global stays a
+  // function for that, but it no longer makes functions from strings.
+  const refuse = () => {
+    throw new EvalError("making code from strings is not available in the sandbox");
+  };
+  global.Function = new Proxy(Function, { apply: refuse, construct: refuse });
+  for (const name of HOST_GLOBALS) {
+    try {
+      delete global[name];
+    } catch {
+      // Not configurable: shadow it below.
+    }
+    if (name in global) {
+      Object.defineProperty(global, name, {
+        value: undefined,
+        writable: false,
+        configurable: false,
+      });
+    }
+  }
+}
+
+/** Globals that lead to the host or evaluate strings as code. */
+const HOST_GLOBALS = [
+  "process",
+  "require",
+  "module",
+  "exports",
+  "Buffer",
+  "global",
+  "eval",
+  "navigator",
+  "fetch",
+  "WebSocket",
+  "EventSource",
+  "XMLHttpRequest",
+  "Worker",
+  "SharedWorker",
+  "importScripts",
+];
 
 const { loadPyodide } = (await import(pathToFileURL(join(pyodideDir, "pyodide.mjs")).href)) as {
   // biome-ignore lint/suspicious/noExplicitAny: Pyodide's API is used through a handful of calls
@@ -110,8 +190,9 @@ const pyodide = await loadPyodide({
   env: {},
   stdout: quiet,
   stderr: quiet,
-  ...(snapshotArg === "fd:3" ? { _loadSnapshot: readSnapshot(3) } : {}),
+  ...(runFlags.includes("fd:3") ? { _loadSnapshot: readSnapshot(3) } : {}),
 });
+closeBridge(pyodide);
 send({ t: "ready" });
 const line = await readLine();
 const { driver, request, outputBytes } = JSON.parse(line) as ChildRequest;
@@ -125,7 +206,7 @@ function writer(stream: "out" | "err") {
         // Past the limit: hand over what fits and stop here; the engine checks again.
         send({ t: stream, s: decoders[stream].decode(bytes.subarray(0, outputLeft)) });
         send({ t: "done", overflow: true });
-        process.exit(0);
+        exit(0);
       }
       outputLeft -= bytes.length;
       send({ t: stream, s: decoders[stream].decode(bytes, { stream: true }) });
@@ -140,4 +221,4 @@ pyodide.runPython(driver);
 const run = pyodide.globals.get("stackvm_run");
 const answer: string = await run(request);
 send({ t: "done", answer });
-process.exit(0);
+exit(0);

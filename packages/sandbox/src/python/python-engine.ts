@@ -14,7 +14,7 @@
  * read it from an inherited descriptor and nothing is left on disk.
  */
 import { closeSync, openSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -34,13 +34,24 @@ import {
   type RunOutcome,
   timeoutError,
 } from "../outcome";
+import type { Bubblewrap } from "./containment";
 import { PYTHON_DRIVER } from "./driver-py";
-import { type ChildLaunch, childCommand, PyodideProcess } from "./pyodide-process";
+import { type ChildLaunch, childCommand, PyodideProcess, snapshotPath } from "./pyodide-process";
 
 export interface PythonEngineOptions {
   /** `prlimit` and `unshare` as found on this host (null: not used). */
   prlimit: string | null;
   unshare: string | null;
+  /** Each child in bubblewrap's namespaces (the local boundary); null on Lambda. */
+  bubblewrap: Bubblewrap | null;
+  /**
+   * After each run, before the next child starts: kill every process of this
+   * instance's user but the runner, and empty the writable folders (on Lambda,
+   * where a warm instance serves the next tenant and there are no namespaces).
+   */
+  sweep?: () => Promise<void>;
+  /** Leave Pyodide's bridge to the host realm open: only for tests of the OS layer. */
+  openBridge?: boolean;
   /**
    * What Node and Pyodide need under the OS data limit before the program's own
    * memory (Node reserves about 560 MiB of address space at start). Default 1024.
@@ -53,6 +64,10 @@ export interface PythonEngineOptions {
 }
 
 const DEFAULT_BASE_DATA_MIB = 1024;
+/** Room above the measured base for what the driver and the boot's variance take. */
+const DATA_SLACK_MIB = 48;
+/** A child's CPU time, as a backstop: the host kills it at the deadline, bwrap when the host dies. */
+const CPU_BACKSTOP_SECONDS = 120;
 /** A child that cannot boot in this time counts as failed. */
 const START_TIMEOUT_MS = 60_000;
 
@@ -69,8 +84,12 @@ export class PythonEngine implements Engine {
   readonly #useSnapshot: boolean;
   /** The snapshot's open descriptor, made on first use so that an engine that never runs Python costs nothing. */
   #snapshotMade: Promise<number | null> | null = null;
+  #measured: Promise<number> | null = null;
   #warm: Warm | null = null;
   readonly #running = new Set<PyodideProcess>();
+  readonly #sweep: (() => Promise<void>) | null;
+  /** The sweep after the last run; the next child starts only once it is done. */
+  #swept: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(options: PythonEngineOptions) {
@@ -80,7 +99,10 @@ export class PythonEngine implements Engine {
       pyodideDir: dirname(pyodideEntry),
       prlimit: options.prlimit,
       unshare: options.unshare,
+      bubblewrap: options.bubblewrap,
+      openBridge: options.openBridge === true,
     };
+    this.#sweep = options.sweep ?? null;
     this.#baseDataMib = options.baseDataMib ?? DEFAULT_BASE_DATA_MIB;
     this.#warn = options.warn ?? (() => {});
     this.#useSnapshot = options.snapshot !== false;
@@ -105,18 +127,16 @@ export class PythonEngine implements Engine {
     if (this.#closed) throw new Error("the Python engine is closed");
     if (this.#warm?.memoryMib !== limits.memory_mib) this.#prestart(limits.memory_mib);
     const taken = this.#warm as Warm;
-    // The next run gets a fresh child; this one serves exactly one run.
+    // The next run gets a fresh child; this one serves exactly one run. Where a
+    // sweep follows each run, the next child starts after it, so that nothing a
+    // run left behind can reach the child that serves the next one.
     this.#warm = null;
-    this.#prestart(limits.memory_mib);
+    if (!this.#sweep) this.#prestart(limits.memory_mib);
     const child = await taken.process;
     if (!child) throw new Error("the Python engine is closed");
     this.#running.add(child);
     try {
       await withTimeout(child.ready, START_TIMEOUT_MS);
-      if (this.#launch.prlimit) {
-        const cpuSeconds = Math.ceil(limits.time_ms / 1000) + 2;
-        await child.limit(this.#launch.prlimit, limits.memory_mib * 1024 * 1024, cpuSeconds);
-      }
       return await exchange(child, request, limits);
     } catch (error) {
       return failedOutcome(
@@ -128,7 +148,16 @@ export class PythonEngine implements Engine {
     } finally {
       child.kill();
       this.#running.delete(child);
+      if (this.#sweep) await this.#afterRun(child, limits.memory_mib);
     }
+  }
+
+  /** Waits for the child's end, sweeps the instance, then starts the next child. */
+  async #afterRun(child: PyodideProcess, memoryMib: number): Promise<void> {
+    await child.exited;
+    this.#swept = (this.#sweep as () => Promise<void>)();
+    await this.#swept;
+    if (!this.#warm) this.#prestart(memoryMib);
   }
 
   async close(): Promise<void> {
@@ -148,27 +177,70 @@ export class PythonEngine implements Engine {
       this.#warm = null;
       return;
     }
-    const dataBytes = (this.#baseDataMib + memoryMib) * 1024 * 1024;
-    const process = this.#snapshot.then((fd) =>
+    const ready = Promise.all([this.#snapshot, this.#base, this.#swept]);
+    const process = ready.then(([fd, base]) =>
       this.#closed
         ? null
         : new PyodideProcess(
-            childCommand(this.#launch, { run: { snapshot: fd !== null, dataBytes } }),
+            childCommand(this.#launch, {
+              run: {
+                snapshot: fd !== null,
+                dataBytes: base + (DATA_SLACK_MIB + memoryMib) * 1024 * 1024,
+                cpuSeconds: CPU_BACKSTOP_SECONDS,
+              },
+            }),
             fd ?? undefined,
           ),
     );
     this.#warm = { process, memoryMib };
   }
 
+  /**
+   * What a booted child uses before the program's own memory, measured once on a
+   * child that runs no code (Node reserves about 560 MiB of address space at
+   * start, and Pyodide's boot varies with the machine). Every child's data limit
+   * is this plus the run's memory limit, set at spawn.
+   */
+  get #base(): Promise<number> {
+    if (!this.#measured) this.#measured = this.#measureBase();
+    return this.#measured;
+  }
+
+  async #measureBase(): Promise<number> {
+    const generous = (this.#baseDataMib + 256) * 1024 * 1024;
+    if (!this.#launch.prlimit) return generous;
+    const fd = await this.#snapshot;
+    const probe = new PyodideProcess(
+      childCommand(this.#launch, {
+        run: { snapshot: fd !== null, dataBytes: generous, cpuSeconds: CPU_BACKSTOP_SECONDS },
+      }),
+      fd ?? undefined,
+    );
+    try {
+      await withTimeout(probe.ready, START_TIMEOUT_MS);
+      return await probe.dataBytes();
+    } catch (error) {
+      this.#warn(
+        `the Python children's memory use could not be measured, so their data limit is ${this.#baseDataMib} MiB above the run's: ${(error as Error).message}`,
+      );
+      return this.#baseDataMib * 1024 * 1024;
+    } finally {
+      probe.kill();
+    }
+  }
+
   async #makeSnapshot(): Promise<number | null> {
     let dir: string | null = null;
     try {
       dir = await mkdtemp(join(tmpdir(), "stackvm-pyodide-"));
-      const file = join(dir, "python.snapshot");
-      const maker = new PyodideProcess(childCommand(this.#launch, { snapshot: file }));
+      // The maker runs as the children's user, inside the same boundary, so the
+      // snapshot holds the same paths the children see.
+      const uid = this.#launch.bubblewrap?.uid ?? null;
+      if (uid !== null) await chown(dir, uid, uid);
+      const maker = new PyodideProcess(childCommand(this.#launch, { snapshotDir: dir }));
       const { code, signal } = await maker.exited;
       if (code !== 0) throw new Error(`exit ${code ?? signal}: ${maker.stderrTail.slice(-500)}`);
-      return openSync(file, "r");
+      return openSync(snapshotPath(dir), "r");
     } catch (error) {
       this.#warn(
         `the Pyodide memory snapshot could not be made, so every Python run boots cold (2 to 4 s): ${(error as Error).message}`,

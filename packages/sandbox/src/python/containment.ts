@@ -1,0 +1,158 @@
+/**
+ * The operating-system boundary around each Python child, made by bubblewrap
+ * (`bwrap`, Debian's `bubblewrap` package). Pyodide's bridge reaches the child's
+ * Node `process` by design and Node's permission model is not a security
+ * boundary, so the boundary is the kernel's:
+ *
+ * - its own user, pid, ipc, mount, network, uts and cgroup namespaces: it cannot
+ *   see, signal or trace a host process, reach a host socket (abstract ones
+ *   live in the network namespace, path ones are not in its view), or learn the
+ *   host's name;
+ * - an unprivileged user id that owns nothing of the stack's (when the stack runs
+ *   as root, the child is started as `sandboxUid`; otherwise it keeps the
+ *   stack's id outside, with no capability and nothing of the stack's in view);
+ * - a read-only view of only the system libraries, the Node binary, the child
+ *   script and the Pyodide files, at neutral paths (`/sandbox/...`), an empty
+ *   private `/tmp`, no `/etc`, no environment;
+ * - a new session (no terminal to inject into), no capabilities, and death with
+ *   its parent: when bwrap dies, the namespace's first process dies, and the
+ *   kernel kills every process left in the namespace with it.
+ *
+ * Descriptors: bwrap passes on what it inherits, so the sandbox host closes every
+ * descriptor it inherited at start (`closeInheritedDescriptors`) and spawns
+ * children with only their protocol pipes (and the snapshot, on fd 3).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
+
+/** Where the child's files appear inside the boundary. */
+export const INSIDE = {
+  root: "/sandbox",
+  node: "/sandbox/node",
+  script: "/sandbox/child/pyodide-child.ts",
+  packageJson: "/sandbox/child/package.json",
+  pyodide: "/sandbox/pyodide",
+  /** Where the snapshot maker writes (bound read-write for that run only). */
+  out: "/sandbox/out",
+} as const;
+
+/** The user id a root stack runs children as; it owns no file and no process of the stack. */
+export const DEFAULT_SANDBOX_UID = 64_123;
+
+/** The host paths bound into the boundary, read-only. */
+export interface BoundFiles {
+  node: string;
+  script: string;
+  packageJson: string;
+  pyodide: string;
+}
+
+/** How children are contained: the bwrap binary, and the id to run as (null: keep ours). */
+export interface Bubblewrap {
+  bwrap: string;
+  uid: number | null;
+}
+
+/** OS limits of a child, set before it starts (the data limit is tightened after boot). */
+export interface ChildRlimits {
+  /** RLIMIT_NPROC counts threads too: Node starts about a dozen. */
+  processes: number;
+  openFiles: number;
+  fileBytes: number;
+}
+
+export const DEFAULT_RLIMITS: ChildRlimits = {
+  processes: 256,
+  openFiles: 256,
+  fileBytes: 16 * 1024 * 1024,
+};
+
+/** The system folders with the shared libraries Node needs; symlinks are kept as symlinks. */
+const SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/bin", "/sbin"];
+
+/** bwrap's arguments that give the fixed view: namespaces, identity, file system. */
+export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[] {
+  const view: string[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    if (!existsSync(dir)) continue;
+    const stat = lstatSync(dir);
+    if (stat.isSymbolicLink()) view.push("--symlink", readlinkSync(dir), dir);
+    else if (stat.isDirectory()) view.push("--ro-bind", dir, dir);
+  }
+  return [
+    "--unshare-user",
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-uts",
+    "--unshare-cgroup",
+    "--uid",
+    "65534",
+    "--gid",
+    "65534",
+    "--hostname",
+    "sandbox",
+    "--die-with-parent",
+    "--new-session",
+    "--clearenv",
+    "--cap-drop",
+    "ALL",
+    ...view,
+    "--ro-bind",
+    files.node,
+    INSIDE.node,
+    "--ro-bind",
+    files.script,
+    INSIDE.script,
+    "--ro-bind",
+    files.packageJson,
+    INSIDE.packageJson,
+    "--ro-bind",
+    files.pyodide,
+    INSIDE.pyodide,
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+    ...extra,
+    "--chdir",
+    "/tmp",
+    "--",
+  ];
+}
+
+/**
+ * Finds out whether this machine can contain a child with bubblewrap, by starting
+ * the real thing once (`node -e 0` inside the full boundary). Tries the
+ * unprivileged `uid` first when running as root. Answers how, or why not.
+ */
+export function probeBubblewrap(
+  bwrap: string | null,
+  files: BoundFiles,
+  uid: number,
+): { ok: true; how: Bubblewrap } | { ok: false; why: string } {
+  if (!bwrap) {
+    return {
+      ok: false,
+      why: "bubblewrap is not installed (install the Debian or Ubuntu package `bubblewrap`, or your distribution's)",
+    };
+  }
+  const tries: Array<number | null> = process.getuid?.() === 0 ? [uid, null] : [null];
+  let last = "";
+  for (const as of tries) {
+    const result = spawnSync(bwrap, [...bubblewrapArgs(files), INSIDE.node, "-e", "0"], {
+      env: {},
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 20_000,
+      ...(as === null ? {} : { uid: as, gid: as }),
+    });
+    if (result.status === 0) return { ok: true, how: { bwrap, uid: as } };
+    last = `${result.error?.message ?? ""}${result.stderr?.toString().trim() ?? ""}`.slice(0, 300);
+  }
+  return {
+    ok: false,
+    why: `bubblewrap cannot make the sandbox's namespaces here (${last || "it failed"}); it needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 an AppArmor profile allowing bwrap) and, when the stack runs as root, files readable by uid ${uid}`,
+  };
+}
