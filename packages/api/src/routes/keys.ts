@@ -17,7 +17,8 @@ export function registerKeyRoutes(app: ApiApp): void {
       method: "post",
       path: "/v1/keys",
       summary: "Create an API key for the caller's tenant",
-      description: "`key` is shown only in this answer; the service keeps a hash.",
+      description:
+        "`key` is shown only in this answer; the service keeps a hash. `key_id` (what lists show and `DELETE` takes) is random and shows nothing of the key; `prefix` shows the key up to four characters of its secret.",
       security: bearer,
       request: jsonBody(KeyInput),
       responses: { 201: json(NewKey, "The new key"), ...commonErrors },

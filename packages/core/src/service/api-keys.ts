@@ -1,7 +1,13 @@
 /**
- * API keys. A key reads `svm_{tenant}_{secret}`: the tenant and the key id (the
- * secret's first 12 characters) locate its item in one read, and the item holds
- * only a SHA-256 hash of the whole key, compared in constant time.
+ * API keys. A key reads `svm_{tenant}_{secret}`. Nothing stores the key itself:
+ * its item (`KEY#{key_id}` under the tenant, what `/v1/keys` lists) and a pointer
+ * `KEYHASH#{sha256 of the key}` (tenant and key id) hold its hash. A key is
+ * verified in one read, of the pointer: only the key hashes to its address.
+ *
+ * The key id is drawn at random, apart from the secret, since it is shown in
+ * lists and logs. Keys made before that have the secret's first 12 characters as
+ * their id and no pointer; they are still found by that id and their hash, read
+ * from the item and compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
@@ -9,6 +15,7 @@ import { NotFoundError, UnauthorizedError } from "../errors";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
+import { randomId } from "../vm/ids";
 
 export const TenantId = z
   .string()
@@ -30,8 +37,17 @@ const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 const hashKey = (key: string): Buffer => createHash("sha256").update(key).digest();
 const keyItem = (tenant: string, keyId: string) => ({ pk: tenantPk(tenant), sk: `KEY#${keyId}` });
-/** Keys that do not name their tenant are found by hash (not tenant-owned: a pointer). */
+/** Every key is found by its hash (not tenant-owned: a pointer). */
 const hashItem = (hash: string) => ({ pk: `KEYHASH#${hash}`, sk: "KEY" });
+/** The id a key made before random ids has: `key_` and its secret's first 12 characters. */
+const legacyKeyId = (secret: string) => `key_${secret.slice(0, 12)}`;
+const INVALID = "The API key is not valid (unknown or revoked).";
+
+/** Whether `a` and `b` have `length` characters in a row in common. */
+function shareRun(a: string, b: string, length: number): boolean {
+  for (let i = 0; i + length <= a.length; i++) if (b.includes(a.slice(i, i + length))) return true;
+  return false;
+}
 
 function secret(): string {
   // 40 characters from 36 symbols: about 206 bits. Rejection sampling keeps it uniform.
@@ -52,75 +68,96 @@ export class ApiKeyService {
 
   /**
    * Creates a key for the tenant; `key` is returned only here. An operator may give
-   * the key (`fixedKey`, e.g. STACKVM_BOOTSTRAP_API_KEY); one that does not read
-   * `svm_{tenant}_...` is found through a hash index instead.
+   * the key (`fixedKey`, e.g. STACKVM_BOOTSTRAP_API_KEY at every start): a key
+   * that exists already keeps its item and id.
    */
   async create(tenant: string, name: string, fixedKey?: string): Promise<NewApiKey> {
     TenantId.parse(tenant);
-    const key = fixedKey ?? `svm_${tenant}_${secret()}`;
-    const match = KEY.exec(key);
-    if (match && match[1] !== tenant) {
-      throw new UnauthorizedError(`this key names tenant '${match[1]}', not '${tenant}'`);
+    if (fixedKey !== undefined) {
+      const named = KEY.exec(fixedKey)?.[1];
+      if (named !== undefined && named !== tenant) {
+        throw new UnauthorizedError(`this key names tenant '${named}', not '${tenant}'`);
+      }
+      if (named === undefined && fixedKey.length < 16) {
+        throw new UnauthorizedError("an API key must be at least 16 characters long");
+      }
+      const known = await this.#find(fixedKey);
+      if (known && known.tenantId !== tenant) {
+        throw new UnauthorizedError(`this key belongs to another tenant than '${tenant}'`);
+      }
+      if (known) return { ...(await this.#info(tenant, known.keyId)), key: fixedKey };
     }
-    if (!match && key.length < 16) {
-      throw new UnauthorizedError("an API key must be at least 16 characters long");
+    const key = fixedKey ?? `svm_${tenant}_${secret()}`;
+    let keyId = `key_${randomId(16)}`;
+    // Independent draws share four characters in a row about once in 3,500 keys:
+    // draw again then, so that no id of a key made here looks like a piece of it.
+    while (fixedKey === undefined && shareRun(keyId.slice(4), key.slice(-40), 4)) {
+      keyId = `key_${randomId(16)}`;
     }
     const hash = hashKey(key).toString("hex");
-    const keyId = match ? `key_${match[2]!.slice(0, 12)}` : `key_${hash.slice(0, 12)}`;
-    if (!match) {
-      await this.items.put({ ...hashItem(hash), tenant_id: tenant, key_id: keyId });
-    }
     const info: ApiKeyInfo = {
       key_id: keyId,
       name,
-      prefix: match ? key.slice(0, `svm_${tenant}_`.length + 4) : `${key.slice(0, 4)}…`,
+      prefix: KEY.test(key) ? key.slice(0, `svm_${tenant}_`.length + 4) : `${key.slice(0, 4)}…`,
       created_at: new Date(this.clock.now()).toISOString(),
     };
-    await this.items.put({
-      ...keyItem(tenant, keyId),
-      ...info,
-      tenant_id: tenant,
-      hash,
-    });
+    // The item first: a crash between the two writes leaves a listed key that does
+    // not work (revoking it cleans up), never one that works unlisted.
+    await this.items.put(
+      { ...keyItem(tenant, keyId), ...info, tenant_id: tenant, hash },
+      { exists: false },
+    );
+    await this.items.put({ ...hashItem(hash), tenant_id: tenant, key_id: keyId });
     return { ...info, key };
   }
 
   /** The tenant of a key, or `UnauthorizedError`: unknown, revoked and malformed keys alike. */
   async verify(key: string): Promise<{ tenantId: string; keyId: string }> {
+    const found = await this.#find(key);
+    if (!found) throw new UnauthorizedError(INVALID);
+    return found;
+  }
+
+  /** The tenant and id of a key: through its hash pointer, or else as a key made before random ids. */
+  async #find(key: string): Promise<{ tenantId: string; keyId: string } | null> {
+    const hash = hashKey(key);
+    const pointer = await this.items.get(hashItem(hash.toString("hex")));
+    if (pointer) return { tenantId: pointer.tenant_id as string, keyId: pointer.key_id as string };
     const match = KEY.exec(key);
-    let tenant: string;
-    let keyId: string;
-    if (match) {
-      tenant = match[1]!;
-      keyId = `key_${match[2]!.slice(0, 12)}`;
-    } else {
-      const pointer = await this.items.get(hashItem(hashKey(key).toString("hex")));
-      if (!pointer) throw new UnauthorizedError("The API key is not valid (unknown or revoked).");
-      tenant = pointer.tenant_id as string;
-      keyId = pointer.key_id as string;
-    }
-    const item = await this.items.get(keyItem(tenant, keyId));
+    if (!match) return null;
+    const tenantId = match[1]!;
+    const keyId = legacyKeyId(match[2]!);
+    const item = await this.items.get(keyItem(tenantId, keyId));
     const stored = typeof item?.hash === "string" ? Buffer.from(item.hash, "hex") : null;
-    if (stored?.length !== 32 || !timingSafeEqual(stored, hashKey(key))) {
-      throw new UnauthorizedError("The API key is not valid (unknown or revoked).");
-    }
-    return { tenantId: tenant, keyId };
+    if (stored?.length !== 32 || !timingSafeEqual(stored, hash)) return null;
+    return { tenantId, keyId };
+  }
+
+  async #info(tenant: string, keyId: string): Promise<ApiKeyInfo> {
+    const item = await this.items.get(keyItem(tenant, keyId));
+    if (!item) throw new UnauthorizedError(INVALID);
+    return keyInfo(item);
   }
 
   async list(tenant: string): Promise<ApiKeyInfo[]> {
     const page = await this.items.query({ pk: tenantPk(tenant), prefix: "KEY#", limit: 1000 });
-    return page.items.map((i) => ({
-      key_id: i.key_id as string,
-      name: i.name as string,
-      prefix: i.prefix as string,
-      created_at: i.created_at as string,
-    }));
+    return page.items.map(keyInfo);
   }
 
   async revoke(tenant: string, keyId: string): Promise<void> {
     const existing = await this.items.get(keyItem(tenant, keyId));
     if (!existing) throw new NotFoundError("key", keyId);
-    await this.items.delete(keyItem(tenant, keyId));
+    // The pointer first: from then on the key answers 401, even if the item's delete fails.
     await this.items.delete(hashItem(existing.hash as string));
+    await this.items.delete(keyItem(tenant, keyId));
   }
+}
+
+function keyInfo(item: Record<string, unknown>): ApiKeyInfo {
+  return {
+    key_id: item.key_id as string,
+    name: item.name as string,
+    prefix: item.prefix as string,
+    created_at: item.created_at as string,
+  };
 }
