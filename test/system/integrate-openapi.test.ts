@@ -121,4 +121,27 @@ describe("/docs", () => {
     expect(init).toContain('url: "/openapi.json"');
     expect(init).toContain("validatorUrl: null");
   });
+
+  it("may not be framed by another page", async () => {
+    const page = await fetch(`${t.url}/docs`);
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+  });
+});
+
+describe("security headers", () => {
+  it.each([
+    ["a health check", "/healthz", true],
+    ["an API answer", "/v1/tasks", true],
+    ["a refusal without a key", "/v1/tasks", false],
+    ["an unknown route", "/v1/nowhere", true],
+    ["the OpenAPI document", "/openapi.json", false],
+  ])("sends nosniff and no framing with %s", async (_, path, withKey) => {
+    const answer = await fetch(`${t.url}${path}`, {
+      headers: withKey ? { authorization: `Bearer ${t.apiKey}` } : {},
+    });
+    expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(answer.headers.get("x-frame-options")).toBe("DENY");
+  });
 });

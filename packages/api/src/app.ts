@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
 import { requireOperator, requireTenant } from "./auth";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
@@ -35,6 +36,9 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     },
   });
 
+  // On every answer, errors included: no content sniffing (a JSON answer is never
+  // read as a page or a script), no framing, no referrer; HTTPS only once seen.
+  app.use("*", secureHeaders({ xFrameOptions: "DENY" }));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("requestId", c.req.header("x-request-id") ?? randomUUID());

@@ -51,9 +51,12 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** Only this origin: the page can load nothing from elsewhere even if a script tried. */
+/**
+ * Only this origin: the page can load nothing from elsewhere even if a script
+ * tried, and no other page may frame it (its "Authorize" form takes an API key).
+ */
 const CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
 let folder: string | undefined;
 const cache = new Map<string, ArrayBuffer>();
