@@ -28,21 +28,36 @@ function isLoopback(address: string): boolean {
   );
 }
 
+/** This process and every process under it (the sandbox host and its children). */
+async function processTree(pid = "self"): Promise<string[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => []);
+  const children = [];
+  for (const task of tasks) {
+    const list = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "");
+    children.push(...list.split(" ").filter((child) => child.trim() !== ""));
+  }
+  const below = await Promise.all(children.map((child) => processTree(child.trim())));
+  return [pid, ...below.flat()];
+}
+
 /**
- * The TCP sockets this process listens on: the listening entries of the kernel's
- * tables whose socket inode is one of this process's file descriptors.
+ * The TCP sockets that a process listens on: the listening entries of the
+ * kernel's tables (of the process's network namespace) whose socket inode is one
+ * of the process's file descriptors. A process whose descriptors may not be read
+ * runs as another user in a user namespace of its own: a sandboxed child, whose
+ * network namespace has no route out, so nothing it listens on is reachable.
  */
-async function listeners(): Promise<Listener[]> {
-  const fds = await readdir("/proc/self/fd");
+async function listeners(pid: string): Promise<Listener[]> {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
   const inodes = new Set<string>();
   for (const fd of fds) {
-    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "");
     const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
     if (inode) inodes.add(inode);
   }
   const found: Listener[] = [];
-  for (const table of ["/proc/self/net/tcp", "/proc/self/net/tcp6"]) {
-    const rows = (await readFile(table, "utf8")).trim().split("\n").slice(1);
+  for (const table of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
+    const rows = (await readFile(table, "utf8").catch(() => "")).trim().split("\n").slice(1);
     for (const row of rows) {
       const [, local, , state, , , , , , inode] = row.trim().split(/\s+/);
       if (state !== "0A" || !local || !inode || !inodes.has(inode)) continue; // 0A: LISTEN
@@ -60,8 +75,8 @@ describe.runIf(process.platform === "linux")("the local stack's listeners", () =
   });
   afterAll(() => stack.stop());
 
-  it("listens on loopback only: the API, dynalite and fauxqs", async () => {
-    const found = await listeners();
+  it("listens on loopback only: the API, dynalite, fauxqs and any process under it", async () => {
+    const found = (await Promise.all((await processTree()).map(listeners))).flat();
     const ports = [stack.url, stack.endpoints.dynamodb, stack.endpoints.sqs].map((url) =>
       Number(new URL(url).port),
     );
