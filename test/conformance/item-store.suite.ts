@@ -72,6 +72,29 @@ export function itemStoreSuite(name: string, open: () => Promise<ItemStoreFixtur
         const pk = partition();
         const error = await rejection(store.put({ pk, sk: "A", big: "x".repeat(410 * 1024) }));
         expect(error.kind).toBe("too_large");
+        expect(error.message).not.toContain(pk);
+      });
+
+      it("refuses, with a TypeError and no stack overflow, an item nested past 32 levels", async () => {
+        const pk = partition();
+        let deep: unknown = 1;
+        for (let i = 0; i < 5_000; i++) deep = { a: deep };
+        const error = await rejection(store.put({ pk, sk: "A", deep }));
+        expect(error.name).toBe("TypeError");
+        expect(error.message).toMatch(/more than 32 levels/);
+        let fits: unknown = 1;
+        for (let i = 0; i < 32; i++) fits = [fits];
+        await store.put({ pk, sk: "B", fits });
+        expect(await store.get({ pk, sk: "B" })).toEqual({ pk, sk: "B", fits });
+      });
+
+      it("stores a JSON-parsed '__proto__' key nowhere: refused, not turned into a prototype", async () => {
+        const pk = partition();
+        const value = JSON.parse('{"__proto__": {"polluted": true}}');
+        expect((await rejection(store.put({ pk, sk: "A", value }))).name).toBe("TypeError");
+        await store.put({ pk, sk: "B", m: {} });
+        const update = store.update({ pk, sk: "B" }, { set: [[["m", "x"], value]] });
+        expect((await rejection(update)).name).toBe("TypeError");
       });
     });
 

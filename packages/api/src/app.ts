@@ -12,6 +12,7 @@ import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
 import { errorBody, malformedBody, notFound, onError } from "./errors";
+import { checkJsonBody } from "./json-body";
 import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerEventRoutes } from "./routes/events";
@@ -72,6 +73,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     return requireTenant(c, next);
   });
   app.use("/v1/*", rateLimit);
+  // Depth and forbidden keys of every JSON body, checked once for all routes.
+  app.use("*", checkJsonBody);
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -295,9 +295,8 @@ export function translate(error: unknown, key: ItemKey): unknown {
     return new ConflictError(`the condition on ${where} does not hold`, "condition_failed", error);
   }
   if (name === "ValidationException" && /size.*exceeded/i.test(message)) {
-    const tooLarge = new TooLargeError(
-      `${where} would exceed DynamoDB's 400 KB item limit: move large values to blobs and keep a reference`,
-    );
+    // The message reaches API clients: it names the limit, not the internal key.
+    const tooLarge = new TooLargeError("a record would exceed the store's limit of 400 KB");
     return Object.assign(tooLarge, { cause: error });
   }
   if (name === "ValidationException" && /document path .* invalid/i.test(message)) {

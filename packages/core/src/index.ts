@@ -104,6 +104,8 @@ export {
   MAX_ARITHMETIC_DEPTH,
   MAX_ARITHMETIC_LENGTH,
 } from "./plan/arithmetic";
+export type { ShapeProblem } from "./plan/json-shape";
+export { FORBIDDEN_KEYS, MAX_JSON_DEPTH, shapeProblem } from "./plan/json-shape";
 export type { PlanProblem } from "./plan/problems";
 export type { Lookup, Reference } from "./plan/references";
 export {
@@ -196,6 +198,12 @@ export {
 export { stableJson } from "./service/stable-json";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
+export {
+  MAX_METADATA_BYTES,
+  MAX_PLAN_BYTES,
+  MAX_RESPONSE_FORMAT_BYTES,
+} from "./service/task-sizes";
+export { START_REPAIR_AFTER_MS, unfinishedStarts } from "./service/task-starts";
 export type { TaskServiceDeps } from "./service/tasks";
 export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
 export type { TemplateServiceDeps } from "./service/templates";
@@ -251,6 +259,7 @@ export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
 export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";
 export { digest, newTaskId, randomId } from "./vm/ids";
 export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
+export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit } from "./vm/state";

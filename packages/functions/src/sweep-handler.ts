@@ -1,26 +1,61 @@
 /**
- * The periodic sweep (its own cron): re-enqueues branches that are `running` but
- * have not moved for longer than the step timeout, and frees the running slots of
- * tasks that ended or were deleted without their terminal hook (then starts the
- * tasks that waited for them). Shared by the Lambda entry and the local timer.
+ * The periodic sweep (its own cron): finishes or undoes task starts that a crash
+ * cut short, re-enqueues branches that are `running` but have not moved for
+ * longer than the step timeout, and frees the running slots of tasks that ended,
+ * were deleted or never got a branch (then starts the tasks that waited for
+ * them). Shared by the Lambda entry and the local timer.
  */
-import { type Log, type RunningSlots, type SweepDeps, sweepStalled } from "@stackvm/core";
+import {
+  type Log,
+  type RunningSlots,
+  START_REPAIR_AFTER_MS,
+  type SweepDeps,
+  sweepStalled,
+  type TaskService,
+  unfinishedStarts,
+} from "@stackvm/core";
 
 export interface SweepHandlerDeps extends SweepDeps {
   slots: RunningSlots;
+  tasks: TaskService;
   log: Log;
   /** A running branch that has not moved for this long is re-enqueued. */
   stalledMs: number;
 }
 
 export function createSweepHandler(deps: SweepHandlerDeps) {
-  return async (): Promise<{ reenqueued: number; slots_freed: number }> => {
+  return async (): Promise<{
+    reenqueued: number;
+    slots_freed: number;
+    starts_repaired: number;
+  }> => {
+    const startsRepaired = await repairStarts(deps);
     const reenqueued = await sweepStalled(deps, deps.stalledMs);
-    // A slot is only looked at once its task could have ended a step timeout ago.
-    const slotsFreed = await deps.slots.reap(deps.stalledMs);
-    if (reenqueued > 0 || slotsFreed > 0) {
-      deps.log.info("sweep", { reenqueued, slots_freed: slotsFreed });
+    // A slot is looked at once no start that claimed it can still be under way.
+    const slotsFreed = await deps.slots.reap(START_REPAIR_AFTER_MS);
+    if (reenqueued > 0 || slotsFreed > 0 || startsRepaired > 0) {
+      deps.log.info("sweep", {
+        reenqueued,
+        slots_freed: slotsFreed,
+        starts_repaired: startsRepaired,
+      });
     }
-    return { reenqueued, slots_freed: slotsFreed };
+    return { reenqueued, slots_freed: slotsFreed, starts_repaired: startsRepaired };
   };
+}
+
+/** Repairs every task start older than `START_REPAIR_AFTER_MS` that did not complete. */
+async function repairStarts(deps: SweepHandlerDeps): Promise<number> {
+  const before = new Date(deps.clock.now() - START_REPAIR_AFTER_MS).toISOString();
+  let repaired = 0;
+  for await (const { tenant, taskId } of unfinishedStarts(deps.items, before)) {
+    const outcome = await deps.tasks.repairStart(tenant, taskId);
+    deps.log.warn("repaired a task start cut short", {
+      tenant_id: tenant,
+      task_id: taskId,
+      outcome,
+    });
+    repaired++;
+  }
+  return repaired;
 }

@@ -288,6 +288,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       clock: ports.clock,
       log: options.log,
       slots,
+      tasks,
       stalledMs,
     }),
   };

@@ -7,10 +7,27 @@
  * as a function, is refused): memory may be stricter than DynamoDB, never looser.
  */
 import { MalformedError, TooLargeError } from "../errors";
+import { shapeProblem } from "../plan/json-shape";
 import type { Changes, Condition, Item, ItemKey, Query } from "../ports/item-store";
 
 /** DynamoDB's item size limit. */
 export const MAX_ITEM_BYTES = 400 * 1024;
+
+/** DynamoDB's nesting limit: an attribute holds at most 32 levels of maps and lists. */
+export const MAX_ATTRIBUTE_DEPTH = 32;
+
+/**
+ * The one key the store refuses: a copy that assigns it sets the prototype, and
+ * the DynamoDB marshaller fails on it ("Unsupported type passed"). Callers refuse
+ * it with a clear answer first (`plan/json-shape.ts`); this is the backstop.
+ */
+const PROTO_KEY: ReadonlySet<string> = new Set(["__proto__"]);
+
+/** Throws unless the value nests at most `levels` deep and has no `__proto__` key. */
+function checkShape(value: unknown, where: string, levels: number): void {
+  const problem = shapeProblem(value, where, levels, PROTO_KEY);
+  if (problem) throw new TypeError(problem.message);
+}
 
 /** The table's key attributes: never updated, always non-empty strings. */
 export const TABLE_KEYS = ["pk", "sk"] as const;
@@ -43,13 +60,16 @@ export function checkItem(item: Item): void {
       );
     }
   }
-  for (const name of Object.keys(item)) {
+  for (const [name, value] of Object.entries(item)) {
     if (name.length === 0) throw new TypeError("attribute names must not be empty");
+    if (PROTO_KEY.has(name)) throw new TypeError("'__proto__' cannot be an attribute name");
+    checkShape(value, `attribute '${name}'`, MAX_ATTRIBUTE_DEPTH);
   }
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES) {
+    // The message reaches API clients: it names sizes, not internal keys.
     throw new TooLargeError(
-      `item ${item.pk} / ${item.sk} would be ${size} bytes, over the store's limit of ${MAX_ITEM_BYTES}: move large values to blobs and keep a reference`,
+      `a record would be ${size} bytes, over the store's limit of ${MAX_ITEM_BYTES} bytes`,
     );
   }
 }
@@ -115,6 +135,12 @@ export function checkChanges(changes: Changes): void {
     if (top === "pk" || top === "sk") {
       throw new TypeError(`update of '${top}': key attributes cannot change; put a new item`);
     }
+    if (path.some((part) => PROTO_KEY.has(part))) {
+      throw new TypeError(`update path ${JSON.stringify(path)}: '__proto__' cannot be a name`);
+    }
+  }
+  for (const [path, value] of changes.set ?? []) {
+    checkShape(value, `update of ${path.join(".")}`, MAX_ATTRIBUTE_DEPTH - path.length + 1);
   }
   for (const [path, by] of changes.add ?? []) {
     if (typeof by !== "number" || !Number.isFinite(by)) {

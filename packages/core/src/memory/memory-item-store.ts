@@ -58,8 +58,9 @@ export class MemoryItemStore implements ItemStore {
 
   async put(item: Item, condition?: Condition): Promise<void> {
     checkCondition(condition);
+    // Checked before the copy: the check bounds the depth that the copy recurses into.
+    checkItem(item);
     const copy = copyValue(item, "item");
-    checkItem(copy);
     this.#check(copy, condition);
     this.#items.set(address(copy), copy);
   }

@@ -32,8 +32,12 @@ export interface Reference {
   text: string;
 }
 
-/** Values nested deeper than this are refused (a plan never needs it; it bounds recursion). */
-export const MAX_VALUE_DEPTH = 100;
+/**
+ * Parameters nested deeper than this are refused: a plan never needs it, it bounds
+ * recursion, and a stored plan (`plan[i].parameters`, three levels down in its
+ * record) then stays within the store's 32 levels (`MAX_JSON_DEPTH`).
+ */
+export const MAX_VALUE_DEPTH = 28;
 
 type Part = string | Omit<Reference, "where">;
 

@@ -11,6 +11,7 @@
  * 6. unreachable instructions are warnings (`control-flow.ts`).
  */
 import { checkFlow } from "./control-flow";
+import { shapeProblem } from "./json-shape";
 import { checkParameters, INSTRUCTION_TYPES, type InstructionType } from "./parameters-check";
 import { label, type PlanProblem, ProblemList, planPath } from "./problems";
 import { MAX_VALUE_DEPTH } from "./references";
@@ -196,7 +197,8 @@ function readInstruction(
     });
   }
   entry.parameters = raw.parameters;
-  if (exceedsDepth(raw.parameters, MAX_VALUE_DEPTH)) {
+  const shape = shapeProblem(raw.parameters, `The parameters of ${label(entry)}`, MAX_VALUE_DEPTH);
+  if (shape?.code === "too_deep") {
     entry.tooDeep = true;
     problems.add({
       ...where,
@@ -204,6 +206,16 @@ function readInstruction(
       code: "too_deep",
       message: `The parameters of ${label(entry)} nest objects and arrays more than ${MAX_VALUE_DEPTH} levels deep.`,
       hint: "Flatten the value; a plan never needs that much nesting.",
+    });
+  } else if (shape) {
+    // Such a key becomes the prototype of the next copy and is lost, or fails the store.
+    entry.tooDeep = true;
+    problems.add({
+      ...where,
+      path: `${at("parameters")}.${shape.path}`,
+      code: "forbidden_key",
+      message: shape.message,
+      hint: "Rename the key; plans cannot use __proto__, constructor or prototype as keys.",
     });
   }
   if (entry.type !== null) checkParameters(entry, entry.type, problems, warnings);
@@ -256,17 +268,6 @@ function checkJumpTargets(entries: readonly Entry[], problems: ProblemList): voi
 }
 
 /** True when `value` nests containers deeper than `limit`; iterative, for any depth. */
-function exceedsDepth(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const [current, depth] = item;
-    if (current === null || typeof current !== "object") continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";

@@ -327,6 +327,8 @@ export interface TaskAdmission {
   claim(tenant: string, taskId: string): Promise<boolean>;
   /** Lists the task as waiting (its `main` branch is written `queued`, not enqueued). */
   wait(tenant: string, taskId: string, createdAt: string): Promise<void>;
+  /** Frees the task's slot (a start undone), then starts waiting tasks that now fit. */
+  release(tenant: string, taskId: string): Promise<void>;
 }
 
 /** The admission of new tasks from the quotas and the slots. */
@@ -335,6 +337,7 @@ export function taskAdmission(quotas: QuotaService, slots: RunningSlots): TaskAd
     budgetLeft: (tenant) => quotas.budgetLeft(tenant),
     claim: (tenant, taskId) => slots.claim(tenant, taskId),
     wait: (tenant, taskId, createdAt) => slots.wait(tenant, taskId, createdAt),
+    release: (tenant, taskId) => slots.release(tenant, taskId),
   };
 }
 

@@ -26,6 +26,7 @@ import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { enqueueNext, sweepIndex } from "../vm/step";
 import type { Log } from "../vm/step-deps";
+import { failUnstarted } from "./task-starts";
 
 /** Global index partitions (gsi1) that let the sweep find held slots and waiting tasks. */
 const SLOTS_INDEX = "SLOTS";
@@ -186,8 +187,10 @@ export class RunningSlots {
 
   /**
    * For the sweep: frees slots held longer than `heldMs` by tasks that ended or
-   * were deleted (their terminal hook did not run or did not finish), and starts
-   * waiting tasks of tenants that have room. Answers how many slots it freed.
+   * were deleted (their terminal hook did not run or did not finish), or that
+   * have no branch (a start cut short: the task fails, as nothing would run it),
+   * and starts waiting tasks of tenants that have room. Answers how many slots
+   * it freed.
    */
   async reap(heldMs: number): Promise<number> {
     const before = new Date(this.deps.clock.now() - heldMs).toISOString();
@@ -204,8 +207,12 @@ export class RunningSlots {
       });
       for (const slot of page.items) {
         const tenant = slot.tenant_id as string;
-        const task = await this.deps.store.getTask(tenant, slot.task_id as string);
-        if (task && !TERMINAL_STATUSES.has(task.status)) continue;
+        const taskId = slot.task_id as string;
+        const task = await this.deps.store.getTask(tenant, taskId);
+        if (task && !TERMINAL_STATUSES.has(task.status)) {
+          if ((await this.deps.store.listBranches(tenant, taskId)).length > 0) continue;
+          await failUnstarted(this.deps.store, this.deps.clock, tenant, taskId);
+        }
         await this.deps.items
           .delete({ pk: slot.pk, sk: slot.sk }, { equals: { task_id: slot.task_id as string } })
           .catch((error: unknown) => {

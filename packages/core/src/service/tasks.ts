@@ -20,7 +20,7 @@ import type { Queue } from "../ports/queue";
 import { branchKey, taskKey, taskPk, tasksIndexPk, tenantPk } from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { spillRecord, taskBlobPrefix } from "../store/values";
+import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
 import { codeTool } from "../tools/code-tool";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
@@ -30,6 +30,8 @@ import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 import type { Presenter } from "./present";
 import type { TaskAdmission } from "./quotas";
 import { stableJson } from "./stable-json";
+import { checkRecordFits, checkTaskFields } from "./task-sizes";
+import { clearStart, failUnstarted, markStart } from "./task-starts";
 
 export const CreateTaskInput = z
   .object({
@@ -121,10 +123,13 @@ export class TaskService {
 
   /**
    * Starts a task: writes it and its `main` branch, enqueues the first step (or,
-   * past the tenant's running tasks, lists it as waiting). A `taskId` that exists
-   * already is the same start made again (a trigger delivery or a schedule run
-   * retried, a crash after the first write): it finishes what that start began and
-   * answers the task with `replayed`.
+   * past the tenant's running tasks, lists it as waiting). All or nothing: sizes
+   * are checked before the first write, and a failure after it undoes what was
+   * written; a start cut short by a crash is repaired by the sweep
+   * (`task-starts.ts`). A `taskId` that exists already is the same start made
+   * again (a trigger delivery or a schedule run retried, a client's retry with
+   * its Idempotency-Key): it finishes what that start began and answers the task
+   * with `replayed`.
    */
   async create(
     tenant: string,
@@ -135,12 +140,39 @@ export class TaskService {
     let taskId = givenTaskId ?? newTaskId();
     const resolved = await this.deps.namespaces.resolve(tenant, input.namespace);
     if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
+    checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
     const plan =
       input.plan === undefined
         ? null
         : this.validateIn(resolved, input.plan, Object.keys(input.inputs));
+    const left = this.deps.admission ? await this.deps.admission.budgetLeft(tenant) : {};
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const records = (id: string) => {
+      const task = newTask(tenant, id, input, responseFormat, now);
+      const config: BranchConfig = {
+        goal: parsed?.goal ?? input.goal ?? null,
+        namespace: resolved.config,
+        response_format: responseFormat,
+        budget: capBudget(input.budget, left),
+        inputs: input.inputs,
+        webhook_url: input.webhook_url ?? null,
+        evaluate: input.evaluate,
+        evaluation_round: 0,
+      };
+      const branch = newBranch(tenant, id, "main", config, now);
+      branch.plan = plan;
+      return { task, branch };
+    };
+    // Every size, before the first write: the records as they will be stored.
+    const draft = records(taskId);
+    checkRecordFits(draft.task, "the task's goal, metadata and response_format");
+    const stored = { ...draft.branch.config, inputs: spilledForm(input.inputs) };
+    checkRecordFits(
+      { ...draft.branch, config: stored },
+      "the task's plan, goal, inputs and response_format",
+    );
     let replayed = false;
     if (idempotencyKey !== null) {
       const first = await this.claimIdempotencyKey(tenant, idempotencyKey, input, taskId);
@@ -151,74 +183,65 @@ export class TaskService {
         taskId = first;
       }
     }
+    const { task, branch } = records(taskId);
     // Only an id chosen before (by the caller or an idempotency key) can exist already.
     const existing =
       givenTaskId !== undefined || replayed ? await this.deps.store.getTask(tenant, taskId) : null;
-    if (existing) return { task: await this.resume(existing), replayed: true };
-    const left = this.deps.admission ? await this.deps.admission.budgetLeft(tenant) : {};
-    const now = new Date(this.deps.clock.now()).toISOString();
-    const task: TaskRecord = {
-      ...taskKey(tenant, taskId),
-      sk: "TASK",
-      gsi1pk: tasksIndexPk(tenant),
-      gsi1sk: `${now}#${taskId}`,
-      tenant_id: tenant,
-      task_id: taskId,
-      goal: input.goal ?? null,
-      namespace: input.namespace,
-      status: "queued",
-      branch: "main",
-      final_answer: null,
-      error: null,
-      response_format: responseFormat,
-      metadata: input.metadata,
-      webhook_url: input.webhook_url ?? null,
-      evaluate: input.evaluate,
-      deleted_usage: ZERO_USAGE,
-      created_at: now,
-      updated_at: now,
-    };
-    const config: BranchConfig = {
-      goal: parsed?.goal ?? input.goal ?? null,
-      namespace: resolved.config,
-      response_format: responseFormat,
-      budget: capBudget(input.budget, left),
-      inputs: await spillRecord(input.inputs, this.deps.blobs, taskBlobPrefix(tenant, taskId)),
-      webhook_url: input.webhook_url ?? null,
-      evaluate: input.evaluate,
-      evaluation_round: 0,
-    };
-    const branch = newBranch(tenant, taskId, "main", config, now);
-    branch.plan = plan;
-    const admitted = this.deps.admission ? await this.deps.admission.claim(tenant, taskId) : true;
-    if (admitted) markRunning(branch, now);
+    if (existing) return { task: await this.resume(existing, branch), replayed: true };
+    await markStart(this.deps.store.items, tenant, taskId, now);
+    let written = true;
     try {
-      await this.deps.store.createTask(task, branch);
+      branch.config.inputs = await this.spillInputs(branch);
+      const admitted = this.deps.admission ? await this.deps.admission.claim(tenant, taskId) : true;
+      if (admitted) markRunning(branch, now);
+      written = await this.deps.store.createTask(task, branch).then(
+        () => true,
+        (error: unknown) => {
+          if (isErrorKind(error, "conflict")) return false;
+          throw error;
+        },
+      );
+      if (written && admitted) await enqueueNext(this.deps, branch, null);
+      else if (written) await this.deps.admission?.wait(tenant, taskId, now);
     } catch (error) {
-      // Two starts of the same id at once: the other wrote first.
-      if (!isErrorKind(error, "conflict")) throw error;
+      await this.undoStart(tenant, taskId).catch(() => {
+        // The marker stays: the sweep finishes the undo (`repairStart`).
+      });
+      throw error;
+    }
+    if (!written) {
+      // Two starts of the same id at once: the other wrote first, and finishes.
       const other = await this.deps.store.getTask(tenant, taskId);
-      if (!other) throw error;
+      if (!other) throw new ConflictError(`task '${taskId}' is being started by another request`);
       return { task: await this.resume(other, branch), replayed: true };
     }
-    if (admitted) await enqueueNext(this.deps, branch, null);
-    else await this.deps.admission?.wait(tenant, taskId, now);
+    await clearStart(this.deps.store.items, tenant, taskId);
     return { task, replayed };
+  }
+
+  /** The branch's inputs as they are stored: large ones in the blob store. */
+  private spillInputs(branch: BranchRecord): Promise<Record<string, unknown>> {
+    const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
+    return spillRecord(branch.config.inputs, this.deps.blobs, prefix);
   }
 
   /**
    * Finishes a start that was interrupted after the task was written: writes its
-   * `main` branch if missing, and enqueues a first step that may have been lost
-   * (a duplicate costs the worker one read).
+   * `main` branch if missing (from `fresh`, the same start made again), and
+   * enqueues a first step that may have been lost (a duplicate costs the worker
+   * one read), or lists the task as waiting. A task that ended is left as it is.
    */
-  private async resume(task: TaskRecord, fresh?: BranchRecord): Promise<TaskRecord> {
+  private async resume(task: TaskRecord, fresh: BranchRecord): Promise<TaskRecord> {
     const { tenant_id: tenant, task_id: taskId } = task;
+    if (TERMINAL_STATUSES.has(task.status)) return task;
     const main = await this.deps.store.getBranch(tenant, taskId, "main");
     if (main) {
       if (main.status === "running" && main.head === null) await enqueueNext(this.deps, main, null);
+      if (main.status === "queued")
+        await this.deps.admission?.wait(tenant, taskId, task.created_at);
       return task;
     }
-    if (!fresh) return task;
+    fresh.config.inputs = await this.spillInputs(fresh);
     const admitted = this.deps.admission ? await this.deps.admission.claim(tenant, taskId) : true;
     const now = new Date(this.deps.clock.now()).toISOString();
     if (admitted) markRunning(fresh, now);
@@ -228,6 +251,42 @@ export class TaskService {
     if (admitted) await enqueueNext(this.deps, fresh, null);
     else await this.deps.admission?.wait(tenant, taskId, task.created_at);
     return task;
+  }
+
+  /**
+   * Undoes a start that failed or was cut short before its task was written:
+   * deletes what it wrote (a branch, blobs), frees its slot, and removes its
+   * marker last, so that a failure here leaves the marker for the sweep.
+   */
+  private async undoStart(tenant: string, taskId: string): Promise<void> {
+    await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+    await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
+    await this.deps.admission?.release(tenant, taskId);
+    await clearStart(this.deps.store.items, tenant, taskId);
+  }
+
+  /**
+   * The sweep's repair of a start that did not complete (`task-starts.ts`): with
+   * no task, what it wrote goes; with a task but no branch, the task fails with a
+   * message saying so; with both, the start is finished (enqueued or waiting).
+   */
+  async repairStart(tenant: string, taskId: string): Promise<"removed" | "failed" | "finished"> {
+    const task = await this.deps.store.getTask(tenant, taskId);
+    if (!task) {
+      await this.undoStart(tenant, taskId);
+      return "removed";
+    }
+    const main = await this.deps.store.getBranch(tenant, taskId, "main");
+    if (!main) {
+      await failUnstarted(this.deps.store, this.deps.clock, tenant, taskId);
+      await this.deps.admission?.release(tenant, taskId);
+    } else if (main.status === "running" && main.head === null) {
+      await enqueueNext(this.deps, main, null);
+    } else if (main.status === "queued") {
+      await this.deps.admission?.wait(tenant, taskId, task.created_at);
+    }
+    await clearStart(this.deps.store.items, tenant, taskId);
+    return main ? "finished" : "failed";
   }
 
   /** Records the key for this task, or answers the task that already holds it. */
@@ -352,6 +411,37 @@ export function markRunning(branch: BranchRecord, now: string): void {
   for (const [[name], value] of sweepIndex(branch, now)) {
     (branch as unknown as Record<string, unknown>)[name!] = value;
   }
+}
+
+/** A new task record, `queued`, with `main` as its result branch. */
+function newTask(
+  tenant: string,
+  taskId: string,
+  input: CreateTaskInput,
+  responseFormat: TaskRecord["response_format"],
+  now: string,
+): TaskRecord {
+  return {
+    ...taskKey(tenant, taskId),
+    sk: "TASK",
+    gsi1pk: tasksIndexPk(tenant),
+    gsi1sk: `${now}#${taskId}`,
+    tenant_id: tenant,
+    task_id: taskId,
+    goal: input.goal ?? null,
+    namespace: input.namespace,
+    status: "queued",
+    branch: "main",
+    final_answer: null,
+    error: null,
+    response_format: responseFormat,
+    metadata: input.metadata,
+    webhook_url: input.webhook_url ?? null,
+    evaluate: input.evaluate,
+    deleted_usage: ZERO_USAGE,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 /** A new branch record with no commits. */

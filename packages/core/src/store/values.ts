@@ -2,8 +2,9 @@
  * How a value is kept in a value slot of a record (a variable, an input, a final
  * answer, a commit's instruction, inputs or window). Large values live in the blob
  * store, content-addressed by SHA-256, and the slot holds a small reference
- * `{ $blob: sha256, size }`: a single value over 64 KiB is spilled, and so is a
- * whole attribute (a commit's inputs, a window) over its own limit.
+ * `{ $blob: sha256, size }`: a single value over 64 KiB (or nested over 16
+ * levels) is spilled, and so is a whole attribute (a commit's inputs, a window)
+ * over its own limit.
  *
  * A reference is recognized by its shape, so data must never have that shape:
  * a user value that would read as a reference, or as the escape itself, is kept
@@ -12,10 +13,19 @@
  * holds inside is the user's and is never looked at. Values stored before the
  * escape existed read back the same, since an unescaped value is taken as is.
  */
+
+import { jsonDepth } from "../plan/json-shape";
 import type { Blobs } from "../ports/blobs";
 
 /** Values larger than this (as JSON, in bytes) go to the blob store. */
 export const INLINE_LIMIT = 64 * 1024;
+
+/**
+ * Values nested deeper than this go to the blob store too: a slot sits a few
+ * levels down in its item (`config.inputs.x`, `vars.x`), and DynamoDB allows 32
+ * levels in all.
+ */
+export const INLINE_DEPTH = 16;
 
 export interface StoredRef {
   $blob: string;
@@ -72,35 +82,70 @@ export async function spillValue(
   prefix: string,
   limit = INLINE_LIMIT,
 ): Promise<unknown> {
-  const bytes = encoder.encode(JSON.stringify(value) ?? "null");
-  if (bytes.byteLength <= limit) return encodeValue(value);
-  const ref = await blobs.put(prefix, bytes, "application/json");
-  return { $blob: ref.sha256, size: ref.size } satisfies StoredRef;
+  const encoded = encodeValue(value);
+  if (jsonSize(value) <= limit && jsonDepth(encoded) <= INLINE_DEPTH) return encoded;
+  return putBlob(value, blobs, prefix);
 }
 
-/** Spills each value of a record that is over the limit (see `spillValue`). */
+/** Writes a value to the blob store as JSON; answers its reference. */
+async function putBlob(value: unknown, blobs: Blobs, prefix: string): Promise<StoredRef> {
+  const bytes = encoder.encode(JSON.stringify(value) ?? "null");
+  const ref = await blobs.put(prefix, bytes, "application/json");
+  return { $blob: ref.sha256, size: ref.size };
+}
+
+/**
+ * Which values of a record are spilled: each over the limits, then the largest
+ * of the rest until what stays inline is within `INLINE_LIMIT` in all, so that
+ * a record of many values just under the limit still fits its item.
+ */
+function spillChoices(record: Record<string, unknown>) {
+  const choices = Object.entries(record).map(([name, value]) => {
+    const encoded = encodeValue(value);
+    const size = jsonSize(value);
+    return {
+      name,
+      value,
+      encoded,
+      size,
+      spill: size > INLINE_LIMIT || jsonDepth(encoded) > INLINE_DEPTH,
+    };
+  });
+  let inline = 0;
+  for (const c of choices) if (!c.spill) inline += c.size;
+  for (const c of [...choices].sort((a, b) => b.size - a.size)) {
+    if (inline <= INLINE_LIMIT) break;
+    if (c.spill) continue;
+    c.spill = true;
+    inline -= c.size;
+  }
+  return choices;
+}
+
+/** Stores a record's values in slots: escaped where they must be, spilled as `spillChoices` says. */
 export async function spillRecord(
   record: Record<string, unknown>,
   blobs: Blobs,
   prefix: string,
 ): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(record)) {
-    out[name] = await spillValue(value, blobs, prefix);
+  for (const c of spillChoices(record)) {
+    out[c.name] = c.spill ? await putBlob(c.value, blobs, prefix) : c.encoded;
   }
   return out;
 }
 
 /**
  * The slot form a record would have after `spillRecord`, without writing: a
- * value over the limit stands as a reference of the right size. For checking
- * what a record will weigh before anything is written.
+ * spilled value stands as a reference of the right size. For checking what a
+ * record will weigh before anything is written.
  */
 export function spilledForm(record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(record)) {
-    const size = jsonSize(value);
-    out[name] = size > INLINE_LIMIT ? { $blob: "0".repeat(64), size } : encodeValue(value);
+  for (const c of spillChoices(record)) {
+    out[c.name] = c.spill
+      ? ({ $blob: "0".repeat(64), size: c.size } satisfies StoredRef)
+      : c.encoded;
   }
   return out;
 }

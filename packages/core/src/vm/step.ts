@@ -32,6 +32,7 @@ import { executeInstruction, findInstruction } from "./execute";
 import { lowbit, nextChain, windowStart } from "./fenwick";
 import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
+import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
 import type { StepDeps } from "./step-deps";
 
@@ -184,6 +185,7 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
     toolContext: toolContext(deps, branch, session),
     llm: session,
   });
+  checkOutputs(execution.outputs);
   const completed = execution.completed;
   const ranPastEnd = !completed && execution.pcAfter === null;
   // With `evaluate`, the answer is judged before the branch ends: one more step.
