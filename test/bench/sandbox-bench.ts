@@ -8,16 +8,19 @@
  */
 import { spawnSync } from "node:child_process";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxResponse } from "@stackvm/core";
-import { SandboxRunner } from "@stackvm/sandbox";
+import { type SandboxConfig, SandboxRunner } from "@stackvm/sandbox";
 
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 30;
 
-const config = {
+const config: SandboxConfig = {
   ceiling: { ...DEFAULT_SANDBOX_LIMITS, time_ms: 60_000 },
-  network: "namespace" as const,
+  network: "namespace",
   allowNetwork: false,
+  containment: "bubblewrap",
 };
+/** The first release's path, for the cost of the OS boundary: no bubblewrap, a network namespace per child. */
+const uncontained: SandboxConfig = { ...config, containment: "none", allowUncontained: true };
 
 /** The same CPU-bound work in both languages: naive Fibonacci and a prime sieve, timed inside. */
 const CPU_JS_WORK = `
@@ -59,9 +62,14 @@ function check(answer: SandboxResponse, what: string): SandboxResponse {
   return answer;
 }
 
-async function bench(language: "javascript" | "python", trivial: string, cpu: string) {
+async function bench(
+  language: "javascript" | "python",
+  trivial: string,
+  cpu: string,
+  settings: SandboxConfig = config,
+) {
   const coldStart = performance.now();
-  const runner = new SandboxRunner(config, { log: () => {} });
+  const runner = new SandboxRunner(settings, { log: () => {} });
   check(await runner.handle({ v: 1, language, code: trivial }), `${language} cold run`);
   const cold = performance.now() - coldStart;
 
@@ -125,8 +133,10 @@ console.log(
 );
 
 const py = await bench("python", "1 + 1", CPU_PY);
+const old = await bench("python", "1 + 1", CPU_PY, uncontained);
 const cpythonMs = cpythonCpuMs();
-console.log("Python (Pyodide in a locked-down child process per run, pre-started)");
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+console.log("Python (Pyodide in a child per run, pre-started, behind bubblewrap)");
 console.log(`  cold start (new sandbox with its memory snapshot, first run): ${format(py.cold)}`);
 console.log(`  trivial run, warm: median ${format(py.warmMedian)}, p95 ${format(py.warmP95)}`);
 console.log(`  trivial run, back to back: median ${format(py.median)}, p95 ${format(py.p95)}`);
@@ -134,4 +144,16 @@ console.log(
   cpythonMs === null
     ? `  CPU-bound: ${format(py.cpuMs)} (no CPython on this machine to compare)`
     : `  CPU-bound (fib(25) + primes below 2e6): ${format(py.cpuMs)} vs CPython ${format(cpythonMs)} = ${(py.cpuMs / cpythonMs).toFixed(1)}x slower`,
+);
+console.log(
+  "\nThe OS boundary's cost: bubblewrap against the first release's path (no bubblewrap), same run",
+);
+console.log(
+  `  cold start: ${format(py.cold)} vs ${format(old.cold)} = ${ratio(py.cold, old.cold)}`,
+);
+console.log(
+  `  warm run: median ${format(py.warmMedian)} vs ${format(old.warmMedian)} = ${ratio(py.warmMedian, old.warmMedian)}, p95 ${format(py.warmP95)} vs ${format(old.warmP95)} = ${ratio(py.warmP95, old.warmP95)}`,
+);
+console.log(
+  `  back to back: median ${format(py.median)} vs ${format(old.median)} = ${ratio(py.median, old.median)}, p95 ${format(py.p95)} vs ${format(old.p95)} = ${ratio(py.p95, old.p95)}`,
 );

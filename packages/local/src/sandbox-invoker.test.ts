@@ -56,9 +56,9 @@ describe("LocalSandbox", () => {
     const answer = await sandbox.run({
       v: 1,
       language: "python",
-      code: "import js\njs.constructor.constructor('return JSON.stringify(process.env)')()",
+      code: "import os\nsorted(k for k in os.environ if 'STACKVM' in k)",
     });
-    expect(answer.result).toBe("{}");
+    expect(answer.result).toEqual([]);
     expect(JSON.stringify(answer)).not.toContain(SECRET);
   });
 

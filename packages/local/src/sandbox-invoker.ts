@@ -30,6 +30,8 @@ export interface LocalSandboxOptions {
   allowNetwork?: boolean;
   /** The sandbox function's timeout, as on Lambda (default 60 s). */
   timeoutMs?: number;
+  /** Leave Pyodide's bridge to the host open: only for tests that prove the OS layer alone. */
+  openBridge?: boolean;
   /** Where the loud line about the network goes (default: stderr). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
 }
@@ -63,6 +65,7 @@ export class LocalSandbox implements SandboxPort {
   readonly #allowNetwork: boolean;
   readonly #timeoutMs: number;
   readonly #log: NonNullable<LocalSandboxOptions["log"]>;
+  readonly #openBridge: boolean;
   #host: Host | null = null;
   #namespace: boolean | null = null;
   #nextId = 1;
@@ -73,6 +76,15 @@ export class LocalSandbox implements SandboxPort {
     this.#allowNetwork = options.allowNetwork ?? false;
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#log = options.log ?? ((level, message) => console.error(`[sandbox ${level}] ${message}`));
+    this.#openBridge = options.openBridge === true;
+  }
+
+  /**
+   * Starts the sandbox process now. The stack calls it before it opens any store,
+   * so that the process holds none of the stack's descriptors.
+   */
+  start(): void {
+    if (!this.#closed && !this.#host) this.#start();
   }
 
   async run(request: SandboxRequest): Promise<SandboxResponse> {
@@ -144,6 +156,7 @@ export class LocalSandbox implements SandboxPort {
         STACKVM_SANDBOX_MAX_OUTPUT_BYTES: String(this.#ceiling.output_bytes),
         STACKVM_SANDBOX_MAX_FILES: String(this.#ceiling.max_files),
         STACKVM_SANDBOX_MAX_FILES_BYTES: String(this.#ceiling.files_bytes),
+        ...(this.#openBridge ? { STACKVM_SANDBOX_TEST_OPEN_BRIDGE: "1" } : {}),
       },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

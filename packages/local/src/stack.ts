@@ -56,6 +56,8 @@ export interface LocalStackOptions {
   /** Overrides for tests. */
   llm?: LlmPort;
   sandbox?: SandboxPort;
+  /** Tests of the sandbox's OS layer only: leave Pyodide's bridge to the host open. */
+  openSandboxBridge?: boolean;
   /** Hooks that run when a task ends on a branch, before its outgoing webhook (a test makes one throw to play a worker killed there). */
   afterTerminal?: TerminalHook[];
 }
@@ -84,6 +86,18 @@ const NAMES = {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const host = options.host ?? "127.0.0.1";
   const log = options.log;
+  // The same sandbox handler as on Lambda, in its own process and network
+  // namespace, started before any store is open so that it inherits none of
+  // their descriptors.
+  const ownSandbox =
+    options.sandbox === undefined
+      ? new LocalSandbox({
+          allowNetwork: options.env?.STACKVM_SANDBOX_ALLOW_NETWORK === "1",
+          ...(options.openSandboxBridge ? { openBridge: true } : {}),
+          log: (level, message) => log[level](message, { component: "sandbox" }),
+        })
+      : null;
+  ownSandbox?.start();
   const emulators = await startEmulators({ dataDir: options.dataDir, host });
   const clients = createAwsClients({
     region: emulators.region,
@@ -105,14 +119,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The local stand-in for EventBridge Scheduler fires into the scheduler function's handler.
   let fireSchedule: (run: DueRun) => Promise<unknown> = async () => undefined;
   const scheduler = new LocalScheduler({ fire: (run) => fireSchedule(run), log });
-  // The same sandbox handler as on Lambda, in its own process and network namespace.
-  const ownSandbox =
-    options.sandbox === undefined
-      ? new LocalSandbox({
-          allowNetwork: options.env?.STACKVM_SANDBOX_ALLOW_NETWORK === "1",
-          log: (level, message) => log[level](message, { component: "sandbox" }),
-        })
-      : null;
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),

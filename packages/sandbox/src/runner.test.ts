@@ -1,6 +1,7 @@
 import { DEFAULT_SANDBOX_LIMITS, SandboxResponse } from "@stackvm/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxConfigFromEnv } from "./config";
+import { DEFAULT_SANDBOX_UID, probeBubblewrap } from "./python/containment";
 import { SandboxRunner } from "./runner";
 
 const runners: SandboxRunner[] = [];
@@ -57,9 +58,32 @@ describe("SandboxRunner", () => {
     expect(answer.limits.time_ms).toBe(2_500);
   });
 
-  it("refuses Python loudly where the network cannot be cut", async () => {
+  it("refuses Python loudly where no OS boundary is made, and says what to install", async () => {
     const logs: string[] = [];
-    const runner = runnerWith({ network: "none" }, logs);
+    const runner = runnerWith({ containment: "none" }, logs);
+    const answer = await runner.handle({ v: 1, language: "python", code: "1 + 1" });
+    expect(answer.error?.code).toBe("refused");
+    expect(answer.error?.message).toMatch(/OS boundary.*install bubblewrap/);
+    expect(logs.some((line) => line.startsWith("error: SANDBOX CANNOT CONTAIN PYTHON"))).toBe(true);
+    expect((await runner.handle({ v: 1, language: "javascript", code: "1 + 1" })).result).toBe(2);
+  });
+
+  it("says why bubblewrap cannot run and what to install", () => {
+    const probe = probeBubblewrap(
+      null,
+      { node: "/n", script: "/s", packageJson: "/p", pyodide: "/y" },
+      DEFAULT_SANDBOX_UID,
+    );
+    expect(probe.ok).toBe(false);
+    expect(probe.ok ? "" : probe.why).toMatch(/not installed.*`bubblewrap`/);
+  });
+
+  it("refuses Python loudly where the network cannot be cut, when run without a boundary", async () => {
+    const logs: string[] = [];
+    const runner = runnerWith(
+      { network: "none", containment: "none", allowUncontained: true },
+      logs,
+    );
     const answer = await runner.handle({ v: 1, language: "python", code: "1 + 1" });
     expect(answer.error?.code).toBe("refused");
     expect(answer.error?.message).toMatch(/cannot cut the network/);
@@ -72,7 +96,10 @@ describe("SandboxRunner", () => {
 
   it("warns loudly when the operator lets Python run with the network", () => {
     const logs: string[] = [];
-    runnerWith({ network: "none", allowNetwork: true }, logs);
+    runnerWith(
+      { network: "none", allowNetwork: true, containment: "none", allowUncontained: true },
+      logs,
+    );
     expect(logs.some((line) => line.startsWith("warn: SANDBOX HAS NETWORK ACCESS"))).toBe(true);
   });
 });
@@ -83,6 +110,8 @@ describe("sandboxConfigFromEnv", () => {
       ceiling: DEFAULT_SANDBOX_LIMITS,
       network: "namespace",
       allowNetwork: false,
+      containment: "bubblewrap",
+      allowUncontained: false,
     });
   });
 
@@ -93,6 +122,7 @@ describe("sandboxConfigFromEnv", () => {
       STACKVM_SANDBOX_MAX_MEMORY_MIB: "1024",
     });
     expect(config.network).toBe("external");
+    expect(config.containment).toBe("instance");
     expect(config.ceiling.memory_mib).toBe(128);
   });
 
@@ -107,6 +137,8 @@ describe("sandboxConfigFromEnv", () => {
 
   it.each([
     [{ STACKVM_SANDBOX_NETWORK: "vpc" }, /STACKVM_SANDBOX_NETWORK/],
+    [{ STACKVM_SANDBOX_CONTAINMENT: "docker" }, /STACKVM_SANDBOX_CONTAINMENT/],
+    [{ STACKVM_SANDBOX_UID: "0" }, /STACKVM_SANDBOX_UID/],
     [{ STACKVM_SANDBOX_MAX_TIME_MS: "soon" }, /STACKVM_SANDBOX_MAX_TIME_MS/],
     [{ STACKVM_SANDBOX_MAX_TIME_MS: "5" }, /time_ms/],
   ])("stops on a wrong setting and names it: %o", (env, message) => {

@@ -149,13 +149,53 @@ describe("Python in the sandbox: escapes fail", () => {
 
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("sees no host environment, even through the JavaScript bridge", async () => {
-    const answer = await py(
-      "import os, js\nhost = js.constructor.constructor('return JSON.stringify(process.env)')()\n[host, any('STACKVM' in k for k in os.environ)]",
-    );
+  it("sees no host environment", async () => {
+    const answer = await py("import os\n[k for k in os.environ if 'STACKVM' in k or 'AWS' in k]");
     expect(answer.error).toBeNull();
-    expect(answer.result).toEqual(["{}", false]);
+    expect(answer.result).toEqual([]);
     expect(JSON.stringify(answer)).not.toContain(SECRET);
+  });
+
+  it.each([
+    ["import js", "import js\njs.constructor"],
+    ["import pyodide_js", "import pyodide_js\npyodide_js._module"],
+    ["from js import", "from js import eval as e\ne('process')"],
+    [
+      "sys.modules",
+      "import sys\n[m for m in sys.modules if m.split('.')[0] in ('js', 'pyodide_js')][0]",
+    ],
+    ["run_js", "from pyodide.code import run_js\nrun_js('process')"],
+    [
+      "constructor.constructor on a converted value",
+      "from pyodide.ffi import to_js\nto_js({}).constructor.constructor('return process')()",
+    ],
+    [
+      "constructor.constructor on a proxy held by Pyodide",
+      "import pyodide.webloop as w\nw.scheduleCallback.constructor('return process')()",
+    ],
+    [
+      "gc.get_objects()",
+      "import gc\nfrom pyodide.ffi import JsProxy\nfound = [o for o in gc.get_objects() if isinstance(o, JsProxy)]\n[f.constructor.constructor('return process')() for f in found]",
+    ],
+    [
+      "the JsProxies in every module",
+      "import sys\nfrom pyodide.ffi import JsProxy\nhits = [v for m in list(sys.modules.values()) for v in list(getattr(m, '__dict__', {}).values()) if isinstance(v, JsProxy)]\n[getattr(h, 'constructor').constructor('return process')() for h in hits]",
+    ],
+    [
+      "__subclasses__",
+      "from pyodide.ffi import JsProxy\nsubs = object.__subclasses__()\njs_types = [c for c in subs if 'Js' in c.__name__]\n[t.__dict__ for t in js_types]\nimport js",
+    ],
+  ])("has no handle on the host realm: %s", async (_, code) => {
+    const answer = await py(code);
+    // Either the walk fails, or it finds nothing to walk from.
+    if (answer.error === null) expect(answer.result).toEqual([]);
+    else {
+      expect(answer.error.code).toBe("runtime_error");
+      expect(answer.error.message).toMatch(
+        /ModuleNotFoundError|TypeError|IndexError|AttributeError|JsException|not available/,
+      );
+    }
+    expect(JSON.stringify(answer)).not.toMatch(/\[object process\]/);
   });
 
   it("sees only its own in-memory file system, not the host's", async () => {
@@ -163,22 +203,10 @@ describe("Python in the sandbox: escapes fail", () => {
     expect(answer.result).toEqual(["/sandbox", ["dev", "home", "lib", "proc", "sandbox", "tmp"]]);
   });
 
-  it.each([
-    ["Python's open", "open('/etc/passwd').read()", /FileNotFoundError|No such file/],
-    [
-      "node:fs through the bridge",
-      "import js\njs.constructor.constructor('return process')().getBuiltinModule('fs').readFileSync('/etc/passwd', 'utf8')",
-      /ERR_ACCESS_DENIED|Access to this API has been restricted/,
-    ],
-    [
-      "node:fs writes through the bridge",
-      "import js\njs.constructor.constructor('return process')().getBuiltinModule('fs').writeFileSync('/tmp/stackvm-escape', 'x')",
-      /ERR_ACCESS_DENIED|Access to this API has been restricted/,
-    ],
-  ])("cannot read or write host files with %s", async (_, code, message) => {
-    const answer = await py(code);
+  it("cannot read host files with Python's open", async () => {
+    const answer = await py("open('/etc/passwd').read()");
     expect(answer.error?.code).toBe("runtime_error");
-    expect(answer.error?.message).toMatch(message);
+    expect(answer.error?.message).toMatch(/FileNotFoundError|No such file/);
   });
 
   it.each([
@@ -187,16 +215,6 @@ describe("Python in the sandbox: escapes fail", () => {
       "os.system",
       "import os\nr = os.system('id')\nassert r == 0, f'os.system answered {r}'",
       /ChildProcess|AssertionError|OSError/,
-    ],
-    [
-      "child_process through the bridge",
-      "import js\njs.constructor.constructor('return process')().getBuiltinModule('child_process').execSync('id')",
-      /Access to this API has been restricted|ERR_ACCESS_DENIED/,
-    ],
-    [
-      "a worker thread through the bridge",
-      "import js\nW = js.constructor.constructor('return process')().getBuiltinModule('worker_threads').Worker\nW.new('1', js.Object.fromEntries([['eval', True]]))",
-      /Access to this API has been restricted|ERR_ACCESS_DENIED|AttributeError/,
     ],
     [
       "ctypes into the host's libc",
@@ -225,15 +243,6 @@ describe("Python in the sandbox: escapes fail", () => {
     );
     expect(answer.error?.code).toBe("runtime_error");
     expect(answer.error?.message).toMatch(/OSError|unreachable|refused|ConnectionError/i);
-    expect(connections).toBe(0);
-  });
-
-  it("cannot reach the network through the bridge's Node modules either", async () => {
-    await py(
-      `import js\nnet = js.constructor.constructor('return process')().getBuiltinModule('net')\nnet.connect(${port}, '127.0.0.1')\nimport time\ntime.sleep(0.5)`,
-    );
-    // Give a connection that got out time to arrive.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(connections).toBe(0);
   });
 

@@ -1,0 +1,230 @@
+import { spawn } from "node:child_process";
+import { openSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer, type Server } from "node:net";
+import { hostname, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findExecutable } from "../host-tools";
+import { bubblewrapArgs, DEFAULT_SANDBOX_UID, INSIDE, probeBubblewrap } from "./containment";
+import { processesOf } from "./instance-sweep";
+import { childFiles } from "./pyodide-process";
+
+// The OS layer on its own: the code here is full Node inside the same bubblewrap
+// boundary a Python child gets, with no permission model and no closed bridge,
+// as if generated code had already walked out of Pyodide. Each test is an
+// escape the red-team pass made on the first release.
+const files = childFiles(
+  process.execPath,
+  dirname(createRequire(import.meta.url).resolve("pyodide/pyodide.mjs")),
+);
+const bwrap = findExecutable("bwrap");
+const probe = probeBubblewrap(bwrap, files, DEFAULT_SANDBOX_UID);
+const SECRET = "containment-secret-5150";
+const REPO = join(dirname(files.script), "../../../..");
+
+interface Contained {
+  out: string;
+  code: number | null;
+  pid: number;
+}
+
+/** Runs a Node script inside the boundary and answers what it printed. */
+function contained(
+  script: string,
+  options: { extra?: string[]; fd3?: number } = {},
+): Promise<Contained> {
+  if (!probe.ok) throw new Error(`bubblewrap cannot run here: ${probe.why}`);
+  const { bwrap: binary, uid } = probe.how;
+  const child = spawn(
+    binary,
+    [...bubblewrapArgs(files, options.extra), INSIDE.node, "-e", script],
+    {
+      env: { STACKVM_CONTAINMENT_SECRET: SECRET },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", ...(options.fd3 === undefined ? [] : [options.fd3])],
+      ...(uid === null ? {} : { uid, gid: uid }),
+    },
+  );
+  let out = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.resume();
+  return new Promise((resolve) =>
+    child.once("close", (code) => resolve({ out, code, pid: child.pid as number })),
+  );
+}
+
+function json(result: Contained): Record<string, unknown> {
+  return JSON.parse(result.out.trim().split("\n").pop() ?? "null");
+}
+
+const socketPath = join(tmpdir(), `stackvm-containment-${process.pid}.sock`);
+let pathServer: Server;
+let abstractServer: Server;
+let connections = 0;
+
+beforeAll(async () => {
+  const count = () => {
+    connections++;
+  };
+  pathServer = createServer(count);
+  abstractServer = createServer(count);
+  await new Promise<void>((resolve) => pathServer.listen(socketPath, resolve));
+  await new Promise<void>((resolve) =>
+    abstractServer.listen(`\0stackvm-containment-${process.pid}`, resolve),
+  );
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => pathServer.close(resolve));
+  await new Promise((resolve) => abstractServer.close(resolve));
+  rmSync(socketPath, { force: true });
+});
+
+describe("the bubblewrap boundary, with full Node inside it", () => {
+  it("can be made on this machine (the tests below need it)", () => {
+    expect(probe.ok ? "ok" : probe.why).toBe("ok");
+  });
+
+  it("runs as an unprivileged user that owns nothing of the stack's, in its own namespaces", async () => {
+    const result = json(
+      await contained(`
+        const os = require("node:os");
+        console.log(JSON.stringify({ uid: process.getuid(), host: os.hostname(),
+          env: process.env, argv: process.argv, exec: process.execPath, pid: process.pid,
+          root: require("node:fs").readdirSync("/").sort() }));`),
+    );
+    expect(result.uid).toBe(65534);
+    expect(result.host).toBe("sandbox");
+    expect(result.host).not.toBe(hostname());
+    // bwrap sets only PWD (its --chdir); nothing of the host's environment.
+    expect(Object.keys(result.env as object)).toEqual(["PWD"]);
+    expect(result.exec).toBe("/sandbox/node");
+    expect(JSON.stringify(result)).not.toContain(REPO);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+    // Only the system folders, its own files, /proc, /dev and /tmp: no /etc, no home, no data.
+    for (const name of result.root as string[]) {
+      expect(["bin", "dev", "lib", "lib64", "proc", "sandbox", "sbin", "tmp", "usr"]).toContain(
+        name,
+      );
+    }
+    if (process.getuid?.() === 0) {
+      // Seen from the host: the child's user is the sandbox's, not root.
+      expect(probe.ok && probe.how.uid).toBe(DEFAULT_SANDBOX_UID);
+    }
+  });
+
+  it("inherits no descriptor but the ones it is given", async () => {
+    // An open file of the host, as LevelDB's were, without close-on-exec: fd 3 here.
+    const file = join(tmpdir(), `stackvm-containment-db-${process.pid}`);
+    writeFileSync(file, "database");
+    const fd = openSync(file, "r+");
+    try {
+      const result = json(
+        await contained(
+          `
+          const fs = require("node:fs");
+          const open = [];
+          for (let fd = 0; fd < 1024; fd++) {
+            try { const s = fs.fstatSync(fd); open.push({ fd, file: s.isFile() });
+            } catch {}
+          }
+          let wrote = 0;
+          for (const { fd, file } of open) {
+            if (!file) continue;
+            try { wrote += fs.writeSync(fd, "x"); } catch {}
+          }
+          console.log(JSON.stringify({ files: open.filter((o) => o.file).map((o) => o.fd), wrote }));`,
+          { fd3: fd },
+        ),
+      );
+      // Only the descriptor handed over on purpose; the boundary adds none.
+      expect(result.files).toEqual([3]);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it("cannot see or signal any host process", async () => {
+    const result = json(
+      await contained(`
+        const tried = {};
+        for (const pid of [${process.pid}, ${process.ppid}]) {
+          try { process.kill(pid, 0); tried[pid] = "reached"; } catch (e) { tried[pid] = e.code; }
+        }
+        const seen = require("node:fs").readdirSync("/proc").filter((n) => /^\\d+$/.test(n));
+        console.log(JSON.stringify({ tried, seen }));`),
+    );
+    // Its own pid namespace: only its own few processes exist there.
+    expect((result.seen as string[]).length).toBeLessThanOrEqual(3);
+    for (const outcome of Object.values(result.tried as Record<string, string>)) {
+      expect(outcome).not.toBe("reached");
+    }
+    process.kill(process.pid, 0);
+  });
+
+  it("cannot reach a host Unix socket, by path or abstract name", async () => {
+    const result = json(
+      await contained(`
+        const net = require("node:net");
+        const attempt = (path) => new Promise((resolve) => {
+          const s = net.connect(path, () => { s.destroy(); resolve("connected"); });
+          s.on("error", (e) => resolve(e.code));
+        });
+        Promise.all([attempt(${JSON.stringify(socketPath)}), attempt("\\0stackvm-containment-${process.pid}")])
+          .then((codes) => console.log(JSON.stringify({ codes })));`),
+    );
+    expect(result.codes).not.toContain("connected");
+    expect(connections).toBe(0);
+  });
+
+  it("leaves no process behind: a setsid and a double fork die with the run", async () => {
+    const before = await stray();
+    await contained(`
+      const { spawn } = require("node:child_process");
+      spawn("/usr/bin/setsid", ["/usr/bin/sleep", "301"], { detached: true, stdio: "ignore" }).unref();
+      spawn("/bin/sh", ["-c", "(/usr/bin/sleep 302 &) ; exit 0"], { stdio: "ignore" });
+      setTimeout(() => { console.log("{}"); process.exit(0); }, 300);`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stray()).toEqual(before);
+  });
+
+  it("gets an empty /tmp of its own: nothing of one run is seen by the next", async () => {
+    await contained(
+      `require("node:fs").writeFileSync("/tmp/left-behind", "x"); console.log("{}");`,
+    );
+    const result = json(
+      await contained(
+        `console.log(JSON.stringify({ tmp: require("node:fs").readdirSync("/tmp") }));`,
+      ),
+    );
+    expect(result.tmp).toEqual([]);
+  });
+
+  it("cannot write to the files it is shown", async () => {
+    const result = json(
+      await contained(`
+        const fs = require("node:fs");
+        const codes = [];
+        for (const path of ["/sandbox/node", "/sandbox/pyodide/pyodide.mjs", "/usr/x"]) {
+          try { fs.appendFileSync(path, "x"); codes.push("wrote"); } catch (e) { codes.push(e.code); }
+        }
+        console.log(JSON.stringify({ codes }));`),
+    );
+    expect(result.codes).not.toContain("wrote");
+  });
+});
+
+/** The sleeps of the tests above that outlived their run, by command line. */
+async function stray(): Promise<number[]> {
+  const { readFile } = await import("node:fs/promises");
+  const uid = probe.ok && probe.how.uid !== null ? probe.how.uid : (process.getuid?.() ?? 0);
+  const found: number[] = [];
+  for (const pid of await processesOf(uid)) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (/sleep\0(301|302)/.test(cmdline)) found.push(pid);
+  }
+  return found;
+}
