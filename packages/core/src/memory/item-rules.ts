@@ -279,9 +279,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
 export function copyValue<T>(value: T, path = "value"): T {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") {
-    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+    const size = Math.abs(value);
+    if (!Number.isFinite(value) || size > Number.MAX_SAFE_INTEGER || (size > 0 && size < 1e-130)) {
       throw new TypeError(
-        `${path}: the number ${value} cannot be stored exactly (finite, at most 2^53 - 1 in size); store it as a string`,
+        `${path}: the number ${value} cannot be stored exactly (finite, at most 2^53 - 1 in size, besides 0 at least 1e-130); store it as a string`,
       );
     }
     return value;

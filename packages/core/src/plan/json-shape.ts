@@ -1,9 +1,9 @@
 /**
  * The shape every JSON value must have to be stored, checked once where values
  * come in (a request body, a step's outputs, a plan): at most
- * {@link MAX_JSON_DEPTH} levels of objects and arrays, as DynamoDB allows, and
- * none of the keys that JavaScript treats as an object's machinery
- * ({@link FORBIDDEN_KEYS}). `JSON.parse` makes `"__proto__"` an own key, but the
+ * {@link MAX_JSON_DEPTH} levels of objects and arrays, as DynamoDB allows, no
+ * number that the store cannot give back exactly, and none of the keys that
+ * JavaScript treats as an object's machinery ({@link FORBIDDEN_KEYS}). `JSON.parse` makes `"__proto__"` an own key, but the
  * next copy that assigns it (`copy[key] = value`, the DynamoDB marshaller) sets
  * the prototype instead, and the value is lost or the write fails.
  *
@@ -21,8 +21,11 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
   "prototype",
 ]);
 
+/** The smallest magnitude of a number DynamoDB keeps (besides 0). */
+const SMALLEST_NUMBER = 1e-130;
+
 export interface ShapeProblem {
-  code: "too_deep" | "forbidden_key";
+  code: "too_deep" | "forbidden_key" | "unstorable_number";
   /** Where, as a path from the value's top (`inputs.a.b`, `[0].x`). */
   path: string;
   message: string;
@@ -47,6 +50,13 @@ export function shapeProblem(
   ];
   while (stack.length > 0) {
     const next = stack.pop()!;
+    if (typeof next.value === "number" && !storable(next.value)) {
+      return {
+        code: "unstorable_number",
+        path: next.path,
+        message: `${where} has the number ${next.value} at ${next.path || "its top"}, which cannot be stored exactly: numbers are at most 2^53 - 1 in size and, besides 0, at least 1e-130; send it as a string`,
+      };
+    }
     if (typeof next.value !== "object" || next.value === null) continue;
     const depth = next.depth + 1;
     if (depth > maxDepth) {
@@ -75,6 +85,18 @@ export function shapeProblem(
     }
   }
   return null;
+}
+
+/**
+ * A number the store gives back as it was: finite, within JavaScript's safe
+ * integers (the DynamoDB document client refuses to read larger ones back), and
+ * not below DynamoDB's smallest magnitude.
+ */
+function storable(n: number): boolean {
+  const size = Math.abs(n);
+  return (
+    Number.isFinite(n) && size <= Number.MAX_SAFE_INTEGER && (n === 0 || size >= SMALLEST_NUMBER)
+  );
 }
 
 /** The levels of objects and arrays in a value (0 for a scalar), counted without recursion. */
