@@ -175,7 +175,13 @@ export { decodeEventId, encodeEventId, TaskEvents } from "./service/events";
 export type { Lifecycle } from "./service/lifecycle";
 export { taskLifecycle } from "./service/lifecycle";
 export type { CodeToolRecord } from "./service/namespaces";
-export { Namespace, NamespaceInput, NamespaceName, NamespaceService } from "./service/namespaces";
+export {
+  createNamespaces,
+  Namespace,
+  NamespaceInput,
+  NamespaceName,
+  NamespaceService,
+} from "./service/namespaces";
 export { addUsage, Presenter } from "./service/present";
 export type { BudgetLeft, MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
 export {
@@ -243,16 +249,22 @@ export {
   createCodeTaskTool,
   DEFAULT_FIX_ROUNDS,
 } from "./tools/code-task";
-export { CodeToolDefinition, codeTool } from "./tools/code-tool";
+export { CodeToolDefinition, codeTool, codeToolSource } from "./tools/code-tool";
 export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
-export type { ResolvedTools, ToolDescription } from "./tools/registry";
-export { builtinTools, describeTool, resolveTools } from "./tools/registry";
+export type {
+  NamespaceTools,
+  ResolvedTools,
+  ToolDescription,
+  ToolRecord,
+  ToolSource,
+} from "./tools/registry";
+export { builtinTools, describeTool, resolveTools, ToolRegistry } from "./tools/registry";
 export { RunCodeInput, runCodeTool } from "./tools/run-code";
 export type { SandboxCall, SandboxRecord, SandboxRun, StoredFile } from "./tools/sandbox-call";
 export { callSandbox, sandboxFailureError } from "./tools/sandbox-call";
-export type { Tool, ToolContext, ToolResult } from "./tools/tool";
+export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";

@@ -172,3 +172,7 @@ export const NamespaceConfig = z.object({
   sandbox_limits: SandboxLimitsRequest.optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;
+  /** Names of the namespace's HTTP tools (allowed without being listed). */
+  http_tools: z.array(z.string()).default([]),
+  /** Names of the namespace's MCP servers, whose tools plans call as `server.tool`. */
+  mcp_servers: z.array(z.string()).default([]),

@@ -10,9 +10,10 @@ import {
   BranchService,
   builtinTools,
   type Clock,
-  codeTool,
+  codeToolSource,
   createEvaluator,
   createLlmSession,
+  createNamespaces,
   createPlanner,
   DEFAULT_QUOTAS,
   evaluationHook,
@@ -21,7 +22,6 @@ import {
   type LlmConfig,
   type LlmPort,
   type Log,
-  NamespaceService,
   Presenter,
   type Queue,
   QuotaService,
@@ -117,7 +117,12 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const tools = builtinTools();
   const checkWebhookUrl = webhookUrlCheck(options.localMode);
   const store = new TaskStore(ports.items);
-  const namespaces = new NamespaceService(ports.items, ports.clock, () => [...tools.keys()]);
+  // The one registry of tools: built-ins here (a built-in family that needs a port,
+  // such as knowledge search, is added to this first list), then one source per
+  // kind of namespace-owned tool.
+  const { namespaces, registry } = createNamespaces(ports.items, ports.clock, tools.values(), [
+    codeToolSource,
+  ]);
   const keys = new ApiKeyService(ports.items, ports.clock);
   const presenter = new Presenter(ports.blobs);
   const quotas = new QuotaService({
@@ -222,10 +227,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     llm: (budget) =>
       createLlmSession({ port: ports.llm, config: options.llm, budget, now: ports.clock.now }),
     tools,
-    loadCodeTool: async (tenant, namespace, name) => {
-      const record = await namespaces.getCodeTool(tenant, namespace, name);
-      return record ? codeTool(record) : null;
-    },
+    registry,
     planner,
     evaluator: createEvaluator(),
     log: options.log,

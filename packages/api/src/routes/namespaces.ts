@@ -24,19 +24,41 @@ const ToolInfo = z
     name: z.string(),
     description: z.string(),
     input_schema: z.record(z.string(), z.unknown()),
+    source: z.enum(["builtin", "code", "http", "mcp"]),
   })
   .openapi("Tool");
+
+const ToolsQuery = z.object({
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,64}$/, "a namespace name is 1 to 64 of a-z, 0-9, _ and -")
+    .optional()
+    .openapi({
+      param: { name: "namespace", in: "query" },
+      description:
+        "List every tool this namespace can call (built-in, code, HTTP, MCP) instead of the built-ins.",
+    }),
+});
 
 export function registerNamespaceRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
       method: "get",
       path: "/v1/tools",
-      summary: "List the built-in tools",
+      summary: "List the tools a namespace can call, or the built-ins",
       security: bearer,
+      request: { query: ToolsQuery },
       responses: { 200: json(z.object({ tools: z.array(ToolInfo) }), "Tools"), ...commonErrors },
     }),
-    (c) => c.json({ tools: [...c.get("deps").tools.values()].map(describeTool) }, 200),
+    async (c) => {
+      const { namespace } = c.req.valid("query");
+      if (namespace === undefined) {
+        return c.json({ tools: [...c.get("deps").tools.values()].map(describeTool) }, 200);
+      }
+      const { tools } = await c.get("deps").namespaces.resolve(c.get("tenantId"), namespace);
+      const callable = [...tools.all.values()].filter((tool) => tools.allowed.has(tool.name));
+      return c.json({ tools: callable.map(describeTool) }, 200);
+    },
   );
 
   app.openapi(

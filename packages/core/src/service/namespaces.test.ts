@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
 import { ManualClock } from "../testing/memory-system";
-import { NamespaceInput, NamespaceService } from "./namespaces";
+import { codeToolSource } from "../tools/code-tool";
+import { llmGenerateTool } from "../tools/llm-generate";
+import { createNamespaces, NamespaceInput } from "./namespaces";
 
 const double = {
   name: "double",
@@ -14,7 +16,12 @@ const double = {
 function setup() {
   const items = new MemoryItemStore();
   const clock = new ManualClock();
-  const namespaces = new NamespaceService(items, clock, () => ["llm_generate", "http_get"]);
+  const { namespaces } = createNamespaces(
+    items,
+    clock,
+    ["llm_generate", "http_get"].map((name) => ({ ...llmGenerateTool, name })),
+    [codeToolSource],
+  );
   return { items, clock, namespaces };
 }
 

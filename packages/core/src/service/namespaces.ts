@@ -10,6 +10,15 @@ import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { SandboxLimitsRequest } from "../sandbox/protocol";
 import { tenantPk } from "../store/keys";
+import {
+  type NamespaceTools,
+  recordKind,
+  type ToolRecord,
+  type ToolRecords,
+  ToolRegistry,
+  type ToolSource,
+} from "../tools/registry";
+import type { Tool } from "../tools/tool";
 
 export const NamespaceName = z
   .string()
@@ -43,6 +52,8 @@ export const Namespace = z.object({
   allowed_hosts: z.array(z.string()),
   description: z.string(),
   code_tools: z.array(z.string()),
+  http_tools: z.array(z.string()),
+  mcp_servers: z.array(z.string()),
   sandbox_limits: SandboxLimitsRequest.optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
@@ -59,10 +70,12 @@ export interface CodeToolRecord {
   created_at: string;
 }
 
-/** A namespace read for a task: its snapshot and its code tools (`NamespaceService.resolve`). */
+/** A namespace read for a task: its snapshot and its tools (`NamespaceService.resolve`). */
 export interface ResolvedNamespace {
   config: NamespaceConfig;
   codeTools: CodeToolRecord[];
+  /** Every tool the namespace can call, from the registry. */
+  tools: NamespaceTools;
 }
 
 const nsKey = (tenant: string, name: string) => ({ pk: tenantPk(tenant), sk: `NS#${name}` });
@@ -71,13 +84,17 @@ const toolKey = (tenant: string, ns: string, tool: string) => ({
   sk: `NSTOOL#${ns}#${tool}`,
 });
 
-export class NamespaceService {
+export class NamespaceService implements ToolRecords {
   constructor(
     private readonly items: ItemStore,
     private readonly clock: Clock,
-    /** Names of the built-in tools: the `default` namespace allows them all. */
-    private readonly builtinTools: () => string[],
+    /** The tool registry; the `default` namespace allows all its built-ins. */
+    private readonly registry: ToolRegistry,
   ) {}
+
+  private builtinTools(): string[] {
+    return this.registry.builtinNames();
+  }
 
   async get(tenant: string, name: string): Promise<Namespace> {
     return (await this.read(tenant, name)).namespace;
@@ -94,32 +111,42 @@ export class NamespaceService {
    * (`TaskService.validateIn`). A missing namespace throws `NotFoundError`.
    */
   async resolve(tenant: string, name: string): Promise<ResolvedNamespace> {
-    const { namespace, codeTools } = await this.read(tenant, name);
-    return { config: configOf(namespace), codeTools };
+    const { namespace, codeTools, records } = await this.read(tenant, name);
+    const config = configOf(namespace);
+    return { config, codeTools, tools: await this.registry.fromRecords(tenant, config, records) };
   }
 
-  /** The namespace with its code tools' records (`default` when not stored). */
+  /** The namespace with its tools' records (`default` when not stored). */
   private async read(
     tenant: string,
     name: string,
-  ): Promise<{ namespace: Namespace; codeTools: CodeToolRecord[] }> {
+  ): Promise<{ namespace: Namespace; codeTools: CodeToolRecord[]; records: ToolRecord[] }> {
     const stored = await this.items.get(nsKey(tenant, name));
-    const codeTools = await this.listCodeTools(tenant, name);
-    const codeToolNames = codeTools.map((t) => t.name);
+    const records = await this.listToolRecords(tenant, name);
+    const codeTools = records.filter(
+      (r) => recordKind(r) === "code",
+    ) as unknown as CodeToolRecord[];
+    const named = (kind: string) =>
+      records.filter((r) => recordKind(r) === kind).map((r) => r.name);
+    const own = {
+      code_tools: codeTools.map((t) => t.name),
+      http_tools: named("http"),
+      mcp_servers: named("mcp"),
+    };
     if (stored) {
       const namespace: Namespace = {
         name,
         allowed_tools: stored.allowed_tools as string[],
         allowed_hosts: stored.allowed_hosts as string[],
         description: (stored.description as string) ?? "",
-        code_tools: codeToolNames,
+        ...own,
         ...(stored.sandbox_limits
           ? { sandbox_limits: stored.sandbox_limits as SandboxLimitsRequest }
           : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
-      return { namespace, codeTools };
+      return { namespace, codeTools, records };
     }
     if (name === "default") {
       const namespace: Namespace = {
@@ -127,11 +154,11 @@ export class NamespaceService {
         allowed_tools: this.builtinTools(),
         allowed_hosts: [],
         description: "All built-in tools, no hosts.",
-        code_tools: codeToolNames,
+        ...own,
         created_at: null,
         updated_at: null,
       };
-      return { namespace, codeTools };
+      return { namespace, codeTools, records };
     }
     throw new NotFoundError("namespace", name);
   }
@@ -146,7 +173,7 @@ export class NamespaceService {
   async put(tenant: string, name: string, input: NamespaceInput): Promise<Namespace> {
     NamespaceName.parse(name);
     const known = new Set(this.builtinTools());
-    const codeTools = new Set((await this.listCodeTools(tenant, name)).map((t) => t.name));
+    const codeTools = new Set((await this.listToolRecords(tenant, name)).map((t) => t.name));
     const unknown = input.allowed_tools.filter((t) => !known.has(t) && !codeTools.has(t));
     if (unknown.length > 0) {
       throw new ValidationError(
@@ -172,25 +199,41 @@ export class NamespaceService {
 
   async delete(tenant: string, name: string): Promise<void> {
     const existing = await this.items.get(nsKey(tenant, name));
-    const tools = await this.listCodeTools(tenant, name);
+    const tools = await this.listToolRecords(tenant, name);
     if (!existing && tools.length === 0) throw new NotFoundError("namespace", name);
     await this.items.deleteMany([
       nsKey(tenant, name),
-      ...tools.map((t) => toolKey(tenant, name, t.name)),
+      ...tools.map((t) => ({ pk: tenantPk(tenant), sk: t.sk as string })),
     ]);
   }
 
-  async listCodeTools(tenant: string, ns: string): Promise<CodeToolRecord[]> {
+  /**
+   * Every tool record of the namespace, of every kind (code and HTTP tools, MCP
+   * servers), from one query: they share the `NSTOOL#{ns}#` prefix, so a code and
+   * an HTTP tool cannot take the same name.
+   */
+  async listToolRecords(tenant: string, ns: string): Promise<ToolRecord[]> {
     const page = await this.items.query({
       pk: tenantPk(tenant),
       prefix: `NSTOOL#${ns}#`,
       limit: 1000,
     });
-    return page.items as unknown as CodeToolRecord[];
+    return page.items as unknown as ToolRecord[];
+  }
+
+  /** One tool record by its key in the namespace (a tool's name, or `mcp:{server}`). */
+  async getToolRecord(tenant: string, ns: string, key: string): Promise<ToolRecord | null> {
+    return (await this.items.get(toolKey(tenant, ns, key))) as ToolRecord | null;
+  }
+
+  async listCodeTools(tenant: string, ns: string): Promise<CodeToolRecord[]> {
+    const records = await this.listToolRecords(tenant, ns);
+    return records.filter((r) => recordKind(r) === "code") as unknown as CodeToolRecord[];
   }
 
   async getCodeTool(tenant: string, ns: string, tool: string): Promise<CodeToolRecord | null> {
-    return (await this.items.get(toolKey(tenant, ns, tool))) as unknown as CodeToolRecord | null;
+    const record = await this.items.get(toolKey(tenant, ns, tool));
+    return record && recordKind(record) === "code" ? (record as unknown as CodeToolRecord) : null;
   }
 
   /**
@@ -237,9 +280,31 @@ export class NamespaceService {
 
   async deleteCodeTool(tenant: string, ns: string, tool: string): Promise<void> {
     const existing = await this.items.get(toolKey(tenant, ns, tool));
-    if (!existing) throw new NotFoundError("tool", tool);
+    if (!existing || recordKind(existing) !== "code") throw new NotFoundError("tool", tool);
     await this.items.delete(toolKey(tenant, ns, tool));
   }
+}
+
+/**
+ * The namespaces and the tool registry, wired to each other: the registry reads
+ * the namespaces' tool records, the namespaces ask the registry for their tools.
+ *
+ * @example
+ * const { namespaces, registry } = createNamespaces(items, clock, builtinTools().values(), [codeToolSource]);
+ */
+export function createNamespaces(
+  items: ItemStore,
+  clock: Clock,
+  builtins: Iterable<Tool>,
+  sources: readonly ToolSource[],
+): { namespaces: NamespaceService; registry: ToolRegistry } {
+  const records: ToolRecords = {
+    listToolRecords: (tenant, ns) => namespaces.listToolRecords(tenant, ns),
+    getToolRecord: (tenant, ns, key) => namespaces.getToolRecord(tenant, ns, key),
+  };
+  const registry = new ToolRegistry(builtins, sources, records);
+  const namespaces = new NamespaceService(items, clock, registry);
+  return { namespaces, registry };
 }
 
 function configOf(ns: Namespace): NamespaceConfig {
@@ -249,6 +314,8 @@ function configOf(ns: Namespace): NamespaceConfig {
     allowed_hosts: ns.allowed_hosts,
     description: ns.description,
     code_tools: ns.code_tools,
+    http_tools: ns.http_tools,
+    mcp_servers: ns.mcp_servers,
     ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
   };
 }

@@ -21,7 +21,6 @@ import { branchKey, taskKey, taskPk, tasksIndexPk, tenantPk } from "../store/key
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
-import { codeTool } from "../tools/code-tool";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
@@ -87,12 +86,9 @@ export class TaskService {
    * for callers that need the namespace anyway; 422 with every problem.
    */
   validateIn(namespace: ResolvedNamespace, plan: unknown, inputs: Iterable<string>): Plan {
-    const { config, codeTools } = namespace;
-    const tools = new Map<string, { input: z.ZodType }>(this.deps.tools);
-    for (const record of codeTools) tools.set(record.name, codeTool(record));
     const result = validatePlan(plan, {
-      tools,
-      allowedTools: new Set([...config.allowed_tools, ...config.code_tools]),
+      tools: namespace.tools.all,
+      allowedTools: namespace.tools.allowed,
       inputs: new Set(inputs),
     });
     if (!result.ok) {

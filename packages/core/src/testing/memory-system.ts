@@ -15,10 +15,11 @@ import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
 import type { SandboxPort } from "../ports/sandbox";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
-import { NamespaceService } from "../service/namespaces";
+import { createNamespaces } from "../service/namespaces";
 import { Presenter } from "../service/present";
 import { TaskService } from "../service/tasks";
 import { TaskStore } from "../store/task-store";
+import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
@@ -82,7 +83,7 @@ export function memorySystem(options: { llm?: FakeLlm; maxPlanUpdates?: number }
   const llm = options.llm ?? new FakeLlm();
   const tools = builtinTools();
   const store = new TaskStore(items);
-  const namespaces = new NamespaceService(items, clock, () => [...tools.keys()]);
+  const { namespaces, registry } = createNamespaces(items, clock, tools.values(), [codeToolSource]);
   const presenter = new Presenter(blobs);
   const tasks = new TaskService({
     store,
@@ -111,7 +112,7 @@ export function memorySystem(options: { llm?: FakeLlm; maxPlanUpdates?: number }
         sleep: async () => undefined,
       }),
     tools,
-    loadCodeTool: async () => null,
+    registry,
     planner: createPlanner({ clock, repairRounds: 2 }),
     log: silentLog,
     localMode: true,

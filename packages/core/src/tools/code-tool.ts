@@ -7,6 +7,7 @@
 import * as z from "zod";
 import { ValidationError } from "../errors";
 import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
+import type { ToolSource } from "./registry";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool } from "./tool";
 
@@ -73,6 +74,8 @@ export function codeTool(definition: {
     name,
     description,
     input,
+    source: "code",
+    inputSchema: parsed.data.input_schema,
     async run(toolInput, context) {
       const run = await callSandbox(context, { language, code, inputs: toolInput });
       if (run.response.error) throw sandboxFailureError(run, `code tool '${name}'`);
@@ -83,3 +86,11 @@ export function codeTool(definition: {
     },
   };
 }
+
+/** The registry's source of code tools: one tool per stored record. */
+export const codeToolSource: ToolSource = {
+  kind: "code",
+  async tools(_tenant, _namespace, record) {
+    return [codeTool(record as unknown as Parameters<typeof codeTool>[0])];
+  },
+};

@@ -38,6 +38,8 @@ export function testToolContext(
       allowed_hosts: [],
       description: "",
       code_tools: [],
+      http_tools: [],
+      mcp_servers: [],
       ...namespace,
     },
   };

@@ -7,6 +7,7 @@ import type { LlmSession } from "../llm/types";
 import type { NamespaceConfig, ResponseFormat } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { SandboxPort } from "../ports/sandbox";
+import type { WaitingRecord } from "../vm/wait";
 
 export interface ToolContext {
   tenantId: string;
@@ -24,6 +25,15 @@ export interface ToolContext {
   blobPrefix: string;
   /** True in local mode: loopback URLs may be allowed where AWS would refuse them. */
   localMode: boolean;
+  /**
+   * The names the calling fills when it names several `output_vars`: a tool that
+   * can shape its answer (`llm_generate`) answers an object with exactly these keys.
+   */
+  outputVars?: readonly string[];
+  /** The branch's wait at this head, when it waits or waited (`ask_human` reads its answer). */
+  waiting?: WaitingRecord | null;
+  /** The step's clock, in epoch milliseconds. */
+  now?: number;
 }
 
 export interface ToolResult {
@@ -32,10 +42,20 @@ export interface ToolResult {
   details?: Record<string, unknown>;
 }
 
+/** Where a tool comes from, as `GET /v1/tools` and the console show it. */
+export type ToolSourceKind = "builtin" | "code" | "http" | "mcp";
+
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type
 export interface Tool<I = any> {
   name: string;
   description: string;
   input: z.ZodType<I>;
+  /** Where the tool comes from; built-in when absent. */
+  source?: ToolSourceKind;
+  /**
+   * The input's JSON Schema as its author wrote it (code, HTTP and MCP tools), shown
+   * to the planner and on `GET /v1/tools` instead of a round trip through zod.
+   */
+  inputSchema?: Record<string, unknown>;
   run(input: I, context: ToolContext): Promise<ToolResult>;
 }

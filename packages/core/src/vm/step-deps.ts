@@ -9,6 +9,7 @@ import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
+import type { ToolRegistry } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import type { Evaluator } from "./evaluator-port";
 import type { Planner } from "./planner-port";
@@ -36,8 +37,8 @@ export interface StepDeps {
   llm: (budget: LlmBudget) => LlmSession;
   /** Built-in tools. */
   tools: ReadonlyMap<string, Tool>;
-  /** Loads a namespace's code tool by name, or null. */
-  loadCodeTool: (tenant: string, namespace: string, name: string) => Promise<Tool | null>;
+  /** Every tool of a namespace (built-in, code, HTTP, MCP): for plans, replans and calls. */
+  registry: ToolRegistry;
   planner: Planner;
   /** Judges final answers of branches whose task asked for evaluation; none: no evaluation. */
   evaluator?: Evaluator;

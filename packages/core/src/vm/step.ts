@@ -413,7 +413,12 @@ export async function enqueueNext(
   });
 }
 
-/** The tools this branch may see, with the called code tool loaded when there is one. */
+/**
+ * The tools this branch may see, from the namespace's registry: all of them for a
+ * plan or a replan (so a replan sees the code, HTTP and MCP tools the first plan
+ * could call), and for a calling only the built-ins and the called tool (at most
+ * one read).
+ */
 async function toolsFor(
   deps: StepDeps,
   branch: BranchRecord,

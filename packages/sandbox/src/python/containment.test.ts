@@ -203,6 +203,21 @@ describe("the bubblewrap boundary, with full Node inside it", () => {
     expect(result.tmp).toEqual([]);
   });
 
+  it("cannot become another user or gain a privilege", async () => {
+    const result = json(
+      await contained(`
+        const codes = [];
+        for (const step of [() => process.setuid(0), () => process.setgid(0), () => process.setgroups([0])]) {
+          try { step(); codes.push("changed"); } catch (e) { codes.push(e.code ?? e.message); }
+        }
+        const status = require("node:fs").readFileSync("/proc/self/status", "utf8");
+        console.log(JSON.stringify({ codes, capEff: /CapEff:\\s+(\\w+)/.exec(status)[1], uid: process.getuid() }));`),
+    );
+    expect(result.codes).not.toContain("changed");
+    expect(result.capEff).toBe("0000000000000000");
+    expect(result.uid).toBe(65534);
+  });
+
   it("cannot write to the files it is shown", async () => {
     const result = json(
       await contained(`
