@@ -1,7 +1,8 @@
 /** The conformance suites against the in-memory adapters of core. */
-import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, MemoryKnowledgeIndex, MemoryQueue } from "@stackvm/core";
 import { blobsSuite } from "./blobs.suite";
 import { itemStoreSuite } from "./item-store.suite";
+import { knowledgeIndexSuite } from "./knowledge-index.suite";
 import { queueSuite } from "./queue.suite";
 
 itemStoreSuite("MemoryItemStore", async () => ({ store: new MemoryItemStore() }));
@@ -16,3 +17,5 @@ queueSuite("MemoryQueue", async () => {
 });
 
 blobsSuite("MemoryBlobs", async () => ({ blobs: new MemoryBlobs() }));
+
+knowledgeIndexSuite("MemoryKnowledgeIndex", async () => ({ index: new MemoryKnowledgeIndex() }));

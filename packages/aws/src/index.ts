@@ -10,6 +10,8 @@ export type { AwsClients } from "./clients";
 export { createAwsClients } from "./clients";
 export type { DynamoItemStoreOptions } from "./dynamo-item-store";
 export { DynamoItemStore } from "./dynamo-item-store";
+export type { LanceKnowledgeIndexOptions } from "./lance-index";
+export { LanceKnowledgeIndex, lanceEmulatorStorage } from "./lance-index";
 export type { Meter, Meterable, MeterSnapshot } from "./metering";
 export { meter } from "./metering";
 export type { Presigner } from "./s3-blobs";

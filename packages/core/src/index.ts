@@ -20,6 +20,31 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
+export {
+  type Chunk,
+  type ChunkHit,
+  checkIndexName,
+  chunkText,
+  cosine,
+  createEmbedder,
+  DEFAULT_EMBEDDING_MODEL,
+  DocumentId,
+  type Embedder,
+  ExtractError,
+  extractText,
+  type IndexHit,
+  type IndexRow,
+  type IndexSearch,
+  IngestMessage,
+  IngestService,
+  type KnowledgeBase,
+  KnowledgeBaseName,
+  type KnowledgeDocument,
+  type KnowledgeIndex,
+  KnowledgeService,
+  MemoryKnowledgeIndex,
+  type Upload,
+} from "./knowledge";
 export { DEFAULT_LLM_PRICES, LlmConfig, LlmPrice, LlmPrices, loadLlmConfig } from "./llm/config";
 export { costUsd, priceOf } from "./llm/cost";
 export type { ExtractedJson } from "./llm/extract-json";
@@ -123,6 +148,7 @@ export { createPlanner, PlanAnswer, PlanUpdateAnswer } from "./planning/planner"
 export type { BlobRef, Blobs } from "./ports/blobs";
 export type { Clock } from "./ports/clock";
 export { systemClock } from "./ports/clock";
+export type { EmbeddingPort, EmbeddingRequest, EmbeddingResponse } from "./ports/embeddings";
 export type {
   Changes,
   Condition,

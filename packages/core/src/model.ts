@@ -49,6 +49,10 @@ export const LlmPurpose = z.enum([
   "llm_generate",
   "code",
   "evaluation",
+  /** Vectors of a search query or of a document's chunks (knowledge). */
+  "embedding",
+  /** Entities and relationships of one chunk, at ingest (knowledge). */
+  "knowledge_graph",
 ]);
 export type LlmPurpose = z.infer<typeof LlmPurpose>;
 

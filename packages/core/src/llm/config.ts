@@ -62,6 +62,10 @@ export const DEFAULT_LLM_PRICES: Readonly<LlmPrices> = {
   o1: { input: 15, output: 60 },
   "gpt-4-turbo": { input: 10, output: 30 },
   "gpt-3.5-turbo": { input: 0.5, output: 1.5 },
+  // Embedding models (knowledge): input tokens only.
+  "text-embedding-3-small": { input: 0.02, output: 0 },
+  "text-embedding-3-large": { input: 0.13, output: 0 },
+  "text-embedding-ada-002": { input: 0.1, output: 0 },
 };
 
 /**

@@ -1,0 +1,39 @@
+/** Knowledge: documents a tenant uploads, ingested into an index that plans search. */
+export { CHUNK_DEFAULTS, type Chunk, type ChunkOptions, chunkText } from "./chunk";
+export {
+  createEmbedder,
+  DEFAULT_EMBEDDING_MODEL,
+  type Embedder,
+  type EmbedderOptions,
+} from "./embedder";
+export {
+  DOCUMENT_TYPES,
+  documentType,
+  ExtractError,
+  extractText,
+  isPdf,
+  SUPPORTED_TYPES,
+} from "./extract";
+export {
+  checkIndexName,
+  cosine,
+  type IndexHit,
+  type IndexRow,
+  type IndexSearch,
+  type KnowledgeIndex,
+} from "./index-port";
+export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
+export { KnowledgeService, type KnowledgeServiceDeps, type Upload } from "./knowledge-service";
+export { MemoryKnowledgeIndex } from "./memory-index";
+export {
+  type ChunkHit,
+  DocumentId,
+  DocumentStatus,
+  IngestMessage,
+  type KnowledgeBase,
+  KnowledgeBaseInput,
+  KnowledgeBaseName,
+  type KnowledgeDocument,
+  KnowledgeGraph,
+  normalizeEntityName,
+} from "./model";

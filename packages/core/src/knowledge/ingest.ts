@@ -1,0 +1,272 @@
+/**
+ * Ingest of one document, as the worker runs it for an `ingest` queue message:
+ * read the original, extract its text, chunk it, extract each chunk's entities
+ * and relationships (one `knowledge_graph` LLM call per chunk), embed chunks and
+ * entities, and make the document's rows in the index exactly those.
+ *
+ * Idempotent: a message for an older version, or for a version already `ready`
+ * or `failed`, does nothing; a redelivery after a crash mid-ingest starts over and
+ * `replaceDocument` leaves the same rows. A document deleted while its ingest runs
+ * is checked for after the write, and its rows removed again. A document that
+ * cannot be read fails with its reason; a transient failure (the embedding server
+ * down) is rethrown so the message comes back, and on the last delivery is
+ * recorded as the document's error instead.
+ */
+import { isErrorKind, StackVMError } from "../errors";
+import type { LlmSession } from "../llm/types";
+import type { LlmCall } from "../model";
+import type { Blobs } from "../ports/blobs";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../vm/step-deps";
+import { type Chunk, chunkText } from "./chunk";
+import type { Embedder } from "./embedder";
+import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";
+import type { IndexRow, KnowledgeIndex } from "./index-port";
+import { type IngestMessage, type IngestUsage, KnowledgeGraph, normalizeEntityName } from "./model";
+import { type DocumentRecord, documentBlobPrefix, documentKey } from "./records";
+
+export interface IngestDeps {
+  items: ItemStore;
+  blobs: Blobs;
+  clock: Clock;
+  index: KnowledgeIndex;
+  embedder: Embedder;
+  /** A session for the graph calls of one ingest (no budget: the tenant's upload asked for it). */
+  llm: () => LlmSession;
+  log: Log;
+  /** Graph extractions in flight at once. */
+  graphConcurrency?: number;
+}
+
+export type IngestOutcome = "ready" | "failed" | "stale" | "duplicate" | "deleted";
+
+export class IngestService {
+  constructor(private readonly deps: IngestDeps) {}
+
+  /**
+   * Ingests the document of the message.
+   *
+   * @param lastAttempt true on the last delivery before the DLQ: a transient
+   *   failure is then recorded on the document instead of rethrown.
+   */
+  async handle(message: IngestMessage, lastAttempt = false): Promise<IngestOutcome> {
+    const { tenant_id: tenant, knowledge_base: kb, document_id: documentId, version } = message;
+    const key = documentKey(tenant, kb, documentId);
+    const record = (await this.deps.items.get(key)) as DocumentRecord | null;
+    if (!record) return "deleted";
+    if (record.version !== version) return "stale";
+    if (record.status === "ready" || record.status === "failed") return "duplicate";
+    const calls: LlmCall[] = [];
+    try {
+      await this.#progress(record, "extract", 0, 1);
+      const bytes = await this.deps.blobs.get(
+        documentBlobPrefix(tenant, kb, documentId, version),
+        record.sha256,
+      );
+      if (bytes === null)
+        throw new ExtractError(
+          "original_missing",
+          "the uploaded original is gone from storage: upload the document again",
+        );
+      const text = await extractText(bytes, record.content_type as keyof typeof DOCUMENT_TYPES);
+      let chunks: Chunk[];
+      try {
+        chunks = chunkText(text);
+      } catch (error) {
+        throw new ExtractError("too_many_chunks", (error as Error).message);
+      }
+      const rows = await this.#rows(record, chunks, calls);
+      await this.#progress(record, "index", 0, rows.length);
+      await this.deps.index.replaceDocument(tenant, kb, documentId, rows);
+      const after = (await this.deps.items.get(key)) as DocumentRecord | null;
+      if (!after) {
+        await this.deps.index.deleteDocument(tenant, kb, documentId);
+        return "deleted";
+      }
+      if (after.version !== version) return "stale";
+      await this.#finish(record, { status: "ready", chunks: chunks.length, error: null }, calls);
+      return "ready";
+    } catch (error) {
+      const permanent =
+        error instanceof StackVMError &&
+        (error.kind === "invalid" || error.kind === "step" || error.kind === "malformed");
+      if (!permanent && !lastAttempt) throw error;
+      const code = error instanceof StackVMError ? error.code : "ingest_failed";
+      const reason = (error as Error).message;
+      this.deps.log.warn("document ingest failed", {
+        tenant_id: tenant,
+        knowledge_base: kb,
+        document_id: documentId,
+        code,
+        error: reason,
+      });
+      await this.#finish(
+        record,
+        { status: "failed", chunks: 0, error: { code, message: reason } },
+        calls,
+      ).catch((e: unknown) => {
+        if (!isErrorKind(e, "conflict")) throw e;
+      });
+      return "failed";
+    }
+  }
+
+  /** Chunk rows and entity rows, with their vectors. */
+  async #rows(record: DocumentRecord, chunks: Chunk[], calls: LlmCall[]): Promise<IndexRow[]> {
+    const graphs = await this.#graphs(record, chunks, calls);
+    await this.#progress(record, "embed", 0, chunks.length);
+    const chunkIds = chunks.map(
+      (c) => `${record.document_id}:${record.sha256.slice(0, 8)}:${c.position}`,
+    );
+    const entityRows: Array<Omit<IndexRow, "vector">> = [];
+    chunks.forEach((chunk, i) => {
+      graphs[i]!.entities.forEach((entity, n) => {
+        entityRows.push({
+          kind: "entity",
+          id: `${chunkIds[i]}:e${n}`,
+          document_id: record.document_id,
+          filename: record.filename,
+          position: chunk.position,
+          text: `${entity.name}: ${entity.description}`,
+          data: JSON.stringify({
+            name: entity.name,
+            key: normalizeEntityName(entity.name),
+            description: entity.description,
+            chunk_id: chunkIds[i],
+          }),
+        });
+      });
+    });
+    const texts = [
+      ...chunks.map((c) => (c.heading ? `${c.heading}\n${c.text}` : c.text)),
+      ...entityRows.map((r) => r.text),
+    ];
+    const embedded = await this.deps.embedder.embed(texts);
+    calls.push(...embedded.calls);
+    const rows: IndexRow[] = chunks.map((chunk, i) => ({
+      kind: "chunk",
+      id: chunkIds[i]!,
+      document_id: record.document_id,
+      filename: record.filename,
+      position: chunk.position,
+      text: chunk.text,
+      data: JSON.stringify({ heading: chunk.heading, ...graphs[i] }),
+      vector: embedded.vectors[i]!,
+    }));
+    for (const [n, row] of entityRows.entries()) {
+      rows.push({ ...row, vector: embedded.vectors[chunks.length + n]! });
+    }
+    return rows;
+  }
+
+  /** One `knowledge_graph` call per chunk; a chunk the model gives no valid graph for has none. */
+  async #graphs(
+    record: DocumentRecord,
+    chunks: Chunk[],
+    calls: LlmCall[],
+  ): Promise<KnowledgeGraph[]> {
+    const graphs: KnowledgeGraph[] = new Array(chunks.length);
+    const session = this.deps.llm();
+    let next = 0;
+    let done = 0;
+    const worker = async () => {
+      while (next < chunks.length) {
+        const i = next++;
+        const chunk = chunks[i]!;
+        try {
+          graphs[i] = await session.json({
+            purpose: "knowledge_graph",
+            schemaName: "knowledge_graph",
+            schema: KnowledgeGraph,
+            messages: [
+              { role: "system", content: GRAPH_PROMPT },
+              {
+                role: "user",
+                content: `Document: ${record.filename}${chunk.heading ? `\nSection: ${chunk.heading}` : ""}\n\n${chunk.text}`,
+              },
+            ],
+          });
+        } catch (error) {
+          if (!isErrorKind(error, "step")) throw error;
+          graphs[i] = { entities: [], relationships: [] };
+        }
+        done++;
+        if (done % 8 === 0) await this.#progress(record, "graph", done, chunks.length);
+      }
+    };
+    try {
+      await Promise.all(
+        Array.from({ length: Math.min(this.deps.graphConcurrency ?? 4, chunks.length) }, worker),
+      );
+    } finally {
+      calls.push(...session.calls);
+    }
+    return graphs;
+  }
+
+  async #progress(
+    record: DocumentRecord,
+    stage: string,
+    done: number,
+    total: number,
+  ): Promise<void> {
+    await this.deps.items.update(
+      documentKey(record.tenant_id, record.knowledge_base, record.document_id),
+      {
+        set: [
+          [["status"], "ingesting"],
+          [["progress"], { stage, done, total }],
+          [["updated_at"], new Date(this.deps.clock.now()).toISOString()],
+        ],
+      },
+      { exists: true, equals: { version: record.version } },
+    );
+  }
+
+  async #finish(
+    record: DocumentRecord,
+    result: {
+      status: "ready" | "failed";
+      chunks: number;
+      error: { code: string; message: string } | null;
+    },
+    calls: LlmCall[],
+  ): Promise<void> {
+    const usage: IngestUsage = {
+      llm_calls: calls.length,
+      embedding_tokens: calls
+        .filter((c) => c.purpose === "embedding")
+        .reduce((n, c) => n + c.input_tokens, 0),
+      input_tokens: calls.reduce((n, c) => n + c.input_tokens, 0),
+      output_tokens: calls.reduce((n, c) => n + c.output_tokens, 0),
+      cost_usd: calls.reduce((n, c) => n + c.cost_usd, 0),
+    };
+    await this.deps.items.update(
+      documentKey(record.tenant_id, record.knowledge_base, record.document_id),
+      {
+        set: [
+          [["status"], result.status],
+          [["chunks"], result.chunks],
+          [["error"], result.error],
+          [
+            ["progress"],
+            result.status === "ready"
+              ? { stage: "done", done: result.chunks, total: result.chunks }
+              : null,
+          ],
+          [["usage"], usage],
+          [["updated_at"], new Date(this.deps.clock.now()).toISOString()],
+        ],
+      },
+      { exists: true, equals: { version: record.version } },
+    );
+  }
+}
+
+const GRAPH_PROMPT = [
+  "Extract a knowledge graph from the text the user gives.",
+  "entities: the people, organizations, places, products, concepts and events the text is about, each with its name as written and a one-sentence description from the text.",
+  "relationships: how two of those entities relate, as source and target names exactly as in entities, with a short description.",
+  'Use only what the text says. Answer with JSON: {"entities": [{"name", "description"}], "relationships": [{"source", "target", "description"}]}.',
+].join("\n");

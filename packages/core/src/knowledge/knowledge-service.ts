@@ -1,0 +1,337 @@
+/**
+ * Knowledge bases and their documents: create, list, read and delete them, take
+ * an upload (the original into the blobs, a `pending` record, one ingest message),
+ * and delete a document with its chunks. Everything is checked before anything is
+ * written, so a refused upload leaves nothing behind.
+ */
+import {
+  ConflictError,
+  isErrorKind,
+  NotFoundError,
+  StackVMError,
+  TooLargeError,
+  ValidationError,
+} from "../errors";
+import type { Blobs } from "../ports/blobs";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import type { Queue } from "../ports/queue";
+import { randomId } from "../vm/ids";
+import { documentType, SUPPORTED_TYPES } from "./extract";
+import type { KnowledgeIndex } from "./index-port";
+import {
+  DocumentId,
+  type IngestMessage,
+  type KnowledgeBase,
+  KnowledgeBaseInput,
+  KnowledgeBaseName,
+  type KnowledgeDocument,
+} from "./model";
+import {
+  type DocumentRecord,
+  documentBlobPrefix,
+  documentKey,
+  documentsPk,
+  ingestGroup,
+  kbBlobPrefix,
+  kbKey,
+  presentDocument,
+  ZERO_INGEST_USAGE,
+} from "./records";
+
+export interface KnowledgeServiceDeps {
+  items: ItemStore;
+  blobs: Blobs;
+  queue: Queue;
+  clock: Clock;
+  index: KnowledgeIndex;
+  /** The largest document taken in one upload, in bytes. */
+  maxUploadBytes: number;
+}
+
+/** An uploaded file, as the API's multipart parser hands it over. */
+export interface Upload {
+  filename: string;
+  contentType: string | undefined;
+  bytes: Uint8Array;
+  /** Replace this document (or create it under this id). */
+  documentId?: string;
+}
+
+/** The knowledge bases and documents of every tenant. */
+export class KnowledgeService {
+  constructor(private readonly deps: KnowledgeServiceDeps) {}
+
+  async create(tenant: string, body: unknown): Promise<KnowledgeBase> {
+    const input = KnowledgeBaseInput.parse(body);
+    const now = this.#now();
+    try {
+      await this.deps.items.put(
+        {
+          ...kbKey(tenant, input.name),
+          name: input.name,
+          description: input.description,
+          created_at: now,
+        },
+        { exists: false },
+      );
+    } catch (error) {
+      if (isErrorKind(error, "conflict")) {
+        throw new ConflictError(
+          `knowledge base '${input.name}' exists: pick another name, or DELETE it first`,
+          "knowledge_base_exists",
+        );
+      }
+      throw error;
+    }
+    return {
+      name: input.name,
+      description: input.description,
+      documents: 0,
+      chunks: 0,
+      created_at: now,
+    };
+  }
+
+  async list(tenant: string): Promise<KnowledgeBase[]> {
+    const page = await this.deps.items.query({ pk: `T#${tenant}`, prefix: "KB#", limit: 1000 });
+    return Promise.all(page.items.map((item) => this.#present(tenant, item)));
+  }
+
+  async get(tenant: string, name: string): Promise<KnowledgeBase> {
+    return this.#present(tenant, await this.#kb(tenant, name));
+  }
+
+  /** Deletes the knowledge base, its documents, their originals and its index table. */
+  async delete(tenant: string, name: string): Promise<void> {
+    await this.#kb(tenant, name);
+    const records = await this.#allDocuments(tenant, name);
+    await this.deps.items.delete(kbKey(tenant, name));
+    await this.deps.items.deleteMany(records.map((r) => documentKey(tenant, name, r.document_id)));
+    await this.deps.blobs.deletePrefix(kbBlobPrefix(tenant, name));
+    await this.deps.index.dropKnowledgeBase(tenant, name);
+  }
+
+  /** Takes an upload: stores the original, writes a `pending` document, queues its ingest. */
+  async upload(tenant: string, kb: string, upload: Upload): Promise<KnowledgeDocument> {
+    await this.#kb(tenant, kb);
+    const documentId =
+      upload.documentId === undefined ? `doc_${randomId(16)}` : parseDocumentId(upload.documentId);
+    const filename = checkFilename(upload.filename);
+    const contentType = documentType(upload.contentType, filename);
+    if (contentType === null) {
+      throw new StackVMError(
+        "invalid",
+        "unsupported_document_type",
+        `'${filename}' is ${upload.contentType ? `'${upload.contentType}'` : "of no content type"}, which ingestion cannot read: send one of ${SUPPORTED_TYPES} (or name the file with its extension)`,
+      );
+    }
+    if (upload.bytes.byteLength === 0) {
+      throw new ValidationError(
+        "document_empty",
+        `'${filename}' is empty: upload a file with content`,
+      );
+    }
+    if (upload.bytes.byteLength > this.deps.maxUploadBytes) {
+      throw new TooLargeError(
+        `'${filename}' is ${upload.bytes.byteLength} bytes, over the ${this.deps.maxUploadBytes} one upload may carry: ask for a presigned upload URL instead (POST the documents route with JSON {"filename", "content_type"})`,
+      );
+    }
+    const key = documentKey(tenant, kb, documentId);
+    const existing = (await this.deps.items.get(key)) as DocumentRecord | null;
+    const version = (existing?.version ?? 0) + 1;
+    const ref = await this.deps.blobs.put(
+      documentBlobPrefix(tenant, kb, documentId, version),
+      upload.bytes,
+      contentType,
+    );
+    const now = this.#now();
+    const record: DocumentRecord = {
+      ...key,
+      tenant_id: tenant,
+      knowledge_base: kb,
+      document_id: documentId,
+      filename,
+      content_type: contentType,
+      size: ref.size,
+      sha256: ref.sha256,
+      version,
+      status: "pending",
+      chunks: existing?.chunks ?? 0,
+      error: null,
+      progress: null,
+      usage: ZERO_INGEST_USAGE,
+      upload: "multipart",
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+    };
+    // The version is the condition: of two uploads racing to replace one document, one wins.
+    try {
+      await this.deps.items.put(
+        record,
+        existing ? { equals: { version: existing.version } } : { exists: false },
+      );
+    } catch (error) {
+      if (isErrorKind(error, "conflict")) {
+        throw new ConflictError(
+          `document '${documentId}' was replaced by another upload meanwhile: upload again`,
+          "document_changed",
+        );
+      }
+      throw error;
+    }
+    if (existing)
+      await this.deps.blobs.deletePrefix(
+        documentBlobPrefix(tenant, kb, documentId, existing.version),
+      );
+    await this.#enqueue(tenant, kb, documentId, version);
+    return presentDocument(record);
+  }
+
+  async listDocuments(
+    tenant: string,
+    kb: string,
+    cursor: string | null,
+    limit = 100,
+  ): Promise<{ documents: KnowledgeDocument[]; next_cursor: string | null }> {
+    await this.#kb(tenant, kb);
+    const page = await this.deps.items.query({
+      pk: documentsPk(tenant, kb),
+      prefix: "D#",
+      limit,
+      cursor,
+    });
+    return {
+      documents: page.items.map((item) => presentDocument(item as DocumentRecord)),
+      next_cursor: page.cursor,
+    };
+  }
+
+  async getDocument(tenant: string, kb: string, documentId: string): Promise<KnowledgeDocument> {
+    return presentDocument(await this.#document(tenant, kb, documentId));
+  }
+
+  /** Deletes the document, its original and its chunks. */
+  async deleteDocument(tenant: string, kb: string, documentId: string): Promise<void> {
+    const record = await this.#document(tenant, kb, documentId);
+    await this.deps.items.delete(documentKey(tenant, kb, documentId));
+    await this.deps.blobs.deletePrefix(documentBlobPrefix(tenant, kb, documentId));
+    // An ingest still running checks the record after it writes, and removes its rows again.
+    await this.deps.index.deleteDocument(tenant, kb, record.document_id);
+  }
+
+  /**
+   * Which knowledge bases a namespace's plans may search: the one asked for, if
+   * allowed and existing, else all the namespace allows. `default`, unless its
+   * stored config names some, allows all of the tenant's.
+   */
+  async searchable(
+    tenant: string,
+    allowed: readonly string[] | undefined,
+    requested?: string,
+  ): Promise<string[]> {
+    const existing = (
+      await this.deps.items.query({ pk: `T#${tenant}`, prefix: "KB#", limit: 1000 })
+    ).items.map((item) => item.sk.slice(3));
+    const permitted =
+      allowed === undefined ? existing : existing.filter((name) => allowed.includes(name));
+    if (requested === undefined) return permitted;
+    if (!permitted.includes(requested)) {
+      const known = permitted.length ? permitted.join(", ") : "none";
+      throw new StackVMError(
+        "step",
+        "knowledge_base_unavailable",
+        `knowledge base '${requested}' ${existing.includes(requested) ? "is not allowed in this namespace" : "does not exist"}: this task may search ${known}`,
+      );
+    }
+    return [requested];
+  }
+
+  async #enqueue(tenant: string, kb: string, documentId: string, version: number): Promise<void> {
+    const message: IngestMessage = {
+      v: 1,
+      kind: "ingest",
+      tenant_id: tenant,
+      knowledge_base: kb,
+      document_id: documentId,
+      version,
+    };
+    await this.deps.queue.send(message, {
+      groupId: ingestGroup(tenant, kb),
+      deduplicationId: `ingest#${tenant}#${kb}#${documentId}#${version}`,
+    });
+  }
+
+  async #kb(tenant: string, name: string) {
+    if (!KnowledgeBaseName.safeParse(name).success) throw new NotFoundError("knowledge base", name);
+    const item = await this.deps.items.get(kbKey(tenant, name));
+    if (!item) throw new NotFoundError("knowledge base", name);
+    return item;
+  }
+
+  async #document(tenant: string, kb: string, documentId: string): Promise<DocumentRecord> {
+    await this.#kb(tenant, kb);
+    if (!DocumentId.safeParse(documentId).success) throw new NotFoundError("document", documentId);
+    const record = (await this.deps.items.get(
+      documentKey(tenant, kb, documentId),
+    )) as DocumentRecord | null;
+    if (!record) throw new NotFoundError("document", documentId);
+    return record;
+  }
+
+  async #allDocuments(tenant: string, kb: string): Promise<DocumentRecord[]> {
+    const out: DocumentRecord[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.deps.items.query({
+        pk: documentsPk(tenant, kb),
+        prefix: "D#",
+        limit: 500,
+        cursor,
+      });
+      out.push(...(page.items as DocumentRecord[]));
+      cursor = page.cursor;
+    } while (cursor);
+    return out;
+  }
+
+  async #present(tenant: string, item: Record<string, unknown>): Promise<KnowledgeBase> {
+    const name = item.name as string;
+    const documents = await this.#allDocuments(tenant, name);
+    return {
+      name,
+      description: (item.description as string) ?? "",
+      documents: documents.length,
+      chunks: documents.reduce((sum, d) => sum + (d.status === "ready" ? d.chunks : 0), 0),
+      created_at: item.created_at as string,
+    };
+  }
+
+  #now(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}
+
+function parseDocumentId(id: string): string {
+  const parsed = DocumentId.safeParse(id);
+  if (!parsed.success)
+    throw new ValidationError(
+      "invalid_document_id",
+      `document_id '${id.slice(0, 80)}': ${parsed.error.issues[0]?.message}`,
+    );
+  return parsed.data;
+}
+
+/** A file name as shown back: no path, no control characters, at most 255 characters. */
+function checkFilename(name: string): string {
+  const base = (name ?? "").split(/[\\/]/).pop() ?? "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  if (clean === "" || clean === "." || clean === "..") {
+    throw new ValidationError(
+      "invalid_filename",
+      'the file part has no file name: send it as filename="notes.md" in its Content-Disposition',
+    );
+  }
+  return clean.slice(0, 255);
+}

@@ -1,0 +1,76 @@
+/**
+ * Where knowledge bases and documents live in the item store and the blobs:
+ * - a knowledge base: `T#{tenant}` / `KB#{name}`;
+ * - a document: `T#{tenant}#KB#{name}` / `D#{document_id}`, so that one query
+ *   lists a knowledge base's documents and none crosses tenants;
+ * - a document's original: blobs under `k/{tenant}/{name}/{document_id}/{version}`.
+ */
+import type { Item, ItemKey } from "../ports/item-store";
+import { tenantPk } from "../store/keys";
+import type { DocumentStatus, IngestUsage, KnowledgeDocument } from "./model";
+
+export const kbKey = (tenant: string, kb: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `KB#${kb}`,
+});
+export const documentsPk = (tenant: string, kb: string): string => `${tenantPk(tenant)}#KB#${kb}`;
+export const documentKey = (tenant: string, kb: string, documentId: string): ItemKey => ({
+  pk: documentsPk(tenant, kb),
+  sk: `D#${documentId}`,
+});
+export const documentBlobPrefix = (
+  tenant: string,
+  kb: string,
+  documentId: string,
+  version?: number,
+): string => `k/${tenant}/${kb}/${documentId}${version === undefined ? "" : `/${version}`}`;
+export const kbBlobPrefix = (tenant: string, kb: string): string => `k/${tenant}/${kb}`;
+
+/** The message group of a knowledge base: its index has one writer at a time. */
+export const ingestGroup = (tenant: string, kb: string): string => `kb#${tenant}#${kb}`;
+
+export const ZERO_INGEST_USAGE: IngestUsage = {
+  llm_calls: 0,
+  embedding_tokens: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost_usd: 0,
+};
+
+/** A document record as stored. */
+export interface DocumentRecord extends Item {
+  tenant_id: string;
+  knowledge_base: string;
+  document_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  version: number;
+  status: DocumentStatus;
+  chunks: number;
+  error: { code: string; message: string } | null;
+  progress: { stage: string; done: number; total: number } | null;
+  usage: IngestUsage;
+  /** `multipart`, or `presigned` while the client's PUT may not have arrived. */
+  upload: "multipart" | "presigned";
+  created_at: string;
+  updated_at: string;
+}
+
+/** The document as the API shows it. */
+export function presentDocument(record: DocumentRecord): KnowledgeDocument {
+  return {
+    document_id: record.document_id,
+    filename: record.filename,
+    content_type: record.content_type,
+    size: record.size,
+    status: record.status,
+    chunks: record.chunks,
+    error: record.error ?? null,
+    progress: record.progress ?? null,
+    usage: record.usage ?? ZERO_INGEST_USAGE,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
