@@ -23,10 +23,13 @@ import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
 import { registerTriggerRoutes } from "./routes/triggers";
 import { registerUiRoutes } from "./routes/ui";
+import { registerWaitRoutes } from "./routes/waits";
 import { registerWebhookRoutes } from "./routes/webhooks";
 
 /** Incoming webhooks carry a signature instead of an API key (routes/triggers.ts checks it). */
 const HOOKS = /^\/v1\/hooks\//;
+/** Resume URLs carry a signed single-use token instead of an API key (routes/waits.ts checks it). */
+const RESUME = /^\/v1\/resume\//;
 /** Operator routes take the admin key instead of a tenant's. */
 const ADMIN = /^\/v1\/admin\//;
 
@@ -68,7 +71,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   );
   // Every `/v1` route is authenticated here, once: no route adds its own check.
   app.use("/v1/*", async (c, next) => {
-    if (HOOKS.test(c.req.path)) return next();
+    if (HOOKS.test(c.req.path) || RESUME.test(c.req.path)) return next();
     if (ADMIN.test(c.req.path)) return requireOperator(c, next);
     return requireTenant(c, next);
   });
@@ -90,6 +93,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerTriggerRoutes(app);
   registerScheduleRoutes(app);
   registerWebhookRoutes(app);
+  registerWaitRoutes(app);
   registerDocs(app);
   registerUiRoutes(app);
   registerTemplateRoutes(app);

@@ -13,6 +13,7 @@ import type {
   TemplateService,
   Tool,
   TriggerService,
+  WaitService,
   WebhookService,
 } from "@stackvm/core";
 
@@ -38,6 +39,7 @@ export interface ApiDeps {
   quotas: QuotaService;
   templates: TemplateService;
   events: TaskEvents;
+  waits: WaitService;
   tools: ReadonlyMap<string, Tool>;
   config: ApiConfig;
   log: Log;

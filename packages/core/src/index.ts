@@ -99,6 +99,7 @@ export {
   TaskWebhook,
   TERMINAL_STATUSES,
   Usage,
+  Waiting,
   WebhookDelivery,
   ZERO_USAGE,
 } from "./model";
@@ -253,6 +254,8 @@ export {
   Trigger,
   TriggerService,
 } from "./service/triggers";
+export type { WaitServiceDeps } from "./service/waits";
+export { WaitService } from "./service/waits";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
 export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
@@ -306,6 +309,8 @@ export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm
 // The step protocol, the store and the services (VM engineer).
 export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
 export { silentLog } from "./vm/step-deps";
+export type { AnswerSource, WaitingRecord, Wake, WakePort } from "./vm/wait";
+export { SQS_DELAY_LIMIT_SECONDS, sendWake } from "./vm/wait";
 export type { WebhookHeaders } from "./webhooks/signature";
 export {
   newWebhookSecret,

@@ -73,7 +73,7 @@ export type ResponseFormat = z.infer<typeof ResponseFormat>;
 /** One outgoing webhook of a task (one per terminal status), with its delivery attempts. */
 export const WebhookDelivery = z.object({
   webhook_id: z.string(),
-  type: z.enum(["task.completed", "task.failed", "task.cancelled"]),
+  type: z.enum(["task.completed", "task.failed", "task.cancelled", "task.waiting"]),
   /** `pending` while attempts go on, `delivered` after a 2xx, `failed` after the last attempt. */
   status: z.enum(["pending", "delivered", "failed"]),
   attempts: z.array(
@@ -112,10 +112,25 @@ export const Task = z.object({
 });
 export type Task = z.infer<typeof Task>;
 
+/** What a `waiting` branch waits for (plan language 1.1: `ask_human`, `wait`). */
+export const Waiting = z.object({
+  kind: z.enum(["input", "time"]),
+  /** `input`: the question and the JSON Schema its answer must match. */
+  question: z.string().nullable(),
+  schema: z.record(z.string(), z.unknown()).nullable(),
+  /** `time`: when the branch resumes (ISO 8601). */
+  until: z.string().nullable(),
+  /** `input`: when the question times out (then its default is used, or the step fails). */
+  expires_at: z.string().nullable(),
+});
+export type Waiting = z.infer<typeof Waiting>;
+
 export const Branch = z.object({
   name: z.string(),
   status: Status,
   head: z.string().nullable(),
+  /** Only while the branch is `waiting` (or `queued` for a slot after its wait). */
+  waiting: Waiting.optional(),
   forked_from: z.object({ branch: z.string(), commit_id: z.string() }).nullable(),
   final_answer: z.unknown().nullable(),
   error: z.string().nullable(),
@@ -172,11 +187,11 @@ export const NamespaceConfig = z.object({
   description: z.string().default(""),
   /** Names of the namespace's code tools (allowed without being listed). */
   code_tools: z.array(z.string()).default([]),
-  /** Lower sandbox limits for the namespace's code; the sandbox function's own ceiling still caps them. */
-  sandbox_limits: SandboxLimitsRequest.optional(),
-});
-export type NamespaceConfig = z.infer<typeof NamespaceConfig>;
   /** Names of the namespace's HTTP tools (allowed without being listed). */
   http_tools: z.array(z.string()).default([]),
   /** Names of the namespace's MCP servers, whose tools plans call as `server.tool`. */
   mcp_servers: z.array(z.string()).default([]),
+  /** Lower sandbox limits for the namespace's code; the sandbox function's own ceiling still caps them. */
+  sandbox_limits: SandboxLimitsRequest.optional(),
+});
+export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

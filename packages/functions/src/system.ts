@@ -42,6 +42,8 @@ import {
   TriggerService,
   taskAdmission,
   taskLifecycle,
+  WaitService,
+  type WakePort,
   WebhookService,
   webhookUrlCheck,
 } from "@stackvm/core";
@@ -58,6 +60,8 @@ export interface SystemPorts {
   llm: LlmPort;
   /** Timers of the tenants' schedules (EventBridge Scheduler on AWS, a timer locally); none: schedules cannot be created. */
   scheduler?: SchedulerPort;
+  /** Wakes of waiting branches past the queue's 15-minute delay (one-time schedules); none: the queue's wake hides itself again until due. */
+  wakes?: WakePort;
 }
 
 export interface SystemOptions {
@@ -66,6 +70,8 @@ export interface SystemOptions {
   localMode: boolean;
   adminKey: string | null;
   publicUrl: string | null;
+  /** The public origin when only known after start (the local stack's port); else `publicUrl`. */
+  resolvePublicUrl?: () => string | null;
   maxPlanUpdates: number;
   planRepairs: number;
   maxBodyBytes: number;
@@ -141,6 +147,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
   const webhooks = new WebhookService({
     items: ports.items,
+    store,
     queue: ports.queue,
     clock: ports.clock,
     presenter,
@@ -177,6 +184,18 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     clock: ports.clock,
     tasks,
     branches,
+  });
+  const waits = new WaitService({
+    store,
+    queue: ports.queue,
+    clock: ports.clock,
+    presenter,
+    tasks,
+    slots,
+    log: options.log,
+    secret: (tenant) => webhooks.secret(tenant),
+    notify: (branch, url) => webhooks.notifyWaiting(branch, url),
+    publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
   });
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
@@ -235,6 +254,10 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     maxPlanUpdates: options.maxPlanUpdates,
     onStart: lifecycle.onStart,
     onTerminal: lifecycle.onTerminal,
+    onWaiting: waits.waitingHook(),
+    onResume: waits.resumeHook(),
+    resumeSlot: (branch) => waits.resumeSlot(branch),
+    ...(ports.wakes ? { wakes: ports.wakes } : {}),
   };
 
   const api: ApiDeps = {
@@ -248,6 +271,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     keys,
     templates,
     events,
+    waits,
     tools,
     log: options.log,
     config: {
@@ -274,6 +298,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     quotas,
     slots,
     webhooks,
+    waits,
     triggers,
     schedules,
     /** What the DLQ consumer needs (dlq.ts on AWS, the local stack's DLQ poller). */

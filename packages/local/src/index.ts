@@ -3,6 +3,8 @@ export type { BootstrapNames, BootstrapOptions, BootstrapResult } from "./bootst
 export { bootstrap } from "./bootstrap";
 export type { ConsoleLogOptions, LogLevel } from "./console-log";
 export { consoleLog } from "./console-log";
+export type { LocalSchedulerOptions } from "./local-scheduler";
+export { LocalScheduler } from "./local-scheduler";
 export type { LocalSandboxOptions } from "./sandbox-invoker";
 export { LocalSandbox } from "./sandbox-invoker";
 export type { LocalStack, LocalStackOptions } from "./stack";

@@ -8,11 +8,15 @@
  * the due time or now. Timers do not keep the process alive.
  */
 import {
+  type Clock,
   type DueRun,
   type Log,
   nextRunAt,
   type SchedulerPort,
   type ScheduleTimer,
+  systemClock,
+  type Wake,
+  type WakePort,
 } from "@stackvm/core";
 
 /** setTimeout's longest delay (about 24.8 days); a later run is reached in steps. */
@@ -22,6 +26,12 @@ export interface LocalSchedulerOptions {
   /** Starts a due run: the scheduler function's handler. */
   fire: (run: DueRun) => Promise<unknown>;
   log: Log;
+  /** Sends a due wake of a waiting branch (`sendWake` on the step queue). */
+  wake?: (wake: Wake) => Promise<unknown>;
+  /** The clock wakes are due by (tests move it instead of sleeping). */
+  clock?: Clock;
+  /** How often due wakes are looked for (default 1 s). */
+  wakePollMs?: number;
 }
 
 interface Armed {
@@ -29,11 +39,43 @@ interface Armed {
   handle: ReturnType<typeof setTimeout> | null;
 }
 
-export class LocalScheduler implements SchedulerPort {
+export class LocalScheduler implements SchedulerPort, WakePort {
   readonly #armed = new Map<string, Armed>();
+  /** One-time wakes by wait id, as EventBridge one-time schedules (kept in memory: the sweep sends a wake lost to a restart). */
+  readonly #wakes = new Map<string, Wake>();
+  #wakeTimer: ReturnType<typeof setInterval> | null = null;
   #stopped = false;
 
   constructor(private readonly options: LocalSchedulerOptions) {}
+
+  async wakeAt(wake: Wake): Promise<void> {
+    if (this.#stopped) return;
+    this.#wakes.set(wake.wait_id, wake);
+    if (this.#wakeTimer) return;
+    this.#wakeTimer = setInterval(() => this.fireDueWakes(), this.options.wakePollMs ?? 1000);
+    this.#wakeTimer.unref?.();
+  }
+
+  /** Sends every wake due by the clock, once (a failed send is tried again next time). */
+  fireDueWakes(): void {
+    const now = (this.options.clock ?? systemClock).now();
+    for (const [id, wake] of this.#wakes) {
+      if (Date.parse(wake.at) > now) continue;
+      this.#wakes.delete(id);
+      (this.options.wake?.(wake) ?? Promise.resolve()).catch((error: unknown) => {
+        this.#wakes.set(id, wake);
+        this.options.log.error("a wake failed to send", {
+          ...wake,
+          error: (error as Error).message,
+        });
+      });
+    }
+  }
+
+  /** The wakes not yet sent (for tests). */
+  pendingWakes(): Wake[] {
+    return [...this.#wakes.values()];
+  }
 
   async put(timer: ScheduleTimer): Promise<void> {
     const key = keyOf(timer.tenant_id, timer.schedule_id);
@@ -69,6 +111,7 @@ export class LocalScheduler implements SchedulerPort {
   stop(): void {
     this.#stopped = true;
     for (const key of this.#armed.keys()) this.#clear(key);
+    if (this.#wakeTimer) clearInterval(this.#wakeTimer);
   }
 
   #arm(key: string, armed: Armed, after: number): void {

@@ -14,8 +14,8 @@ import {
   S3Blobs,
   SqsQueue,
 } from "@stackvm/aws";
-import type { DueRun, TerminalHook } from "@stackvm/core";
-import { type LlmPort, type Log, type SandboxPort, systemClock } from "@stackvm/core";
+import type { Clock, DueRun, TerminalHook } from "@stackvm/core";
+import { type LlmPort, type Log, type SandboxPort, sendWake, systemClock } from "@stackvm/core";
 import {
   createDlqHandler,
   createScheduleHandler,
@@ -58,6 +58,8 @@ export interface LocalStackOptions {
   sandbox?: SandboxPort;
   /** Tests of the sandbox's OS layer only: leave Pyodide's bridge to the host open. */
   openSandboxBridge?: boolean;
+  /** The clock of steps and wakes (tests of `wait` move it instead of sleeping). */
+  clock?: Clock;
   /** Hooks that run when a task ends on a branch, before its outgoing webhook (a test makes one throw to play a worker killed there). */
   afterTerminal?: TerminalHook[];
 }
@@ -118,19 +120,29 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   // The local stand-in for EventBridge Scheduler fires into the scheduler function's handler.
   let fireSchedule: (run: DueRun) => Promise<unknown> = async () => undefined;
-  const scheduler = new LocalScheduler({ fire: (run) => fireSchedule(run), log });
+  const clock = options.clock ?? systemClock;
+  const queue = new SqsQueue(clients.sqs, config.queueUrl);
+  let publicUrl: string | null = config.publicUrl;
+  const scheduler = new LocalScheduler({
+    fire: (run) => fireSchedule(run),
+    wake: (wake) => sendWake({ queue }, wake),
+    clock,
+    log,
+  });
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),
       blobs: new S3Blobs(clients.s3, config.bucket),
-      queue: new SqsQueue(clients.sqs, config.queueUrl),
-      clock: systemClock,
+      queue,
+      clock,
       sandbox: options.sandbox ?? ownSandbox!,
       llm: options.llm ?? llmPort(config.openai),
       scheduler,
+      wakes: scheduler,
     },
     {
       ...systemOptions(config, log, true),
+      resolvePublicUrl: () => publicUrl,
       ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
     },
   );
@@ -166,6 +178,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   sweep.unref();
 
   const url = `http://${host}:${port}`;
+  publicUrl ??= url;
   log.info("StackVM is running", { url, data_dir: options.dataDir ?? "(in memory)" });
   let stopped = false;
   return {

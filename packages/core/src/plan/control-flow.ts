@@ -236,7 +236,7 @@ function checkReferences(
         }
       }
     }
-  } else if (ins.type === "calling" || ins.type === "jmp") {
+  } else if (ins.type === "calling" || ins.type === "jmp" || ins.type === "wait") {
     const [value, prefix] =
       ins.type === "calling" ? [p.tool_params, ["parameters", "tool_params"]] : [p, ["parameters"]];
     for (const ref of findReferences(value)) {

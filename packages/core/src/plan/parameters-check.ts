@@ -12,10 +12,12 @@ import {
   ConditionalJump,
   ReasoningInstruction,
   UnconditionalJump,
+  WaitForSeconds,
+  WaitUntil,
 } from "./schema";
 
 /** The instruction types of the plan language. */
-export const INSTRUCTION_TYPES = ["assign", "calling", "jmp", "reasoning"] as const;
+export const INSTRUCTION_TYPES = ["assign", "calling", "jmp", "reasoning", "wait"] as const;
 export type InstructionType = (typeof INSTRUCTION_TYPES)[number];
 
 const PARAMETERS_HINT: Record<InstructionType, string> = {
@@ -26,6 +28,7 @@ const PARAMETERS_HINT: Record<InstructionType, string> = {
   jmp: 'Write the parameters of a jmp as {"condition_prompt": "...", "jump_if_true": 3, "jump_if_false": 5} or {"target_seq": 3}.',
   reasoning:
     'Write the parameters of a reasoning step as {"chain_of_thoughts": "...", "dependency_analysis": "..."}.',
+  wait: 'Write the parameters of a wait as {"seconds": 30} or {"until": "2026-12-01T09:00:00Z"}.',
 };
 
 const FIELD_HINTS: Record<string, string> = {
@@ -40,6 +43,8 @@ const FIELD_HINTS: Record<string, string> = {
   target_seq: 'Set "target_seq" to the seq_no to jump to.',
   chain_of_thoughts: 'Write "chain_of_thoughts" as text, or leave it out.',
   dependency_analysis: 'Write "dependency_analysis" as text, or leave it out.',
+  seconds: 'Set "seconds" to a positive number of seconds, at most a year (31536000).',
+  until: 'Set "until" to an ISO 8601 time with its zone, e.g. "2026-12-01T09:00:00Z".',
 };
 
 const VARIABLE_NAME_HINT =
@@ -49,6 +54,7 @@ const PARAMETER_KEYS: Record<Exclude<InstructionType, "assign">, readonly string
   calling: Object.keys(CallingInstruction.shape.parameters.shape),
   jmp: [...Object.keys(ConditionalJump.shape), ...Object.keys(UnconditionalJump.shape)],
   reasoning: Object.keys(ReasoningInstruction.shape.parameters.shape),
+  wait: ["seconds", "until"],
 };
 
 /** Check 1 for the parameters of a known type, with the plan's own zod schemas. */
@@ -94,6 +100,22 @@ export function checkParameters(
       // Pick the form by its keys: zod's union error would only say "Invalid input".
       schema = conditional || !keys.includes("target_seq") ? ConditionalJump : UnconditionalJump;
       known = PARAMETER_KEYS.jmp;
+      break;
+    }
+    case "wait": {
+      // Pick the form by its keys, as for jmp; both or neither is one clear problem.
+      const keys = isObject(params) ? Object.keys(params) : [];
+      if (keys.includes("seconds") === keys.includes("until")) {
+        problems.add({
+          ...where,
+          path: at(),
+          code: "invalid_wait",
+          message: `The wait at ${label(entry)} needs exactly one of "seconds" and "until".`,
+          hint: PARAMETERS_HINT.wait,
+        });
+        return;
+      }
+      schema = keys.includes("seconds") ? WaitForSeconds : WaitUntil;
       break;
     }
     default:

@@ -57,11 +57,46 @@ export const ReasoningInstruction = z.object({
 });
 export type ReasoningInstruction = z.infer<typeof ReasoningInstruction>;
 
+/** The longest `wait` in seconds: a year. */
+export const MAX_WAIT_SECONDS = 365 * 24 * 60 * 60;
+
+/** `wait` for a number of seconds (a number, or a `${var}` reference that resolves to one). */
+export const WaitForSeconds = z
+  .object({ seconds: z.union([z.number().positive().max(MAX_WAIT_SECONDS), z.string().min(1)]) })
+  .strict();
+/** An ISO 8601 date-time that says its zone (`Z` or an offset): no guess of local time. */
+export function hasZone(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+}
+
+/** `wait` until a time: ISO 8601 with a zone (or a `${var}` reference that resolves to one). */
+export const WaitUntil = z
+  .object({
+    until: z
+      .string()
+      .min(1)
+      .max(64)
+      .refine(
+        (text) => text.includes("${") || (hasZone(text) && !Number.isNaN(Date.parse(text))),
+        "not an ISO 8601 time with its zone",
+      ),
+  })
+  .strict();
+
+/** Version 1.1: the branch resumes after a time, holding nothing meanwhile (`vm/wait.ts`). */
+export const WaitInstruction = z.object({
+  seq_no: SeqNo,
+  type: z.literal("wait"),
+  parameters: z.union([WaitForSeconds, WaitUntil]),
+});
+export type WaitInstruction = z.infer<typeof WaitInstruction>;
+
 export const Instruction = z.discriminatedUnion("type", [
   AssignInstruction,
   CallingInstruction,
   JmpInstruction,
   ReasoningInstruction,
+  WaitInstruction,
 ]);
 export type Instruction = z.infer<typeof Instruction>;
 

@@ -115,11 +115,11 @@ describe("validatePlan", () => {
       expect(problem.message).toContain("[0] and [1]");
     });
 
-    it("names the four known types for an unknown type", () => {
+    it("names the five known types for an unknown type", () => {
       const plan = [{ seq_no: 0, type: "llm_generate", parameters: { prompt: "x" } }, done(1)];
       const problem = theProblem(validatePlan(plan, context), "unknown_instruction_type");
       expect(problem).toMatchObject({ seq_no: 0, path: "[0].type" });
-      expect(problem.message).toContain("assign, calling, jmp and reasoning");
+      expect(problem.message).toContain("assign, calling, jmp, reasoning and wait");
       expect(problem.hint).toContain('"tool_name": "llm_generate"');
     });
 

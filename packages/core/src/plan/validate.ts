@@ -145,7 +145,7 @@ function readInstruction(
       path: at(),
       code: "invalid_instruction",
       message: `The instruction at [${index}] is ${kindOf(raw)}, not an object.`,
-      hint: 'Write each instruction as {"seq_no": n, "type": "assign" | "calling" | "jmp" | "reasoning", "parameters": {...}}.',
+      hint: 'Write each instruction as {"seq_no": n, "type": "assign" | "calling" | "jmp" | "reasoning" | "wait", "parameters": {...}}.',
     });
     return entry;
   }
@@ -190,10 +190,10 @@ function readInstruction(
       ...where,
       path: at("type"),
       code: "unknown_instruction_type",
-      message: `The instruction at ${label(entry)} has ${shown}; the known types are assign, calling, jmp and reasoning.`,
+      message: `The instruction at ${label(entry)} has ${shown}; the known types are assign, calling, jmp, reasoning and wait.`,
       hint: tool
         ? `To call the tool "${type}", write {"type": "calling", "parameters": {"tool_name": "${type}", "tool_params": {...}, "output_vars": ["..."]}}.`
-        : 'Use one of "assign", "calling", "jmp", "reasoning".',
+        : 'Use one of "assign", "calling", "jmp", "reasoning", "wait".',
     });
   }
   entry.parameters = raw.parameters;

@@ -10,6 +10,7 @@ import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
 import { decodeValue, isStoredRef, taskBlobPrefix } from "../store/values";
+import type { WaitingRecord } from "../vm/wait";
 
 /** How long presigned URLs in answers stay valid. */
 const URL_SECONDS = 3600;
@@ -76,10 +77,14 @@ export class Presenter {
   }
 
   async branch(branch: BranchRecord): Promise<Branch> {
+    const waiting = branch.waiting;
     return {
       name: branch.name,
       status: branch.status,
       head: branch.head,
+      ...(waiting && !waiting.answer && !TERMINAL_STATUSES.has(branch.status)
+        ? { waiting: presentWaiting(waiting) }
+        : {}),
       forked_from: branch.forked_from,
       final_answer: await this.value(branch.final_answer ?? null, branch.tenant_id, branch.task_id),
       error: branch.error,
@@ -118,5 +123,16 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1e8) / 1e8,
+  };
+}
+
+/** What a waiting branch shows (`Branch.waiting`). */
+export function presentWaiting(waiting: WaitingRecord): NonNullable<Branch["waiting"]> {
+  return {
+    kind: waiting.kind,
+    question: waiting.question ?? null,
+    schema: waiting.schema ?? null,
+    until: waiting.until ?? null,
+    expires_at: waiting.expires_at ?? null,
   };
 }

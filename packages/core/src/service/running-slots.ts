@@ -109,14 +109,16 @@ export class RunningSlots {
   }
 
   /**
-   * Lists a task whose `main` branch was written `queued` as waiting, then starts
-   * waiting tasks if slots are free (it may be this one).
+   * Lists a task whose branch was written `queued` as waiting, then starts
+   * waiting tasks if slots are free (it may be this one). The branch is `main`
+   * for a new task; a branch whose wait ended (`service/waits.ts`) starts at its head.
    */
-  async wait(tenant: string, taskId: string, createdAt: string): Promise<void> {
+  async wait(tenant: string, taskId: string, createdAt: string, branch = "main"): Promise<void> {
     await this.deps.items.put({
       ...waitKey(tenant, createdAt, taskId),
       tenant_id: tenant,
       task_id: taskId,
+      ...(branch === "main" ? {} : { branch }),
       gsi1pk: WAITING_INDEX,
       gsi1sk: `${createdAt}#${tenant}#${taskId}`,
     });
@@ -149,22 +151,26 @@ export class RunningSlots {
       if (!next) return started;
       const taskId = next.task_id as string;
       if (!(await this.claim(tenant, taskId))) return started;
-      const ran = await this.startBranch(tenant, taskId);
+      const ran = await this.startBranch(tenant, taskId, (next.branch as string) ?? "main");
       await this.deps.items.delete({ pk: next.pk, sk: next.sk });
       if (ran === "gone") await this.free(tenant, taskId);
       if (ran === "started") started++;
     }
   }
 
-  /** Moves the waiting task's `main` branch from `queued` to `running` and enqueues its first step. */
-  private async startBranch(tenant: string, taskId: string): Promise<"started" | "gone" | "taken"> {
+  /** Moves the waiting task's branch from `queued` to `running` and enqueues its next step. */
+  private async startBranch(
+    tenant: string,
+    taskId: string,
+    name: string,
+  ): Promise<"started" | "gone" | "taken"> {
     const now = new Date(this.deps.clock.now()).toISOString();
     let branch: BranchRecord;
     try {
       branch = await this.deps.store.updateBranch(
         tenant,
         taskId,
-        "main",
+        name,
         {
           set: [
             [["status"], "running"],
@@ -177,10 +183,11 @@ export class RunningSlots {
     } catch (error) {
       if (!isErrorKind(error, "conflict")) throw error;
       // Deleted meanwhile, or another starter was first.
-      const existing = await this.deps.store.getBranch(tenant, taskId, "main");
+      const existing = await this.deps.store.getBranch(tenant, taskId, name);
       return existing ? "taken" : "gone";
     }
-    await enqueueNext(this.deps, branch, null);
+    // A new task's head is null: its first step; a resumed branch runs on from its head.
+    await enqueueNext(this.deps, branch, branch.head, branch.head === null ? "" : `slot-${now}`);
     this.deps.log.info("a waiting task started", { tenant_id: tenant, task_id: taskId });
     return "started";
   }

@@ -10,6 +10,7 @@ import type { Queue } from "../ports/queue";
 import type { BranchRecord } from "../store/records";
 import { enqueueNext, SWEEP_SHARDS, sweepIndexPk } from "../vm/step";
 import type { Log } from "../vm/step-deps";
+import { dueAt, sendWake } from "../vm/wait";
 
 export interface SweepDeps {
   items: ItemStore;
@@ -36,6 +37,21 @@ export async function sweepStalled(deps: SweepDeps, stalledMs: number): Promise<
       });
       for (const item of page.items) {
         const branch = item as unknown as BranchRecord;
+        // A waiting branch whose wake was lost (a restart of the local scheduler, a
+        // failed send) is woken once it is overdue; an early wake would only wait again.
+        const due = branch.status === "waiting" && branch.waiting ? dueAt(branch.waiting) : null;
+        if (due !== null && due < now - stalledMs && branch.waiting) {
+          await sendWake(deps, {
+            tenant_id: branch.tenant_id,
+            task_id: branch.task_id,
+            branch: branch.name,
+            head: branch.head,
+            wait_id: branch.waiting.id,
+            at: new Date(due).toISOString(),
+          });
+          count++;
+          continue;
+        }
         // The index is sorted by start time; a branch that moved recently is not stalled.
         if (branch.status !== "running" || branch.updated_at >= before) continue;
         await enqueueNext(deps, branch, branch.head, attempt);

@@ -365,12 +365,15 @@ export class TaskService {
     const now = new Date(this.deps.clock.now()).toISOString();
     for (const b of branches) {
       if (TERMINAL_STATUSES.has(b.status)) continue;
-      await this.deps.store.updateBranch(tenant, taskId, b.name, {
+      const updated = await this.deps.store.updateBranch(tenant, taskId, b.name, {
         set: [
           [["cancel_requested"], true],
           [["updated_at"], now],
         ],
       });
+      // A waiting branch has no step coming (`vm/wait.ts`): send one, which commits the cancel.
+      if (updated.status === "waiting")
+        await enqueueNext(this.deps, updated, updated.head, "cancel");
     }
     return this.get(tenant, taskId);
   }

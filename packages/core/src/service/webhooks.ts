@@ -23,6 +23,8 @@ import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
 import { taskPk, tenantPk } from "../store/keys";
+import type { BranchRecord, TaskRecord } from "../store/records";
+import type { TaskStore } from "../store/task-store";
 import { digest } from "../vm/ids";
 import type { WebhookMessage } from "../vm/message";
 import type { Log } from "../vm/step-deps";
@@ -35,6 +37,8 @@ const MAX_BACKOFF_SECONDS = 12 * 60 * 60;
 
 export interface WebhookServiceDeps {
   items: ItemStore;
+  /** Reads the task for `task.waiting` (none: no `task.waiting` webhooks). */
+  store?: TaskStore;
   queue: Queue;
   clock: Clock;
   presenter: Presenter;
@@ -109,12 +113,25 @@ export class WebhookService {
       const webhookId = `msg_${digest(task.task_id, branch.name, branch.head, task.status)}`;
       const type = `task.${task.status}` as WebhookDelivery["type"];
       const data = await this.deps.presenter.task(task, await branches());
+      await this.queueDelivery(task, webhookId, type, { type, data });
+    };
+  }
+
+  /** Writes a delivery once and enqueues its first attempt. */
+  private async queueDelivery(
+    task: TaskRecord,
+    webhookId: string,
+    type: WebhookDelivery["type"],
+    body: Record<string, unknown>,
+  ): Promise<void> {
+    if (!task.webhook_url) return;
+    {
       const item: DeliveryItem = {
         ...deliveryKey(task.tenant_id, task.task_id, webhookId),
         webhook_id: webhookId,
         type,
         url: task.webhook_url,
-        body: JSON.stringify({ type, data }),
+        body: JSON.stringify(body),
         status: "pending",
         attempts: [],
         created_at: new Date(this.deps.clock.now()).toISOString(),
@@ -134,7 +151,30 @@ export class WebhookService {
         groupId: `webhook:${webhookId}`,
         deduplicationId: digest("webhook", webhookId),
       });
-    };
+    }
+  }
+
+  /**
+   * Queues `task.waiting` for a branch that waits for an answer: `data` is the
+   * task, `resume_url` the single-use URL that answers it (`service/waits.ts`).
+   * One delivery per wait (its id is derived from the wait), however often the
+   * hook runs.
+   */
+  async notifyWaiting(branch: BranchRecord, resumeUrl: string): Promise<void> {
+    const store = this.deps.store;
+    if (!store || !branch.waiting) return;
+    const task = await store.getTask(branch.tenant_id, branch.task_id);
+    if (!task?.webhook_url) return;
+    const webhookId = `msg_${digest(task.task_id, branch.name, branch.waiting.id, "waiting")}`;
+    const data = await this.deps.presenter.task(
+      task,
+      await store.listBranches(task.tenant_id, task.task_id),
+    );
+    await this.queueDelivery(task, webhookId, "task.waiting", {
+      type: "task.waiting",
+      data,
+      resume_url: resumeUrl,
+    });
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import type { Budget, LlmCall, NamespaceConfig, ResponseFormat, Status, Usage } from "../model";
 import type { Instruction, Plan } from "../plan/schema";
+import type { WaitingRecord } from "../vm/wait";
 
 export interface TaskRecord {
   pk: string;
@@ -94,6 +95,10 @@ export interface BranchRecord {
   pending: PendingWork | null;
   cancel_requested: boolean;
   config: BranchConfig;
+  /** While `waiting`: what the branch waits for (`vm/wait.ts`); cleared by the next commit. */
+  waiting?: WaitingRecord | null;
+  /** `waiting.id`, at the top of the item for conditions (an answer names the wait it answers). */
+  waiting_id?: string | null;
   /** Evaluation verdict of this branch's answer, when evaluated. */
   verdict: { accept: boolean; score: number; suggestion: string | null } | null;
   created_at: string;

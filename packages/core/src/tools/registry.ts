@@ -20,6 +20,7 @@
 import * as z from "zod";
 import { ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
+import { askHumanTool } from "./ask-human";
 import { codeTaskTool } from "./code-task";
 import { httpRequestTool } from "./http-request";
 import { llmGenerateTool } from "./llm-generate";
@@ -32,6 +33,7 @@ const BUILTIN_TOOLS: readonly Tool[] = [
   httpRequestTool,
   runCodeTool,
   codeTaskTool,
+  askHumanTool,
 ];
 
 const builtins: ReadonlyMap<string, Tool> = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));

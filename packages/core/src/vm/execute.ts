@@ -12,6 +12,7 @@ import { type Lookup, resolveReferences } from "../plan/references";
 import { FINAL_ANSWER, type Instruction, type Plan } from "../plan/schema";
 import type { Tool, ToolContext } from "../tools/tool";
 import { goalText } from "./goal-text";
+import { runWait } from "./wait";
 
 export interface ExecuteInput {
   plan: Plan;
@@ -81,6 +82,10 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
     }
     case "reasoning":
       return { instruction, inputs: null, outputs: {}, pcAfter: fallThrough, completed: false };
+    case "wait": {
+      const { inputs } = runWait(instruction, lookup, input.toolContext);
+      return { instruction, inputs, outputs: {}, pcAfter: fallThrough, completed: false };
+    }
     case "jmp": {
       const p = instruction.parameters;
       if ("target_seq" in p) {

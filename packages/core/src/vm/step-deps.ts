@@ -13,6 +13,7 @@ import type { ToolRegistry } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import type { Evaluator } from "./evaluator-port";
 import type { Planner } from "./planner-port";
+import type { WakePort } from "./wait";
 
 /** A structured logger (Powertools' Logger satisfies it). */
 export interface Log {
@@ -50,6 +51,14 @@ export interface StepDeps {
   onStart?: TerminalHook;
   /** Runs after a branch reaches a terminal status. */
   onTerminal?: TerminalHook;
+  /** Wakes beyond the queue's delay (EventBridge Scheduler, the local scheduler); none: the queue's wake hides itself again until due. */
+  wakes?: WakePort;
+  /** Runs when a branch begins to wait (and again on a repeated message): `task.waiting`, status, slot. */
+  onWaiting?: TerminalHook;
+  /** When a wait is due: claims a running slot (true), or queues the branch for one (false). */
+  resumeSlot?: (branch: BranchRecord) => Promise<boolean>;
+  /** Runs when a branch that waited commits again and runs on: the task's status. */
+  onResume?: TerminalHook;
   /** Observes every commit that became a head (metrics); must not throw. */
   onCommit?: (commit: CommitRecord, branch: BranchRecord) => void;
 }

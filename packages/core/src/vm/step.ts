@@ -35,11 +35,14 @@ import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
 import type { StepDeps } from "./step-deps";
+import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
 
 export type StepOutcome =
   | { outcome: "committed" | "repaired"; commit: string; status: Status }
   | { outcome: "duplicate" }
   | { outcome: "resumed"; head: string }
+  /** The branch waits (`vm/wait.ts`): nothing was committed. */
+  | { outcome: "waiting" }
   | { outcome: "gone" };
 
 /** A window or input larger than this is stored whole in the blob store. */
@@ -69,6 +72,12 @@ export async function runStep(
     return { outcome: "duplicate" };
   }
   if (TERMINAL_STATUSES.has(branch.status)) return { outcome: "duplicate" };
+  // A branch queued for a running slot starts when one frees (`RunningSlots`), not here.
+  if (branch.status === "queued") return { outcome: "duplicate" };
+  if (branch.status === "waiting") {
+    const held = await holdWhileWaiting(deps, branch);
+    if (held) return held;
+  }
 
   const started = deps.clock.now();
   const session = deps.llm(budgetLeft(branch));
@@ -76,6 +85,7 @@ export async function runStep(
   try {
     draft = await decide(deps, branch, session);
   } catch (error) {
+    if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
     draft = draftForFailure(deps, branch, error);
   }
   const commit = await buildCommit(deps, branch, draft, session.calls, deps.clock.now() - started);
@@ -106,6 +116,9 @@ export async function runStep(
     ...(written.error ? { error: written.error } : {}),
   });
   if (written.parent_id === null && deps.onStart) await deps.onStart(moved);
+  if (branch.waiting && written.status_after === "running" && deps.onResume) {
+    await deps.onResume(moved);
+  }
   if (written.status_after === "running") {
     await enqueueNext(deps, moved, written.commit_id);
   } else if (deps.onTerminal) {
@@ -170,11 +183,11 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
     throw new StackVMError("internal", "no_pc", "the branch is running but has no plan or PC");
   }
   const instruction = findInstruction(branch.plan, branch.pc);
-  const { tools, allowed } = await toolsFor(
-    deps,
-    branch,
-    instruction.type === "calling" ? instruction.parameters.tool_name : null,
-  );
+  // Only a calling reads tools: assign and jmp steps stay one read.
+  const { tools, allowed } =
+    instruction.type === "calling"
+      ? await toolsFor(deps, branch, instruction.parameters.tool_name)
+      : { tools: deps.tools, allowed: new Set<string>() };
   const variables = await loadReferenced(deps, branch, instruction.parameters);
   const execution = await executeInstruction({
     plan: branch.plan,
@@ -329,6 +342,8 @@ async function moveHead(
     [["updated_at"], commit.created_at],
   ];
   if (commit.plan) set.push([["plan"], commit.plan], [["plan_commit"], commit.commit_id]);
+  // The wait this commit ends (`vm/wait.ts`); ordinary steps write nothing more.
+  if (branch.waiting) set.push([["waiting"], null]);
   // Set by the step that completes; an evaluation commit after it keeps the answer.
   if (commit.final_answer !== undefined) set.push([["final_answer"], commit.final_answer]);
   if (commit.type === "evaluation") set.push([["verdict"], commit.details?.verdict ?? null]);
@@ -425,15 +440,11 @@ async function toolsFor(
   called: string | null,
 ): Promise<{ tools: ReadonlyMap<string, Tool>; allowed: ReadonlySet<string> }> {
   const ns = branch.config.namespace;
-  const codeTools = ns.code_tools ?? [];
-  const allowed = new Set([...ns.allowed_tools, ...codeTools]);
-  if (called === null || !codeTools.includes(called) || deps.tools.has(called)) {
-    return { tools: deps.tools, allowed };
-  }
-  const tool = await deps.loadCodeTool(branch.tenant_id, ns.name, called);
-  const tools = new Map(deps.tools);
-  if (tool) tools.set(called, tool);
-  return { tools, allowed };
+  const found =
+    called === null
+      ? await deps.registry.forNamespace(branch.tenant_id, ns)
+      : await deps.registry.forCall(branch.tenant_id, ns, called);
+  return { tools: found.all, allowed: found.allowed };
 }
 
 /** The variables as they were set: escapes undone, and the referenced ones loaded whole. */
@@ -466,5 +477,7 @@ function toolContext(deps: StepDeps, branch: BranchRecord, session: LlmSession):
     blobs: deps.blobs,
     blobPrefix: taskBlobPrefix(branch.tenant_id, branch.task_id),
     localMode: deps.localMode,
+    waiting: branch.waiting ?? null,
+    now: deps.clock.now(),
   };
 }
