@@ -1,5 +1,13 @@
+import { OpenAiEmbeddings } from "@stackvm/aws";
+import { cosine } from "@stackvm/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { estimateTokens, Reply, type ScriptedLlm, startScriptedLlm } from "./llm-server";
+import {
+  bagOfWords,
+  estimateTokens,
+  Reply,
+  type ScriptedLlm,
+  startScriptedLlm,
+} from "./llm-server";
 
 let llm: ScriptedLlm;
 
@@ -150,7 +158,7 @@ describe("startScriptedLlm", () => {
     await chat({});
     const models = await (await fetch(`${llm.url}/models`)).json();
     expect(models).toMatchObject({ object: "list", data: [{ id: "m", object: "model" }] });
-    expect((await fetch(`${llm.url}/embeddings`, { method: "POST" })).status).toBe(404);
+    expect((await fetch(`${llm.url}/completions`, { method: "POST" })).status).toBe(404);
     expect(llm.requests).toHaveLength(1);
   });
 
@@ -172,5 +180,33 @@ describe("startScriptedLlm", () => {
     } finally {
       await guarded.close();
     }
+  });
+
+  it("serves embeddings that carry meaning: shared words are near, the same text is identical", async () => {
+    const embeddings = new OpenAiEmbeddings({ apiKey: "k", baseURL: llm.url });
+    const answer = await embeddings.embed({
+      model: "emb",
+      input: ["Kyoto temples and shrines", "the shrines of Kyoto", "Rust borrow checker"],
+      timeoutMs: 2_000,
+    });
+    const [a, b, c] = answer.vectors as [number[], number[], number[]];
+    expect(cosine(a, b)).toBeGreaterThan(0.6);
+    expect(cosine(a, c)).toBeLessThan(0.2);
+    expect(a).toEqual(bagOfWords("Kyoto temples and shrines"));
+    expect(answer.inputTokens).toBeGreaterThan(0);
+    expect(llm.embeddingRequests).toEqual([
+      ["Kyoto temples and shrines", "the shrines of Kyoto", "Rust borrow checker"],
+    ]);
+  });
+
+  it("injects a queued fault into an embeddings request, which the adapter calls retryable", async () => {
+    llm.queue("embeddings", { fault: "500" });
+    const embeddings = new OpenAiEmbeddings({ apiKey: "k", baseURL: llm.url });
+    await expect(
+      embeddings.embed({ model: "emb", input: ["x"], timeoutMs: 2_000 }),
+    ).rejects.toMatchObject({
+      kind: "retryable",
+      code: "embedding_unavailable",
+    });
   });
 });

@@ -77,6 +77,8 @@ export interface ScriptedLlm {
   readonly url: string;
   /** Every chat completion request received, in order (not `GET /v1/models`). */
   readonly requests: RecordedRequest[];
+  /** The texts of every `/v1/embeddings` request, in order. */
+  readonly embeddingRequests: string[][];
   /** Adds a rule; the rule added last wins when several match. */
   on(match: Match, responder: ResponderFn): ScriptedLlm;
   on(match: Match, answer: Answer): ScriptedLlm;
@@ -85,6 +87,39 @@ export interface ScriptedLlm {
   /** Forgets rules, queues and recorded requests. */
   reset(): void;
   close(): Promise<void>;
+}
+
+/** The dimension of the scripted embeddings. */
+export const EMBEDDING_DIMENSIONS = 256;
+
+const STOP_WORDS = new Set(
+  "a an and are as at be by for from has have in is it its of on or that the this to was were what which who will with does do did how why when where".split(
+    " ",
+  ),
+);
+
+/**
+ * The scripted server's embedding of a text: a hashed bag of words (lowercased,
+ * stop words out, each word's FNV-1a hash picks a dimension and a sign), scaled
+ * to length 1. Texts that share words are near, so a test can say which chunk
+ * must rank first.
+ *
+ * @example
+ * cosine(bagOfWords("Kyoto temples"), bagOfWords("temples of Kyoto")) // 1
+ */
+export function bagOfWords(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (STOP_WORDS.has(word)) continue;
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++)
+      hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193) >>> 0;
+    vector[hash % EMBEDDING_DIMENSIONS]! += hash & 0x100000 ? -1 : 1;
+  }
+  const norm = Math.hypot(...vector);
+  // A text of stop words only still gets a unit vector: cosine is undefined for zeros.
+  if (norm === 0) vector[0] = 1;
+  return norm === 0 ? vector : vector.map((x) => x / norm);
 }
 
 /** The deterministic token estimate the server reports: 1 token per 4 characters, rounded up. */
@@ -191,6 +226,38 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
     }
   }
 
+  /** `/v1/embeddings`: hashed bag-of-words vectors, or a queued fault (key "embeddings"). */
+  function embeddings(body: { model?: unknown; input?: unknown }, res: ServerResponse): void {
+    const queued = queues.get("embeddings");
+    const next = queued !== undefined && queued.length > 0 ? queued.shift() : undefined;
+    if (next !== undefined && isFault(next)) {
+      injectFault(next, record("/v1/embeddings", {}, { model: body.model }), res);
+      return;
+    }
+    const input = typeof body.input === "string" ? [body.input] : body.input;
+    if (!Array.isArray(input) || input.some((t) => typeof t !== "string")) {
+      sendError(res, 400, "scripted LLM: input must be a string or an array of strings");
+      return;
+    }
+    embeddingRequests.push(input as string[]);
+    const texts = input as string[];
+    sendJson(res, 200, {
+      object: "list",
+      model: String(body.model),
+      data: texts.map((text, index) => ({
+        object: "embedding",
+        index,
+        embedding: bagOfWords(text),
+      })),
+      usage: {
+        prompt_tokens: texts.reduce((n, t) => n + estimateTokens(t), 0),
+        total_tokens: texts.reduce((n, t) => n + estimateTokens(t), 0),
+      },
+    });
+  }
+
+  const embeddingRequests: string[][] = [];
+
   const server = createServer(async (req, res) => {
     try {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
@@ -206,6 +273,9 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
           object: "list",
           data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })),
         });
+      }
+      if (req.method === "POST" && path === "/v1/embeddings") {
+        return embeddings(JSON.parse((await readBody(req)) || "{}"), res);
       }
       if (req.method !== "POST" || path !== "/v1/chat/completions") {
         return sendError(res, 404, `scripted LLM: no route ${req.method} ${path}`);
@@ -230,6 +300,7 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
   const llm: ScriptedLlm = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    embeddingRequests,
     on(match: Match, responder: Responder) {
       rules.push({ match, responder });
       return llm;
@@ -242,6 +313,7 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
       rules = [];
       queues = new Map();
       requests.length = 0;
+      embeddingRequests.length = 0;
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);

@@ -14,6 +14,7 @@ export type { LanceKnowledgeIndexOptions } from "./lance-index";
 export { LanceKnowledgeIndex, lanceEmulatorStorage } from "./lance-index";
 export type { Meter, Meterable, MeterSnapshot } from "./metering";
 export { meter } from "./metering";
+export { OpenAiEmbeddings } from "./openai-embeddings";
 export type { Presigner } from "./s3-blobs";
 export { S3Blobs } from "./s3-blobs";
 export { SqsQueue } from "./sqs-queue";
