@@ -274,3 +274,41 @@ describe("stackvm configuration and failures", () => {
     }
   });
 });
+
+describe("stackvm answer", () => {
+  it("answers the question a waiting task asks, and refuses a task that does not wait", async () => {
+    const created = await t.api("POST", "/v1/tasks", {
+      plan: [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "ask_human",
+            tool_params: { question: "How many?", schema: { type: "integer" } },
+            output_vars: "n",
+          },
+        },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${n}" } },
+      ],
+    });
+    const taskId = created.body.task_id as string;
+    for (let i = 0; i < 600; i++) {
+      const { body } = await t.api("GET", `/v1/tasks/${taskId}/branches/main`);
+      if (body.status === "waiting") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const wrong = await cli(["answer", taskId, "--answer", '"many"']);
+    expect(wrong.code).toBe(6);
+    expect(wrong.stderr).toContain("integer");
+    const ok = await cli(["answer", taskId, "--answer", "3"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain("answered");
+    const task = await t.waitForTask(taskId);
+    expect(task.final_answer).toBe(3);
+    const { body } = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`);
+    expect(body.commits.find((c: any) => c.seq_no === 0).details.answered_by).toBe("cli");
+    const again = await cli(["answer", taskId, "--answer", "4"]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("not waiting");
+  });
+});

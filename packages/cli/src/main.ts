@@ -5,6 +5,7 @@
  */
 import { createClient } from "./client";
 import { type Command, helpText, parseCommand } from "./command";
+import { answerCommand } from "./commands/answer";
 import { keyCommands } from "./commands/keys";
 import { namespaceCommands } from "./commands/namespace";
 import { runCommand, watchCommand } from "./commands/run";
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   tasksCommand,
   taskCommand,
   cancelCommand,
+  answerCommand,
   logCommand,
   diffCommand,
   forkCommand,

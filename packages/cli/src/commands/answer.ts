@@ -1,0 +1,66 @@
+/**
+ * `stackvm answer TASK`: answers the question a waiting branch asks (`ask_human`).
+ * Without `--answer` it shows the question and its schema and reads the answer
+ * from standard input (JSON, or plain text when the schema wants a string).
+ */
+import type { Branch } from "@stackvm/core";
+import { type Command, JSON_OPTION, printJson } from "../command";
+import { EXIT, usage } from "../exit-codes";
+
+const id = encodeURIComponent;
+
+/** The answer as JSON; a string schema also takes plain text as it is. */
+export function parseAnswer(text: string, schema: Record<string, unknown> | null): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    if (schema?.type === "string" || schema === null) return text;
+    throw usage(`the answer must be JSON matching ${JSON.stringify(schema)}`, "answer");
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").trim();
+}
+
+export const answerCommand: Command = {
+  name: "answer",
+  summary: "Answer the question a waiting task asks (ask_human).",
+  usage: "stackvm answer TASK [--branch B] [--answer JSON] [--json]",
+  options: {
+    branch: { type: "string", description: "the branch (default: the task's result branch)" },
+    answer: {
+      type: "string",
+      description: 'the answer as JSON (true, 42, "text"); without it, read from stdin',
+    },
+    ...JSON_OPTION,
+  },
+  args: ["TASK"],
+  async run(ctx, v, [taskId]) {
+    const branchName =
+      v.branch === undefined
+        ? (await ctx.client.request<{ branch: string }>("GET", `/v1/tasks/${id(taskId!)}`)).branch
+        : String(v.branch);
+    const path = `/v1/tasks/${id(taskId!)}/branches/${id(branchName)}`;
+    const branch = await ctx.client.request<Branch>("GET", path);
+    if (branch.status !== "waiting" || branch.waiting?.kind !== "input") {
+      throw usage(`branch ${branchName} is ${branch.status}, not waiting for an answer`, "answer");
+    }
+    const schema = branch.waiting.schema;
+    let text = v.answer === undefined ? undefined : String(v.answer);
+    if (text === undefined) {
+      ctx.err.line(
+        `${branch.waiting.question}\n(answer as JSON matching ${JSON.stringify(schema)})`,
+      );
+      text = await readStdin();
+    }
+    const answered = await ctx.client.request<Branch>("POST", `${path}/input`, {
+      body: { answer: parseAnswer(text, schema), source: "cli" },
+    });
+    if (v.json) printJson(ctx.out, answered);
+    else ctx.out.line(`answered: branch ${answered.name} is ${answered.status}`);
+    return EXIT.ok;
+  },
+};
