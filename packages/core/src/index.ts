@@ -41,6 +41,7 @@ export {
   KnowledgeBaseName,
   type KnowledgeDocument,
   type KnowledgeIndex,
+  KnowledgeSearch,
   KnowledgeService,
   MemoryKnowledgeIndex,
   type Upload,
@@ -281,6 +282,7 @@ export {
 export { CodeToolDefinition, codeTool, codeToolSource } from "./tools/code-tool";
 export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
+export { knowledgeTools } from "./tools/knowledge";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
 export type {
   NamespaceTools,

@@ -37,3 +37,9 @@ export {
   KnowledgeGraph,
   normalizeEntityName,
 } from "./model";
+export {
+  type GraphAnswer,
+  KnowledgeSearch,
+  type KnowledgeSearchDeps,
+  type SearchScope,
+} from "./search";

@@ -1,0 +1,527 @@
+/**
+ * Knowledge end to end on the memory adapters: uploads, queued ingest, the two
+ * tools, and the attacks on them (hostile uploads, a message twice, a crash
+ * mid-ingest, a delete racing an ingest, another tenant, a namespace's limits).
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { bagOfWords } from "../../../../test/support/llm-server";
+import { makePdf } from "../../../../test/support/pdf";
+import type { LlmConfig } from "../llm/config";
+import { createLlmSession } from "../llm/session";
+import { MemoryBlobs } from "../memory/memory-blobs";
+import { MemoryItemStore } from "../memory/memory-item-store";
+import { MemoryQueue } from "../memory/memory-queue";
+import type { EmbeddingPort } from "../ports/embeddings";
+import type { LlmPort } from "../ports/llm";
+import { knowledgeTools } from "../tools/knowledge";
+import { testToolContext } from "../tools/test-context";
+import { silentLog } from "../vm/step-deps";
+import { createEmbedder } from "./embedder";
+import type { KnowledgeIndex } from "./index-port";
+import { IngestService } from "./ingest";
+import { KnowledgeService } from "./knowledge-service";
+import { MemoryKnowledgeIndex } from "./memory-index";
+import { IngestMessage } from "./model";
+import { KnowledgeSearch } from "./search";
+
+const LLM: LlmConfig = {
+  models: { default: "m", reason: "m", eval: "m" },
+  timeoutMs: 1000,
+  maxAttempts: 2,
+  repairRounds: 0,
+  prices: { "emb-model": { input: 1, output: 0 } },
+} as unknown as LlmConfig;
+
+/** Capitalized words are entities; each pair in a sentence is related. */
+const graphLlm: LlmPort = {
+  async complete(request) {
+    const text = request.messages.at(-1)?.content.split("\n\n").slice(1).join("\n\n") ?? "";
+    const names = [...new Set(text.match(/\b[A-Z][a-z]{2,}\b/g) ?? [])].slice(0, 6);
+    const answer = {
+      entities: names.map((name) => ({ name, description: `${name} as the text describes it` })),
+      relationships: names.slice(1).map((name) => ({
+        source: names[0]!,
+        target: name,
+        description: `${names[0]} relates to ${name}`,
+      })),
+    };
+    return { text: JSON.stringify(answer), model: "m", inputTokens: 10, outputTokens: 5 };
+  },
+};
+
+const embeddingPort: EmbeddingPort = {
+  async embed(request) {
+    return {
+      vectors: request.input.map(bagOfWords),
+      model: request.model,
+      inputTokens: request.input.length * 3,
+    };
+  },
+};
+
+const MD =
+  "# Kyoto\n\nKyoto temples: Kinkakuji is the golden pavilion.\n\n# Osaka\n\nOsaka castle was built by Hideyoshi.";
+const HTML =
+  "<h1>Rust</h1><p>Rust ownership and the borrow checker prevent data races.</p><script>steal()</script>";
+const te = (s: string) => new TextEncoder().encode(s);
+
+/** The index with some methods replaced (a crash, a race), the others passed through. */
+function wrap(index: KnowledgeIndex, overrides: Partial<KnowledgeIndex>): KnowledgeIndex {
+  return {
+    replaceDocument: (...a) => index.replaceDocument(...a),
+    deleteDocument: (...a) => index.deleteDocument(...a),
+    dropKnowledgeBase: (...a) => index.dropKnowledgeBase(...a),
+    search: (...a) => index.search(...a),
+    get: (...a) => index.get(...a),
+    ...overrides,
+  };
+}
+
+function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
+  const items = new MemoryItemStore();
+  const blobs = new MemoryBlobs();
+  const queue = new MemoryQueue();
+  const clock = { now: () => Date.parse("2026-01-01T00:00:00Z") };
+  const knowledge = new KnowledgeService({
+    items,
+    blobs,
+    queue,
+    clock,
+    index,
+    maxUploadBytes: 100_000,
+  });
+  const embedder = createEmbedder({ port: embeddingPort, model: "emb-model", llm: LLM });
+  const ingest = new IngestService({
+    items,
+    blobs,
+    clock,
+    index,
+    embedder,
+    llm: () => createLlmSession({ port: graphLlm, config: LLM, budget: {} }),
+    log: silentLog,
+  });
+  const search = new KnowledgeSearch({ knowledge, index, embedder });
+  const [vectorSearch, graph] = knowledgeTools(search);
+  /** Runs every queued ingest message once, in order. */
+  const drain = async () => {
+    const outcomes: string[] = [];
+    for (const message of await queue.receive(100)) {
+      outcomes.push(await ingest.handle(IngestMessage.parse(JSON.parse(message.body))));
+      await queue.delete(message.receiptHandle);
+    }
+    return outcomes;
+  };
+  const run = async (
+    tool: typeof vectorSearch,
+    input: unknown,
+    tenant = "t1",
+    namespace: Record<string, unknown> = {},
+  ) => {
+    const session = createLlmSession({ port: graphLlm, config: LLM, budget: {} });
+    const context = testToolContext({ tenantId: tenant, llm: session, namespace });
+    const result = await tool!.run(tool!.input.parse(input), context);
+    return { value: result.value as any, calls: session.calls };
+  };
+  return {
+    items,
+    blobs,
+    queue,
+    knowledge,
+    ingest,
+    drain,
+    run,
+    vectorSearch: vectorSearch!,
+    graph: graph!,
+    index,
+  };
+}
+
+describe("knowledge", () => {
+  let k: ReturnType<typeof setup>;
+  beforeEach(async () => {
+    k = setup();
+    await k.knowledge.create("t1", { name: "travel" });
+  });
+
+  it("ingests Markdown, HTML and a PDF, and vector_search ranks the right chunk first", async () => {
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    await k.knowledge.upload("t1", "travel", {
+      filename: "rust.html",
+      contentType: "text/html",
+      bytes: te(HTML),
+    });
+    const pdf = await k.knowledge.upload("t1", "travel", {
+      filename: "nara.pdf",
+      contentType: "application/pdf",
+      bytes: makePdf([["Nara deer roam the park near Todaiji."]]),
+    });
+    expect(pdf.status).toBe("pending");
+    expect(await k.drain()).toEqual(["ready", "ready", "ready"]);
+    const listed = await k.knowledge.listDocuments("t1", "travel", null);
+    expect(listed.documents.map((d) => [d.filename, d.status])).toEqual(
+      expect.arrayContaining([
+        ["japan.md", "ready"],
+        ["rust.html", "ready"],
+        ["nara.pdf", "ready"],
+      ]),
+    );
+    const doc = await k.knowledge.getDocument("t1", "travel", pdf.document_id);
+    expect(doc).toMatchObject({ chunks: 1, error: null, progress: { stage: "done" } });
+    expect(doc.usage.llm_calls).toBe(2);
+    expect(doc.usage.cost_usd).toBeGreaterThan(0);
+
+    const { value, calls } = await k.run(k.vectorSearch, {
+      query: "Osaka castle Hideyoshi",
+      top_k: 2,
+    });
+    expect(value[0]).toMatchObject({
+      filename: "japan.md",
+      position: 1,
+      document_id: expect.any(String),
+      chunk_id: expect.any(String),
+    });
+    expect(value[0].text).toContain("Hideyoshi");
+    expect(calls).toMatchObject([{ purpose: "embedding", model: "emb-model" }]);
+    expect((await k.run(k.vectorSearch, { query: "deer park" })).value[0].filename).toBe(
+      "nara.pdf",
+    );
+    expect((await k.run(k.vectorSearch, { query: "borrow checker" })).value[0].text).not.toContain(
+      "steal",
+    );
+    expect(await k.knowledge.get("t1", "travel")).toMatchObject({ documents: 3, chunks: 4 });
+  });
+
+  it("retrieve_knowledge_graph answers the entities near the query, their relationships and source chunks", async () => {
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    await k.drain();
+    const { value } = await k.run(k.graph, { query: "Osaka" });
+    expect(value.entities.map((e: { name: string }) => e.name)).toEqual(
+      expect.arrayContaining(["Osaka", "Hideyoshi"]),
+    );
+    expect(value.relationships).toContainEqual({
+      source: "Osaka",
+      target: "Hideyoshi",
+      description: "Osaka relates to Hideyoshi",
+    });
+    expect(value.chunks[0]).toMatchObject({ filename: "japan.md", position: 1 });
+  });
+
+  it("keeps chunk ids stable when the same content is ingested again", async () => {
+    const first = await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+      documentId: "japan",
+    });
+    await k.drain();
+    const before = (await k.run(k.vectorSearch, { query: "Osaka castle" })).value[0].chunk_id;
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+      documentId: first.document_id,
+    });
+    await k.drain();
+    expect((await k.run(k.vectorSearch, { query: "Osaka castle" })).value[0].chunk_id).toBe(before);
+  });
+
+  it("does nothing for a message delivered twice", async () => {
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    const [message] = k.queue.sent;
+    expect(await k.drain()).toEqual(["ready"]);
+    expect(await k.ingest.handle(IngestMessage.parse(message!.body))).toBe("duplicate");
+    expect((await k.run(k.vectorSearch, { query: "Osaka", top_k: 10 })).value).toHaveLength(2);
+  });
+
+  it("ingests only the newest upload of a replaced document; the older message is stale", async () => {
+    const first = await k.knowledge.upload("t1", "travel", {
+      filename: "a.md",
+      contentType: "text/markdown",
+      bytes: te("Old text about Lisbon."),
+    });
+    await k.knowledge.upload("t1", "travel", {
+      filename: "a.md",
+      contentType: "text/markdown",
+      bytes: te("New text about Porto."),
+      documentId: first.document_id,
+    });
+    expect(await k.drain()).toEqual(["stale", "ready"]);
+    const hits = (await k.run(k.vectorSearch, { query: "Lisbon Porto", top_k: 10 })).value;
+    expect(hits.map((h: { text: string }) => h.text)).toEqual(["New text about Porto."]);
+    expect(k.blobs.keys()).toHaveLength(1);
+  });
+
+  it("starts over after a crash mid-ingest and leaves one copy of each row", async () => {
+    const memory = new MemoryKnowledgeIndex();
+    let crash = true;
+    const crashing: KnowledgeIndex = wrap(memory, {
+      replaceDocument: async (...args: Parameters<KnowledgeIndex["replaceDocument"]>) => {
+        await memory.replaceDocument(...args);
+        if (crash) {
+          crash = false;
+          throw new Error("worker killed after the index write");
+        }
+      },
+    });
+    k = setup(crashing);
+    await k.knowledge.create("t1", { name: "travel" });
+    const doc = await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    const message = IngestMessage.parse(k.queue.sent[0]!.body);
+    await expect(k.ingest.handle(message)).rejects.toThrow(/worker killed/);
+    expect((await k.knowledge.getDocument("t1", "travel", doc.document_id)).status).toBe(
+      "ingesting",
+    );
+    expect(await k.ingest.handle(message)).toBe("ready");
+    expect((await k.run(k.vectorSearch, { query: "Osaka Kyoto", top_k: 10 })).value).toHaveLength(
+      2,
+    );
+  });
+
+  it("records a transient failure as the document's error on the last delivery only", async () => {
+    const failing = setup();
+    const down: EmbeddingPort = {
+      embed: async () =>
+        Promise.reject(
+          Object.assign(new Error("down"), { kind: "retryable", code: "embedding_unavailable" }),
+        ),
+    };
+    const ingest = new IngestService({
+      items: failing.items,
+      blobs: failing.blobs,
+      clock: { now: () => 0 },
+      index: failing.index,
+      embedder: createEmbedder({ port: down, model: "e", llm: { ...LLM, maxAttempts: 1 } }),
+      llm: () => createLlmSession({ port: graphLlm, config: LLM, budget: {} }),
+      log: silentLog,
+    });
+    await failing.knowledge.create("t1", { name: "kb" });
+    const doc = await failing.knowledge.upload("t1", "kb", {
+      filename: "a.md",
+      contentType: "text/markdown",
+      bytes: te("Some text."),
+    });
+    const message = IngestMessage.parse(failing.queue.sent[0]!.body);
+    await expect(ingest.handle(message)).rejects.toThrow("down");
+    expect(await ingest.handle(message, true)).toBe("failed");
+    expect((await failing.knowledge.getDocument("t1", "kb", doc.document_id)).error).toEqual({
+      code: "ingest_failed",
+      message: "down",
+    });
+  });
+
+  it("fails a corrupt PDF with its reason and still ingests the other documents", async () => {
+    const bad = await k.knowledge.upload("t1", "travel", {
+      filename: "broken.pdf",
+      contentType: "application/pdf",
+      bytes: makePdf([["x"]]).subarray(0, 120),
+    });
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    expect(await k.drain()).toEqual(["failed", "ready"]);
+    const doc = await k.knowledge.getDocument("t1", "travel", bad.document_id);
+    expect(doc.status).toBe("failed");
+    expect(doc.error?.code).toMatch(/pdf_unreadable|document_empty/);
+  });
+
+  it("deletes a document's chunks with it, and an ingest that loses the race removes what it wrote", async () => {
+    const doc = await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    await k.drain();
+    await k.knowledge.deleteDocument("t1", "travel", doc.document_id);
+    expect((await k.run(k.vectorSearch, { query: "Osaka" })).value).toEqual([]);
+    expect(k.blobs.keys()).toEqual([]);
+
+    // The delete lands while the ingest runs: after its write it sees the record gone.
+    const memory = new MemoryKnowledgeIndex();
+    let service: KnowledgeService | undefined;
+    const racing: KnowledgeIndex = wrap(memory, {
+      replaceDocument: async (...args: Parameters<KnowledgeIndex["replaceDocument"]>) => {
+        await service!.deleteDocument(args[0], args[1], args[2]);
+        await memory.replaceDocument(...args);
+      },
+    });
+    k = setup(racing);
+    service = k.knowledge;
+    await k.knowledge.create("t1", { name: "travel" });
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    expect(await k.drain()).toEqual(["deleted"]);
+    expect(
+      await memory.search("t1", {
+        knowledgeBases: ["travel"],
+        kind: "chunk",
+        vector: bagOfWords("Osaka"),
+        topK: 5,
+      }),
+    ).toEqual([]);
+  });
+
+  it("never shows one tenant's chunks to another, under the same knowledge base name", async () => {
+    await k.knowledge.upload("t1", "travel", {
+      filename: "secret.md",
+      contentType: "text/markdown",
+      bytes: te("The vault code of Zurich is 4711."),
+    });
+    await k.knowledge.create("t2", { name: "travel" });
+    await k.knowledge.upload("t2", "travel", {
+      filename: "public.md",
+      contentType: "text/markdown",
+      bytes: te("Zurich has a lake."),
+    });
+    await k.drain();
+    const seen = (await k.run(k.vectorSearch, { query: "vault code Zurich", top_k: 50 }, "t2"))
+      .value;
+    expect(seen.map((h: { filename: string }) => h.filename)).toEqual(["public.md"]);
+    await expect(
+      k.knowledge.getDocument(
+        "t2",
+        "travel",
+        (await k.knowledge.listDocuments("t1", "travel", null)).documents[0]!.document_id,
+      ),
+    ).rejects.toMatchObject({ kind: "not_found" });
+  });
+
+  it("searches only the knowledge bases the namespace allows", async () => {
+    await k.knowledge.create("t1", { name: "private" });
+    await k.knowledge.upload("t1", "private", {
+      filename: "p.md",
+      contentType: "text/markdown",
+      bytes: te("Payroll of Berlin office."),
+    });
+    await k.drain();
+    expect(
+      (
+        await k.run(k.vectorSearch, { query: "payroll Berlin" }, "t1", {
+          name: "support",
+          knowledge_bases: ["travel"],
+        })
+      ).value,
+    ).toEqual([]);
+    expect(
+      (await k.run(k.vectorSearch, { query: "payroll Berlin" }, "t1", { name: "support" })).value,
+    ).toEqual([]);
+    await expect(
+      k.run(k.vectorSearch, { query: "payroll", knowledge_base: "private" }, "t1", {
+        name: "support",
+        knowledge_bases: ["travel"],
+      }),
+    ).rejects.toMatchObject({
+      kind: "step",
+      code: "knowledge_base_unavailable",
+    });
+    expect((await k.run(k.vectorSearch, { query: "payroll Berlin" })).value[0].filename).toBe(
+      "p.md",
+    );
+  });
+
+  describe("refuses hostile uploads with a 4xx that says why, leaving nothing behind", () => {
+    it.each([
+      [
+        "an unsupported type",
+        { filename: "x.exe", contentType: "application/x-msdownload", bytes: te("MZ") },
+        "unsupported_document_type",
+      ],
+      [
+        "an empty file",
+        { filename: "a.md", contentType: "text/markdown", bytes: new Uint8Array(0) },
+        "document_empty",
+      ],
+      [
+        "a file over the limit",
+        { filename: "a.txt", contentType: "text/plain", bytes: new Uint8Array(100_001) },
+        "too_large",
+      ],
+      [
+        "a document id with a path",
+        { filename: "a.md", contentType: "text/markdown", bytes: te("x"), documentId: "../../etc" },
+        "invalid_document_id",
+      ],
+      [
+        "a file name that is only a path",
+        { filename: "../", contentType: "text/markdown", bytes: te("x") },
+        "invalid_filename",
+      ],
+    ])("%s", async (_what, upload, code) => {
+      const error = await k.knowledge.upload("t1", "travel", upload).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code });
+      expect(k.blobs.keys()).toEqual([]);
+      expect(k.queue.sent).toEqual([]);
+      expect((await k.knowledge.listDocuments("t1", "travel", null)).documents).toEqual([]);
+    });
+
+    it("answers 404 for a knowledge base that does not exist or a name that could not be one", async () => {
+      for (const kb of ["nope", "../travel", "TRAVEL"]) {
+        await expect(
+          k.knowledge.upload("t1", kb, {
+            filename: "a.md",
+            contentType: "text/markdown",
+            bytes: te("x"),
+          }),
+        ).rejects.toMatchObject({ kind: "not_found" });
+      }
+    });
+
+    it("strips a path from the file name and keeps the upload", async () => {
+      const doc = await k.knowledge.upload("t1", "travel", {
+        filename: "../../etc/passwd.txt",
+        contentType: "text/plain",
+        bytes: te("x"),
+      });
+      expect(doc.filename).toBe("passwd.txt");
+    });
+  });
+
+  it("deletes a knowledge base with its documents, originals and index table", async () => {
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    await k.drain();
+    await k.knowledge.delete("t1", "travel");
+    expect(k.blobs.keys()).toEqual([]);
+    expect(
+      await k.index.search("t1", {
+        knowledgeBases: ["travel"],
+        kind: "chunk",
+        vector: bagOfWords("Osaka"),
+        topK: 5,
+      }),
+    ).toEqual([]);
+    await expect(k.knowledge.get("t1", "travel")).rejects.toMatchObject({ kind: "not_found" });
+    await expect(k.knowledge.create("t1", { name: "travel" })).resolves.toMatchObject({
+      documents: 0,
+    });
+  });
+
+  it("refuses a second knowledge base of one name with a conflict", async () => {
+    await expect(k.knowledge.create("t1", { name: "travel" })).rejects.toMatchObject({
+      code: "knowledge_base_exists",
+    });
+  });
+});

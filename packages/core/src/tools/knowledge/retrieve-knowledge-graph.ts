@@ -1,0 +1,50 @@
+/**
+ * `retrieve_knowledge_graph`: the entities of the tenant's documents nearest to a
+ * query, the relationships around them, and the chunks they come from. The
+ * original StackVM's parameter is `query`; `knowledge_base` is optional.
+ */
+import * as z from "zod";
+import type { KnowledgeSearch } from "../../knowledge/search";
+import type { Tool, ToolContext, ToolResult } from "../tool";
+
+export const RetrieveKnowledgeGraphInput = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1, "query must not be empty")
+      .max(8_000, "query is longer than 8,000 characters: ask a shorter question")
+      .describe("What to look for, in words."),
+    knowledge_base: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Search only this knowledge base; default: every one the namespace allows."),
+  })
+  .strict();
+export type RetrieveKnowledgeGraphInput = z.infer<typeof RetrieveKnowledgeGraphInput>;
+
+/** The `retrieve_knowledge_graph` tool over a knowledge search. */
+export function retrieveKnowledgeGraphTool(
+  search: KnowledgeSearch,
+): Tool<RetrieveKnowledgeGraphInput> {
+  return {
+    name: "retrieve_knowledge_graph",
+    description:
+      "Finds the entities (people, places, products, concepts) of the tenant's uploaded documents that a query is about, and how they relate. Input: query (required), knowledge_base (optional). Result: {entities: [{name, description}], relationships: [{source, target, description}], chunks: [{chunk_id, text, document_id, filename, position, score}]}.",
+    input: RetrieveKnowledgeGraphInput,
+    async run(input: RetrieveKnowledgeGraphInput, context: ToolContext): Promise<ToolResult> {
+      const { calls, ...graph } = await search.graph(
+        {
+          tenant: context.tenantId,
+          namespace: context.namespace,
+          knowledgeBase: input.knowledge_base,
+        },
+        input.query,
+      );
+      context.llm.calls.push(...calls);
+      return { value: graph, details: { chunks: graph.chunks.map((c) => c.chunk_id) } };
+    },
+  };
+}
