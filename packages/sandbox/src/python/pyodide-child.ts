@@ -119,6 +119,15 @@ function closeBridge(pyodide: any): void {
       configurable: false,
     });
   }
+  // V8 hands `Error.prepareStackTrace` the call sites of every stack it formats,
+  // and a WebAssembly frame's `getThis()` is Pyodide's `WebAssembly.Instance`:
+  // its exports (`_hiwire_get`) give back the Pyodide API, the Emscripten module
+  // and `NODEFS`. Node's own formatter stays, and nothing can replace it.
+  Object.defineProperty(Error, "prepareStackTrace", {
+    value: Error.prepareStackTrace,
+    writable: false,
+    configurable: false,
+  });
   const global = globalThis as Record<string, unknown>;
   // Pyodide checks `instanceof Function` at run time, so the global stays a
   // function for that, but it no longer makes functions from strings.

@@ -185,6 +185,16 @@ describe("Python in the sandbox: escapes fail", () => {
       "__subclasses__",
       "from pyodide.ffi import JsProxy\nsubs = object.__subclasses__()\njs_types = [c for c in subs if 'Js' in c.__name__]\n[t.__dict__ for t in js_types]\nimport js",
     ],
+    [
+      "a WebAssembly frame's this, through Error.prepareStackTrace",
+      // The frame's receiver is Pyodide's WebAssembly.Instance, and its export
+      // `_hiwire_get(2)` is the Pyodide API, with the Emscripten module and NODEFS.
+      "from pyodide.ffi import to_js, create_proxy, JsException\nO = to_js({}).constructor\ntry:\n    O.defineProperty(1, 2, 3)\nexcept JsException as e:\n    Err = e.js_error.constructor.__proto__\nfound = []\ndef sites(error, calls):\n    found.extend(c.getThis() for c in calls if 'Instance' in str(c.getThis()))\n    return ''\nErr.prepareStackTrace = create_proxy(sites)\ntry:\n    O.defineProperty(1, 2, 3)\nexcept JsException as e:\n    e.js_error.stack\n[str(getattr(i.exports, '_hiwire_get')(2)._module.NODEFS) for i in found[:1]]",
+    ],
+    [
+      "Error.prepareStackTrace set with defineProperty",
+      "from pyodide.ffi import to_js, create_proxy, JsException\nO = to_js({}).constructor\ntry:\n    O.defineProperty(1, 2, 3)\nexcept JsException as e:\n    Err = e.js_error.constructor.__proto__\nO.defineProperty(Err, 'prepareStackTrace', to_js({'value': create_proxy(lambda e, s: 'hooked')}, dict_converter=O.fromEntries))\ntry:\n    O.defineProperty(1, 2, 3)\nexcept JsException as e:\n    stack = e.js_error.stack\n[stack] if stack == 'hooked' else []",
+    ],
   ])("has no handle on the host realm: %s", async (_, code) => {
     const answer = await py(code);
     // Either the walk fails, or it finds nothing to walk from.
@@ -196,6 +206,13 @@ describe("Python in the sandbox: escapes fail", () => {
       );
     }
     expect(JSON.stringify(answer)).not.toMatch(/\[object process\]/);
+  });
+
+  it("cannot run JavaScript through Emscripten's emscripten_run_script (ctypes)", async () => {
+    // With the bridge open this evaluates JavaScript inside Pyodide's module scope.
+    const answer = await py("import ctypes\nctypes.CDLL(None).emscripten_run_script_int(b'6 * 7')");
+    expect(answer.result).not.toBe(42);
+    expect(answer.error?.code).toBe("runtime_error");
   });
 
   it("sees only its own in-memory file system, not the host's", async () => {
