@@ -128,6 +128,7 @@ function closeBridge(pyodide: any): void {
     writable: false,
     configurable: false,
   });
+  emptyHandleTable(pyodide);
   const global = globalThis as Record<string, unknown>;
   // Pyodide checks `instanceof Function` at run time, so the global stays a
   // function for that, but it no longer makes functions from strings.
@@ -149,6 +150,35 @@ function closeBridge(pyodide: any): void {
       });
     }
   }
+}
+
+/**
+ * Python reads and writes Pyodide's memory (`ctypes`), so it can point a JsProxy
+ * at any slot of Pyodide's handle table (hiwire): its ids are small and the
+ * same in every run from the snapshot. The slots that hold the Pyodide API, its
+ * internals, the Emscripten module (with `NODEFS`) or the globals get an inert
+ * object instead; Pyodide reaches these through its own closures, not the table.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: Pyodide's API is used through a handful of calls
+function emptyHandleTable(pyodide: any): void {
+  const module = pyodide._module;
+  const api = pyodide._api;
+  const reachable = new Set<unknown>(
+    [pyodide, api, module, api?.config, api?.config?.jsglobals, pyodide.FS, globalThis].filter(
+      (value) => value !== undefined && value !== null,
+    ),
+  );
+  const inert = Object.freeze(Object.create(null));
+  for (let index = 1; ; index++) {
+    let value: unknown;
+    try {
+      value = module.__hiwire_get(index);
+    } catch {
+      break;
+    }
+    if (reachable.has(value)) module.__hiwire_set(index, inert);
+  }
+  for (const name of ["NODEFS", "NODERAWFS"]) delete module[name];
 }
 
 /** Globals that lead to the host or evaluate strings as code. */

@@ -208,6 +208,35 @@ describe("Python in the sandbox: escapes fail", () => {
     expect(JSON.stringify(answer)).not.toMatch(/\[object process\]/);
   });
 
+  it("finds no Pyodide API in its handle table through a JsProxy forged with ctypes", async () => {
+    // ctypes writes Pyodide's memory: a JsProxy's handle (offset 36 in Pyodide 314)
+    // can name any slot. Slots 2 and 3 held the Pyodide API and its internals
+    // (the same ids in every run from the snapshot); immortal 1 (id 2) is the key
+    // map. The assertion proves the forging itself still works.
+    const answer = await py(
+      [
+        "import ctypes",
+        "from pyodide.ffi import to_js",
+        "O = to_js({}).constructor",
+        "kept = []",
+        "def forged(ref):",
+        "    p = to_js({})",
+        "    ctypes.c_uint32.from_address(id(p) + 36).value = ref",
+        "    kept.append(p)",
+        "    return p",
+        "assert str(O.prototype.toString.call(forged(2))) == '[object Map]', 'forging does not work'",
+        "found = []",
+        "for value in [forged(5), forged(7), *forged(2).keys()]:",
+        "    names = {str(n) for n in O.getOwnPropertyNames(value)} if value is not None else set()",
+        "    if names & {'runPython', 'config', 'NODEFS', '_module', 'FS'}:",
+        "        found.append(sorted(names)[:5])",
+        "found",
+      ].join("\n"),
+    );
+    expect(answer.error).toBeNull();
+    expect(answer.result).toEqual([]);
+  });
+
   it("cannot run JavaScript through Emscripten's emscripten_run_script (ctypes)", async () => {
     // With the bridge open this evaluates JavaScript inside Pyodide's module scope.
     const answer = await py("import ctypes\nctypes.CDLL(None).emscripten_run_script_int(b'6 * 7')");
