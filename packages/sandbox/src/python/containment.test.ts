@@ -6,7 +6,13 @@ import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../host-tools";
-import { bubblewrapArgs, DEFAULT_SANDBOX_UID, INSIDE, probeBubblewrap } from "./containment";
+import {
+  bubblewrapArgs,
+  DEFAULT_SANDBOX_UID,
+  INSIDE,
+  probeBubblewrap,
+  TMP_BYTES,
+} from "./containment";
 import { processesOf } from "./instance-sweep";
 import { childFiles } from "./pyodide-process";
 
@@ -201,6 +207,33 @@ describe("the bubblewrap boundary, with full Node inside it", () => {
       ),
     );
     expect(result.tmp).toEqual([]);
+  });
+
+  it("cannot fill the host's RAM through its tmpfs mounts (/tmp and /dev)", async () => {
+    // Both are tmpfs, outside every rlimit: unbounded, one run took half the
+    // host's RAM for each. Writes stop at /tmp's size, and /dev is read-only.
+    const result = json(
+      await contained(`
+        const fs = require("node:fs");
+        const chunk = Buffer.alloc(4 << 20, 1);
+        const written = {};
+        for (const dir of ["/tmp", "/dev", "/dev/shm"]) {
+          written[dir] = 0;
+          try {
+            for (let n = 0; n < 16; n++) { fs.writeFileSync(dir + "/fill" + n, chunk); written[dir] += chunk.length; }
+          } catch (e) { written[dir + " error"] = e.code; }
+        }
+        let devNull = "ok";
+        try { fs.writeFileSync("/dev/null", "x"); } catch (e) { devNull = e.code; }
+        console.log(JSON.stringify({ written, devNull }));`),
+    );
+    const written = result.written as Record<string, number | string>;
+    expect(written["/tmp"]).toBeLessThanOrEqual(TMP_BYTES);
+    expect(written["/tmp error"]).toBe("ENOSPC");
+    expect(written["/dev"]).toBe(0);
+    expect(written["/dev/shm"]).toBe(0);
+    // The devices themselves still work.
+    expect(result.devNull).toBe("ok");
   });
 
   it("cannot become another user or gain a privilege", async () => {

@@ -67,6 +67,9 @@ export const DEFAULT_RLIMITS: ChildRlimits = {
   fileBytes: 16 * 1024 * 1024,
 };
 
+/** The size of the child's private /tmp (bubblewrap's default is half the host's RAM). */
+export const TMP_BYTES = 16 * 1024 * 1024;
+
 /** The system folders with the shared libraries Node needs; symlinks are kept as symlinks. */
 const SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/bin", "/sbin"];
 
@@ -114,6 +117,13 @@ export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[
     "/proc",
     "--dev",
     "/dev",
+    // Both are tmpfs, in the host's RAM and outside every rlimit: /dev (the
+    // devices are mounts of their own, still writable) is made read-only, and
+    // /tmp, which the child itself never writes, gets a small fixed size.
+    "--remount-ro",
+    "/dev",
+    "--size",
+    String(TMP_BYTES),
     "--tmpfs",
     "/tmp",
     ...extra,
