@@ -17,6 +17,7 @@ import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerEventRoutes } from "./routes/events";
 import { registerKeyRoutes } from "./routes/keys";
+import { DOCUMENTS_PATH, registerKnowledgeRoutes, uploadBodyLimit } from "./routes/knowledge";
 import { registerNamespaceRoutes } from "./routes/namespaces";
 import { registerScheduleRoutes } from "./routes/schedules";
 import { registerTaskRoutes } from "./routes/tasks";
@@ -58,16 +59,20 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       ...(c.get("tenantId") ? { tenant_id: c.get("tenantId") } : {}),
     });
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: deps.config.maxBodyBytes,
-      onError: (c) =>
-        c.json(
-          errorBody("too_large", `the request body is over ${deps.config.maxBodyBytes} bytes`),
-          413,
-        ),
-    }),
+  const generalLimit = bodyLimit({
+    maxSize: deps.config.maxBodyBytes,
+    onError: (c) =>
+      c.json(
+        errorBody("too_large", `the request body is over ${deps.config.maxBodyBytes} bytes`),
+        413,
+      ),
+  });
+  // Document uploads have their own, larger limit (STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES).
+  const uploadLimit = uploadBodyLimit(deps.config.maxUploadBytes ?? deps.config.maxBodyBytes);
+  app.use("*", (c, next) =>
+    c.req.method === "POST" && DOCUMENTS_PATH.test(c.req.path)
+      ? uploadLimit(c, next)
+      : generalLimit(c, next),
   );
   // Every `/v1` route is authenticated here, once: no route adds its own check.
   app.use("/v1/*", async (c, next) => {
@@ -98,6 +103,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerUiRoutes(app);
   registerTemplateRoutes(app);
   registerEventRoutes(app);
+  registerKnowledgeRoutes(app);
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

@@ -4,6 +4,7 @@
 import type {
   ApiKeyService,
   BranchService,
+  KnowledgeService,
   Log,
   NamespaceService,
   QuotaService,
@@ -26,6 +27,8 @@ export interface ApiConfig {
   publicUrl: string | null;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;
+  /** Largest document upload, in bytes (default: `maxBodyBytes`). */
+  maxUploadBytes?: number;
 }
 
 export interface ApiDeps {
@@ -41,6 +44,8 @@ export interface ApiDeps {
   events: TaskEvents;
   waits: WaitService;
   tools: ReadonlyMap<string, Tool>;
+  /** Knowledge bases and documents; absent where no knowledge index is configured. */
+  knowledge?: KnowledgeService;
   config: ApiConfig;
   log: Log;
 }

@@ -3,4 +3,5 @@
  * through dynamic `import()` (see lambda.ts), in a module of their own so that
  * the other functions' bundles do not carry their chunks.
  */
+export { lazyLanceIndex, lazyOpenAiEmbeddings } from "./lazy-knowledge";
 export { lazyLambdaSandbox, lazyOpenAiLlm } from "./lazy-worker-adapters";

@@ -38,6 +38,7 @@ export {
   IngestMessage,
   IngestService,
   type KnowledgeBase,
+  KnowledgeBaseInput,
   KnowledgeBaseName,
   type KnowledgeDocument,
   type KnowledgeIndex,

@@ -193,5 +193,7 @@ export const NamespaceConfig = z.object({
   mcp_servers: z.array(z.string()).default([]),
   /** Lower sandbox limits for the namespace's code; the sandbox function's own ceiling still caps them. */
   sandbox_limits: SandboxLimitsRequest.optional(),
+  /** The knowledge bases `vector_search` and `retrieve_knowledge_graph` may read; absent: all for `default`, none for others. */
+  knowledge_bases: z.array(z.string()).optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

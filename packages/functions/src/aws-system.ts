@@ -17,8 +17,10 @@ import {
   lazyS3Blobs,
   SqsQueue,
 } from "@stackvm/aws/lambda";
+import { lazyLanceIndex } from "@stackvm/aws/lambda-worker";
 import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig } from "./config";
+import { embeddingsPort } from "./knowledge";
 import { createSystem, type System, systemOptions } from "./system";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
@@ -64,6 +66,9 @@ export function awsRuntime(
       clock: systemClock,
       sandbox: sandbox(config) ?? noSandbox,
       llm: llm(config),
+      // LanceDB on S3, loaded by the first search or ingest (the API only enqueues).
+      knowledgeIndex: lazyLanceIndex({ root: config.knowledge.indexUri }),
+      embeddings: embeddingsPort(config.openai),
       ...(config.schedules
         ? {
             scheduler: lazyEventBridgeScheduler(config.region, {

@@ -42,6 +42,22 @@ const Env = z.object({
   STACKVM_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
   STACKVM_SCHEDULER_FUNCTION_ARN: z.string().min(1).optional(),
   STACKVM_SCHEDULE_DLQ_ARN: z.string().min(1).optional(),
+  // Knowledge: the embedding model, where the index lives, the largest multipart upload
+  // (Lambda takes request bodies up to 6 MB; larger documents go by presigned URL).
+  EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
+  STACKVM_KNOWLEDGE_INDEX: z
+    .string()
+    .regex(
+      /^(s3:\/\/[a-z0-9.-]+(\/.*)?|\/.+)$/,
+      "STACKVM_KNOWLEDGE_INDEX must be s3://bucket/prefix or an absolute folder",
+    )
+    .optional(),
+  STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1 << 30)
+    .default(5 << 20),
 });
 
 export interface RuntimeConfig {
@@ -65,6 +81,8 @@ export interface RuntimeConfig {
   };
   webhooks: { maxAttempts: number; backoffBaseSeconds: number; timeoutMs: number };
   stalledAfterSeconds: number;
+  /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
+  knowledge: { embeddingModel: string; indexUri: string; maxUploadBytes: number };
   /** Where tenants' schedules go on AWS; null when not configured. */
   schedules: { group: string; roleArn: string; functionArn: string; dlqArn: string | null } | null;
 }
@@ -104,6 +122,11 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     llm,
+    knowledge: {
+      embeddingModel: e.EMBEDDING_MODEL,
+      indexUri: e.STACKVM_KNOWLEDGE_INDEX ?? `s3://${e.STACKVM_BUCKET}/knowledge-index`,
+      maxUploadBytes: e.STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES,
+    },
     quotas: {
       requests_per_second: e.STACKVM_RATE_LIMIT_RPS,
       max_running_tasks: e.STACKVM_MAX_RUNNING_TASKS,

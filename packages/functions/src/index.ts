@@ -7,6 +7,8 @@ export type { RuntimeConfig } from "./config";
 export { ConfigError, loadConfig } from "./config";
 export type { DlqDeps } from "./dlq-handler";
 export { createDlqHandler } from "./dlq-handler";
+export type { Knowledge, KnowledgeOptions } from "./knowledge";
+export { createKnowledge, embeddingsPort } from "./knowledge";
 export { llmPort } from "./llm-port";
 export { createScheduleHandler } from "./schedule-handler";
 export type { SweepHandlerDeps } from "./sweep-handler";

@@ -15,9 +15,12 @@ import {
   createLlmSession,
   createNamespaces,
   createPlanner,
+  DEFAULT_EMBEDDING_MODEL,
   DEFAULT_QUOTAS,
+  type EmbeddingPort,
   evaluationHook,
   type ItemStore,
+  type KnowledgeIndex,
   type Lifecycle,
   type LlmConfig,
   type LlmPort,
@@ -39,6 +42,7 @@ import {
   TemplateService,
   type TenantQuotas,
   type TerminalHook,
+  type Tool,
   TriggerService,
   taskAdmission,
   taskLifecycle,
@@ -49,6 +53,7 @@ import {
 } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 import type { DlqDeps } from "./dlq-handler";
+import { createKnowledge, type KnowledgeOptions } from "./knowledge";
 import type { SweepHandlerDeps } from "./sweep-handler";
 
 export interface SystemPorts {
@@ -62,6 +67,10 @@ export interface SystemPorts {
   scheduler?: SchedulerPort;
   /** Wakes of waiting branches past the queue's 15-minute delay (one-time schedules); none: the queue's wake hides itself again until due. */
   wakes?: WakePort;
+  /** The knowledge index (LanceDB on S3, or the memory adapter in tests); none: no knowledge routes or tools. */
+  knowledgeIndex?: KnowledgeIndex;
+  /** Embeddings for knowledge; required with `knowledgeIndex`. */
+  embeddings?: EmbeddingPort;
 }
 
 export interface SystemOptions {
@@ -77,6 +86,8 @@ export interface SystemOptions {
   maxBodyBytes: number;
   /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
   afterTerminal?: TerminalHook[];
+  /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
+  knowledge?: KnowledgeOptions;
   /** Quota defaults; each tenant's overrides live in the store. */
   quotas?: Partial<TenantQuotas>;
   /** Outgoing webhooks: attempts (at most the queue's maxReceiveCount), first backoff, receiver timeout. */
@@ -102,6 +113,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     maxBodyBytes: config.maxBodyBytes,
     quotas: config.quotas,
     webhooks: config.webhooks,
+    knowledge: config.knowledge,
   };
 }
 
@@ -120,7 +132,20 @@ const noScheduler: SchedulerPort = {
 };
 
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
-  const tools = builtinTools();
+  const knowledge =
+    ports.knowledgeIndex && ports.embeddings
+      ? createKnowledge(
+          { ...ports, index: ports.knowledgeIndex, embeddings: ports.embeddings },
+          options.llm,
+          options.knowledge ?? { embeddingModel: DEFAULT_EMBEDDING_MODEL, maxUploadBytes: 5 << 20 },
+          options.log,
+        )
+      : null;
+  // Knowledge's tools need its index: built-ins that come with a port.
+  const tools: ReadonlyMap<string, Tool> = new Map([
+    ...builtinTools(),
+    ...(knowledge?.tools ?? []).map((tool) => [tool.name, tool] as const),
+  ]);
   const checkWebhookUrl = webhookUrlCheck(options.localMode);
   const store = new TaskStore(ports.items);
   // The one registry of tools: built-ins here (a built-in family that needs a port,
@@ -273,17 +298,21 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     events,
     waits,
     tools,
+    ...(knowledge ? { knowledge: knowledge.service } : {}),
     log: options.log,
     config: {
       adminKey: options.adminKey,
       localMode: options.localMode,
       publicUrl: options.publicUrl,
       maxBodyBytes: options.maxBodyBytes,
+      ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
     },
   };
 
   return {
     ports,
+    /** Knowledge bases, ingest and search; null without a knowledge index. */
+    knowledge,
     store,
     namespaces,
     keys,

@@ -8,6 +8,8 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
 import {
   classifyFailure,
+  IngestMessage,
+  type IngestService,
   runStep,
   type StepDeps,
   StepMessage,
@@ -23,7 +25,37 @@ export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
  * (`kind: "webhook"`) make one attempt of an outgoing webhook. Both kinds share the
  * queue, so every worker must be able to deliver webhooks: `webhooks` is required.
  */
-export function createWorkerHandler(deps: StepDeps, webhooks: WebhookService): WorkerHandler {
+export function createWorkerHandler(
+  deps: StepDeps,
+  webhooks: WebhookService,
+  /** Knowledge messages (`kind: "ingest"`) share the queue too; none: they are dropped with a log line. */
+  ingest?: IngestService | null,
+  /** The queue's maxReceiveCount: on that delivery a failing ingest records its error instead of retrying. */
+  lastReceive = 5,
+): WorkerHandler {
+  /** One document's ingest, or a delete of its rows, in its knowledge base's message group. */
+  const handleIngest = async (record: SQSRecord, body: unknown): Promise<void> => {
+    const parsed = IngestMessage.safeParse(body);
+    if (!parsed.success || !ingest) {
+      deps.log.error("dropped a knowledge message this worker cannot handle", {
+        message_id: record.messageId,
+        ...(parsed.success
+          ? { reason: "no knowledge index configured" }
+          : { issues: parsed.error.issues.slice(0, 5) }),
+      });
+      return;
+    }
+    const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+    const outcome = await ingest.handle(parsed.data, receives >= lastReceive);
+    deps.log.info("knowledge message handled", {
+      message_id: record.messageId,
+      tenant_id: parsed.data.tenant_id,
+      knowledge_base: parsed.data.knowledge_base,
+      op: parsed.data.op,
+      outcome,
+    });
+  };
+
   /** One delivery attempt; a failed one comes back after its backoff. */
   const handleWebhook = async (record: SQSRecord, body: unknown): Promise<void> => {
     const parsed = WebhookMessage.safeParse(body);
@@ -52,6 +84,9 @@ export function createWorkerHandler(deps: StepDeps, webhooks: WebhookService): W
     }
     if ((body as { kind?: unknown } | undefined)?.kind === "webhook") {
       return handleWebhook(record, body);
+    }
+    if ((body as { kind?: unknown } | undefined)?.kind === "ingest") {
+      return handleIngest(record, body);
     }
     const parsed = StepMessage.safeParse(body);
     if (!parsed.success) {

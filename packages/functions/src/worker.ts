@@ -22,6 +22,7 @@ const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
 const handle = createWorkerHandler(
   { ...runtime.system.step, onCommit: stepMetrics(metrics) },
   runtime.system.webhooks,
+  runtime.system.knowledge?.ingest,
 );
 
 export const handler: typeof handle = async (event, context) => {

@@ -11,6 +11,8 @@ import {
   type AwsClients,
   createAwsClients,
   DynamoItemStore,
+  LanceKnowledgeIndex,
+  lanceEmulatorStorage,
   S3Blobs,
   SqsQueue,
 } from "@stackvm/aws";
@@ -22,6 +24,7 @@ import {
   createSweepHandler,
   createSystem,
   createWorkerHandler,
+  embeddingsPort,
   llmPort,
   loadConfig,
   type System,
@@ -139,6 +142,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       llm: options.llm ?? llmPort(config.openai),
       scheduler,
       wakes: scheduler,
+      // LanceDB on the S3 emulator: the same engine and code path as on AWS, its files under the data folder.
+      knowledgeIndex: new LanceKnowledgeIndex({
+        root: options.env?.STACKVM_KNOWLEDGE_INDEX ?? `s3://${config.bucket}/knowledge-index`,
+        storageOptions: lanceEmulatorStorage(
+          emulators.endpoints.s3,
+          emulators.region,
+          emulators.credentials,
+        ),
+      }),
+      embeddings: embeddingsPort(config.openai),
     },
     {
       ...systemOptions(config, log, true),
@@ -161,7 +174,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const worker = startPoller({
     sqs: clients.sqs,
     queueUrl: queues.queueUrl,
-    handler: createWorkerHandler(system.step, system.webhooks),
+    handler: createWorkerHandler(
+      system.step,
+      system.webhooks,
+      system.knowledge?.ingest,
+      options.maxReceiveCount ?? 5,
+    ),
     concurrency: options.concurrency ?? 4,
   });
   const dlq = startPoller({

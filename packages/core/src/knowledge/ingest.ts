@@ -51,6 +51,18 @@ export class IngestService {
    *   failure is then recorded on the document instead of rethrown.
    */
   async handle(message: IngestMessage, lastAttempt = false): Promise<IngestOutcome> {
+    if (message.op === "delete") {
+      await this.deps.index.deleteDocument(
+        message.tenant_id,
+        message.knowledge_base,
+        message.document_id,
+      );
+      return "deleted";
+    }
+    if (message.op === "drop") {
+      await this.deps.index.dropKnowledgeBase(message.tenant_id, message.knowledge_base);
+      return "deleted";
+    }
     const { tenant_id: tenant, knowledge_base: kb, document_id: documentId, version } = message;
     const key = documentKey(tenant, kb, documentId);
     const record = (await this.deps.items.get(key)) as DocumentRecord | null;

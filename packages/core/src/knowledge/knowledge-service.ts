@@ -18,7 +18,6 @@ import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
 import { randomId } from "../vm/ids";
 import { documentType, SUPPORTED_TYPES } from "./extract";
-import type { KnowledgeIndex } from "./index-port";
 import {
   DocumentId,
   type IngestMessage,
@@ -44,7 +43,6 @@ export interface KnowledgeServiceDeps {
   blobs: Blobs;
   queue: Queue;
   clock: Clock;
-  index: KnowledgeIndex;
   /** The largest document taken in one upload, in bytes. */
   maxUploadBytes: number;
 }
@@ -109,7 +107,8 @@ export class KnowledgeService {
     await this.deps.items.delete(kbKey(tenant, name));
     await this.deps.items.deleteMany(records.map((r) => documentKey(tenant, name, r.document_id)));
     await this.deps.blobs.deletePrefix(kbBlobPrefix(tenant, name));
-    await this.deps.index.dropKnowledgeBase(tenant, name);
+    // Only the worker writes the index, in the knowledge base's message group.
+    await this.#send({ v: 1, kind: "ingest", op: "drop", tenant_id: tenant, knowledge_base: name });
   }
 
   /** Takes an upload: stores the original, writes a `pending` document, queues its ingest. */
@@ -213,11 +212,18 @@ export class KnowledgeService {
 
   /** Deletes the document, its original and its chunks. */
   async deleteDocument(tenant: string, kb: string, documentId: string): Promise<void> {
-    const record = await this.#document(tenant, kb, documentId);
+    await this.#document(tenant, kb, documentId);
     await this.deps.items.delete(documentKey(tenant, kb, documentId));
     await this.deps.blobs.deletePrefix(documentBlobPrefix(tenant, kb, documentId));
-    // An ingest still running checks the record after it writes, and removes its rows again.
-    await this.deps.index.deleteDocument(tenant, kb, record.document_id);
+    // The rows go in the knowledge base's message group, after any ingest queued before.
+    await this.#send({
+      v: 1,
+      kind: "ingest",
+      op: "delete",
+      tenant_id: tenant,
+      knowledge_base: kb,
+      document_id: documentId,
+    });
   }
 
   /**
@@ -248,17 +254,22 @@ export class KnowledgeService {
   }
 
   async #enqueue(tenant: string, kb: string, documentId: string, version: number): Promise<void> {
-    const message: IngestMessage = {
+    await this.#send({
       v: 1,
       kind: "ingest",
+      op: "ingest",
       tenant_id: tenant,
       knowledge_base: kb,
       document_id: documentId,
       version,
-    };
+    });
+  }
+
+  /** Each send is its own: a document deleted and uploaded again within minutes must not be deduplicated away. */
+  async #send(message: IngestMessage): Promise<void> {
     await this.deps.queue.send(message, {
-      groupId: ingestGroup(tenant, kb),
-      deduplicationId: `ingest#${tenant}#${kb}#${documentId}#${version}`,
+      groupId: ingestGroup(message.tenant_id, message.knowledge_base),
+      deduplicationId: `kb#${message.op}#${randomId(24)}`,
     });
   }
 

@@ -87,7 +87,6 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     blobs,
     queue,
     clock,
-    index,
     maxUploadBytes: 100_000,
   });
   const embedder = createEmbedder({ port: embeddingPort, model: "emb-model", llm: LLM });
@@ -350,6 +349,7 @@ describe("knowledge", () => {
     });
     await k.drain();
     await k.knowledge.deleteDocument("t1", "travel", doc.document_id);
+    expect(await k.drain()).toEqual(["deleted"]);
     expect((await k.run(k.vectorSearch, { query: "Osaka" })).value).toEqual([]);
     expect(k.blobs.keys()).toEqual([]);
 
@@ -504,6 +504,7 @@ describe("knowledge", () => {
     });
     await k.drain();
     await k.knowledge.delete("t1", "travel");
+    expect(await k.drain()).toEqual(["deleted"]);
     expect(k.blobs.keys()).toEqual([]);
     expect(
       await k.index.search("t1", {

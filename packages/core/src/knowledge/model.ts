@@ -55,20 +55,44 @@ export interface KnowledgeDocument {
 }
 
 /**
- * "Ingest version `version` of this document": one document per message, in the
- * knowledge base's message group, so that one writer at a time touches its index.
+ * Work on a knowledge base's index, in the knowledge base's message group so that
+ * one writer at a time touches it (only the worker loads the index): `ingest`
+ * version `version` of a document (one document per message; a message for an
+ * older version is stale), `delete` a document's rows, `drop` the whole table.
  */
-export const IngestMessage = z
-  .object({
-    v: z.literal(1),
-    kind: z.literal("ingest"),
-    tenant_id: z.string().min(1).max(128),
-    knowledge_base: KnowledgeBaseName,
-    document_id: DocumentId,
-    /** Each upload of the document bumps it; a message for an older version is stale. */
-    version: z.number().int().min(1),
-  })
-  .strict();
+export const IngestMessage = z.discriminatedUnion("op", [
+  z
+    .object({
+      v: z.literal(1),
+      kind: z.literal("ingest"),
+      op: z.literal("ingest"),
+      tenant_id: z.string().min(1).max(128),
+      knowledge_base: KnowledgeBaseName,
+      document_id: DocumentId,
+      /** Each upload of the document bumps it. */
+      version: z.number().int().min(1),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      kind: z.literal("ingest"),
+      op: z.literal("delete"),
+      tenant_id: z.string().min(1).max(128),
+      knowledge_base: KnowledgeBaseName,
+      document_id: DocumentId,
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      kind: z.literal("ingest"),
+      op: z.literal("drop"),
+      tenant_id: z.string().min(1).max(128),
+      knowledge_base: KnowledgeBaseName,
+    })
+    .strict(),
+]);
 export type IngestMessage = z.infer<typeof IngestMessage>;
 
 /** The LLM's answer per chunk (`json_schema` name `knowledge_graph`). */

@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { isErrorKind, NotFoundError, ValidationError } from "../errors";
+import { KnowledgeBaseName } from "../knowledge/model";
 import type { NamespaceConfig } from "../model";
 import { hostPatternProblem } from "../net/host-allow-list";
 import type { Clock } from "../ports/clock";
@@ -42,6 +43,8 @@ export const NamespaceInput = z
     description: z.string().max(2000).default(""),
     /** Lower sandbox limits for code run by this namespace's tasks (never above the function's). */
     sandbox_limits: SandboxLimitsRequest.optional(),
+    /** The knowledge bases its plans may search; absent: all of the tenant's for `default`, none for others. */
+    knowledge_bases: z.array(KnowledgeBaseName).max(100).optional(),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -55,6 +58,7 @@ export const Namespace = z.object({
   http_tools: z.array(z.string()),
   mcp_servers: z.array(z.string()),
   sandbox_limits: SandboxLimitsRequest.optional(),
+  knowledge_bases: z.array(z.string()).optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });
@@ -143,6 +147,9 @@ export class NamespaceService implements ToolRecords {
         ...(stored.sandbox_limits
           ? { sandbox_limits: stored.sandbox_limits as SandboxLimitsRequest }
           : {}),
+        ...(Array.isArray(stored.knowledge_bases)
+          ? { knowledge_bases: stored.knowledge_bases as string[] }
+          : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -191,6 +198,7 @@ export class NamespaceService implements ToolRecords {
       allowed_hosts: [...new Set(input.allowed_hosts.map((h) => h.toLowerCase()))],
       description: input.description,
       ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
+      ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -317,5 +325,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     http_tools: ns.http_tools,
     mcp_servers: ns.mcp_servers,
     ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
+    ...(ns.knowledge_bases ? { knowledge_bases: ns.knowledge_bases } : {}),
   };
 }

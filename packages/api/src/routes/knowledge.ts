@@ -1,0 +1,266 @@
+/**
+ * `/v1/knowledge-bases`: knowledge bases, and the documents uploaded to them
+ * (multipart, one `file` part), listed with their ingest status, progress and
+ * error, replaced and deleted. Ingest runs on the worker; the answer to an upload
+ * is the document, `pending`.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { KnowledgeBaseInput, MalformedError, NotFoundError } from "@stackvm/core";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ApiApp, ApiEnv } from "../env";
+import { errorBody } from "../errors";
+import { bearer, commonErrors, conflictError, invalidError, json, jsonBody } from "../schemas";
+
+const KbParam = z.object({
+  kb: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "kb", in: "path" } }),
+});
+const DocParams = KbParam.extend({
+  document_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "document_id", in: "path" } }),
+});
+
+const KnowledgeBase = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    documents: z.number().int(),
+    chunks: z.number().int(),
+    created_at: z.string(),
+  })
+  .openapi("KnowledgeBase");
+
+const Document = z
+  .object({
+    document_id: z.string(),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number().int(),
+    status: z.enum(["pending", "ingesting", "ready", "failed"]),
+    chunks: z.number().int(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    progress: z.object({ stage: z.string(), done: z.number(), total: z.number() }).nullable(),
+    usage: z.object({
+      llm_calls: z.number().int(),
+      embedding_tokens: z.number().int(),
+      input_tokens: z.number().int(),
+      output_tokens: z.number().int(),
+      cost_usd: z.number(),
+    }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Document");
+
+/** The documents route: the upload may be larger than other bodies (set by the app). */
+export const DOCUMENTS_PATH = /^\/v1\/knowledge-bases\/[^/]+\/documents\/?$/;
+
+/** The body limit of uploads: the largest document plus room for the multipart framing. */
+export function uploadBodyLimit(maxUploadBytes: number): MiddlewareHandler<ApiEnv> {
+  const maxSize = maxUploadBytes + 64 * 1024;
+  return bodyLimit({
+    maxSize,
+    onError: (c) =>
+      c.json(
+        errorBody(
+          "too_large",
+          `the upload is over ${maxUploadBytes} bytes: ask for a presigned upload URL instead (POST this route with JSON {"filename", "content_type"})`,
+        ),
+        413,
+      ),
+  });
+}
+
+function knowledge(c: { get(key: "deps"): ApiEnv["Variables"]["deps"] }) {
+  const service = c.get("deps").knowledge;
+  if (!service)
+    throw new NotFoundError("route", "knowledge bases (no knowledge index is configured)");
+  return service;
+}
+
+export function registerKnowledgeRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/knowledge-bases",
+      summary: "Create a knowledge base",
+      security: bearer,
+      request: jsonBody(KnowledgeBaseInput),
+      responses: {
+        201: json(KnowledgeBase, "Created"),
+        ...commonErrors,
+        ...conflictError,
+        ...invalidError,
+      },
+    }),
+    async (c) => c.json(await knowledge(c).create(c.get("tenantId"), c.req.valid("json")), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/knowledge-bases",
+      summary: "List knowledge bases",
+      security: bearer,
+      responses: {
+        200: json(z.object({ knowledge_bases: z.array(KnowledgeBase) }), "Knowledge bases"),
+        ...commonErrors,
+      },
+    }),
+    async (c) => c.json({ knowledge_bases: await knowledge(c).list(c.get("tenantId")) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/knowledge-bases/{kb}",
+      summary: "Read a knowledge base",
+      security: bearer,
+      request: { params: KbParam },
+      responses: { 200: json(KnowledgeBase, "The knowledge base"), ...commonErrors },
+    }),
+    async (c) => c.json(await knowledge(c).get(c.get("tenantId"), c.req.valid("param").kb), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/knowledge-bases/{kb}",
+      summary: "Delete a knowledge base, its documents and their chunks",
+      security: bearer,
+      request: { params: KbParam },
+      responses: { 204: { description: "Deleted" }, ...commonErrors },
+    }),
+    async (c) => {
+      await knowledge(c).delete(c.get("tenantId"), c.req.valid("param").kb);
+      return c.body(null, 204);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/knowledge-bases/{kb}/documents",
+      summary: "Upload a document (multipart/form-data, a `file` part)",
+      description:
+        "Send `multipart/form-data` with a `file` part (plain text, Markdown, HTML, PDF, JSON or CSV, " +
+        "by its content type or file extension) and optionally `document_id` to replace that document. " +
+        "The answer is the document, `pending`; ingest (extract, chunk, embed, index) runs queued, " +
+        "and GET shows its status, progress and error.",
+      security: bearer,
+      request: { params: KbParam },
+      responses: {
+        202: json(Document, "Accepted for ingest"),
+        413: json(z.object({}), "Too large"),
+        ...commonErrors,
+        ...invalidError,
+      },
+    }),
+    async (c) => {
+      const type = c.req.header("content-type") ?? "";
+      if (!type.toLowerCase().startsWith("multipart/form-data")) {
+        throw new MalformedError(
+          `send the document as multipart/form-data with a 'file' part (curl -F file=@notes.md), not ${type || "no content type"}`,
+        );
+      }
+      let form: Record<string, string | File | (string | File)[]>;
+      try {
+        form = await c.req.parseBody({ all: true });
+      } catch {
+        throw new MalformedError("the multipart body cannot be read: check its boundary and parts");
+      }
+      const file = form.file;
+      if (!(file instanceof File)) {
+        throw new MalformedError(
+          Array.isArray(file)
+            ? "send one 'file' part per upload"
+            : "the form has no 'file' part with a file: send it as -F file=@notes.md",
+        );
+      }
+      const documentId = form.document_id;
+      if (documentId !== undefined && typeof documentId !== "string") {
+        throw new MalformedError("document_id must be one text field");
+      }
+      const document = await knowledge(c).upload(c.get("tenantId"), c.req.valid("param").kb, {
+        filename: file.name,
+        contentType: file.type || undefined,
+        bytes: new Uint8Array(await file.arrayBuffer()),
+        ...(documentId ? { documentId } : {}),
+      });
+      return c.json(document, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/knowledge-bases/{kb}/documents",
+      summary: "List a knowledge base's documents with their ingest status",
+      security: bearer,
+      request: {
+        params: KbParam,
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(100).default(100),
+          cursor: z.string().max(2000).optional(),
+        }),
+      },
+      responses: {
+        200: json(
+          z.object({ documents: z.array(Document), next_cursor: z.string().nullable() }),
+          "A page of documents",
+        ),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      return c.json(
+        await knowledge(c).listDocuments(
+          c.get("tenantId"),
+          c.req.valid("param").kb,
+          q.cursor ?? null,
+          q.limit,
+        ),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/knowledge-bases/{kb}/documents/{document_id}",
+      summary: "Read a document: status, progress, chunks, error",
+      security: bearer,
+      request: { params: DocParams },
+      responses: { 200: json(Document, "The document"), ...commonErrors },
+    }),
+    async (c) => {
+      const { kb, document_id } = c.req.valid("param");
+      return c.json(await knowledge(c).getDocument(c.get("tenantId"), kb, document_id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/knowledge-bases/{kb}/documents/{document_id}",
+      summary: "Delete a document and its chunks",
+      security: bearer,
+      request: { params: DocParams },
+      responses: { 204: { description: "Deleted" }, ...commonErrors },
+    }),
+    async (c) => {
+      const { kb, document_id } = c.req.valid("param");
+      await knowledge(c).deleteDocument(c.get("tenantId"), kb, document_id);
+      return c.body(null, 204);
+    },
+  );
+}

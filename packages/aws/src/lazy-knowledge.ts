@@ -1,0 +1,27 @@
+/**
+ * The knowledge adapters, built on first use: the `openai` client for
+ * embeddings, and LanceDB (whose native module is about 200 MB) for the index.
+ * A function that never touches knowledge loads neither.
+ */
+import type { EmbeddingPort, KnowledgeIndex } from "@stackvm/core";
+import type { LanceKnowledgeIndexOptions } from "./lance-index";
+import { onFirstUse } from "./on-first-use";
+
+/** Embeddings from any OpenAI-compatible server: loaded by the first call. */
+export function lazyOpenAiEmbeddings(options: { apiKey: string; baseURL?: string }): EmbeddingPort {
+  return onFirstUse<EmbeddingPort>(["embed"], async () => {
+    const { OpenAiEmbeddings } = await import("./openai-embeddings");
+    return new OpenAiEmbeddings(options);
+  });
+}
+
+/** The LanceDB index on S3: loaded by the first search or write. */
+export function lazyLanceIndex(options: LanceKnowledgeIndexOptions): KnowledgeIndex {
+  return onFirstUse<KnowledgeIndex>(
+    ["replaceDocument", "deleteDocument", "dropKnowledgeBase", "search", "get"],
+    async () => {
+      const { LanceKnowledgeIndex } = await import("./lance-index");
+      return new LanceKnowledgeIndex(options);
+    },
+  );
+}
