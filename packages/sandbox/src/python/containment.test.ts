@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { openSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer, type Server } from "node:net";
-import { hostname, tmpdir } from "node:os";
+import { hostname, networkInterfaces, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../host-tools";
@@ -184,6 +184,40 @@ describe("the bubblewrap boundary, with full Node inside it", () => {
     );
     expect(result.codes).not.toContain("connected");
     expect(connections).toBe(0);
+  });
+
+  it("cannot reach the host over TCP, on its loopback or its other addresses", async () => {
+    const tcp = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, "0.0.0.0", resolve));
+    const port = (tcp.address() as { port: number }).port;
+    const addresses = Object.values(networkInterfaces())
+      .flat()
+      .filter((entry) => entry?.family === "IPv4")
+      .map((entry) => entry?.address as string);
+    try {
+      const result = json(
+        await contained(`
+          const net = require("node:net");
+          const attempt = (host) => new Promise((resolve) => {
+            const s = net.connect({ host, port: ${port}, timeout: 2000 }, () => { s.destroy(); resolve("connected"); });
+            s.on("timeout", () => { s.destroy(); resolve("timeout"); });
+            s.on("error", (e) => resolve(e.code));
+          });
+          Promise.all(${JSON.stringify(addresses)}.map(attempt)).then((codes) =>
+            console.log(JSON.stringify({ codes, interfaces: Object.keys(require("node:os").networkInterfaces()) })));`),
+      );
+      expect(addresses).toContain("127.0.0.1");
+      expect(result.codes).toHaveLength(addresses.length);
+      expect(result.codes).not.toContain("connected");
+      // Its own network namespace: a loopback of its own at most.
+      for (const name of result.interfaces as string[]) expect(name).toBe("lo");
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise((resolve) => tcp.close(resolve));
+    }
   });
 
   it("leaves no process behind: a setsid and a double fork die with the run", async () => {
