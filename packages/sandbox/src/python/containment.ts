@@ -13,7 +13,7 @@
  *   stack's id outside, with no capability and nothing of the stack's in view);
  * - a read-only view of only the system libraries, the Node binary, the child
  *   script and the Pyodide files, at neutral paths (`/sandbox/...`), an empty
- *   private `/tmp`, no `/etc`, no environment;
+ *   private `/tmp`, no `/etc`, no `/proc`, no environment;
  * - a new session (no terminal to inject into), no capabilities, and death with
  *   its parent: when bwrap dies, the namespace's first process dies, and the
  *   kernel kills every process left in the namespace with it.
@@ -113,8 +113,8 @@ export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[
     "--ro-bind",
     files.pyodide,
     INSIDE.pyodide,
-    "--proc",
-    "/proc",
+    // No /proc: its bwrap pid 1 command line and every mountinfo name the host
+    // paths of the bound files. Node and Pyodide run without it.
     "--dev",
     "/dev",
     // Both are tmpfs, in the host's RAM and outside every rlimit: /dev (the
