@@ -44,7 +44,13 @@ export interface Poller {
 const RECEIVE_BACKOFF_MS = 1_000;
 
 /**
- * Starts `concurrency` polling loops, each handling one batch at a time. Order
+ * Starts `concurrency` polling loops, each handling one batch at a time, of which
+ * one at a time receives: the others wait their turn while it long-polls. With
+ * every loop long-polling at once, each message woke them all (the emulator
+ * answers every waiting poll when one arrives) and all but one came back empty
+ * to poll again: eight receives per step at a concurrency of eight, a third of
+ * the local stack's CPU. One receiver at a time keeps it near one receive per
+ * batch, and a busy loop still hands the turn on as soon as its batch arrives. Order
  * within a FIFO message group holds because SQS does not hand out a group's next
  * message while one of it is in flight; within a batch the handler sees a
  * group's records in order, and (as on Lambda) a FIFO handler must report every
@@ -81,10 +87,27 @@ export function startPoller(options: PollerOptions): Poller {
     return queueArn;
   };
 
+  // The turn to receive: a chain of promises, one link per loop waiting for it.
+  let turn: Promise<void> = Promise.resolve();
+  const takeTurn = async (): Promise<() => void> => {
+    let release!: () => void;
+    const previous = turn;
+    turn = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    return release;
+  };
+
   async function loop(): Promise<void> {
     while (!abort.signal.aborted) {
       let messages: Message[];
       let eventSourceARN: string;
+      const release = await takeTurn();
+      if (abort.signal.aborted) {
+        release();
+        return;
+      }
       try {
         eventSourceARN = await arn();
         const out = await sqs.send(
@@ -99,11 +122,16 @@ export function startPoller(options: PollerOptions): Poller {
         );
         messages = out.Messages ?? [];
       } catch (error) {
-        if (abort.signal.aborted) return;
+        if (abort.signal.aborted) {
+          release();
+          return;
+        }
         onError(error, "receive");
         await sleep(RECEIVE_BACKOFF_MS, abort.signal);
+        release();
         continue;
       }
+      release();
       // A batch that arrived is handled even when stop() came meanwhile: its
       // messages are ours until their visibility timeout.
       if (messages.length > 0) await handle(messages, eventSourceARN);
