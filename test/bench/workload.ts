@@ -1,0 +1,117 @@
+/**
+ * What the bench and the profile run: plans of assign steps, and a median.
+ * One place, so that both measure the same steps.
+ */
+
+/** A plan of `steps` assigns, each setting one variable `s{i}`, then the answer. */
+export function chainPlan(steps: number, llmEvery = 0): unknown[] {
+  const plan: unknown[] = [];
+  for (let i = 0; i < steps; i++) {
+    plan.push(
+      llmEvery > 0 && i % llmEvery === 0
+        ? {
+            seq_no: i,
+            type: "calling",
+            parameters: {
+              tool_name: "llm_generate",
+              tool_params: { prompt: `Say ${i}` },
+              output_vars: [`s${i}`],
+            },
+          }
+        : { seq_no: i, type: "assign", parameters: { [`s${i}`]: `${i} + 1` } },
+    );
+  }
+  plan.push({ seq_no: steps, type: "assign", parameters: { final_answer: "done" } });
+  return plan;
+}
+
+/**
+ * A long task's plan: `vars` assigns, each setting its own variable, then a
+ * conditional jump (the LLM answers `true`) back to the first. The step budget
+ * ends it (a failed branch, `budget_exceeded`), so a task runs as many steps as
+ * its budget says while its state grows to `vars` variables.
+ */
+export function loopPlan(vars: number): unknown[] {
+  const plan: unknown[] = chainPlan(vars).slice(0, vars);
+  plan.push({
+    seq_no: vars,
+    type: "jmp",
+    parameters: { condition_prompt: "Once more?", jump_if_true: 0, jump_if_false: vars + 1 },
+  });
+  plan.push({ seq_no: vars + 1, type: "assign", parameters: { final_answer: "done" } });
+  return plan;
+}
+
+/** The scripted LLM's answer to a jump's condition: always jump back. */
+export const JUMP_AGAIN = JSON.stringify({ result: true, explanation: "loop again" });
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** What a watcher needs of a system: the step dependencies it can hook. */
+export interface Hookable {
+  onCommit?: (
+    commit: { depth: number; status_after: string },
+    branch: { task_id: string; name: string },
+  ) => void;
+}
+
+/**
+ * Watches commits through the step function's `onCommit` hook, in the same
+ * process: when each one became a head (`performance.now()`), and when a
+ * branch ends. Costs nothing on the step path, unlike polling the API or the
+ * table (which on a 2-core machine takes CPU from the steps it measures).
+ */
+export class CommitWatcher {
+  readonly #times = new Map<string, number[]>();
+  readonly #waiters = new Map<string, () => void>();
+  readonly #ended = new Set<string>();
+  readonly #atDepth = new Map<string, () => void>();
+
+  constructor(deps: Hookable) {
+    const previous = deps.onCommit;
+    deps.onCommit = (commit, branch) => {
+      previous?.(commit, branch);
+      const key = `${branch.task_id}/${branch.name}`;
+      const times = this.#times.get(key) ?? [];
+      times[commit.depth] = performance.now();
+      this.#times.set(key, times);
+      const at = `${key}@${commit.depth}`;
+      this.#atDepth.get(at)?.();
+      this.#atDepth.delete(at);
+      if (commit.status_after !== "running") {
+        this.#ended.add(key);
+        this.#waiters.get(key)?.();
+      }
+    };
+  }
+
+  /** Resolves when the branch (`main` unless named) has ended. */
+  ended(taskId: string, branch = "main", timeoutMs = 600_000): Promise<void> {
+    const key = `${taskId}/${branch}`;
+    if (this.#ended.has(key)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${key} did not end`)), timeoutMs);
+      this.#waiters.set(key, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Runs `fn` in the hook, synchronously, when the main branch commits at `depth`. */
+  atDepth(taskId: string, depth: number, fn: () => void): void {
+    this.#atDepth.set(`${taskId}/main@${depth}`, fn);
+  }
+
+  /** Gaps between consecutive commits of the main branch from depth `from` to `to` (ms). */
+  gaps(taskId: string, from: number, to: number): number[] {
+    const times = this.#times.get(`${taskId}/main`) ?? [];
+    const out: number[] = [];
+    for (let d = from + 1; d <= to; d++) out.push(times[d]! - times[d - 1]!);
+    return out;
+  }
+}
