@@ -84,6 +84,6 @@ describe("npm start", () => {
 
   it("stops with a message naming a wrong setting", async () => {
     dataDir = dataDir ?? (await mkdtemp(join(tmpdir(), "stackvm-start-")));
-    await expect(start({ PORT: "not-a-port" })).rejects.toThrow(/PORT must be a port number/);
+    await expect(start({ PORT: "not-a-port" })).rejects.toThrow(/PORT must be a whole number/);
   }, 60_000);
 });

@@ -12,7 +12,7 @@ export { createKnowledge, embeddingsPort } from "./knowledge";
 export { llmPort } from "./llm-port";
 export { createScheduleHandler } from "./schedule-handler";
 export type { SweepHandlerDeps } from "./sweep-handler";
-export { createSweepHandler } from "./sweep-handler";
+export { createSweepHandler, recoverAtStart } from "./sweep-handler";
 export type { System, SystemOptions, SystemPorts } from "./system";
 export { createSystem, systemOptions } from "./system";
 export type { WorkerHandler } from "./worker-handler";

@@ -29,7 +29,7 @@ export function createSweepHandler(deps: SweepHandlerDeps) {
     slots_freed: number;
     starts_repaired: number;
   }> => {
-    const startsRepaired = await repairStarts(deps);
+    const startsRepaired = await repairStarts(deps, START_REPAIR_AFTER_MS);
     const reenqueued = await sweepStalled(deps, deps.stalledMs);
     // A slot is looked at once no start that claimed it can still be under way.
     const slotsFreed = await deps.slots.reap(START_REPAIR_AFTER_MS);
@@ -44,9 +44,33 @@ export function createSweepHandler(deps: SweepHandlerDeps) {
   };
 }
 
-/** Repairs every task start older than `START_REPAIR_AFTER_MS` that did not complete. */
-async function repairStarts(deps: SweepHandlerDeps): Promise<number> {
-  const before = new Date(deps.clock.now() - START_REPAIR_AFTER_MS).toISOString();
+/**
+ * The sweep of a local stack that starts again on its data, before it serves a
+ * request or takes a message: nothing else can be starting a task or running a
+ * step then (the data folder is locked to this process), so every start marker
+ * is a start cut short, every slot of an ended or branchless task is free, and
+ * every `running` branch is re-enqueued at once instead of after `stalledMs`
+ * (what the killed process had in flight comes back by the visibility timeout;
+ * a step lost between its commit and its enqueue is found here). A re-enqueued
+ * step that was not lost costs one read: the worker drops it as a duplicate.
+ *
+ * @example
+ * await recoverAtStart(system.sweep(stalledMs)); // then listen and poll
+ */
+export async function recoverAtStart(deps: SweepHandlerDeps): Promise<{
+  reenqueued: number;
+  slots_freed: number;
+  starts_repaired: number;
+}> {
+  const startsRepaired = await repairStarts(deps, 0);
+  const reenqueued = await sweepStalled(deps, 0);
+  const slotsFreed = await deps.slots.reap(0);
+  return { reenqueued, slots_freed: slotsFreed, starts_repaired: startsRepaired };
+}
+
+/** Repairs every task start older than `olderThanMs` that did not complete. */
+async function repairStarts(deps: SweepHandlerDeps, olderThanMs: number): Promise<number> {
+  const before = new Date(deps.clock.now() - olderThanMs).toISOString();
   let repaired = 0;
   for await (const { tenant, taskId } of unfinishedStarts(deps.items, before)) {
     const outcome = await deps.tasks.repairStart(tenant, taskId);

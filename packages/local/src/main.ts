@@ -1,46 +1,54 @@
 /**
  * `npm start`: runs the whole system on this machine with no AWS account and no
  * Docker. Data lives under STACKVM_DATA_DIR (default `.stackvm/` at the project
- * root) and survives restarts. Ctrl-C stops everything cleanly.
+ * root) and survives restarts.
+ *
+ * As a service: `npm start` execs one Node process (tsx is a loader in it, not a
+ * wrapper process), so SIGTERM or SIGINT to npm (which forwards them) or to Node
+ * stops it cleanly: requests in flight finish, steps in flight finish or come
+ * back to the queue, nothing is left running. If npm dies without forwarding
+ * (SIGKILL), the stack notices it lost its parent and stops too. One stack per
+ * data folder; a wrong setting, a busy port or a taken folder ends the start
+ * with one line naming it.
  */
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ConfigError } from "@stackvm/functions";
-import { consoleLog, type LogLevel } from "./console-log";
+import { consoleLog } from "./console-log";
+import { DataFolderBusyError, type DataLock, lockDataFolder } from "./data-lock";
+import { readLocalSettings } from "./local-settings";
 import { startLocalStack } from "./stack";
 
 const root = resolve(import.meta.dirname, "../../..");
 const env = process.env;
-const dataDir = resolve(root, env.STACKVM_DATA_DIR ?? ".stackvm");
-const log = consoleLog({
-  level: (env.LOG_LEVEL as LogLevel | undefined) ?? "info",
-  pretty: process.stdout.isTTY === true,
-});
 
 /** The bootstrap key: STACKVM_BOOTSTRAP_API_KEY, or one made once and kept in the data folder. */
-async function bootstrapKey(): Promise<{ key: string | null; file: string; created: boolean }> {
+async function bootstrapKey(
+  dataDir: string,
+  given: string | null,
+): Promise<{ key: string | null; file: string; created: boolean }> {
   const file = join(dataDir, "api-key");
-  if (env.STACKVM_BOOTSTRAP_API_KEY)
-    return { key: env.STACKVM_BOOTSTRAP_API_KEY, file, created: false };
+  if (given) return { key: given, file, created: false };
   if (existsSync(file)) return { key: (await readFile(file, "utf8")).trim(), file, created: false };
   return { key: null, file, created: true };
 }
 
+let lock: DataLock | null = null;
+
 async function main() {
-  await mkdir(dataDir, { recursive: true });
-  const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be a port number, not '${env.PORT}'`);
-  }
-  const boot = await bootstrapKey();
+  const settings = readLocalSettings(env, root);
+  const log = consoleLog({ level: settings.logLevel, pretty: process.stdout.isTTY === true });
+  await mkdir(settings.dataDir, { recursive: true });
+  lock = await lockDataFolder(settings.dataDir);
+  const boot = await bootstrapKey(settings.dataDir, settings.bootstrapApiKey);
   const stack = await startLocalStack({
-    dataDir,
-    port,
+    dataDir: settings.dataDir,
+    port: settings.port,
     env,
     log,
     bootstrapApiKey: boot.key,
-    concurrency: Number(env.STACKVM_WORKER_CONCURRENCY ?? 4),
+    concurrency: settings.concurrency,
   });
   if (boot.created) {
     await writeFile(boot.file, `${stack.apiKey}\n`);
@@ -49,27 +57,38 @@ async function main() {
   process.stdout.write(
     `\nStackVM Serverless is running at ${stack.url}\n` +
       `  console:  ${stack.url}/ui\n  API docs: ${stack.url}/docs\n` +
-      (env.STACKVM_BOOTSTRAP_API_KEY
+      (settings.bootstrapApiKey
         ? "  API key:  STACKVM_BOOTSTRAP_API_KEY (tenant 'local')\n"
         : `  API key:  ${stack.apiKey}  (tenant 'local'; kept in ${boot.file})\n`) +
-      "Press Ctrl-C to stop.\n\n",
+      `Press Ctrl-C to stop (pid ${process.pid}).\n\n`,
   );
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping", { signal });
-    const force = setTimeout(() => process.exit(1), 10_000);
+    log.info("stopping", { reason });
+    // Past this, steps still running come back to the queue within seconds.
+    const force = setTimeout(() => process.exit(1), 20_000);
     force.unref();
     await stack.stop();
+    await lock?.release();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGHUP", () => void stop("SIGHUP"));
+  // npm killed with SIGKILL cannot forward a signal: its child is re-parented.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop("the parent process exited");
+  }, 1_000).unref();
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : (error as Error).stack;
-  process.stderr.write(`StackVM could not start: ${message}\n`);
+main().catch(async (error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof DataFolderBusyError;
+  process.stderr.write(
+    `StackVM could not start: ${known ? error.message : (error as Error).stack}\n`,
+  );
+  await lock?.release();
   process.exit(1);
 });

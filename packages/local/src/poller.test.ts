@@ -200,10 +200,29 @@ describe("startPoller", () => {
     expect(await remaining(queueUrl)).toBe(1);
   });
 
+  it("keeps a message hidden while its handler runs longer than the visibility timeout", async () => {
+    // The queue hides a received message for 1 s; the handler takes 3 s.
+    const queueUrl = await queue();
+    await send(queueUrl, "slow", "once");
+    let handled = 0;
+    start({
+      queueUrl,
+      concurrency: 2,
+      visibilityTimeoutSeconds: 1,
+      handler: async () => {
+        handled++;
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+      },
+    });
+    await waitFor(async () => handled > 0 && (await remaining(queueUrl)) === 0);
+    expect(handled).toBe(1);
+  });
+
   it.each([
     ["a concurrency of 0", { concurrency: 0 }, /'concurrency'/],
     ["a batch of 11", { batchSize: 11 }, /'batchSize'/],
     ["a wait of 21 seconds", { waitTimeSeconds: 21 }, /'waitTimeSeconds'/],
+    ["a visibility of 0 seconds", { visibilityTimeoutSeconds: 0 }, /'visibilityTimeoutSeconds'/],
   ])("refuses %s", (_, options, message) => {
     expect(() =>
       startPoller({

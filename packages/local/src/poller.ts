@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type Message,
@@ -31,8 +32,16 @@ export interface PollerOptions {
   functionName?: string;
   /** What `context.getRemainingTimeInMillis()` counts down from (default 60 s); nothing is killed. */
   timeoutMs?: number;
-  /** Told of failed receives, handler errors and failed deletes (default: console.error). */
-  onError?: (error: unknown, during: "receive" | "handler" | "delete") => void;
+  /**
+   * The queue's visibility timeout, in seconds: when given, the poller keeps the
+   * messages of a batch in flight hidden while the handler runs (it extends their
+   * visibility every third of it), so that the queue can use a short timeout and
+   * hand out again within seconds what a killed process had in flight, without a
+   * slow step being handed out twice.
+   */
+  visibilityTimeoutSeconds?: number;
+  /** Told of failed receives, handler errors, failed deletes and failed extensions (default: console.error). */
+  onError?: (error: unknown, during: "receive" | "handler" | "delete" | "visibility") => void;
 }
 
 export interface Poller {
@@ -67,6 +76,9 @@ export function startPoller(options: PollerOptions): Poller {
   check("concurrency", options.concurrency, 1, 1_000);
   check("batchSize", batchSize, 1, 10);
   check("waitTimeSeconds", waitTimeSeconds, 0, 20);
+  if (options.visibilityTimeoutSeconds !== undefined) {
+    check("visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, 1, 43_200);
+  }
   const onError =
     options.onError ??
     ((error, during) => console.error(`poller of ${options.queueUrl}: ${during} failed`, error));
@@ -142,12 +154,15 @@ export function startPoller(options: PollerOptions): Poller {
     const region = eventSourceARN.split(":")[3] ?? "us-east-1";
     const event: SQSEvent = { Records: messages.map((m) => toRecord(m, eventSourceARN, region)) };
     let failed: Set<string> | "all";
+    const keepHidden = hideWhileHandled(messages);
     try {
       const result = await options.handler(event, lambdaContext(functionName, region, timeoutMs));
       failed = failures(result, event);
     } catch (error) {
       onError(error, "handler");
       failed = "all";
+    } finally {
+      keepHidden.stop();
     }
     if (failed === "all") return;
     const done = event.Records.filter((r) => !failed.has(r.messageId));
@@ -168,6 +183,31 @@ export function startPoller(options: PollerOptions): Poller {
     } catch (error) {
       onError(error, "delete");
     }
+  }
+
+  /** Extends the batch's visibility every third of the timeout until stopped. */
+  function hideWhileHandled(messages: Message[]): { stop(): void } {
+    const seconds = options.visibilityTimeoutSeconds;
+    if (seconds === undefined) return { stop() {} };
+    const timer = setInterval(
+      () => {
+        sqs
+          .send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: messages.map((m, i) => ({
+                Id: String(i),
+                ReceiptHandle: m.ReceiptHandle ?? "",
+                VisibilityTimeout: seconds,
+              })),
+            }),
+          )
+          .catch((error: unknown) => onError(error, "visibility"));
+      },
+      (seconds * 1000) / 3,
+    );
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
   }
 
   const loops = Array.from({ length: options.concurrency }, () => loop());

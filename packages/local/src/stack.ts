@@ -17,8 +17,16 @@ import {
   SqsQueue,
 } from "@stackvm/aws";
 import type { Clock, DueRun, TerminalHook } from "@stackvm/core";
-import { type LlmPort, type Log, type SandboxPort, sendWake, systemClock } from "@stackvm/core";
 import {
+  isErrorKind,
+  type LlmPort,
+  type Log,
+  type SandboxPort,
+  sendWake,
+  systemClock,
+} from "@stackvm/core";
+import {
+  ConfigError,
   createDlqHandler,
   createScheduleHandler,
   createSweepHandler,
@@ -27,6 +35,7 @@ import {
   embeddingsPort,
   llmPort,
   loadConfig,
+  recoverAtStart,
   type System,
   systemOptions,
 } from "@stackvm/functions";
@@ -56,6 +65,8 @@ export interface LocalStackOptions {
   /** How often the sweep of stalled branches runs, and after how long a branch counts as stalled. */
   sweepIntervalMs?: number;
   stalledAfterMs?: number;
+  /** How long `stop()` lets HTTP requests in flight finish before it cuts them (default 5 s). */
+  drainMs?: number;
   /** Overrides for tests. */
   llm?: LlmPort;
   sandbox?: SandboxPort;
@@ -80,6 +91,18 @@ export interface LocalStack {
   dlqUrl: string;
   stop(): Promise<void>;
 }
+
+/**
+ * Local recovery timing. The poller keeps the steps it runs hidden (it extends
+ * their visibility while the handler runs), so the queue's timeout only says how
+ * soon a killed process's steps come back: 10 s. The sweep runs every 10 s, so a
+ * start cut short is repaired within 40 s of its marker; a running branch that
+ * has not moved for 30 s is re-enqueued (a fork whose enqueue failed, a step lost
+ * between commit and enqueue), which costs one read when the step was not lost.
+ */
+const LOCAL_VISIBILITY_SECONDS = 10;
+const LOCAL_SWEEP_INTERVAL_MS = 10_000;
+const LOCAL_STALLED_AFTER_MS = 30_000;
 
 const NAMES = {
   table: "stackvm",
@@ -110,7 +133,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     credentials: emulators.credentials,
   });
   const queues = await bootstrap(clients, NAMES, {
-    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 60,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
     maxReceiveCount: options.maxReceiveCount ?? 5,
   });
   const config = loadConfig({
@@ -162,13 +185,32 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   fireSchedule = createScheduleHandler(system.schedules, log);
   await scheduler.load(await system.schedules.timers());
 
-  const apiKey = await provisionKey(system, options.bootstrapApiKey ?? null);
+  /** A start that fails from here stops what it started, so that a message is all it leaves. */
+  const abandon = async (error: unknown): Promise<never> => {
+    scheduler.stop();
+    await ownSandbox?.close();
+    clients.destroy();
+    await emulators.stop();
+    throw error;
+  };
+  const apiKey = await provisionKey(system, options.bootstrapApiKey ?? null).catch(abandon);
+  const stalledAfter =
+    options.stalledAfterMs ??
+    (options.env?.STACKVM_STALLED_AFTER_SECONDS
+      ? config.stalledAfterSeconds * 1000
+      : LOCAL_STALLED_AFTER_MS);
+  const sweepDeps = system.sweep(stalledAfter);
+  // Before the first request or message: resume what a killed predecessor left.
+  const recovered = await recoverAtStart(sweepDeps).catch(abandon);
+  if (recovered.reenqueued + recovered.slots_freed + recovered.starts_repaired > 0) {
+    log.info("resumed after a restart", recovered);
+  }
   const app = createApp(system.api);
   const server = serve({ fetch: app.fetch, port: options.port, hostname: host });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
-    server.once("error", reject);
-  });
+    server.once("error", (error) => reject(listenError(error, host, options.port)));
+  }).catch(abandon);
   const port = (server.address() as AddressInfo).port;
 
   const worker = startPoller({
@@ -181,6 +223,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       options.maxReceiveCount ?? 5,
     ),
     concurrency: options.concurrency ?? 4,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
   });
   const dlq = startPoller({
     sqs: clients.sqs,
@@ -188,11 +231,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     handler: createDlqHandler(system.dlq),
     concurrency: 1,
   });
-  const stalledAfter = options.stalledAfterMs ?? config.stalledAfterSeconds * 1000;
-  const sweepOnce = createSweepHandler(system.sweep(stalledAfter));
+  const sweepOnce = createSweepHandler(sweepDeps);
   const sweep = setInterval(() => {
     sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
-  }, options.sweepIntervalMs ?? 60_000);
+  }, options.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS);
   sweep.unref();
 
   const url = `http://${host}:${port}`;
@@ -213,10 +255,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stopped = true;
       clearInterval(sweep);
       scheduler.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      await drain(server, options.drainMs ?? 5_000);
       await Promise.all([worker.stop(), dlq.stop()]);
       await ownSandbox?.close();
       clients.destroy();
@@ -228,8 +267,45 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 /** Provisions the bootstrap key for tenant `local`, or creates one. */
 async function provisionKey(system: System, key: string | null): Promise<string> {
   if (key) {
-    await system.keys.create("local", "bootstrap", key);
+    await system.keys.create("local", "bootstrap", key).catch((error: unknown) => {
+      // The key service's refusals (too short, another tenant's) are a wrong setting here.
+      if (!isErrorKind(error, "unauthorized")) throw error;
+      throw new ConfigError(`STACKVM_BOOTSTRAP_API_KEY: ${(error as Error).message}`);
+    });
     return key;
   }
   return (await system.keys.create("local", "generated at start")).key;
+}
+
+/** A failure to listen, as a message naming the setting to change. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === "EADDRINUSE") {
+    return new ConfigError(
+      `PORT: ${host}:${port} is in use by another program; stop it, or set PORT to a free port`,
+    );
+  }
+  if (error.code === "EACCES") {
+    return new ConfigError(`PORT: this user may not listen on port ${port}; set PORT above 1023`);
+  }
+  return error;
+}
+
+/**
+ * Closes the server gracefully: no new connection is taken, idle keep-alive
+ * connections close at once, and requests in flight get `drainMs` to finish
+ * (each connection closes after its answer) before the rest are cut.
+ */
+async function drain(server: ReturnType<typeof serve>, drainMs: number): Promise<void> {
+  const http = server as unknown as {
+    closeIdleConnections?: () => void;
+    closeAllConnections?: () => void;
+  };
+  await new Promise<void>((resolve) => {
+    const cut = setTimeout(() => http.closeAllConnections?.(), drainMs);
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
+    http.closeIdleConnections?.();
+  });
 }
