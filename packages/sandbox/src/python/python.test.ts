@@ -186,6 +186,14 @@ describe("Python in the sandbox: escapes fail", () => {
       "from pyodide.ffi import JsProxy\nsubs = object.__subclasses__()\njs_types = [c for c in subs if 'Js' in c.__name__]\n[t.__dict__ for t in js_types]\nimport js",
     ],
     [
+      "a string to setTimeout, through webloop's scheduleCallback",
+      "import pyodide.webloop as w\nw.scheduleCallback('globalThis.reached = 1', 10)",
+    ],
+    [
+      "constructor.constructor from the Iterator, Error and Promise prototypes",
+      "from pyodide.ffi import to_js, JsException\nO = to_js({}).constructor\nit = O.getPrototypeOf(O.getPrototypeOf(to_js([]).values()))\ntry:\n    O.defineProperty(1, 2, 3)\nexcept JsException as e:\n    err = e.js_error\n[c for c in (it.constructor.constructor, err.constructor.constructor, to_js([]).constructor.constructor) if c is not None]",
+    ],
+    [
       "a WebAssembly frame's this, through Error.prepareStackTrace",
       // The frame's receiver is Pyodide's WebAssembly.Instance, and its export
       // `_hiwire_get(2)` is the Pyodide API, with the Emscripten module and NODEFS.
