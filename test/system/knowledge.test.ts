@@ -41,7 +41,11 @@ async function upload(
   key?: string,
 ) {
   const form = new FormData();
-  form.append("file", new Blob([bytes], { type }), filename);
+  form.append(
+    "file",
+    new Blob([typeof bytes === "string" ? bytes : new Uint8Array(bytes)], { type }),
+    filename,
+  );
   for (const [name, value] of Object.entries(extra)) form.append(name, value);
   const response = await fetch(`${t.url}/v1/knowledge-bases/${kb}/documents`, {
     method: "POST",
@@ -70,13 +74,11 @@ function graphAnswer(request: RecordedRequest) {
   const names = [...new Set(text.match(/\b[A-Z][a-z]{2,}\b/g) ?? [])].slice(0, 6);
   return {
     entities: names.map((name) => ({ name, description: `${name}, as the document tells` })),
-    relationships: names
-      .slice(1)
-      .map((name) => ({
-        source: names[0],
-        target: name,
-        description: `${names[0]} is linked to ${name}`,
-      })),
+    relationships: names.slice(1).map((name) => ({
+      source: names[0],
+      target: name,
+      description: `${names[0]} is linked to ${name}`,
+    })),
   };
 }
 
