@@ -85,6 +85,24 @@ describe("sweepInstance", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("refuses, rather than goes on, when a process outlives every kill pass", async () => {
+    // A process table in which one process of the user never dies (it cannot be
+    // killed, or forks faster than it dies): the sweep must not report a clean instance.
+    const proc = mkdtempSync(join(tmpdir(), "stackvm-instance-proc-"));
+    dirs.push(proc);
+    const pid = 4_194_000 + (process.pid % 100);
+    mkdirSync(join(proc, String(pid)));
+    writeFileSync(
+      join(proc, String(pid), "status"),
+      `Name:\tsleep\nState:\tS (sleeping)\nUid:\t${INSTANCE_UID}\t${INSTANCE_UID}\t${INSTANCE_UID}\t${INSTANCE_UID}\n`,
+    );
+    const dir = mkdtempSync(join(tmpdir(), "stackvm-instance-tmp-"));
+    dirs.push(dir);
+    await expect(
+      sweepInstance({ uid: INSTANCE_UID, keep: new Set(), dirs: [dir], proc }),
+    ).rejects.toThrow(/could not end every process/);
+  });
+
   it("finds the runner's ancestors, so a sweep never kills what started it", async () => {
     const keep = await selfAndAncestors();
     expect(keep.has(process.pid)).toBe(true);
@@ -121,5 +139,34 @@ describe("the Python engine on a warm instance", () => {
       await engine.close();
     }
     expect(events).toEqual(["sweep", "run 2", "sweep", "run 2"]);
+  });
+
+  it("starts no further child once a sweep failed", async () => {
+    let sweeps = 0;
+    const engine = new PythonEngine({
+      prlimit: findExecutable("prlimit"),
+      unshare: null,
+      bubblewrap: null,
+      sweep: async () => {
+        sweeps++;
+        throw new Error("a process survived");
+      },
+    });
+    const request = {
+      v: 1 as const,
+      language: "python" as const,
+      code: "1 + 1",
+      inputs: {},
+      files: [],
+      limits: {},
+    };
+    const limits = { ...DEFAULT_SANDBOX_LIMITS, time_ms: 8_000 };
+    try {
+      await expect(engine.run(request, limits)).rejects.toThrow(/survived/);
+      await expect(engine.run(request, limits)).rejects.toThrow(/survived/);
+    } finally {
+      await engine.close();
+    }
+    expect(sweeps).toBe(1);
   });
 });

@@ -12,7 +12,8 @@
  *
  * The kill pass repeats until a pass finds nothing, so a process that forks
  * while it is being killed does not outrun it (its children count against the
- * child's process limit).
+ * child's process limit); if one is still there after the last pass, the sweep
+ * throws, and the engine starts no further child on this instance.
  */
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -44,9 +45,10 @@ const MAX_PASSES = 20;
 export async function sweepInstance(options: SweepOptions): Promise<SweepReport> {
   const proc = options.proc ?? "/proc";
   const killed: number[] = [];
-  for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const strays = (await processesOf(options.uid, proc)).filter((pid) => !options.keep.has(pid));
-    if (strays.length === 0) break;
+  let strays: number[] = [];
+  for (let pass = 0; pass <= MAX_PASSES; pass++) {
+    strays = (await processesOf(options.uid, proc)).filter((pid) => !options.keep.has(pid));
+    if (strays.length === 0 || pass === MAX_PASSES) break;
     for (const pid of strays) {
       try {
         process.kill(pid, "SIGKILL");
@@ -57,6 +59,13 @@ export async function sweepInstance(options: SweepOptions): Promise<SweepReport>
     }
     // Give the kernel a moment to reap before the next look.
     await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  if (strays.length > 0) {
+    // A process that outlives every pass (it forks faster than it dies, or it
+    // cannot be killed) would meet the next run: refuse, rather than go on.
+    throw new Error(
+      `the instance sweep could not end every process of the run (${strays.slice(0, 10).join(", ")} still alive after ${MAX_PASSES} passes)`,
+    );
   }
   let removed = 0;
   for (const dir of options.dirs) {
