@@ -8,7 +8,7 @@
  * write to the schedules' DLQ. The API may manage schedules in that group and
  * pass that role to the Scheduler service: nothing else.
  */
-import { queue } from "./queue";
+import { queue, workerTimeoutSeconds } from "./queue";
 import { bucket, table } from "./storage";
 
 /** The group that holds every tenant schedule of this stage. */
@@ -107,8 +107,16 @@ export const scheduleEnvironment = {
   STACKVM_SCHEDULE_DLQ_ARN: scheduleDeadLetterQueue.arn,
 };
 
-/** How often stalled branches are looked for. */
-export const sweepSchedule = "rate(5 minutes)";
+/**
+ * A running branch that has not moved for two step timeouts has no step in
+ * flight (a step ends within one, then enqueues the next): the sweep re-enqueues
+ * it, which costs one read if the step was not lost after all. From the worker's
+ * timeout, not a fixed 20 minutes, so that a lost step is found in minutes.
+ */
+export const stalledAfterSeconds = 2 * workerTimeoutSeconds;
+
+/** How often stalled branches are looked for: every step timeout. */
+export const sweepSchedule: `rate(${string})` = `rate(${Math.ceil(workerTimeoutSeconds / 60)} minutes)`;
 
 /** Re-enqueues branches that are `running` but have not moved for longer than the step timeout. */
 export const sweep = new sst.aws.CronV2("Sweep", {
@@ -123,6 +131,7 @@ export const sweep = new sst.aws.CronV2("Sweep", {
       STACKVM_TABLE: table.name,
       STACKVM_QUEUE_URL: queue.url,
       STACKVM_BUCKET: bucket.name,
+      STACKVM_STALLED_AFTER_SECONDS: String(stalledAfterSeconds),
     },
   },
 });

@@ -56,7 +56,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
   worker: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_SANDBOX_FUNCTION"],
   sandbox: [],
   scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
-  sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
+  sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET", "STACKVM_STALLED_AFTER_SECONDS"],
   dlq: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
 };
 
@@ -406,6 +406,20 @@ export const checks: Record<string, Check> = {
     if (!every || Number(every[1]) > 15) {
       problems.push(
         `the sweep must run every few minutes, runs on ${schedule.inputs.scheduleExpression}`,
+      );
+    }
+    // Both from the step timeout: a branch is stalled after more than one step
+    // timeout without a move, and is found within about two more.
+    const stepTimeout = Number(byRole(graph).worker?.lambda.inputs.timeout);
+    const stalledAfter = Number(sweep.environment.STACKVM_STALLED_AFTER_SECONDS);
+    if (!(stalledAfter > stepTimeout && stalledAfter <= 3 * stepTimeout)) {
+      problems.push(
+        `the sweep's stall threshold (${stalledAfter} s) must be from one to three step timeouts (${stepTimeout} s)`,
+      );
+    }
+    if (every && Number(every[1]) * 60 > 2 * stepTimeout) {
+      problems.push(
+        `the sweep must run at least every two step timeouts (${stepTimeout} s), runs on ${schedule.inputs.scheduleExpression}`,
       );
     }
     if (schedule.inputs.state !== "ENABLED") problems.push("the sweep's schedule is disabled");

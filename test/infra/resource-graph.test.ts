@@ -216,6 +216,13 @@ describe("checkGraph on a mutated graph", () => {
       },
     ],
     [
+      "a sweep that waits a fixed 20 minutes for a stalled branch",
+      "sweep",
+      (g) => {
+        fnOf(g, handlers.sweep).environment.STACKVM_STALLED_AFTER_SECONDS = "1200";
+      },
+    ],
+    [
       "a queue without a DLQ",
       "queue",
       (g) => {

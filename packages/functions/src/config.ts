@@ -35,8 +35,9 @@ const Env = z.object({
   STACKVM_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(5),
   STACKVM_WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   STACKVM_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  // A running branch that has not moved for this long is re-enqueued by the sweep.
-  STACKVM_STALLED_AFTER_SECONDS: z.coerce.number().int().min(1).default(1200),
+  // A running branch that has not moved for this long is re-enqueued by the sweep:
+  // two worker timeouts of 180 s (infra/schedules.ts sets it from the timeout).
+  STACKVM_STALLED_AFTER_SECONDS: z.coerce.number().int().min(1).default(360),
   // EventBridge Scheduler (infra/schedules.ts); without them schedules cannot be created.
   STACKVM_SCHEDULE_GROUP: z.string().min(1).optional(),
   STACKVM_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
