@@ -287,6 +287,19 @@ describe("the bubblewrap boundary, with full Node inside it", () => {
     expect(result.root).not.toContain("proc");
   });
 
+  it("sees nothing of /usr/local (the machine's own installs and settings)", async () => {
+    // Vacuous where the host's /usr/local is empty; here it holds tools and an npmrc.
+    const result = json(
+      await contained(`
+        const fs = require("node:fs");
+        let wrote = "no";
+        try { fs.writeFileSync("/usr/local/x", "x"); wrote = "yes"; } catch (e) { wrote = e.code; }
+        console.log(JSON.stringify({ local: fs.readdirSync("/usr/local"), wrote }));`),
+    );
+    expect(result.local).toEqual([]);
+    expect(result.wrote).not.toBe("yes");
+  });
+
   it("cannot become another user or gain a privilege", async () => {
     const result = json(
       await contained(

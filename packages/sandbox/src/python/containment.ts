@@ -13,7 +13,7 @@
  *   stack's id outside, with no capability and nothing of the stack's in view);
  * - a read-only view of only the system libraries, the Node binary, the child
  *   script and the Pyodide files, at neutral paths (`/sandbox/...`), an empty
- *   private `/tmp`, no `/etc`, no `/proc`, no environment;
+ *   private `/tmp`, no `/etc`, no `/proc`, nothing of `/usr/local`, no environment;
  * - a new session (no terminal to inject into), no capabilities, and death with
  *   its parent: when bwrap dies, the namespace's first process dies, and the
  *   kernel kills every process left in the namespace with it.
@@ -70,6 +70,9 @@ export const DEFAULT_RLIMITS: ChildRlimits = {
 /** The size of the child's private /tmp (bubblewrap's default is half the host's RAM). */
 export const TMP_BYTES = 16 * 1024 * 1024;
 
+/** Hidden under an empty folder: what the machine's owner installed and configured. */
+const LOCAL_DIR = "/usr/local";
+
 /** The system folders with the shared libraries Node needs; symlinks are kept as symlinks. */
 const SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/bin", "/sbin"];
 
@@ -81,6 +84,12 @@ export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[
     const stat = lstatSync(dir);
     if (stat.isSymbolicLink()) view.push("--symlink", readlinkSync(dir), dir);
     else if (stat.isDirectory()) view.push("--ro-bind", dir, dir);
+  }
+  // The machine's own installs and settings (`/usr/local/etc` holds npm's global
+  // config, with registry tokens as often as not): an empty read-only folder.
+  // Node needs only the system's libraries, and is bound on its own.
+  if (existsSync(LOCAL_DIR) && lstatSync(LOCAL_DIR).isDirectory()) {
+    view.push("--tmpfs", LOCAL_DIR, "--remount-ro", LOCAL_DIR);
   }
   return [
     "--unshare-user",
