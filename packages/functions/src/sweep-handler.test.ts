@@ -11,7 +11,7 @@ import {
   silentLog,
 } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
-import { createSweepHandler } from "./sweep-handler";
+import { createSweepHandler, recoverAtStart } from "./sweep-handler";
 import { createSystem } from "./system";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
@@ -67,11 +67,12 @@ function memoryWiring(faults: Fault[] = []) {
     },
   );
   const sweep = createSweepHandler(system.sweep(15 * 60_000));
+  const recover = () => recoverAtStart(system.sweep(15 * 60_000));
   const drain = () =>
     queue.drain(async (m) => {
       await runStep(system.step, StepMessage.parse(JSON.parse(m.body)));
     });
-  return { clock, queue, system, sweep, drain };
+  return { clock, queue, system, sweep, recover, drain };
 }
 
 const plan = [{ seq_no: 0, type: "assign", parameters: { final_answer: "done" } }];
@@ -220,5 +221,61 @@ describe("a task start", () => {
     expect((await wiring.sweep()).slots_freed).toBe(1);
     expect((await wiring.system.tasks.get("acme", task.task_id)).status).toBe("failed");
     expect(await slotIsFree(wiring)).toBe(true);
+  });
+});
+
+describe("a restart of the local stack", () => {
+  const twoSteps = [
+    { seq_no: 0, type: "assign", parameters: { x: 1 } },
+    { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
+  ];
+
+  it("re-enqueues at once a running branch whose step was lost, without waiting for the stall threshold", async () => {
+    const { queue, system, recover, drain } = memoryWiring();
+    const { task } = await system.tasks.create("acme", CreateTaskInput.parse({ plan: twoSteps }));
+    const [first] = await queue.receive(1);
+    await runStep(system.step, StepMessage.parse(JSON.parse(first!.body)));
+    await queue.delete(first!.receiptHandle);
+    // Killed between the commit and the enqueue of the next step: nothing is queued.
+    for (const next of await queue.receive(10)) await queue.delete(next.receiptHandle);
+    expect(await recover()).toMatchObject({ reenqueued: 1 });
+    await drain();
+    expect(await system.tasks.get("acme", task.task_id)).toMatchObject({
+      status: "completed",
+      final_answer: 1,
+    });
+  });
+
+  it("re-enqueues a fork whose first enqueue failed", async () => {
+    const wiring = memoryWiring();
+    const { task } = await wiring.system.tasks.create(
+      "acme",
+      CreateTaskInput.parse({ plan: twoSteps }),
+    );
+    await wiring.drain();
+    const commits = await wiring.system.branches.commits("acme", task.task_id, "main", 10, null);
+    const send = wiring.queue.send.bind(wiring.queue);
+    wiring.queue.send = () => Promise.reject(new Error("the queue is unavailable"));
+    await expect(
+      wiring.system.branches.fork("acme", task.task_id, {
+        from_commit: commits.commits.at(-1)!.commit_id,
+        name: "again",
+      }),
+    ).rejects.toThrow(/unavailable/);
+    wiring.queue.send = send;
+    expect(await wiring.recover()).toMatchObject({ reenqueued: 1 });
+    await wiring.drain();
+    const fork = await wiring.system.branches.get("acme", task.task_id, "again");
+    expect(fork).toMatchObject({ status: "completed" });
+  });
+
+  it("repairs a start cut short a moment ago, which the periodic sweep leaves for 30 s", async () => {
+    const wiring = memoryWiring([{ when: (w) => w === "put B#main", kind: "crash" }]);
+    void wiring.system.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await wiring.sweep()).starts_repaired).toBe(0);
+    expect(await wiring.recover()).toMatchObject({ starts_repaired: 1 });
+    const [task] = (await wiring.system.tasks.list("acme", { limit: 10 })).tasks;
+    expect(task).toMatchObject({ status: "failed", error: expect.stringMatching(/not started/) });
   });
 });

@@ -62,9 +62,12 @@ export async function recoverAtStart(deps: SweepHandlerDeps): Promise<{
   slots_freed: number;
   starts_repaired: number;
 }> {
-  const startsRepaired = await repairStarts(deps, 0);
-  const reenqueued = await sweepStalled(deps, 0);
-  const slotsFreed = await deps.slots.reap(0);
+  // A threshold a minute ahead takes everything, even what was written in this
+  // very millisecond or by a clock a little ahead.
+  const everything = -60_000;
+  const startsRepaired = await repairStarts(deps, everything);
+  const reenqueued = await sweepStalled(deps, everything);
+  const slotsFreed = await deps.slots.reap(everything);
   return { reenqueued, slots_freed: slotsFreed, starts_repaired: startsRepaired };
 }
 
