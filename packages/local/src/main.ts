@@ -67,8 +67,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info("stopping", { reason });
-    // Past this, steps still running come back to the queue within seconds.
-    const force = setTimeout(() => process.exit(1), 20_000);
+    // Requests get up to 29 s to finish; past this, steps still running come back to the queue within seconds.
+    const force = setTimeout(() => process.exit(1), 45_000);
     force.unref();
     await stack.stop();
     await lock?.release();

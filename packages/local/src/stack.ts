@@ -14,10 +14,12 @@ import {
   LanceKnowledgeIndex,
   lanceEmulatorStorage,
   S3Blobs,
+  SdkMcpClient,
   SqsQueue,
 } from "@stackvm/aws";
 import type { Clock, DueRun, TerminalHook } from "@stackvm/core";
 import {
+  AesSecretBox,
   isErrorKind,
   type LlmPort,
   type Log,
@@ -40,6 +42,7 @@ import {
   systemOptions,
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
+import { localSecretKey } from "./secret-key";
 import { startEmulators } from "./emulators";
 import { LocalScheduler } from "./local-scheduler";
 import { startPoller } from "./poller";
@@ -65,7 +68,7 @@ export interface LocalStackOptions {
   /** How often the sweep of stalled branches runs, and after how long a branch counts as stalled. */
   sweepIntervalMs?: number;
   stalledAfterMs?: number;
-  /** How long `stop()` lets HTTP requests in flight finish before it cuts them (default 5 s). */
+  /** How long `stop()` lets HTTP requests in flight finish before it cuts them (default 29 s, the longest API Gateway lets a request live). */
   drainMs?: number;
   /** Overrides for tests. */
   llm?: LlmPort;
@@ -175,6 +178,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ),
       }),
       embeddings: embeddingsPort(config.openai),
+      mcp: new SdkMcpClient(),
+      secrets: new AesSecretBox(localSecretKey(options.dataDir)),
     },
     {
       ...systemOptions(config, log, true),
@@ -255,7 +260,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stopped = true;
       clearInterval(sweep);
       scheduler.stop();
-      await drain(server, options.drainMs ?? 5_000);
+      await drain(server, options.drainMs ?? 29_000);
       await Promise.all([worker.stop(), dlq.stop()]);
       await ownSandbox?.close();
       clients.destroy();
