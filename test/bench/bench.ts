@@ -1,93 +1,128 @@
 /**
- * `npm run bench`: the step path on the local stack, measured. Not a test: it
- * prints numbers and writes them to `.stackvm/bench.json` (read by
- * `scripts/cost.ts`). Counts of DynamoDB reads and writes and the bytes written
- * come from middleware on the SDK clients, over a window in the middle of a run
- * (so task creation, the first and the last step are not in them); the bench
- * watches progress with a separate, unmetered client.
+ * `npm run bench`: the cost of a step, measured side by side in one run. Not a
+ * test: it prints numbers and writes them to `.stackvm/bench.json` (read by
+ * `scripts/cost.ts`).
+ *
+ * 1. LangGraph.js with its SQLite saver on disk (test/bench/langgraph, installed
+ *    on the first run), and our step path with the in-memory adapters (the same
+ *    core, API app and worker handler, no emulator): ms per step of a 100-step
+ *    run, steps per second with 20 at once, and the ratios.
+ * 2. The local stack (emulators in process, the same handlers and AWS SDK
+ *    clients as on AWS): overhead per step, steps per second with 20 tasks at
+ *    once, DynamoDB reads, writes and bytes per step, SQS requests per step.
+ * 3. The API's reads of history: a fork at step 50 of a 100-step task, the
+ *    state at a commit, a diff.
+ * 4. Flat as it grows: steps 1-100 against 900-1,000 of one long task, and a
+ *    table with 10 against 10,000 finished tasks.
+ *
+ * Steps are timed through the step function's `onCommit` hook (when each
+ * commit became a head), not by polling, which would take CPU from the steps.
+ * Counts of AWS calls come from middleware on the SDK clients over a window in
+ * the middle of a run.
  */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { createAwsClients, type Meterable, type MeterSnapshot, meter } from "@stackvm/aws";
-import { branchKey } from "@stackvm/core";
-import { startTestStack } from "../support/stack";
+import { type Meterable, type MeterSnapshot, meter } from "@stackvm/aws";
+import { startTestStack, type TestStack } from "../support/stack";
+import { fillFinishedTasks } from "./fill-table";
+import { startMemoryStack } from "./memory-stack";
+import { CommitWatcher, chainPlan, type Hookable, JUMP_AGAIN, loopPlan, median } from "./workload";
 
 const READS = ["GetItem", "BatchGetItem", "Query"];
 const WRITES = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
 const sum = (s: MeterSnapshot, names: string[], field: "calls" | "requestBytes") =>
   names.reduce((n, name) => n + (s[field][name] ?? 0), 0);
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+const print = (label: string, value: unknown) =>
+  process.stdout.write(`${label.padEnd(58)} ${value}\n`);
+const heading = (text: string) => process.stdout.write(`\n${text}\n`);
+
+/** The commits of a task of `steps` plan steps: the plan commit, the steps, the answer. */
+const commitsOf = (steps: number) => steps + 2;
+
+interface LangGraphResult {
+  versions: Record<string, string>;
+  timing: { ms_per_step: number };
+  concurrency: { steps_per_second: number };
 }
 
-/** A plan of `steps` assigns, each setting one variable `s{i}`, then the answer. */
-function chainPlan(steps: number, llmEvery = 0): unknown[] {
-  const plan: unknown[] = [];
-  for (let i = 0; i < steps; i++) {
-    plan.push(
-      llmEvery > 0 && i % llmEvery === 0
-        ? {
-            seq_no: i,
-            type: "calling",
-            parameters: {
-              tool_name: "llm_generate",
-              tool_params: { prompt: `Say ${i}` },
-              output_vars: [`s${i}`],
-            },
-          }
-        : { seq_no: i, type: "assign", parameters: { [`s${i}`]: `${i} + 1` } },
-    );
+/** Runs the LangGraph baseline in a child process with this Node, installing it first if needed. */
+function langGraph(): LangGraphResult {
+  const dir = resolve(import.meta.dirname, "langgraph");
+  if (!existsSync(resolve(dir, "node_modules/@langchain/langgraph"))) {
+    process.stdout.write("installing the LangGraph baseline (test/bench/langgraph) ...\n");
+    // --ignore-scripts: better-sqlite3 cannot be built for this Node here (see langgraph-bench.mjs).
+    execFileSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
   }
-  plan.push({ seq_no: steps, type: "assign", parameters: { final_answer: "done" } });
-  return plan;
+  const out = execFileSync(process.execPath, [resolve(dir, "langgraph-bench.mjs")], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "inherit"],
+  }).toString();
+  return JSON.parse(out.trim().split("\n").at(-1)!) as LangGraphResult;
 }
 
-async function main() {
-  const t = await startTestStack({ concurrency: 8 });
-  t.llm.on("text", () => "ok");
-  const probe = createAwsClients({
-    region: "us-east-1",
-    endpoints: t.stack.endpoints,
-    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
-  });
+/** Our in-memory step path: ms per step of a 100-step task, steps per second of 20 at once. */
+async function memoryPath() {
+  const m = await startMemoryStack(8);
+  const watcher = new CommitWatcher(m.system.step as unknown as Hookable);
+  const run = async (n: number) => {
+    const started = performance.now();
+    const ids = await Promise.all(
+      Array.from({ length: n }, () =>
+        m.start({ plan: chainPlan(100), budget: { max_steps: 500 } }),
+      ),
+    );
+    await Promise.all(ids.map((id) => watcher.ended(id)));
+    return performance.now() - started;
+  };
+  const perStep: number[] = [];
+  for (let r = 0; r < 17; r++) {
+    const ms = await run(1);
+    if (r >= 10) perStep.push(ms / commitsOf(100));
+  }
+  const rates: number[] = [];
+  for (let r = 0; r < 6; r++) {
+    const ms = await run(20);
+    if (r >= 1) rates.push((20 * commitsOf(100)) / (ms / 1000));
+  }
+  await m.stop();
+  return { ms_per_step: median(perStep), steps_per_second: median(rates) };
+}
+
+async function localStack(t: TestStack) {
+  const watcher = new CommitWatcher(t.stack.system.step as unknown as Hookable);
   // The SDK's middleware types are wider than the meter needs.
   const dynamo = meter(t.stack.clients.dynamodb as unknown as Meterable);
   const sqs = meter(t.stack.clients.sqs as unknown as Meterable);
   const s3 = meter(t.stack.clients.s3 as unknown as Meterable);
-  const depthOf = async (taskId: string) => {
-    const out = await probe.doc.send(
-      new GetCommand({ TableName: "stackvm", Key: branchKey("local", taskId, "main") }),
-    );
-    return (out.Item?.depth as number | undefined) ?? -1;
-  };
-
-  /** Runs one task and meters steps [from, to) of it. */
-  async function window(body: Record<string, unknown>, from: number, to: number) {
+  const start = async (body: Record<string, unknown>) => {
     const created = await t.api("POST", "/v1/tasks", body);
     if (created.status !== 202) throw new Error(JSON.stringify(created.body));
-    const taskId = created.body.task_id as string;
-    let d0 = -1;
-    for (;;) {
-      const d = await depthOf(taskId);
-      if (d0 < 0 && d >= from) {
-        for (const m of [dynamo, sqs, s3]) m.reset();
-        d0 = d;
-      }
-      if (d0 >= 0 && d >= to) {
-        const snaps = { dynamo: dynamo.snapshot(), sqs: sqs.snapshot(), s3: s3.snapshot() };
-        const steps = d - d0;
-        await t.waitForTask(taskId, { timeoutMs: 300_000 });
-        return { taskId, steps, ...snaps };
-      }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+    return created.body.task_id as string;
+  };
 
-  const perStep = (w: Awaited<ReturnType<typeof window>>) => ({
+  /** Runs one task to its end, metering commits (from, to]. */
+  async function metered(body: Record<string, unknown>, from: number, to: number) {
+    const taskId = await start(body);
+    let snaps: { dynamo: MeterSnapshot; sqs: MeterSnapshot; s3: MeterSnapshot } | undefined;
+    watcher.atDepth(taskId, from, () => {
+      for (const m of [dynamo, sqs, s3]) m.reset();
+    });
+    watcher.atDepth(taskId, to, () => {
+      snaps = { dynamo: dynamo.snapshot(), sqs: sqs.snapshot(), s3: s3.snapshot() };
+    });
+    await watcher.ended(taskId);
+    if (!snaps) throw new Error(`task ${taskId} ended before depth ${to}`);
+    return { taskId, steps: to - from, ...snaps };
+  }
+  const perStep = (w: Awaited<ReturnType<typeof metered>>) => ({
     reads: sum(w.dynamo, READS, "calls") / w.steps,
     writes: sum(w.dynamo, WRITES, "calls") / w.steps,
     bytes: sum(w.dynamo, WRITES, "requestBytes") / w.steps,
@@ -97,54 +132,103 @@ async function main() {
     receives: (w.sqs.calls.ReceiveMessage ?? 0) / w.steps,
     s3: w.s3.totalCalls / w.steps,
   });
+  const overhead = async (steps: number) => {
+    const taskId = await start({ plan: chainPlan(steps), budget: { max_steps: 2_000 } });
+    await watcher.ended(taskId);
+    return median(watcher.gaps(taskId, 1, steps));
+  };
+
+  // Warm-up, and the table's first 10 finished tasks.
+  await Promise.all(
+    Array.from({ length: 10 }, async () => watcher.ended(await start({ plan: chainPlan(20) }))),
+  );
 
   // 1. Overhead per step of a 100-step plan: gaps between consecutive commits.
-  const run = await window({ plan: chainPlan(100), budget: { max_steps: 500 } }, 10, 90);
+  const run = await metered({ plan: chainPlan(100), budget: { max_steps: 500 } }, 10, 90);
   const common = perStep(run);
-  const commits = await t.api("GET", `/v1/tasks/${run.taskId}/branches/main/commits?limit=100`);
-  const times = (commits.body.commits as Array<{ created_at: string }>)
-    .map((c) => Date.parse(c.created_at))
-    .reverse();
-  const gaps = times.slice(1).map((at, i) => at - times[i]!);
+  const gaps = watcher.gaps(run.taskId, 1, 100);
+  const tenTasks = median(gaps);
 
   // 2. Bytes per step with 10 and with 1,000 variables already set.
   const inputs = (n: number) =>
     Object.fromEntries(Array.from({ length: n }, (_, i) => [`v${i}`, `value number ${i}`]));
   const few = perStep(
-    await window({ plan: chainPlan(60), inputs: inputs(10), budget: { max_steps: 500 } }, 10, 50),
+    await metered({ plan: chainPlan(60), inputs: inputs(10), budget: { max_steps: 500 } }, 10, 50),
   );
   const many = perStep(
-    await window({ plan: chainPlan(60), inputs: inputs(1000), budget: { max_steps: 500 } }, 10, 50),
+    await metered(
+      { plan: chainPlan(60), inputs: inputs(1000), budget: { max_steps: 500 } },
+      10,
+      50,
+    ),
   );
 
   // 3. Steps per second with 20 tasks at once.
-  const started = Date.now();
-  const created = await Promise.all(
-    Array.from({ length: 20 }, () => t.api("POST", "/v1/tasks", { plan: chainPlan(50) })),
+  const started = performance.now();
+  const ids = await Promise.all(
+    Array.from({ length: 20 }, () => start({ plan: chainPlan(50), budget: { max_steps: 500 } })),
   );
-  await Promise.all(created.map((c) => t.waitForTask(c.body.task_id, { timeoutMs: 300_000 })));
-  const throughput = (20 * 52) / ((Date.now() - started) / 1000);
+  await Promise.all(ids.map((id) => watcher.ended(id)));
+  const throughput = (20 * commitsOf(50)) / ((performance.now() - started) / 1000);
 
   // 4. The VM's own overhead with LLM steps (the scripted LLM answers at once).
-  const llmRun = await window({ plan: chainPlan(60, 2), budget: { max_steps: 500 } }, 10, 50);
-  const llmCommits = await t.api(
-    "GET",
-    `/v1/tasks/${llmRun.taskId}/branches/main/commits?limit=100`,
-  );
-  const llmTimes = (llmCommits.body.commits as Array<{ created_at: string }>)
-    .map((c) => Date.parse(c.created_at))
-    .reverse();
-  const llmGaps = llmTimes.slice(1).map((at, i) => at - llmTimes[i]!);
+  const llmRun = await metered({ plan: chainPlan(60, 2), budget: { max_steps: 500 } }, 10, 50);
+  const llmGaps = watcher.gaps(llmRun.taskId, 1, 60);
   const llm = perStep(llmRun);
 
-  const result = {
-    measured_at: new Date().toISOString(),
+  // 5. The API's reads of history, on the 100-step task of 1.
+  const newest = await t.api("GET", `/v1/tasks/${run.taskId}/branches/main/commits?limit=1`);
+  const head = (newest.body.commits as Array<{ commit_id: string }>)[0]!.commit_id;
+  // A commit's id is its branch's internal id and its depth (`commitId`).
+  const at50 = head.replace(/-\d+$/, "-50");
+  const timed = async (n: number, call: (i: number) => Promise<{ status: number }>) => {
+    const ms: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const answer = await call(i);
+      ms.push(performance.now() - t0);
+      if (answer.status >= 300) throw new Error(`history read answered ${answer.status}`);
+    }
+    return median(ms);
+  };
+  const stateMs = await timed(11, () =>
+    t.api("GET", `/v1/tasks/${run.taskId}/commits/${at50}/state`),
+  );
+  const diffMs = await timed(11, () =>
+    t.api("GET", `/v1/tasks/${run.taskId}/commits/${head}/diff?against=${at50}`),
+  );
+  // Each fork's 50 steps run to the end before the next fork (out of its timing),
+  // so that every fork meets an idle stack.
+  const forks: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const answer = await t.api("POST", `/v1/tasks/${run.taskId}/branches`, {
+      from_commit: at50,
+      name: `fork-${i}`,
+    });
+    forks.push(performance.now() - t0);
+    if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
+    await watcher.ended(run.taskId, `fork-${i}`);
+  }
+  const forkMs = median(forks);
+
+  // 6. Flat as it grows: one long task (its plan loops, so its state grows to 450 variables).
+  const longTask = await start({ plan: loopPlan(450), budget: { max_steps: 1_001 } });
+  await watcher.ended(longTask);
+  const early = median(watcher.gaps(longTask, 1, 100));
+  const late = median(watcher.gaps(longTask, 900, 1_000));
+
+  // 7. ... and a table with 10,000 finished tasks in it.
+  const filled = await fillFinishedTasks(t, ids[0]!, 10_000);
+  const manyTasks = await overhead(100);
+
+  return {
     step_overhead_ms: {
-      median: median(gaps),
-      p95: [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length * 0.95)],
+      median: round(tenTasks),
+      p95: round([...gaps].sort((a, b) => a - b)[Math.floor(gaps.length * 0.95)]!),
     },
-    llm_step_overhead_ms: { median: median(llmGaps) },
-    steps_per_second_20_tasks: Math.round(throughput * 10) / 10,
+    llm_step_overhead_ms: { median: round(median(llmGaps)) },
+    steps_per_second_20_tasks: round(throughput, 1),
     dynamodb: {
       reads_per_step: common.reads,
       writes_per_step: common.writes,
@@ -154,34 +238,120 @@ async function main() {
       reads_per_llm_step: llm.reads,
       writes_per_llm_step: llm.writes,
     },
-    sqs: { requests_per_step: common.sqs + 1, local_receives_per_step: common.receives },
+    sqs: { requests_per_step: round(common.sqs + 1), local_receives_per_step: common.receives },
     s3: { puts_per_step: common.s3, gets_per_step: 0 },
-    lambda: { worker_ms_per_step: median(gaps), memory_mb: 1024 },
+    history_ms: { fork_at_50: round(forkMs), state_at_commit: round(stateMs), diff: round(diffMs) },
+    growth: {
+      long_task_steps_1_100_ms: round(early),
+      long_task_steps_900_1000_ms: round(late),
+      long_task_ratio: round(late / early),
+      table_10_tasks_ms: round(tenTasks),
+      table_10000_tasks_ms: round(manyTasks),
+      table_items_added: filled,
+      table_ratio: round(manyTasks / tenTasks),
+    },
   };
-  const print = (label: string, value: unknown) =>
-    process.stdout.write(`${label.padEnd(48)} ${value}\n`);
-  print("median overhead per step, 100-step plan (ms)", result.step_overhead_ms.median);
-  print("p95 overhead per step (ms)", result.step_overhead_ms.p95);
-  print("median per step, half of them llm_generate (ms)", result.llm_step_overhead_ms.median);
-  print("steps per second, 20 tasks at once", result.steps_per_second_20_tasks);
-  print("DynamoDB reads per step", common.reads.toFixed(2));
-  print("DynamoDB writes per step", common.writes.toFixed(2));
+}
+
+async function main() {
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  process.stdout.write(`machine: ${machine}\n`);
+
+  const lg = langGraph();
+  const memory = await memoryPath();
+  const t = await startTestStack({ concurrency: 8 });
+  t.llm.on("text", () => "ok");
+  t.llm.on("jmp_condition", () => JUMP_AGAIN);
+  let local: Awaited<ReturnType<typeof localStack>>;
+  try {
+    local = await localStack(t);
+  } finally {
+    await t.stop();
+  }
+
+  heading(
+    `Side by side: LangGraph.js ${lg.versions["@langchain/langgraph"]} + SqliteSaver on disk vs our step path in memory`,
+  );
+  print("LangGraph ms per step (100-step run)", round(lg.timing.ms_per_step));
+  print("ours in memory, ms per step (100-step task)", round(memory.ms_per_step));
+  print(
+    "  ratio ours / LangGraph (≤ 1 is the goal)",
+    round(memory.ms_per_step / lg.timing.ms_per_step),
+  );
+  print(
+    "LangGraph steps per second, 20 threads at once",
+    round(lg.concurrency.steps_per_second, 0),
+  );
+  print("ours in memory, steps per second, 20 tasks at once", round(memory.steps_per_second, 0));
+  print(
+    "  ratio ours / LangGraph (≥ 1 is the goal)",
+    round(memory.steps_per_second / lg.concurrency.steps_per_second),
+  );
+
+  heading("The local stack (emulators in process, the same handlers and AWS SDK clients)");
+  print("median overhead per step, 100-step plan (ms)", local.step_overhead_ms.median);
+  print("p95 overhead per step (ms)", local.step_overhead_ms.p95);
+  print("median per step, half of them llm_generate (ms)", local.llm_step_overhead_ms.median);
+  print("steps per second, 20 tasks at once", local.steps_per_second_20_tasks);
+  print(
+    "  ratio local stack / ours in memory",
+    round(local.steps_per_second_20_tasks / memory.steps_per_second),
+  );
+  print("DynamoDB reads per step", local.dynamodb.reads_per_step.toFixed(2));
+  print("DynamoDB writes per step", local.dynamodb.writes_per_step.toFixed(2));
   print(
     "DynamoDB reads/writes per step with LLM steps",
-    `${llm.reads.toFixed(2)} / ${llm.writes.toFixed(2)}`,
+    `${local.dynamodb.reads_per_llm_step.toFixed(2)} / ${local.dynamodb.writes_per_llm_step.toFixed(2)}`,
   );
-  print("DynamoDB bytes written per step", Math.round(common.bytes));
-  print("  with 10 variables already set", Math.round(few.bytes));
-  print("  with 1,000 variables already set", Math.round(many.bytes));
-  print("  ratio 1,000 / 10", (many.bytes / few.bytes).toFixed(2));
-  print("SQS sends and deletes per step", common.sqs.toFixed(2));
-  print("SQS receives per step (local poller, idle polls included)", common.receives.toFixed(2));
+  print("DynamoDB bytes written per step", local.dynamodb.bytes_written_per_step);
+  print("  with 10 variables already set", local.dynamodb.bytes_written_per_step_10_vars);
+  print("  with 1,000 variables already set", local.dynamodb.bytes_written_per_step_1000_vars);
+  print(
+    "  ratio 1,000 / 10",
+    (
+      local.dynamodb.bytes_written_per_step_1000_vars /
+      local.dynamodb.bytes_written_per_step_10_vars
+    ).toFixed(2),
+  );
+  print("SQS sends and deletes per step", (local.sqs.requests_per_step - 1).toFixed(2));
+  print("SQS receives per step (local poller)", local.sqs.local_receives_per_step.toFixed(2));
+
+  heading("History reads through the API (median ms; ≤ 50 is the goal)");
+  print("fork at step 50 of a 100-step task", local.history_ms.fork_at_50);
+  print("state at a commit (step 50)", local.history_ms.state_at_commit);
+  print("diff, head against step 50", local.history_ms.diff);
+
+  heading("Flat as it grows (median overhead per step, ms; ratios ≤ 1.2 is the goal)");
+  print("one long task, steps 1-100", local.growth.long_task_steps_1_100_ms);
+  print("one long task, steps 900-1,000", local.growth.long_task_steps_900_1000_ms);
+  print("  ratio", local.growth.long_task_ratio);
+  print("100-step task, table with 10 finished tasks", local.growth.table_10_tasks_ms);
+  print("100-step task, table with 10,000 finished tasks", local.growth.table_10000_tasks_ms);
+  print("  ratio", local.growth.table_ratio);
+
+  const result = {
+    measured_at: new Date().toISOString(),
+    machine,
+    langgraph: {
+      versions: lg.versions,
+      ms_per_step: round(lg.timing.ms_per_step, 3),
+      steps_per_second_20_threads: round(lg.concurrency.steps_per_second, 1),
+    },
+    memory_path: {
+      ms_per_step: round(memory.ms_per_step, 3),
+      steps_per_second_20_tasks: round(memory.steps_per_second, 1),
+      ratio_ms_per_step_to_langgraph: round(memory.ms_per_step / lg.timing.ms_per_step),
+      ratio_steps_per_second_to_langgraph: round(
+        memory.steps_per_second / lg.concurrency.steps_per_second,
+      ),
+    },
+    ...local,
+    lambda: { worker_ms_per_step: local.step_overhead_ms.median, memory_mb: 1024 },
+  };
   const out = resolve(import.meta.dirname, "../../.stackvm/bench.json");
   await mkdir(resolve(out, ".."), { recursive: true });
   await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`\nwritten to ${out}\n`);
-  probe.destroy();
-  await t.stop();
 }
 
 await main();
