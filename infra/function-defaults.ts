@@ -19,6 +19,7 @@
  *   console's assets; see packages/aws/src/on-first-use.ts). Measured by
  *   `npm run bundle`: the api's cold import about 40% shorter.
  */
+import { knowledgeInstalls } from "./knowledge-installs";
 
 /** The trust policy of every function's role outside `sst dev`: Lambda and nothing else. */
 export const lambdaOnlyTrust = JSON.stringify({
@@ -44,7 +45,15 @@ $transform(sst.aws.Function, (args) => {
       return undefined;
     },
   };
-  args.nodejs = $output(args.nodejs ?? {}).apply((nodejs) => ({ splitting: true, ...nodejs }));
+  // Knowledge's native and heavy packages stay out of every bundle; the worker installs them.
+  args.nodejs = $output(args.nodejs ?? {}).apply((nodejs) => ({
+    splitting: true,
+    ...nodejs,
+    esbuild: {
+      ...nodejs.esbuild,
+      external: [...(nodejs.esbuild?.external ?? []), ...knowledgeInstalls],
+    },
+  }));
   args.architecture ??= "arm64";
   args.runtime ??= "nodejs24.x";
 });

@@ -6,6 +6,7 @@
  * Both return partial batch responses (`processPartialResponse`), so one bad
  * message does not send its neighbours back to the queue.
  */
+import { knowledgeInstalls } from "./knowledge-installs";
 import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
@@ -17,6 +18,8 @@ export const workerSubscription = queue.subscribe(
     handler: "packages/functions/src/worker.handler",
     timeout: `${workerTimeoutSeconds} seconds`,
     memory: "1024 MB",
+    // LanceDB (the knowledge index, on the bucket under knowledge-index/) and unpdf, installed beside the bundle.
+    nodejs: { install: knowledgeInstalls },
     link: [table, bucket, queue, sandbox, ...Object.values(llmSecrets)],
     environment: withoutEmpty({
       STACKVM_TABLE: table.name,

@@ -15,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BuildOptions, build, type Metafile } from "esbuild";
+import { knowledgeInstalls } from "../infra/knowledge-installs";
 import { esmBanner, sandboxInstalls } from "../infra/sandbox-scripts";
 
 export interface FunctionEntry {
@@ -106,7 +107,8 @@ export async function bundle(
     target: "node24",
     mainFields: ["module", "main"],
     banner: { js: esmBanner },
-    external: ["sharp", "pg-native", ...external],
+    // Knowledge's packages are external in every function (infra/function-defaults.ts).
+    external: ["sharp", "pg-native", ...knowledgeInstalls, ...external],
     outdir: dir,
     entryNames: "index",
     chunkNames: "chunks/[name]-[hash]",

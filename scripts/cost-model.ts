@@ -141,3 +141,69 @@ export function parseCounts(json: unknown): { counts: Required<StepCounts>; defa
   }
   return { counts: counts as unknown as Required<StepCounts>, defaulted };
 }
+
+/**
+ * Knowledge on AWS: storage of the index and the originals on S3, and searches.
+ * LanceDB keeps each chunk as its vector (float32), its text and its graph JSON
+ * in Lance files under the bucket, plus an IVF-PQ index about 1/16 of the
+ * vectors; a search is one worker invocation's share (the step that searches)
+ * plus S3 GETs: the table's latest manifest, the index's centroids and the
+ * probed partitions, and the refined rows (ranges coalesced by LanceDB).
+ */
+export interface KnowledgeCounts {
+  chunks: number;
+  /** Vector size: 1536 for text-embedding-3-small. */
+  dimensions: number;
+  /** Characters of text and graph JSON kept per chunk (the chunker cuts at 1,200). */
+  bytes_per_chunk: number;
+  /** The uploaded originals, per chunk they give. */
+  original_bytes_per_chunk: number;
+  queries: number;
+  /** S3 GETs one search makes (manifest, centroids, 20 probed partitions, refined rows). */
+  gets_per_query: number;
+  /** Worker time of one search beyond an ordinary step (p50 on the S3 emulator: npm run bench:knowledge). */
+  query_ms: number;
+  memory_mb: number;
+}
+
+export const defaultKnowledgeCounts: KnowledgeCounts = {
+  chunks: 100_000,
+  dimensions: 1536,
+  bytes_per_chunk: 2_000,
+  original_bytes_per_chunk: 1_500,
+  queries: 1_000_000,
+  gets_per_query: 30,
+  query_ms: 60,
+  memory_mb: 1024,
+};
+
+/** S3 Standard, per GB-month stored. */
+export const s3GbMonth = 0.023;
+
+/** A month of knowledge: what its storage and its searches cost (embeddings and LLM calls not included). */
+export function knowledgeCostOf(k: KnowledgeCounts): CostLine[] {
+  const indexBytes = k.chunks * (k.dimensions * 4 * (1 + 1 / 16) + k.bytes_per_chunk);
+  const line = (item: string, quantity: number, unit: string, unitPrice: number): CostLine => ({
+    item,
+    quantity,
+    unit,
+    unitPrice,
+    cost: quantity * unitPrice,
+  });
+  return [
+    line("S3 storage: index (vectors, text, IVF-PQ)", indexBytes / GB, "GB-month", s3GbMonth),
+    line(
+      "S3 storage: originals",
+      (k.chunks * k.original_bytes_per_chunk) / GB,
+      "GB-month",
+      s3GbMonth,
+    ),
+    line("S3 GET, searches", k.queries * k.gets_per_query, "requests", prices.s3Get),
+    line(
+      "Lambda duration of searches (arm64)",
+      k.queries * (k.query_ms / 1000) * (k.memory_mb / 1024),
+      "GB-s",
+      prices.lambdaArmGbSecond,
+    ),
+  ];
+}

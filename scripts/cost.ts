@@ -3,11 +3,21 @@
  * `npm run bench` writes to `.stackvm/bench.json` (or the defaults of
  * `cost-model.ts` when there is no such file) and AWS's list prices.
  *
- * Usage: `npm run cost [-- --bench path/to/bench.json] [-- --steps 1000000]`
+ * Then a month of knowledge: S3 storage of the index and the originals, and the
+ * searches (S3 GETs, worker time), for `--chunks` stored and `--queries` a month.
+ *
+ * Usage: `npm run cost [-- --bench path/to/bench.json] [-- --steps 1000000] [-- --chunks 100000 --queries 1000000]`
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { costOf, defaultCounts, parseCounts, prices } from "./cost-model";
+import {
+  costOf,
+  defaultCounts,
+  defaultKnowledgeCounts,
+  knowledgeCostOf,
+  parseCounts,
+  prices,
+} from "./cost-model";
 
 const root = join(import.meta.dirname, "..");
 
@@ -72,4 +82,32 @@ console.log(
 const waitCost = 1 * (counts.lambda.memory_mb / 1024) * prices.lambdaArmGbSecond * 1e6;
 console.log(
   `Each second a step waits on the LLM adds ${money(waitCost)} per million steps of worker duration.`,
+);
+
+const knowledge = {
+  ...defaultKnowledgeCounts,
+  chunks: Number(option("--chunks") ?? defaultKnowledgeCounts.chunks),
+  queries: Number(option("--queries") ?? defaultKnowledgeCounts.queries),
+};
+for (const [name, value] of [
+  ["--chunks", knowledge.chunks],
+  ["--queries", knowledge.queries],
+] as const) {
+  if (!Number.isInteger(value) || value < 0) {
+    console.error(`${name} takes a whole number, 0 or more; got '${option(name)}'`);
+    process.exit(2);
+  }
+}
+const knowledgeLines = knowledgeCostOf(knowledge);
+console.log(
+  `\nKnowledge, one month: ${knowledge.chunks.toLocaleString("en-US")} chunks stored (${knowledge.dimensions} dimensions), ${knowledge.queries.toLocaleString("en-US")} searches (${knowledge.gets_per_query} S3 GETs and ${knowledge.query_ms} ms of worker each)`,
+);
+for (const l of knowledgeLines) {
+  console.log(
+    `  ${l.item.padEnd(42)} ${number(l.quantity).padStart(14)} ${l.unit.padEnd(9)} ${money(l.cost).padStart(9)}`,
+  );
+}
+const knowledgeTotal = knowledgeLines.reduce((sum, l) => sum + l.cost, 0);
+console.log(
+  `Knowledge total: ${money(knowledgeTotal)} a month; nothing while idle but the storage. Embedding tokens (text-embedding-3-small: $0.02 per million) and the graph's LLM calls at ingest are on each document's usage.`,
 );

@@ -35,6 +35,9 @@ import {
 import { startEmulators } from "../../packages/local/src/emulators";
 import { bagOfWords } from "../support/llm-server";
 
+// LanceDB's Rust log: warnings only clutter the numbers.
+process.env.LANCE_LOG ??= "error";
+
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;

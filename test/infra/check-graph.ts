@@ -128,6 +128,38 @@ export const checks: Record<string, Check> = {
   },
 
   /**
+   * Knowledge: the worker, which searches and ingests, installs LanceDB (a native
+   * module esbuild cannot bundle) and unpdf beside its bundle; no other function
+   * carries their 200 MB.
+   */
+  knowledgeInstalls(graph) {
+    const problems: string[] = [];
+    for (const build of graph.builds) {
+      // SST passes `install` as a list, or as a map of name to version.
+      const raw: unknown = build.properties?.install;
+      const installs = Array.isArray(raw)
+        ? raw
+        : raw && typeof raw === "object"
+          ? Object.keys(raw)
+          : [];
+      const isWorker = build.handler === "packages/functions/src/worker.handler";
+      for (const name of ["@lancedb/lancedb", "unpdf"]) {
+        if (isWorker && !installs.includes(name)) {
+          problems.push(
+            `the worker (${build.functionID}) does not install ${name} (nodejs.install), so vector_search and ingest cannot load it`,
+          );
+        }
+        if (!isWorker && installs.includes(name)) {
+          problems.push(
+            `function ${build.functionID} (${build.handler}) installs ${name}, which only the worker needs`,
+          );
+        }
+      }
+    }
+    return problems;
+  },
+
+  /**
    * Every function is bundled with code splitting, so that the adapters its
    * cold start does not need (S3, EventBridge Scheduler, OpenAI, Lambda, the
    * console's assets) stay in chunks that load on first use.

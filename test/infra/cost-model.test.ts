@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { costOf, defaultCounts, parseCounts, prices } from "../../scripts/cost-model";
+import {
+  costOf,
+  defaultCounts,
+  defaultKnowledgeCounts,
+  knowledgeCostOf,
+  parseCounts,
+  prices,
+} from "../../scripts/cost-model";
 
 const total = (lines: { cost: number }[]) => lines.reduce((sum, l) => sum + l.cost, 0);
 
@@ -54,5 +61,25 @@ describe("parseCounts", () => {
     [[1, 2], "bench.json must be an object"],
   ])("refuses %j with a message naming the field", (json, message) => {
     expect(() => parseCounts(json)).toThrow(message);
+  });
+});
+
+describe("knowledgeCostOf", () => {
+  it("prices the index and originals by the GB-month and searches by their GETs and worker time", () => {
+    const lines = knowledgeCostOf({
+      ...defaultKnowledgeCounts,
+      chunks: 100_000,
+      queries: 1_000_000,
+    });
+    const byItem = Object.fromEntries(lines.map((l) => [l.item, l]));
+    // 100,000 chunks of 1536 float32 (+1/16 for the index) and 2 KB of text: about 0.79 GB.
+    expect(byItem["S3 storage: index (vectors, text, IVF-PQ)"]?.quantity).toBeCloseTo(0.794, 2);
+    expect(byItem["S3 GET, searches"]?.cost).toBeCloseTo(30 * 0.4, 6);
+    expect(byItem["Lambda duration of searches (arm64)"]?.quantity).toBeCloseTo(60_000, 6);
+  });
+
+  it("costs nothing for searches when nobody searches", () => {
+    const lines = knowledgeCostOf({ ...defaultKnowledgeCounts, queries: 0 });
+    expect(lines.filter((l) => l.item.includes("searches")).every((l) => l.cost === 0)).toBe(true);
   });
 });

@@ -79,6 +79,14 @@ describe("checkGraph on a mutated graph", () => {
 
   it.each<[string, string, (g: InfraGraph) => void]>([
     [
+      "the worker without LanceDB installed",
+      "knowledgeInstalls",
+      (g) => {
+        const worker = fnOf(g, handlers.worker);
+        worker.build.properties = { ...worker.build.properties, install: ["unpdf"] };
+      },
+    ],
+    [
       "the worker bundled without code splitting",
       "codeSplitting",
       (g) => {

@@ -17,10 +17,16 @@ import {
   lazyS3Blobs,
   SqsQueue,
 } from "@stackvm/aws/lambda";
-import { lazyLanceIndex } from "@stackvm/aws/lambda-worker";
-import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
+import {
+  type EmbeddingPort,
+  type KnowledgeIndex,
+  type LlmPort,
+  type Log,
+  type SandboxPort,
+  StackVMError,
+  systemClock,
+} from "@stackvm/core";
 import { loadConfig, type RuntimeConfig } from "./config";
-import { embeddingsPort } from "./knowledge";
 import { createSystem, type System, systemOptions } from "./system";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
@@ -53,6 +59,11 @@ export function awsRuntime(
   sandbox: (config: RuntimeConfig) => SandboxPort | null = () => null,
   /** Only the worker calls an LLM: it passes the OpenAI adapter (see worker.ts). */
   llm: (config: RuntimeConfig) => LlmPort = () => unconfiguredLlm,
+  /** Only the worker searches and ingests: it passes LanceDB and the embeddings (see worker.ts). */
+  knowledge?: (config: RuntimeConfig) => {
+    knowledgeIndex: KnowledgeIndex;
+    embeddings: EmbeddingPort;
+  },
 ): AwsRuntime {
   const config = loadConfig(env);
   const logger = new Logger({ serviceName: "stackvm" });
@@ -66,9 +77,7 @@ export function awsRuntime(
       clock: systemClock,
       sandbox: sandbox(config) ?? noSandbox,
       llm: llm(config),
-      // LanceDB on S3, loaded by the first search or ingest (the API only enqueues).
-      knowledgeIndex: lazyLanceIndex({ root: config.knowledge.indexUri }),
-      embeddings: embeddingsPort(config.openai),
+      ...(knowledge ? knowledge(config) : {}),
       ...(config.schedules
         ? {
             scheduler: lazyEventBridgeScheduler(config.region, {

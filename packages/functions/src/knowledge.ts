@@ -4,7 +4,6 @@
  * same wiring runs on AWS (LanceDB on S3) and locally (LanceDB on the S3
  * emulator).
  */
-import { lazyOpenAiEmbeddings } from "@stackvm/aws/lambda-worker";
 import {
   type Blobs,
   type Clock,
@@ -21,7 +20,6 @@ import {
   type LlmPort,
   type Log,
   type Queue,
-  StackVMError,
 } from "@stackvm/core";
 
 export interface KnowledgeOptions {
@@ -75,25 +73,3 @@ export function createKnowledge(
 }
 
 export type Knowledge = ReturnType<typeof createKnowledge>;
-
-const unconfiguredEmbeddings: EmbeddingPort = {
-  async embed() {
-    throw new StackVMError(
-      "step",
-      "embeddings_not_configured",
-      "no embedding server is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama with EMBEDDING_MODEL=nomic-embed-text), then restart",
-    );
-  },
-};
-
-/** The embeddings port from the same settings as the LLM (`OPENAI_API_KEY`, `OPENAI_BASE_URL`). */
-export function embeddingsPort(openai: {
-  apiKey: string | null;
-  baseURL: string | null;
-}): EmbeddingPort {
-  if (!openai.apiKey && !openai.baseURL) return unconfiguredEmbeddings;
-  return lazyOpenAiEmbeddings({
-    apiKey: openai.apiKey ?? "none",
-    ...(openai.baseURL ? { baseURL: openai.baseURL } : {}),
-  });
-}

@@ -67,9 +67,9 @@ export interface SystemPorts {
   scheduler?: SchedulerPort;
   /** Wakes of waiting branches past the queue's 15-minute delay (one-time schedules); none: the queue's wake hides itself again until due. */
   wakes?: WakePort;
-  /** The knowledge index (LanceDB on S3, or the memory adapter in tests); none: no knowledge routes or tools. */
+  /** The knowledge index (LanceDB on S3 or the S3 emulator); only the worker gets one. */
   knowledgeIndex?: KnowledgeIndex;
-  /** Embeddings for knowledge; required with `knowledgeIndex`. */
+  /** Embeddings for knowledge; only the worker gets them. */
   embeddings?: EmbeddingPort;
 }
 
@@ -131,20 +131,36 @@ const noScheduler: SchedulerPort = {
   async delete() {},
 };
 
+/** A port a function was not given: any call says so (a wiring bug, not a user error). */
+function notInThisFunction<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get: (_target, method) => async () => {
+      throw new StackVMError(
+        "internal",
+        "not_in_this_function",
+        `${what}.${String(method)} was called in a function that is not given the ${what} (only the worker is)`,
+      );
+    },
+  });
+}
+
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
-  const knowledge =
-    ports.knowledgeIndex && ports.embeddings
-      ? createKnowledge(
-          { ...ports, index: ports.knowledgeIndex, embeddings: ports.embeddings },
-          options.llm,
-          options.knowledge ?? { embeddingModel: DEFAULT_EMBEDDING_MODEL, maxUploadBytes: 5 << 20 },
-          options.log,
-        )
-      : null;
+  // Every function knows the knowledge tools (the API validates plans that call
+  // them); only the worker is given the index and embeddings that run them.
+  const knowledge = createKnowledge(
+    {
+      ...ports,
+      index: ports.knowledgeIndex ?? notInThisFunction("knowledge index"),
+      embeddings: ports.embeddings ?? notInThisFunction("embeddings"),
+    },
+    options.llm,
+    options.knowledge ?? { embeddingModel: DEFAULT_EMBEDDING_MODEL, maxUploadBytes: 5 << 20 },
+    options.log,
+  );
   // Knowledge's tools need its index: built-ins that come with a port.
   const tools: ReadonlyMap<string, Tool> = new Map([
     ...builtinTools(),
-    ...(knowledge?.tools ?? []).map((tool) => [tool.name, tool] as const),
+    ...knowledge.tools.map((tool) => [tool.name, tool] as const),
   ]);
   const checkWebhookUrl = webhookUrlCheck(options.localMode);
   const store = new TaskStore(ports.items);
@@ -298,7 +314,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     events,
     waits,
     tools,
-    ...(knowledge ? { knowledge: knowledge.service } : {}),
+    knowledge: knowledge.service,
     log: options.log,
     config: {
       adminKey: options.adminKey,
@@ -311,7 +327,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
 
   return {
     ports,
-    /** Knowledge bases, ingest and search; null without a knowledge index. */
+    /** Knowledge bases (API), ingest (worker) and search (the tools). */
     knowledge,
     store,
     namespaces,

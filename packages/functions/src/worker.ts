@@ -3,8 +3,9 @@
  * responses return only failed records to the queue.
  */
 import { Metrics } from "@aws-lambda-powertools/metrics";
-import { lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
+import { lazyLambdaSandbox, lazyLanceIndex } from "@stackvm/aws/lambda-worker";
 import { awsRuntime } from "./aws-system";
+import { embeddingsPort } from "./embeddings-port";
 import { llmPort } from "./llm-port";
 import { stepMetrics } from "./step-metrics";
 import { createWorkerHandler } from "./worker-handler";
@@ -16,6 +17,11 @@ const runtime = awsRuntime(
   (config) =>
     config.sandboxFunction ? lazyLambdaSandbox(config.region, config.sandboxFunction) : null,
   (config) => llmPort(config.openai),
+  // LanceDB on S3 (its native module installed beside the bundle) and the embeddings: on first use.
+  (config) => ({
+    knowledgeIndex: lazyLanceIndex({ root: config.knowledge.indexUri }),
+    embeddings: embeddingsPort(config.openai),
+  }),
 );
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
