@@ -4,8 +4,11 @@
  * planner's and the replanner's prompts, the validator, `GET /v1/tools` and the
  * executor, so a tool the first plan could call, a replan can call too.
  */
-import { describe, expect, it } from "vitest";
-import { useTestStack } from "../support/stack";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const t = useTestStack();
 
@@ -74,5 +77,190 @@ describe("code tools in the registry", () => {
   it("answers 404 for a namespace the tenant does not have", async () => {
     const listed = await t.api("GET", "/v1/tools?namespace=nope");
     expect(listed.status).toBe(404);
+  });
+});
+
+/** The integrator's endpoint: verifies our signature with the `standardwebhooks` package. */
+interface Delivery {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  verified: boolean;
+}
+let receiver: Server;
+let receiverUrl = "";
+const deliveries: Delivery[] = [];
+let secret = "";
+
+beforeAll(async () => {
+  receiver = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    let verified = false;
+    try {
+      new Webhook(secret).verify(body, req.headers as Record<string, string>);
+      verified = true;
+    } catch {
+      verified = false;
+    }
+    deliveries.push({ path: req.url ?? "", headers: req.headers, body, verified });
+    if (!verified) {
+      res.writeHead(401).end();
+      return;
+    }
+    const input = JSON.parse(body) as { a: number; b: number };
+    const answer = req.url === "/forged" ? { sum: "not a number" } : { sum: input.a + input.b };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+const addSchema = {
+  type: "object",
+  properties: { a: { type: "number" }, b: { type: "number" } },
+  required: ["a", "b"],
+};
+const sumSchema = {
+  type: "object",
+  properties: { sum: { type: "number" } },
+  required: ["sum"],
+};
+
+describe("HTTP tools", () => {
+  beforeAll(async () => {
+    secret = (await t.api("GET", "/v1/webhook-secret")).body.secret;
+    await putNamespace("hooks", { allowed_hosts: ["127.0.0.1"] });
+    for (const [name, path] of [
+      ["add", "/add"],
+      ["forged", "/forged"],
+    ]) {
+      const added = await t.api("POST", "/v1/namespaces/hooks/http-tools", {
+        name,
+        description: "Adds a and b",
+        url: `${receiverUrl}${path}`,
+        input_schema: addSchema,
+        output_schema: sumSchema,
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+    }
+  });
+
+  it("signs the call so the receiver verifies it, and returns its checked answer", async () => {
+    deliveries.length = 0;
+    const created = await t.api("POST", "/v1/tasks", {
+      namespace: "hooks",
+      plan: [call(0, "add", { a: 2, b: 3 }, ["out"]), finish(1, "${out.sum}")],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+
+    expect(task).toMatchObject({ status: "completed", final_answer: 5 });
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ path: "/add", verified: true });
+    expect(JSON.parse(deliveries[0]!.body)).toEqual({ a: 2, b: 3 });
+    // A retried step is the same delivery: the idempotency key is the webhook id.
+    expect(deliveries[0]!.headers["idempotency-key"]).toBe(deliveries[0]!.headers["webhook-id"]);
+  });
+
+  it("refuses an answer that does not match the output schema, naming the tool", async () => {
+    t.llm.on("plan_update", { fault: "status", status: 400, message: "no replan here" });
+    const created = await t.api("POST", "/v1/tasks", {
+      namespace: "hooks",
+      plan: [call(0, "forged", { a: 1, b: 1 }, ["out"]), finish(1, "${out.sum}")],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+    expect(task.status).toBe("failed");
+    const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits`);
+    const error = commits.body.commits.find(
+      (c: { error: { code?: string } | null }) => c.error?.code === "http_tool_bad_output",
+    );
+    expect(error.error.message).toMatch(/'forged'.*output_schema/);
+  });
+
+  it("lists HTTP tools by source beside the built-ins", async () => {
+    const listed = await t.api("GET", "/v1/tools?namespace=hooks");
+    const http = listed.body.tools.filter((tool: { source: string }) => tool.source === "http");
+    expect(http.map((tool: { name: string }) => tool.name).sort()).toEqual(["add", "forged"]);
+    expect(http[0].input_schema).toEqual(addSchema);
+  });
+
+  it.each([
+    ["the metadata address", "http://169.254.169.254/latest/meta-data", /not https/],
+    ["a host the namespace does not allow", "https://api.example.com/add", /allowed_hosts/],
+    ["loopback over https when not listed", "https://localhost/add", /allowed_hosts/],
+  ])("refuses a URL to %s with 422 and stores nothing", async (_what, url, message) => {
+    const added = await t.api("POST", "/v1/namespaces/hooks/http-tools", {
+      name: "sneaky",
+      description: "x",
+      url,
+      input_schema: addSchema,
+    });
+    expect(added.status).toBe(422);
+    expect(added.body.error.message).toMatch(message);
+    const listed = await t.api("GET", "/v1/tools?namespace=hooks");
+    expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("sneaky");
+  });
+
+  it("refuses the metadata address at call time even when the namespace lists it", async () => {
+    await putNamespace("meta", { allowed_hosts: ["169.254.169.254"] });
+    const added = await t.api("POST", "/v1/namespaces/meta/http-tools", {
+      name: "steal",
+      description: "x",
+      url: "https://169.254.169.254/latest/meta-data",
+      input_schema: { type: "object" },
+    });
+    expect(added.status).toBe(201);
+    t.llm.on("plan_update", { fault: "status", status: 400, message: "no replan here" });
+    const created = await t.api("POST", "/v1/tasks", {
+      namespace: "meta",
+      plan: [call(0, "steal", {}, ["out"]), finish(1, "${out}")],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+    const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits`);
+    const codes = commits.body.commits.map(
+      (c: { error: { code?: string } | null }) => c.error?.code,
+    );
+    expect(codes).toContain("address_forbidden");
+  });
+
+  it("refuses a schema violation at validation with a hint, and a taken name", async () => {
+    const created = await t.api("POST", "/v1/tasks", {
+      namespace: "hooks",
+      plan: [call(0, "add", { a: "two", b: 3 }, ["out"]), finish(1, "${out}")],
+    });
+    expect(created.status).toBe(422);
+    const [problem] = created.body.error.details.problems;
+    expect(problem.message).toMatch(/do not fit "add"/);
+    expect(problem.hint).toMatch(/a \(required\), b \(required\)/);
+    const again = await t.api("POST", "/v1/namespaces/hooks/http-tools", {
+      name: "add",
+      description: "x",
+      url: `${receiverUrl}/add`,
+      input_schema: addSchema,
+    });
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe("tool_exists");
+  });
+
+  it("is invisible to another tenant, whose delete answers 404", async () => {
+    const key = await t.api(
+      "POST",
+      "/v1/admin/tenants/other/keys",
+      { name: "b" },
+      { key: ADMIN_KEY },
+    );
+    const other = key.body.key as string;
+    const listed = await t.api("GET", "/v1/tools?namespace=hooks", undefined, { key: other });
+    expect(listed.status).toBe(404);
+    const deleted = await t.api("DELETE", "/v1/namespaces/hooks/http-tools/add", undefined, {
+      key: other,
+    });
+    expect(deleted.status).toBe(404);
+    const mine = await t.api("GET", "/v1/tools?namespace=hooks");
+    expect(mine.body.tools.map((tool: { name: string }) => tool.name)).toContain("add");
   });
 });

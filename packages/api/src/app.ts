@@ -22,6 +22,7 @@ import { registerNamespaceRoutes } from "./routes/namespaces";
 import { registerScheduleRoutes } from "./routes/schedules";
 import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
+import { registerToolSourceRoutes } from "./routes/tool-sources";
 import { registerTriggerRoutes } from "./routes/triggers";
 import { registerUiRoutes } from "./routes/ui";
 import { registerWaitRoutes } from "./routes/waits";
@@ -94,6 +95,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerTaskRoutes(app);
   registerBranchRoutes(app);
   registerNamespaceRoutes(app);
+  registerToolSourceRoutes(app);
   registerKeyRoutes(app);
   registerTriggerRoutes(app);
   registerScheduleRoutes(app);

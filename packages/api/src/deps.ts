@@ -13,6 +13,7 @@ import type {
   TaskService,
   TemplateService,
   Tool,
+  ToolSourceService,
   TriggerService,
   WaitService,
   WebhookService,
@@ -44,6 +45,8 @@ export interface ApiDeps {
   events: TaskEvents;
   waits: WaitService;
   tools: ReadonlyMap<string, Tool>;
+  /** A namespace's HTTP tools and MCP servers. */
+  toolSources: ToolSourceService;
   /** Knowledge bases and documents; absent where no knowledge index is configured. */
   knowledge?: KnowledgeService;
   config: ApiConfig;

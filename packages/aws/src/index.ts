@@ -12,6 +12,7 @@ export type { DynamoItemStoreOptions } from "./dynamo-item-store";
 export { DynamoItemStore } from "./dynamo-item-store";
 export type { LanceKnowledgeIndexOptions } from "./lance-index";
 export { LanceKnowledgeIndex, lanceEmulatorStorage } from "./lance-index";
+export { SdkMcpClient } from "./mcp-client";
 export type { Meter, Meterable, MeterSnapshot } from "./metering";
 export { meter } from "./metering";
 export { OpenAiEmbeddings } from "./openai-embeddings";

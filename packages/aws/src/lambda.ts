@@ -11,4 +11,5 @@ export type { DataClients } from "./data-clients";
 export { createDataClients } from "./data-clients";
 export { DynamoItemStore } from "./dynamo-item-store";
 export { lazyEventBridgeScheduler, lazyS3Blobs } from "./lazy-adapters";
+export { lazyMcpClient } from "./lazy-mcp";
 export { SqsQueue } from "./sqs-queue";

@@ -297,6 +297,22 @@ export { RunCodeInput, runCodeTool } from "./tools/run-code";
 export type { SandboxCall, SandboxRecord, SandboxRun, StoredFile } from "./tools/sandbox-call";
 export { callSandbox, sandboxFailureError } from "./tools/sandbox-call";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
+// Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
+export type { SecretBox } from "./ports/secrets";
+export type { ToolSourceServiceDeps } from "./service/tool-sources";
+export { ToolSourceService } from "./service/tool-sources";
+export { AesSecretBox } from "./tools/sources/aes-secret-box";
+export type { HttpToolDeps } from "./tools/sources/http-tool";
+export { HttpToolDefinition, httpToolSource } from "./tools/sources/http-tool";
+export type {
+  McpCallResult,
+  McpClient,
+  McpConnection,
+  McpContent,
+  McpSourceDeps,
+  McpToolInfo,
+} from "./tools/sources/mcp";
+export { McpServer, McpServerDefinition, mcpToolSource } from "./tools/sources/mcp";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";

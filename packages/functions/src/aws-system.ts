@@ -14,10 +14,12 @@ import {
   createDataClients,
   DynamoItemStore,
   lazyEventBridgeScheduler,
+  lazyMcpClient,
   lazyS3Blobs,
   SqsQueue,
 } from "@stackvm/aws/lambda";
 import {
+  AesSecretBox,
   type EmbeddingPort,
   type KnowledgeIndex,
   type LlmPort,
@@ -78,6 +80,11 @@ export function awsRuntime(
       sandbox: sandbox(config) ?? noSandbox,
       llm: llm(config),
       ...(knowledge ? knowledge(config) : {}),
+      mcp: lazyMcpClient(),
+      // Secret headers of tool sources, sealed with the stage's key (an SST secret).
+      ...(env.STACKVM_TOOL_SECRETS_KEY
+        ? { secrets: new AesSecretBox(Buffer.from(env.STACKVM_TOOL_SECRETS_KEY, "base64")) }
+        : {}),
       ...(config.schedules
         ? {
             scheduler: lazyEventBridgeScheduler(config.region, {

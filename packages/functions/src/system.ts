@@ -12,6 +12,11 @@ import {
   type Clock,
   codeToolSource,
   createEvaluator,
+  httpToolSource,
+  type McpClient,
+  mcpToolSource,
+  type SecretBox,
+  ToolSourceService,
   createLlmSession,
   createNamespaces,
   createPlanner,
@@ -71,6 +76,10 @@ export interface SystemPorts {
   knowledgeIndex?: KnowledgeIndex;
   /** Embeddings for knowledge; only the worker gets them. */
   embeddings?: EmbeddingPort;
+  /** Seals the secret headers of MCP servers at rest; none: secret headers are refused with a reason. */
+  secrets?: SecretBox;
+  /** The MCP client (the official SDK over the address guard); none: MCP servers cannot be added. */
+  mcp?: McpClient;
 }
 
 export interface SystemOptions {
@@ -144,6 +153,30 @@ function notInThisFunction<T extends object>(what: string): T {
   });
 }
 
+/** Where no secret box is configured: secret headers are refused, saying what to set. */
+const noSecrets: SecretBox = {
+  async seal() {
+    throw new StackVMError(
+      "invalid",
+      "secrets_unavailable",
+      "secret headers cannot be stored here: no key for secrets at rest is configured (STACKVM_TOOL_SECRETS_KEY, 32 bytes in base64)",
+    );
+  },
+  async open() {
+    throw new StackVMError("internal", "secrets_unavailable", "no key for secrets at rest");
+  },
+};
+
+/** Where no MCP client is wired: servers cannot be listed or called. */
+const noMcp: McpClient = {
+  async listTools() {
+    throw new StackVMError("invalid", "mcp_unavailable", "MCP servers are not available here");
+  },
+  async callTool() {
+    throw new StackVMError("invalid", "mcp_unavailable", "MCP servers are not available here");
+  },
+};
+
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
   // Every function knows the knowledge tools (the API validates plans that call
   // them); only the worker is given the index and embeddings that run them.
@@ -167,9 +200,28 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   // The one registry of tools: built-ins here (a built-in family that needs a port,
   // such as knowledge search, is added to this first list), then one source per
   // kind of namespace-owned tool.
+  const secrets = ports.secrets ?? noSecrets;
+  const mcp = ports.mcp ?? noMcp;
   const { namespaces, registry } = createNamespaces(ports.items, ports.clock, tools.values(), [
     codeToolSource,
+    httpToolSource({ secret: (tenant) => webhooks.secret(tenant), now: ports.clock.now }),
+    mcpToolSource({
+      client: mcp,
+      secrets,
+      now: ports.clock.now,
+      localMode: options.localMode,
+      saveTools: (tenant, ns, server, list, at) =>
+        toolSources.saveTools(tenant, ns, server, list, at),
+    }),
   ]);
+  const toolSources = new ToolSourceService({
+    namespaces,
+    clock: ports.clock,
+    secrets,
+    mcp,
+    localMode: options.localMode,
+    builtinNames: () => registry.builtinNames(),
+  });
   const keys = new ApiKeyService(ports.items, ports.clock);
   const presenter = new Presenter(ports.blobs);
   const quotas = new QuotaService({
@@ -314,6 +366,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     events,
     waits,
     tools,
+    toolSources,
     knowledge: knowledge.service,
     log: options.log,
     config: {

@@ -286,6 +286,39 @@ export class NamespaceService implements ToolRecords {
       });
   }
 
+  /**
+   * Stores a tool record of another kind (HTTP tool, MCP server) under `key`.
+   * `create`: only if the key is free (422 `tool_exists` otherwise); else replaces.
+   */
+  async putToolRecord(
+    tenant: string,
+    ns: string,
+    key: string,
+    record: ToolRecord,
+    create: boolean,
+  ): Promise<void> {
+    await this.items
+      .put({ ...toolKey(tenant, ns, key), ...record }, create ? { exists: false } : {})
+      .catch((error: unknown) => {
+        if (isErrorKind(error, "conflict")) {
+          throw new ValidationError(
+            "tool_exists",
+            `the namespace '${ns}' already has a ${record.kind === "mcp" ? "server" : "tool"} '${record.name}': delete it first or choose another name`,
+          );
+        }
+        throw error;
+      });
+  }
+
+  /** Deletes a tool record of `kind`; 404 when the namespace has none under `key`. */
+  async deleteToolRecord(tenant: string, ns: string, key: string, kind: string): Promise<void> {
+    const existing = await this.items.get(toolKey(tenant, ns, key));
+    if (!existing || recordKind(existing) !== kind) {
+      throw new NotFoundError(kind === "mcp" ? "mcp server" : `${kind} tool`, existing?.name as string ?? key.replace(/^mcp:/, ""));
+    }
+    await this.items.delete(toolKey(tenant, ns, key));
+  }
+
   async deleteCodeTool(tenant: string, ns: string, tool: string): Promise<void> {
     const existing = await this.items.get(toolKey(tenant, ns, tool));
     if (!existing || recordKind(existing) !== "code") throw new NotFoundError("tool", tool);
