@@ -1,0 +1,73 @@
+/**
+ * The MCP "everything" reference server (`@modelcontextprotocol/server-everything`,
+ * written by the MCP project, not here) in Streamable HTTP mode, on 127.0.0.1 and
+ * a port of its own, in the test's process: its launcher would listen on every
+ * interface. The glue is the package's own `streamableHttp` transport file, cut to
+ * POST and DELETE with one session per client. It can be stopped and started
+ * again on the same port, and records the headers of every request.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+// biome-ignore lint/suspicious/noTsIgnore: the package ships JavaScript without types for this path
+// @ts-ignore
+import { createServer as createEverything } from "@modelcontextprotocol/server-everything/dist/server/index.js";
+
+export interface EverythingServer {
+  url: string;
+  /** The headers of every request received, in order. */
+  headers: IncomingHttpHeaders[];
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export async function startEverything(): Promise<EverythingServer> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const headers: IncomingHttpHeaders[] = [];
+  let port = 0;
+  let server: Server | null = null;
+
+  const listen = async () => {
+    const http = createServer(async (req, res) => {
+      headers.push(req.headers);
+      const sessionId = req.headers["mcp-session-id"] as string | undefined;
+      if (req.method === "POST" && !sessionId) {
+        const { server: mcp } = createEverything();
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => {
+            transports.set(id, transport);
+          },
+        });
+        await mcp.connect(transport);
+        await transport.handleRequest(req, res);
+        return;
+      }
+      const transport = sessionId ? transports.get(sessionId) : undefined;
+      if (!transport) {
+        res.writeHead(400, { "content-type": "application/json" }).end('{"error":"no session"}');
+        return;
+      }
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve));
+    port = (http.address() as AddressInfo).port;
+    server = http;
+  };
+  await listen();
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers,
+    async stop() {
+      const http = server;
+      server = null;
+      if (!http) return;
+      for (const transport of transports.values()) await transport.close().catch(() => undefined);
+      transports.clear();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+    start: listen,
+  };
+}

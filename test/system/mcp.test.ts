@@ -1,0 +1,229 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans carry ${name} references
+/**
+ * An MCP server nobody here wrote (the MCP project's "everything" server, in
+ * Streamable HTTP, on loopback) through the whole local stack: a goal whose plan
+ * calls two of its tools, its tools under /v1/tools, a schema violation refused at
+ * validation, an erroring tool that triggers a plan update, the server stopped
+ * mid-run and back, and a secret header that appears nowhere but on the wire.
+ */
+import type { Log } from "@stackvm/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EverythingServer, startEverything } from "../support/mcp-server";
+import { useTestStack } from "../support/stack";
+
+const SECRET = "Bearer sekret-mcp-token-5f1c";
+const lines: string[] = [];
+const capture = (level: string) => (message: string, extra?: Record<string, unknown>) => {
+  lines.push(JSON.stringify({ level, message, ...extra }));
+};
+const log: Log = {
+  debug: capture("debug"),
+  info: capture("info"),
+  warn: capture("warn"),
+  error: capture("error"),
+};
+
+const t = useTestStack({ log });
+let mcp: EverythingServer;
+/** Every answer the API gave in this file, to search for the secret. */
+const answers: string[] = [];
+
+async function api(method: string, path: string, body?: unknown) {
+  const answer = await t.api(method, path, body);
+  answers.push(JSON.stringify(answer.body));
+  return answer;
+}
+
+const call = (seq_no: number, tool_name: string, tool_params: object, output_vars: string[]) => ({
+  seq_no,
+  type: "calling",
+  parameters: { tool_name, tool_params, output_vars },
+});
+const finish = (seq_no: number, value: unknown) => ({
+  seq_no,
+  type: "assign",
+  parameters: { final_answer: value },
+});
+
+async function commitsOf(taskId: string) {
+  return (await api("GET", `/v1/tasks/${taskId}/branches/main/commits`)).body.commits as Array<{
+    type: string;
+    error: { code: string; message: string } | null;
+    inputs: unknown;
+    outputs: Record<string, unknown>;
+  }>;
+}
+
+beforeAll(async () => {
+  mcp = await startEverything();
+  expect((await api("PUT", "/v1/namespaces/mcp", { allowed_hosts: ["127.0.0.1"] })).status).toBe(
+    200,
+  );
+});
+afterAll(async () => {
+  await mcp.stop();
+});
+
+describe("an MCP server as a tool source", () => {
+  it("lists its tools when added, with the secret header shown as ***", async () => {
+    const added = await api("POST", "/v1/namespaces/mcp/mcp-servers", {
+      name: "every",
+      url: mcp.url,
+      headers: { Authorization: SECRET, "X-Plain": "plain" },
+      secret_headers: ["Authorization"],
+      tools: [
+        "echo",
+        "get-sum",
+        "get-structured-content",
+        "get-resource-reference",
+        "get-tiny-image",
+      ],
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect(added.body.headers).toEqual({ Authorization: "***", "X-Plain": "plain" });
+    expect(added.body.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+      "echo",
+      "get-resource-reference",
+      "get-structured-content",
+      "get-sum",
+      "get-tiny-image",
+    ]);
+    // The server got the opened secret.
+    expect(mcp.headers.some((h) => h.authorization === SECRET)).toBe(true);
+
+    const tools = await api("GET", "/v1/tools?namespace=mcp");
+    const sum = tools.body.tools.find((tool: { name: string }) => tool.name === "every.get-sum");
+    expect(sum).toMatchObject({ source: "mcp", input_schema: { required: ["a", "b"] } });
+    expect(tools.body.tools.map((tool: { name: string }) => tool.name)).not.toContain(
+      "every.get-env",
+    );
+  });
+
+  it("runs a goal whose plan calls two of its tools, sending the step's idempotency key", async () => {
+    const before = mcp.headers.length;
+    t.llm.on("plan", {
+      reasoning: "sum, then echo",
+      plan: [
+        call(0, "every.get-sum", { a: 2, b: 3 }, ["sum"]),
+        call(1, "every.echo", { message: "${sum}" }, ["echoed"]),
+        finish(2, "${echoed}"),
+      ],
+    });
+    const created = await api("POST", "/v1/tasks", { goal: "Add 2 and 3", namespace: "mcp" });
+    expect(created.status).toBe(202);
+    const task = await t.waitForTask(created.body.task_id);
+    answers.push(JSON.stringify(task));
+
+    expect(task).toMatchObject({
+      status: "completed",
+      final_answer: "Echo: The sum of 2 and 3 is 5.",
+    });
+    const plan = t.llm.requests.find((r) => r.schemaName === "plan");
+    expect(plan?.messages[0]?.content).toContain("- every.get-sum:");
+    const keys = new Set(mcp.headers.slice(before).map((h) => h["idempotency-key"]));
+    keys.delete(undefined);
+    expect(keys.size).toBe(2);
+    await commitsOf(task.task_id);
+  });
+
+  it("refuses a plan whose params break the tool's input schema, with a hint", async () => {
+    const created = await api("POST", "/v1/tasks", {
+      namespace: "mcp",
+      plan: [call(0, "every.get-sum", { a: "two" }, ["sum"]), finish(1, "${sum}")],
+    });
+    expect(created.status).toBe(422);
+    const codes = created.body.error.details.problems.map((p: { code: string }) => p.code);
+    expect(codes).toContain("invalid_tool_params");
+    expect(created.body.error.details.problems[0].hint).toMatch(/a \(required\), b \(required\)/);
+  });
+
+  it("turns an isError answer into a step error that a plan update recovers from", async () => {
+    t.llm.on("plan_update", {
+      reasoning: "ask for the weather instead",
+      plan: [
+        call(0, "every.get-resource-reference", { resourceId: 0 }, ["ref"]),
+        call(1, "every.get-structured-content", { location: "Chicago" }, ["weather"]),
+        finish(2, "${weather.conditions}"),
+      ],
+      resume_at: 1,
+    });
+    const created = await api("POST", "/v1/tasks", {
+      namespace: "mcp",
+      plan: [
+        call(0, "every.get-resource-reference", { resourceId: 0 }, ["ref"]),
+        finish(1, "${ref}"),
+      ],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+    answers.push(JSON.stringify(task));
+
+    expect(task).toMatchObject({ status: "completed", final_answer: "Light rain / drizzle" });
+    const commits = await commitsOf(task.task_id);
+    const error = commits.find((c) => c.type === "error");
+    expect(error?.error?.code).toBe("mcp_tool_error");
+    expect(error?.error?.message).toMatch(/'every.get-resource-reference'.*Invalid resourceId/);
+    expect(commits.map((c) => c.type)).toContain("plan_update");
+  });
+
+  it("stores an image answer in the blob store and keeps a reference", async () => {
+    const created = await api("POST", "/v1/tasks", {
+      namespace: "mcp",
+      plan: [call(0, "every.get-tiny-image", {}, ["image"]), finish(1, "${image}")],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+    expect(task.status).toBe("completed");
+    const image = (task.final_answer as Array<Record<string, unknown>>).find(
+      (item) => typeof item === "object" && item.type === "image",
+    );
+    expect(image).toMatchObject({ mime_type: "image/png", blob: { $ref: "s3" } });
+  });
+
+  it("names the server when it is down mid-run, and the branch recovers when it is back", async () => {
+    await mcp.stop();
+    t.llm.on("plan_update", async () => {
+      await mcp.start();
+      return {
+        reasoning: "the server is back: call it again",
+        plan: [call(0, "every.echo", { message: "again" }, ["echoed"]), finish(1, "${echoed}")],
+        resume_at: 0,
+      };
+    });
+    const created = await api("POST", "/v1/tasks", {
+      namespace: "mcp",
+      plan: [call(0, "every.echo", { message: "hello" }, ["echoed"]), finish(1, "${echoed}")],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+
+    expect(task).toMatchObject({ status: "completed", final_answer: "Echo: again" });
+    const error = (await commitsOf(task.task_id)).find((c) => c.type === "error");
+    expect(error?.error?.code).toBe("mcp_unreachable");
+    expect(error?.error?.message).toMatch(/MCP server 'every'/);
+  });
+
+  it("never shows the secret header in an answer, a commit or a log line", async () => {
+    const servers = await api("GET", "/v1/namespaces/mcp/mcp-servers");
+    expect(servers.body.mcp_servers[0].headers.Authorization).toBe("***");
+    const refreshed = await api("POST", "/v1/namespaces/mcp/mcp-servers/every/refresh");
+    expect(refreshed.status).toBe(200);
+    const token = SECRET.split(" ")[1]!;
+    for (const text of [...answers, ...lines]) expect(text).not.toContain(token);
+    expect(lines.length).toBeGreaterThan(0);
+  });
+
+  it("refuses a server whose secret_headers names no header, and stores nothing", async () => {
+    const added = await api("POST", "/v1/namespaces/mcp/mcp-servers", {
+      name: "broken",
+      url: mcp.url,
+      secret_headers: ["Authorization"],
+    });
+    expect(added.status).toBe(400);
+    expect(JSON.stringify(added.body)).toMatch(/not in headers/);
+    const down = await api("POST", "/v1/namespaces/mcp/mcp-servers", {
+      name: "nowhere",
+      url: "http://127.0.0.1:1/mcp",
+    });
+    expect(down.status).toBe(422);
+    const servers = await api("GET", "/v1/namespaces/mcp/mcp-servers");
+    expect(servers.body.mcp_servers.map((s: { name: string }) => s.name)).toEqual(["every"]);
+  });
+});
