@@ -264,3 +264,52 @@ describe("HTTP tools", () => {
     expect(mine.body.tools.map((tool: { name: string }) => tool.name)).toContain("add");
   });
 });
+
+describe("several output_vars from one call", () => {
+  it("asks llm_generate for exactly the four keys and fills all four", async () => {
+    t.llm.on("output_vars", {
+      title: "Kyoto",
+      year: 794,
+      sights: ["Kinkaku-ji"],
+      meta: { ok: true },
+    });
+    const created = await t.api("POST", "/v1/tasks", {
+      plan: [
+        call(0, "llm_generate", { prompt: "Facts about Kyoto" }, [
+          "title",
+          "year",
+          "sights",
+          "meta",
+        ]),
+        finish(1, { title: "${title}", year: "${year}", sights: "${sights}", meta: "${meta}" }),
+      ],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+
+    expect(task).toMatchObject({
+      status: "completed",
+      final_answer: { title: "Kyoto", year: 794, sights: ["Kinkaku-ji"], meta: { ok: true } },
+    });
+    const asked = t.llm.requests.find((r) => r.schemaName === "output_vars");
+    const schema = (asked?.responseFormat as { json_schema: { schema: { required: string[] } } })
+      .json_schema.schema;
+    expect([...schema.required].sort()).toEqual(["meta", "sights", "title", "year"]);
+  });
+
+  it("fails the step naming the keys another tool's result lacks", async () => {
+    t.llm.on("plan_update", { fault: "status", status: 400, message: "no replan here" });
+    const created = await t.api("POST", "/v1/tasks", {
+      plan: [
+        { seq_no: 0, type: "assign", parameters: { obj: { a: 1 } } },
+        call(1, "run_code", { language: "javascript", code: "({a: 1})" }, ["a", "b"]),
+        finish(2, "${a}"),
+      ],
+    });
+    const task = await t.waitForTask(created.body.task_id);
+    const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits`);
+    const error = commits.body.commits.find(
+      (c: { error: { code?: string } | null }) => c.error?.code === "output_missing_keys",
+    );
+    expect(error.error.message).toMatch(/lacks the keys/);
+  });
+});

@@ -45,6 +45,7 @@ export const llmGenerateTool: Tool<LlmGenerateInput> = {
 };
 
 async function runLlmGenerate(input: LlmGenerateInput, context: ToolContext): Promise<ToolResult> {
+  if (context.outputVars && context.outputVars.length > 1) return runForKeys(input, context);
   const json = asksForJson(input.response_format);
   const messages: LlmMessage[] = [
     { role: "system", content: systemPrompt(context.goal, context.responseFormat, json) },
@@ -62,6 +63,33 @@ async function runLlmGenerate(input: LlmGenerateInput, context: ToolContext): Pr
       { text: answer.text.slice(0, 500) },
     );
   }
+}
+
+/**
+ * A calling that fills several output vars: the model answers a JSON object with
+ * exactly those keys (a `json_schema` format named `output_vars`), as the original
+ * StackVM asked; the VM then maps the object by key.
+ */
+async function runForKeys(input: LlmGenerateInput, context: ToolContext): Promise<ToolResult> {
+  const names = context.outputVars ?? [];
+  const schema = z
+    .object(Object.fromEntries(names.map((name) => [name, z.unknown()])))
+    .required()
+    .strict();
+  const messages: LlmMessage[] = [
+    { role: "system", content: systemPrompt(context.goal, context.responseFormat, true) },
+    {
+      role: "user",
+      content: `${userPrompt(input)}\n\nAnswer a JSON object with exactly the keys ${names.map((n) => `"${n}"`).join(", ")}, each holding its part of the answer.`,
+    },
+  ];
+  const value = await context.llm.json({
+    purpose: "llm_generate",
+    schemaName: "output_vars",
+    schema,
+    messages,
+  });
+  return { value };
 }
 
 /**

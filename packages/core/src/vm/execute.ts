@@ -145,7 +145,11 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
           parsed.error.issues,
         );
       }
-      const result = await tool.run(parsed.data, input.toolContext);
+      // Several output vars: the call is told their names (llm_generate answers exactly those keys).
+      const names = outputNames(output_vars);
+      const context =
+        names.length > 1 ? { ...input.toolContext, outputVars: names } : input.toolContext;
+      const result = await tool.run(parsed.data, context);
       const outputs = mapOutputs(result.value, output_vars);
       return {
         instruction,
@@ -163,6 +167,11 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
  * One output var receives the whole result. Several: the result must be an object
  * holding each name (a string result is parsed as the first JSON object in it).
  */
+/** The names of a calling's `output_vars` (one name as a string, or a list). */
+export function outputNames(outputVars: string | string[] | undefined): string[] {
+  return outputVars === undefined ? [] : typeof outputVars === "string" ? [outputVars] : outputVars;
+}
+
 export function mapOutputs(
   value: unknown,
   outputVars: string | string[] | undefined,
