@@ -34,7 +34,7 @@ export interface PythonBoundary {
 export function pythonBoundary(config: SandboxConfig, log: Log): PythonBoundary {
   const containment = config.containment ?? "bubblewrap";
   if (containment === "instance") {
-    return { bubblewrap: null, unshare: null, sweep: instanceSweep(), refusal: null };
+    return { bubblewrap: null, unshare: null, sweep: instanceSweep(log), refusal: null };
   }
   let why = "no OS boundary was asked for (STACKVM_SANDBOX_CONTAINMENT=none)";
   if (containment === "bubblewrap") {
@@ -113,10 +113,25 @@ function noNetworkLayer(
 }
 
 /** On Lambda: after each run, every process of this user but the runner dies and /tmp is emptied. */
-function instanceSweep(): () => Promise<void> {
+function instanceSweep(log: Log): () => Promise<void> {
   const uid = process.getuid?.() ?? -1;
   const keep = selfAndAncestors();
   return async () => {
-    await sweepInstance({ uid, keep: await keep, dirs: [tmpdir()] });
+    try {
+      await sweepInstance({ uid, keep: await keep, dirs: [tmpdir()] });
+    } catch (error) {
+      // A process of a run outlived every kill: this instance must not serve
+      // another tenant. The engine refuses further runs; the process ends soon
+      // after this answer, so that Lambda replaces the instance.
+      log(
+        "error",
+        `sandbox: the instance cannot be cleaned and is retired: ${(error as Error).message}`,
+        {
+          layer: "instance",
+        },
+      );
+      setTimeout(() => process.exit(1), 100).unref?.();
+      throw error;
+    }
   };
 }

@@ -14,7 +14,7 @@ import {
   TMP_BYTES,
 } from "./containment";
 import { processesOf } from "./instance-sweep";
-import { childFiles } from "./pyodide-process";
+import { childCommand, childFiles, UID_POOL } from "./pyodide-process";
 
 // The OS layer on its own: the code here is full Node inside the same bubblewrap
 // boundary a Python child gets, with no permission model and no closed bridge,
@@ -330,6 +330,38 @@ describe("the bubblewrap boundary, with full Node inside it", () => {
         console.log(JSON.stringify({ codes }));`),
     );
     expect(result.codes).not.toContain("wrote");
+  });
+});
+
+describe("the user ids of children", () => {
+  // The kernel counts processes (RLIMIT_NPROC) per user: children sharing one id
+  // let a run that fills its process limit starve the next tenant's child, which
+  // boots while it runs. Each child gets an id of its own from a pool.
+  const launch = {
+    node: files.node,
+    pyodideDir: files.pyodide,
+    prlimit: "/usr/bin/prlimit",
+    unshare: null,
+    bubblewrap: { bwrap: "/usr/bin/bwrap", uid: DEFAULT_SANDBOX_UID },
+  };
+  const run = (uidSlot: number) =>
+    childCommand(launch, { run: { snapshot: true, dataBytes: 1, cpuSeconds: 1, uidSlot } }).uid;
+
+  it("runs consecutive children as different users, all inside the pool", () => {
+    const uids = [1, 2, 3, 4].map(run);
+    expect(new Set(uids).size).toBe(4);
+    for (const uid of uids) {
+      expect(uid).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID);
+      expect(uid).toBeLessThan(DEFAULT_SANDBOX_UID + UID_POOL);
+    }
+  });
+
+  it("keeps a non-root stack's own id (null: no switch)", () => {
+    const own = childCommand(
+      { ...launch, bubblewrap: { bwrap: "/usr/bin/bwrap", uid: null } },
+      { run: { snapshot: true, dataBytes: 1, cpuSeconds: 1, uidSlot: 5 } },
+    );
+    expect(own.uid).toBeNull();
   });
 });
 

@@ -36,8 +36,23 @@ export interface ChildLaunch {
 
 /** A child that runs a program, or the one that makes the memory snapshot into `dir`. */
 export type ChildMode =
-  | { run: { snapshot: boolean; dataBytes: number; cpuSeconds: number } }
+  | {
+      run: {
+        snapshot: boolean;
+        dataBytes: number;
+        cpuSeconds: number;
+        /**
+         * Which user of the pool runs it (a root stack): each child gets its own
+         * id, so the per-user process limit and anything else the kernel counts
+         * per user is the child's alone, not shared with the next tenant's child.
+         */
+        uidSlot?: number;
+      };
+    }
   | { snapshotDir: string };
+
+/** How many user ids a root stack runs children as, from `DEFAULT_SANDBOX_UID` up. */
+export const UID_POOL = 64;
 
 /** What to spawn: the command line and, when the stack is root, the id to run it as. */
 export interface ChildSpawn {
@@ -109,7 +124,10 @@ export function childCommand(launch: ChildLaunch, mode: ChildMode): ChildSpawn {
     const extra = "snapshotDir" in mode ? ["--bind", mode.snapshotDir, INSIDE.out] : [];
     return {
       command: [...limits, launch.bubblewrap.bwrap, ...bubblewrapArgs(files, extra), ...program],
-      uid: launch.bubblewrap.uid,
+      uid:
+        launch.bubblewrap.uid === null
+          ? null
+          : launch.bubblewrap.uid + ("run" in mode ? (mode.run.uidSlot ?? 0) % UID_POOL : 0),
     };
   }
   const network = launch.unshare && "run" in mode ? [launch.unshare, "--net", "--"] : [];

@@ -36,7 +36,13 @@ import {
 } from "../outcome";
 import type { Bubblewrap } from "./containment";
 import { PYTHON_DRIVER } from "./driver-py";
-import { type ChildLaunch, childCommand, PyodideProcess, snapshotPath } from "./pyodide-process";
+import {
+  type ChildLaunch,
+  childCommand,
+  PyodideProcess,
+  snapshotPath,
+  UID_POOL,
+} from "./pyodide-process";
 
 export interface PythonEngineOptions {
   /** `prlimit` and `unshare` as found on this host (null: not used). */
@@ -85,6 +91,8 @@ export class PythonEngine implements Engine {
   /** The snapshot's open descriptor, made on first use so that an engine that never runs Python costs nothing. */
   #snapshotMade: Promise<number | null> | null = null;
   #measured: Promise<number> | null = null;
+  /** Children started so far, which picks each one's user id from the pool. */
+  #children = 0;
   #warm: Warm | null = null;
   readonly #running = new Set<PyodideProcess>();
   readonly #sweep: (() => Promise<void>) | null;
@@ -177,6 +185,8 @@ export class PythonEngine implements Engine {
       this.#warm = null;
       return;
     }
+    // The calibration child is slot 0; run children take the others in turn.
+    const uidSlot = 1 + (this.#children++ % (UID_POOL - 1));
     const ready = Promise.all([this.#snapshot, this.#base, this.#swept]);
     const process = ready.then(([fd, base]) =>
       this.#closed
@@ -187,6 +197,7 @@ export class PythonEngine implements Engine {
                 snapshot: fd !== null,
                 dataBytes: base + (DATA_SLACK_MIB + memoryMib) * 1024 * 1024,
                 cpuSeconds: CPU_BACKSTOP_SECONDS,
+                uidSlot,
               },
             }),
             fd ?? undefined,
