@@ -313,3 +313,61 @@ describe("several output_vars from one call", () => {
     expect(error.error.message).toMatch(/lacks the keys/);
   });
 });
+
+describe("POST /v1/plans/validate and plans written for StackVM", () => {
+  const stackvmPlan = [
+    { seq_no: 0, type: "reasoning", parameters: { chain_of_thoughts: "double it" } },
+    { seq_no: 1, type: "double", parameters: { n: 4, output_vars: ["2x"] } },
+    { seq_no: 2, type: "assign", parameters: { final_answer: "${2x}" } },
+    { seq_no: 3, type: "jmp", parameters: { target_seq: 42 } },
+  ];
+
+  it("answers the normalized plan and its warnings, and starts nothing", async () => {
+    const before = (await t.api("GET", "/v1/tasks?limit=100")).body.tasks.length;
+    const checked = await t.api("POST", "/v1/plans/validate", {
+      plan: stackvmPlan,
+      namespace: "codes",
+    });
+    expect(checked.status).toBe(200);
+    expect(checked.body.valid).toBe(true);
+    expect(checked.body.plan[1]).toEqual({
+      seq_no: 1,
+      type: "calling",
+      parameters: { tool_name: "double", tool_params: { n: 4 }, output_vars: ["2x"] },
+    });
+    const codes = checked.body.warnings.map((w: { code: string }) => w.code);
+    expect(codes).toEqual(expect.arrayContaining(["tool_as_type", "unknown_jump_target"]));
+    expect((await t.api("GET", "/v1/tasks?limit=100")).body.tasks.length).toBe(before);
+  });
+
+  it("runs the same StackVM plan unchanged", async () => {
+    const created = await t.api("POST", "/v1/tasks", { plan: stackvmPlan, namespace: "codes" });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    expect(await t.waitForTask(created.body.task_id)).toMatchObject({
+      status: "completed",
+      final_answer: 8,
+    });
+  });
+
+  it.each([
+    ["not an array", { plan: { seq_no: 0 } }, "not_a_plan"],
+    [
+      "an unknown tool",
+      { plan: [{ seq_no: 0, type: "calling", parameters: { tool_name: "nope" } }] },
+      "unknown_tool",
+    ],
+  ])("answers valid: false with the problem for %s", async (_what, body, code) => {
+    const checked = await t.api("POST", "/v1/plans/validate", body);
+    expect(checked.status).toBe(200);
+    expect(checked.body.valid).toBe(false);
+    expect(checked.body.problems.map((p: { code: string }) => p.code)).toContain(code);
+  });
+
+  it("answers 404 for a namespace the tenant does not have, and 400 for a body that is not one", async () => {
+    expect(
+      (await t.api("POST", "/v1/plans/validate", { plan: [], namespace: "nope" })).status,
+    ).toBe(404);
+    const bad = await t.api("POST", "/v1/plans/validate", { plan: [], extra: 1 });
+    expect(bad.status).toBe(400);
+  });
+});

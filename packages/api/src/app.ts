@@ -19,6 +19,7 @@ import { registerEventRoutes } from "./routes/events";
 import { registerKeyRoutes } from "./routes/keys";
 import { DOCUMENTS_PATH, registerKnowledgeRoutes, uploadBodyLimit } from "./routes/knowledge";
 import { registerNamespaceRoutes } from "./routes/namespaces";
+import { registerPlanRoutes } from "./routes/plans";
 import { registerScheduleRoutes } from "./routes/schedules";
 import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
@@ -96,6 +97,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerBranchRoutes(app);
   registerNamespaceRoutes(app);
   registerToolSourceRoutes(app);
+  registerPlanRoutes(app);
   registerKeyRoutes(app);
   registerTriggerRoutes(app);
   registerScheduleRoutes(app);

@@ -35,7 +35,7 @@ const FIELD_HINTS: Record<string, string> = {
   tool_name: 'Set "tool_name" to the name of a tool, e.g. "llm_generate".',
   tool_params: 'Set "tool_params" to an object of the tool\'s inputs, e.g. {"prompt": "..."}.',
   output_vars:
-    'Set "output_vars" to an array of variable names, e.g. ["summary"]; a name is letters, digits and _, not first a digit.',
+    'Set "output_vars" to an array of variable names, e.g. ["summary"]; a name is letters, digits and _.',
   condition_prompt:
     'Set "condition_prompt" to a yes/no question as text, e.g. "Does ${facts} mention a date?".',
   jump_if_true: 'Set "jump_if_true" to the seq_no to run next when the condition holds.',
@@ -48,7 +48,7 @@ const FIELD_HINTS: Record<string, string> = {
 };
 
 const VARIABLE_NAME_HINT =
-  'Name variables with letters, digits and _, not first a digit, e.g. "total_count".';
+  'Name variables with letters, digits and _, e.g. "total_count".';
 
 const PARAMETER_KEYS: Record<Exclude<InstructionType, "assign">, readonly string[]> = {
   calling: Object.keys(CallingInstruction.shape.parameters.shape),

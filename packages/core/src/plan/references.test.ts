@@ -76,7 +76,7 @@ describe("resolveReferences", () => {
   });
 
   it("leaves a ${ that is not a reference as it is", () => {
-    const code = "const s = `${a + b}`; const t = '${}'; const u = '${1x}';";
+    const code = "const s = `${a + b}`; const t = '${}'; const u = '${-x}';";
     expect(resolveReferences(code, lookup)).toBe(code);
   });
 

@@ -2,7 +2,7 @@
  * `${name}` references in plan parameters (spec: plan-language.md, "References").
  *
  * Syntax: `${` name (`.` segment)* `}`, where the name is a variable name (letters,
- * digits and _, not first a digit) and a segment is an object key or an array index
+ * digits and _, as StackVM allows) and a segment is an object key or an array index
  * (any characters but `.`, `{`, `}`, `$`, `\` and whitespace). Spaces just inside the
  * braces are allowed (`${ name }`). A `${` that does not open such a reference, such
  * as a JavaScript template `${a + b}`, is left as it is; `\${` is always a literal
@@ -41,7 +41,7 @@ export const MAX_VALUE_DEPTH = 28;
 
 type Part = string | Omit<Reference, "where">;
 
-const REFERENCE = /\\\$\{|\$\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[^\s.{}$\\]+)*)\s*\}/g;
+const REFERENCE = /\\\$\{|\$\{\s*([A-Za-z0-9_]+)((?:\.[^\s.{}$\\]+)*)\s*\}/g;
 
 /**
  * Splits a string into literal text (escapes removed) and references. Returns the

@@ -116,11 +116,10 @@ describe("validatePlan", () => {
     });
 
     it("names the five known types for an unknown type", () => {
-      const plan = [{ seq_no: 0, type: "llm_generate", parameters: { prompt: "x" } }, done(1)];
+      const plan = [{ seq_no: 0, type: "summarize", parameters: { prompt: "x" } }, done(1)];
       const problem = theProblem(validatePlan(plan, context), "unknown_instruction_type");
       expect(problem).toMatchObject({ seq_no: 0, path: "[0].type" });
       expect(problem.message).toContain("assign, calling, jmp, reasoning and wait");
-      expect(problem.hint).toContain('"tool_name": "llm_generate"');
     });
 
     it("refuses an instruction without a type", () => {
@@ -145,7 +144,7 @@ describe("validatePlan", () => {
     });
 
     it.each([
-      ["a digit first", '{"1x": 1}', '[0].parameters["1x"]'],
+      ["a dash", '{"x-y": 1}', '[0].parameters["x-y"]'],
       ["__proto__", '{"__proto__": 1}', "[0].parameters.__proto__"],
     ])("refuses an assigned name with %s", (_, parameters, path) => {
       const plan = [assign(0, JSON.parse(parameters)), done(1)];

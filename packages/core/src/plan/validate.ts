@@ -16,6 +16,7 @@ import { checkParameters, INSTRUCTION_TYPES, type InstructionType } from "./para
 import { label, type PlanProblem, ProblemList, planPath } from "./problems";
 import { MAX_VALUE_DEPTH } from "./references";
 import { MAX_PLAN_LENGTH, Plan } from "./schema";
+import { normalizeStackvmPlan } from "./stackvm-compat";
 import { checkToolCall, type ToolInput } from "./tool-check";
 
 export interface ValidationContext {
@@ -93,11 +94,13 @@ export function validatePlan(input: unknown, context: ValidationContext): Valida
   }
 
   // Array.from visits holes too, so every index gets an entry.
-  const entries = Array.from(input, (raw: unknown, index) =>
+  // Plans written for the original StackVM: its forms rewritten, each with a warning.
+  const plan = normalizeStackvmPlan(input, context.tools, warnings);
+  const entries = Array.from(plan, (raw: unknown, index) =>
     readInstruction(raw, index, context, problems, warnings),
   );
   checkSeqNos(entries, problems);
-  checkJumpTargets(entries, problems);
+  checkJumpTargets(entries, problems, warnings);
   for (const entry of entries) {
     const p = entry.parameters;
     if (entry.type !== "calling" || !isObject(p) || typeof p.tool_name !== "string") continue;
@@ -114,7 +117,7 @@ export function validatePlan(input: unknown, context: ValidationContext): Valida
   checkFlow(entries, context.inputs, problems, warnings);
 
   if (problems.size === 0) {
-    const parsed = Plan.safeParse(input);
+    const parsed = Plan.safeParse(plan);
     if (parsed.success) return { ok: true, plan: parsed.data, warnings: warnings.list() };
     // Unreachable while the checks above mirror the schema; kept so a drift fails loudly.
     for (const issue of parsed.error.issues) {
@@ -240,10 +243,19 @@ function checkSeqNos(entries: readonly Entry[], problems: ProblemList): void {
   }
 }
 
-/** Check 2. Only well-typed targets: a target of the wrong type is a shape problem. */
-function checkJumpTargets(entries: readonly Entry[], problems: ProblemList): void {
+/**
+ * Check 2. Only well-typed targets: a target of the wrong type is a shape problem.
+ * A missing target of a jmp that no path reaches is a warning (StackVM's plans
+ * carry such leftovers, and they never run); of a reachable one, a problem.
+ */
+function checkJumpTargets(
+  entries: readonly Entry[],
+  problems: ProblemList,
+  warnings: ProblemList,
+): void {
   const exists = new Set(entries.flatMap((e) => (e.seqNo === null ? [] : [e.seqNo])));
   const seqNos = [...exists].sort((a, b) => a - b);
+  const reachable = reachableIndexes(entries);
   for (const entry of entries) {
     const p = entry.parameters;
     if (entry.type !== "jmp" || !isObject(p)) continue;
@@ -256,7 +268,7 @@ function checkJumpTargets(entries: readonly Entry[], problems: ProblemList): voi
         exists.has(target)
       )
         continue;
-      problems.add({
+      (reachable.has(entry.index) ? problems : warnings).add({
         seq_no: entry.seqNo,
         path: planPath(entry.index, ["parameters", key]),
         code: "unknown_jump_target",
@@ -265,6 +277,31 @@ function checkJumpTargets(entries: readonly Entry[], problems: ProblemList): voi
       });
     }
   }
+}
+
+/** The indexes of the instructions some path from the first one reaches. */
+function reachableIndexes(entries: readonly Entry[]): Set<number> {
+  const indexOf = new Map<number, number>();
+  for (const e of entries)
+    if (e.seqNo !== null && !indexOf.has(e.seqNo)) indexOf.set(e.seqNo, e.index);
+  const seen = new Set<number>();
+  const stack = entries.length > 0 ? [0] : [];
+  while (stack.length > 0) {
+    const index = stack.pop()!;
+    if (seen.has(index) || index >= entries.length) continue;
+    seen.add(index);
+    const e = entries[index]!;
+    const p = isObject(e.parameters) ? e.parameters : {};
+    if (e.type === "jmp") {
+      for (const key of ["target_seq", "jump_if_true", "jump_if_false"]) {
+        const target = indexOf.get(p[key] as number);
+        if (target !== undefined) stack.push(target);
+      }
+      if ("target_seq" in p) continue;
+    } else if (e.type === "assign" && Object.hasOwn(p, "final_answer")) continue;
+    stack.push(index + 1);
+  }
+  return seen;
 }
 
 /** True when `value` nests containers deeper than `limit`; iterative, for any depth. */

@@ -1,0 +1,71 @@
+/**
+ * `POST /v1/plans/validate`: checks a plan against a namespace's tools without
+ * running it, for integrators and the console's editor alike. Plans written for
+ * the original StackVM come back normalized, with a warning for each rewrite.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { validatePlan } from "@stackvm/core";
+import type { ApiApp } from "../env";
+import { bearer, commonErrors, json, jsonBody } from "../schemas";
+
+const ValidateRequest = z
+  .object({
+    plan: z.unknown().openapi({ description: "The plan: a JSON array of instructions" }),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,64}$/, "a namespace name is 1 to 64 of a-z, 0-9, _ and -")
+      .default("default"),
+    inputs: z
+      .array(z.string().max(128))
+      .max(500)
+      .default([])
+      .openapi({ description: "Names of the task inputs the plan may reference" }),
+  })
+  .strict();
+
+const Problem = z.object({
+  seq_no: z.number().int().nullable(),
+  path: z.string(),
+  code: z.string(),
+  message: z.string(),
+  hint: z.string(),
+});
+
+const ValidateAnswer = z
+  .object({
+    valid: z.boolean(),
+    problems: z.array(Problem),
+    warnings: z.array(Problem),
+    plan: z.array(z.unknown()).nullable(),
+  })
+  .openapi("PlanValidation");
+
+export function registerPlanRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/plans/validate",
+      summary: "Check a plan against a namespace without running it",
+      description:
+        "Answers every problem (the same shape as a 422 of POST /v1/tasks) and warning, and the plan as it would run (StackVM forms normalized). Starts nothing.",
+      security: bearer,
+      request: jsonBody(ValidateRequest),
+      responses: { 200: json(ValidateAnswer, "The verdict"), ...commonErrors },
+    }),
+    async (c) => {
+      const { plan, namespace, inputs } = c.req.valid("json");
+      const { tools } = await c.get("deps").namespaces.resolve(c.get("tenantId"), namespace);
+      const result = validatePlan(plan, {
+        tools: tools.all,
+        allowedTools: tools.allowed,
+        inputs: new Set(inputs),
+      });
+      return c.json(
+        result.ok
+          ? { valid: true, problems: [], warnings: result.warnings, plan: result.plan }
+          : { valid: false, problems: result.problems, warnings: result.warnings, plan: null },
+        200,
+      );
+    },
+  );
+}

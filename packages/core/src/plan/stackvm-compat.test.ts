@@ -1,0 +1,77 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans carry ${name} references
+import { describe, expect, it } from "vitest";
+import { validatePlan } from "./validate";
+import { context, done } from "./validate-fixtures";
+
+const codes = (list: Array<{ code: string }>) => list.map((p) => p.code);
+
+describe("plans written for the original StackVM", () => {
+  it("reads an instruction whose type is a tool as a calling of it, with a warning", () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "llm_generate",
+        parameters: { prompt: "Say hi", context: null, output_vars: ["greeting"] },
+      },
+      { seq_no: 1, type: "assign", parameters: { final_answer: "${greeting}" } },
+    ];
+    const result = validatePlan(plan, context);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.plan[0]).toEqual({
+      seq_no: 0,
+      type: "calling",
+      parameters: {
+        tool_name: "llm_generate",
+        tool_params: { prompt: "Say hi" },
+        output_vars: ["greeting"],
+      },
+    });
+    expect(codes(result.warnings)).toEqual(
+      expect.arrayContaining(["tool_as_type", "null_context"]),
+    );
+  });
+
+  it("drops parameters llm_generate does not take instead of refusing the plan", () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "calling",
+        parameters: {
+          tool_name: "llm_generate",
+          tool_params: { prompt: "p", model: "gpt-4", temperature: 0 },
+          output_vars: "out",
+        },
+      },
+      done(1, "${out}"),
+    ];
+    const result = validatePlan(plan, context);
+    expect(result.ok).toBe(true);
+    expect(codes(result.warnings).filter((c) => c === "unknown_tool_param")).toHaveLength(2);
+  });
+
+  it("accepts variable names that start with a digit, as StackVM does", () => {
+    const plan = [
+      { seq_no: 0, type: "assign", parameters: { "2pc_config_docs": "docs" } },
+      done(1, "${2pc_config_docs}"),
+    ];
+    expect(validatePlan(plan, context).ok).toBe(true);
+  });
+
+  it("warns about a missing jump target that no path reaches, and refuses a reachable one", () => {
+    const unreachable = [done(0, "x"), { seq_no: 1, type: "jmp", parameters: { target_seq: 99 } }];
+    const result = validatePlan(unreachable, context);
+    expect(result.ok).toBe(true);
+    expect(codes(result.warnings)).toContain("unknown_jump_target");
+
+    const reachable = [{ seq_no: 0, type: "jmp", parameters: { target_seq: 99 } }, done(1)];
+    const refused = validatePlan(reachable, context);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(codes(refused.problems)).toContain("unknown_jump_target");
+  });
+
+  it("still refuses a reference to a variable nothing sets (stricter than StackVM)", () => {
+    const result = validatePlan([done(0, "${nowhere}")], context);
+    expect(result.ok).toBe(false);
+  });
+});
