@@ -13,7 +13,7 @@ export { createKnowledge } from "./knowledge";
 export { llmPort } from "./llm-port";
 export { createScheduleHandler } from "./schedule-handler";
 export type { SweepHandlerDeps } from "./sweep-handler";
-export { createSweepHandler, recoverAtStart } from "./sweep-handler";
+export { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";
 export type { System, SystemOptions, SystemPorts } from "./system";
 export { createSystem, systemOptions } from "./system";
 export type { WorkerHandler } from "./worker-handler";

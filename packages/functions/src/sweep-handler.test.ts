@@ -11,7 +11,7 @@ import {
   silentLog,
 } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
-import { createSweepHandler, recoverAtStart } from "./sweep-handler";
+import { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";
 import { createSystem } from "./system";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
@@ -67,7 +67,10 @@ function memoryWiring(faults: Fault[] = []) {
     },
   );
   const sweep = createSweepHandler(system.sweep(15 * 60_000));
-  const recover = () => recoverAtStart(system.sweep(15 * 60_000));
+  const recover = async () => ({
+    starts_repaired: await recoverStarts(system.sweep(15 * 60_000)),
+    reenqueued: await resumeRunning(system.sweep(15 * 60_000)),
+  });
   const drain = () =>
     queue.drain(async (m) => {
       await runStep(system.step, StepMessage.parse(JSON.parse(m.body)));
@@ -246,7 +249,7 @@ describe("a restart of the local stack", () => {
     });
   });
 
-  it("re-enqueues a fork whose first enqueue failed", async () => {
+  it("undoes a fork whose first enqueue failed, so that the same fork can be made again", async () => {
     const wiring = memoryWiring();
     const { task } = await wiring.system.tasks.create(
       "acme",
@@ -254,19 +257,20 @@ describe("a restart of the local stack", () => {
     );
     await wiring.drain();
     const commits = await wiring.system.branches.commits("acme", task.task_id, "main", 10, null);
+    const fork = { from_commit: commits.commits.at(-1)!.commit_id, name: "again" };
     const send = wiring.queue.send.bind(wiring.queue);
     wiring.queue.send = () => Promise.reject(new Error("the queue is unavailable"));
-    await expect(
-      wiring.system.branches.fork("acme", task.task_id, {
-        from_commit: commits.commits.at(-1)!.commit_id,
-        name: "again",
-      }),
-    ).rejects.toThrow(/unavailable/);
+    await expect(wiring.system.branches.fork("acme", task.task_id, fork)).rejects.toThrow(
+      /unavailable/,
+    );
     wiring.queue.send = send;
-    expect(await wiring.recover()).toMatchObject({ reenqueued: 1 });
+    // Nothing is left running without a step: the retry makes the fork and it runs.
+    expect((await wiring.recover()).reenqueued).toBe(0);
+    await wiring.system.branches.fork("acme", task.task_id, fork);
     await wiring.drain();
-    const fork = await wiring.system.branches.get("acme", task.task_id, "again");
-    expect(fork).toMatchObject({ status: "completed" });
+    expect(await wiring.system.branches.get("acme", task.task_id, "again")).toMatchObject({
+      status: "completed",
+    });
   });
 
   it("repairs a start cut short a moment ago, which the periodic sweep leaves for 30 s", async () => {

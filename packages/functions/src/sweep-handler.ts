@@ -45,31 +45,32 @@ export function createSweepHandler(deps: SweepHandlerDeps) {
 }
 
 /**
- * The sweep of a local stack that starts again on its data, before it serves a
- * request or takes a message: nothing else can be starting a task or running a
- * step then (the data folder is locked to this process), so every start marker
- * is a start cut short, every slot of an ended or branchless task is free, and
- * every `running` branch is re-enqueued at once instead of after `stalledMs`
- * (what the killed process had in flight comes back by the visibility timeout;
- * a step lost between its commit and its enqueue is found here). A re-enqueued
- * step that was not lost costs one read: the worker drops it as a duplicate.
+ * A local stack that starts again on its data, before it serves a request:
+ * nothing else can be starting a task then (the data folder is locked to this
+ * process), so every start marker is a start cut short and is repaired at once
+ * instead of after `START_REPAIR_AFTER_MS`. Answers how many.
  *
  * @example
- * await recoverAtStart(system.sweep(stalledMs)); // then listen and poll
+ * await recoverStarts(system.sweep(stalledMs)); // then listen
  */
-export async function recoverAtStart(deps: SweepHandlerDeps): Promise<{
-  reenqueued: number;
-  slots_freed: number;
-  starts_repaired: number;
-}> {
-  // A threshold a minute ahead takes everything, even what was written in this
-  // very millisecond or by a clock a little ahead.
-  const everything = -60_000;
-  const startsRepaired = await repairStarts(deps, everything);
-  const reenqueued = await sweepStalled(deps, everything);
-  const slotsFreed = await deps.slots.reap(everything);
-  return { reenqueued, slots_freed: slotsFreed, starts_repaired: startsRepaired };
+export function recoverStarts(deps: SweepHandlerDeps): Promise<number> {
+  return repairStarts(deps, EVERYTHING);
 }
+
+/**
+ * A local stack that starts again on its data re-enqueues every `running`
+ * branch at once instead of after `stalledMs`: what the killed process had in
+ * flight comes back by the visibility timeout anyway, and a step lost between
+ * its commit and its enqueue is found here. A re-enqueued step that was not lost
+ * costs one read: the worker drops it as a duplicate. Safe while serving.
+ * Answers how many branches it re-enqueued.
+ */
+export function resumeRunning(deps: SweepHandlerDeps): Promise<number> {
+  return sweepStalled(deps, EVERYTHING);
+}
+
+/** A threshold a minute ahead takes everything, even what a clock a little ahead wrote. */
+const EVERYTHING = -60_000;
 
 /** Repairs every task start older than `olderThanMs` that did not complete. */
 async function repairStarts(deps: SweepHandlerDeps, olderThanMs: number): Promise<number> {

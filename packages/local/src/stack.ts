@@ -37,7 +37,8 @@ import {
   embeddingsPort,
   llmPort,
   loadConfig,
-  recoverAtStart,
+  recoverStarts,
+  resumeRunning,
   type System,
   systemOptions,
 } from "@stackvm/functions";
@@ -98,14 +99,17 @@ export interface LocalStack {
 /**
  * Local recovery timing. The poller keeps the steps it runs hidden (it extends
  * their visibility while the handler runs), so the queue's timeout only says how
- * soon a killed process's steps come back: 10 s. The sweep runs every 10 s, so a
+ * soon a killed process's steps come back: 10 s. A restart re-enqueues every
+ * running branch at once, which finds a step lost between commit and enqueue
+ * (locally, only a killed process loses one). The sweep runs every 10 s, so a
  * start cut short is repaired within 40 s of its marker; a running branch that
- * has not moved for 30 s is re-enqueued (a fork whose enqueue failed, a step lost
- * between commit and enqueue), which costs one read when the step was not lost.
+ * has not moved for two step timeouts (2 x 60 s, as on AWS) is re-enqueued. Not
+ * sooner: on a busy stack a branch waits its turn in the queue for longer than
+ * a step, and each re-enqueue of a branch that was not lost costs a read.
  */
 const LOCAL_VISIBILITY_SECONDS = 10;
 const LOCAL_SWEEP_INTERVAL_MS = 10_000;
-const LOCAL_STALLED_AFTER_MS = 30_000;
+const LOCAL_STALLED_AFTER_MS = 120_000;
 
 const NAMES = {
   table: "stackvm",
@@ -205,11 +209,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ? config.stalledAfterSeconds * 1000
       : LOCAL_STALLED_AFTER_MS);
   const sweepDeps = system.sweep(stalledAfter);
-  // Before the first request or message: resume what a killed predecessor left.
-  const recovered = await recoverAtStart(sweepDeps).catch(abandon);
-  if (recovered.reenqueued + recovered.slots_freed + recovered.starts_repaired > 0) {
-    log.info("resumed after a restart", recovered);
-  }
+  // Before the first request: repair the starts a killed predecessor cut short.
+  const repaired = await recoverStarts(sweepDeps).catch(abandon);
+  if (repaired > 0) log.info("repaired task starts cut short", { starts_repaired: repaired });
   const app = createApp(system.api);
   const server = serve({ fetch: app.fetch, port: options.port, hostname: host });
   await new Promise<void>((resolve, reject) => {
@@ -236,6 +238,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     handler: createDlqHandler(system.dlq),
     concurrency: 1,
   });
+  // Once serving and polling: resume every running branch at once, in the background.
+  resumeRunning(sweepDeps).then(
+    (reenqueued) => {
+      if (reenqueued > 0) log.info("resumed running branches", { reenqueued });
+    },
+    (error: unknown) => log.error("resuming running branches failed", { error: String(error) }),
+  );
   const sweepOnce = createSweepHandler(sweepDeps);
   const sweep = setInterval(() => {
     sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));

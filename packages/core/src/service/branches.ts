@@ -283,7 +283,17 @@ export class BranchService {
       pending,
     } satisfies Partial<BranchRecord>);
     await this.deps.store.createBranch(branch);
-    await enqueueNext(this.deps, branch, source.commit_id);
+    try {
+      await enqueueNext(this.deps, branch, source.commit_id);
+    } catch (error) {
+      // All or nothing: a fork whose first step could not be queued is undone (unless
+      // a step ran after all), so the caller's error is the truth and a retry forks
+      // again; an undo that fails too leaves the branch to the sweep.
+      await this.deps.store.items
+        .delete(branchKey(tenant, taskId, name), { equals: { head: source.commit_id } })
+        .catch(() => undefined);
+      throw error;
+    }
     return this.deps.presenter.branch(branch);
   }
 
