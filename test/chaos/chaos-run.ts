@@ -216,7 +216,7 @@ function chainPlan(steps: number) {
   ];
 }
 
-class Client {
+export class Client {
   constructor(
     private readonly url: string,
     private readonly key: string,
@@ -325,7 +325,7 @@ class Client {
 }
 
 /** Starts `main.ts` in a process group of its own and waits until it serves. */
-async function startStack(dataDir: string, port: number): Promise<ChildProcess> {
+export async function startStack(dataDir: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "packages/local/src/main.ts"], {
     cwd: root,
     detached: true,
@@ -355,7 +355,7 @@ async function startStack(dataDir: string, port: number): Promise<ChildProcess> 
   return child;
 }
 
-function killGroup(child: ChildProcess): void {
+export function killGroup(child: ChildProcess): void {
   try {
     process.kill(-child.pid!, "SIGKILL");
   } catch {
@@ -363,18 +363,18 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => child.once("exit", () => done()));
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kib / 1024);
 }
 
-function folderMiB(dir: string): number {
+export function folderMiB(dir: string): number {
   let bytes = 0;
   const walk = (d: string) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
@@ -387,7 +387,7 @@ function folderMiB(dir: string): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once("error", fail);
