@@ -256,13 +256,56 @@ describe("knowledge through the local stack", () => {
     expect((await upload("nope", "a.md", "text/markdown", "x")).status).toBe(404);
     const json = await t.api("POST", "/v1/knowledge-bases/travel/documents", { not: "multipart" });
     expect(json.status).toBe(400);
-    expect(json.body.error.message).toMatch(/multipart/);
+    // JSON asks for a presigned URL, and names the fields it needs.
+    expect(json.body.error.message).toMatch(/filename/);
+    const text = await fetch(`${t.url}/v1/knowledge-bases/travel/documents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "text/plain" },
+      body: "just text",
+    });
+    expect(text.status).toBe(400);
+    expect(((await text.json()) as any).error.message).toMatch(/multipart/);
     const huge = await upload("travel", "huge.txt", "text/plain", "x".repeat(6 << 20));
     expect(huge.status).toBe(413);
     expect((await t.api("POST", "/v1/knowledge-bases", { name: "Bad Name" })).status).toBe(400);
     expect(
       (await t.api("GET", "/v1/knowledge-bases/travel/documents")).body.documents,
     ).toHaveLength(before);
+  });
+
+  it("takes a large document by presigned URL straight to S3, and ingests it after the PUT", async () => {
+    const asked = await t.api("POST", "/v1/knowledge-bases/travel/documents", {
+      filename: "hokkaido.md",
+      content_type: "text/markdown",
+    });
+    expect(asked.status).toBe(201);
+    expect(asked.body.document).toMatchObject({ status: "pending", filename: "hokkaido.md" });
+    const put = await fetch(asked.body.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "text/markdown" },
+      body: "# Hokkaido\n\nSapporo snow festival sculptures of ice.",
+    });
+    expect(put.status).toBe(200);
+    const id = asked.body.document.document_id;
+    // The first read after the PUT sees the object and queues the ingest.
+    const byId = async () =>
+      (await t.api("GET", `/v1/knowledge-bases/travel/documents/${id}`)).body;
+    let document = await byId();
+    for (let i = 0; i < 600 && document.status !== "ready" && document.status !== "failed"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      document = await byId();
+    }
+    expect(document).toMatchObject({ status: "ready", error: null });
+    const task = await runPlan([
+      search("Sapporo snow festival", 1),
+      { seq_no: 1, type: "assign", parameters: { final_answer: "${chunks}" } },
+    ]);
+    expect(task.final_answer[0]).toMatchObject({ filename: "hokkaido.md", document_id: id });
+    const refused = await t.api("POST", "/v1/knowledge-bases/travel/documents", {
+      filename: "x.exe",
+      content_type: "application/x-msdownload",
+    });
+    expect(refused.status).toBe(422);
   });
 
   it("deletes a document, and its chunks leave the results", async () => {

@@ -18,5 +18,6 @@ export { meter } from "./metering";
 export { OpenAiEmbeddings } from "./openai-embeddings";
 export type { Presigner } from "./s3-blobs";
 export { S3Blobs } from "./s3-blobs";
+export { S3Uploads } from "./s3-uploads";
 export { SqsQueue } from "./sqs-queue";
 export { createTableInput, tableDefinition } from "./table-definition";

@@ -12,4 +12,5 @@ export { createDataClients } from "./data-clients";
 export { DynamoItemStore } from "./dynamo-item-store";
 export { lazyEventBridgeScheduler, lazyS3Blobs } from "./lazy-adapters";
 export { lazyMcpClient } from "./lazy-mcp";
+export { lazyS3Uploads } from "./lazy-uploads";
 export { SqsQueue } from "./sqs-queue";

@@ -84,6 +84,7 @@ export type {
   QueuedMessage,
 } from "./memory/memory-queue";
 export { MemoryQueue, queueMessageText, visibilitySeconds } from "./memory/memory-queue";
+export { MemoryUploads } from "./memory/memory-uploads";
 export {
   Branch,
   BranchName,
@@ -299,6 +300,7 @@ export { callSandbox, sandboxFailureError } from "./tools/sandbox-call";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 // Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
 export type { SecretBox } from "./ports/secrets";
+export type { DocumentUploads } from "./ports/uploads";
 export type { ToolSourceServiceDeps } from "./service/tool-sources";
 export { ToolSourceService } from "./service/tool-sources";
 export { AesSecretBox } from "./tools/sources/aes-secret-box";

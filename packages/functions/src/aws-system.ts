@@ -16,6 +16,7 @@ import {
   lazyEventBridgeScheduler,
   lazyMcpClient,
   lazyS3Blobs,
+  lazyS3Uploads,
   SqsQueue,
 } from "@stackvm/aws/lambda";
 import {
@@ -75,6 +76,7 @@ export function awsRuntime(
     {
       items: new DynamoItemStore(clients.doc, config.table),
       blobs: lazyS3Blobs({ region: config.region }, config.bucket),
+      uploads: lazyS3Uploads({ region: config.region }, config.bucket),
       queue: new SqsQueue(clients.sqs, config.queueUrl),
       clock: systemClock,
       sandbox: sandbox(config) ?? noSandbox,

@@ -9,6 +9,7 @@ import {
   type Clock,
   createEmbedder,
   createLlmSession,
+  type DocumentUploads,
   type EmbeddingPort,
   IngestService,
   type ItemStore,
@@ -37,6 +38,8 @@ export interface KnowledgePorts {
   llm: LlmPort;
   index: KnowledgeIndex;
   embeddings: EmbeddingPort;
+  /** Presigned uploads to S3; none: large documents are refused with a reason. */
+  uploads?: DocumentUploads;
 }
 
 /** Knowledge bases (API), ingest (worker) and the `vector_search` / `retrieve_knowledge_graph` tools. */
@@ -52,6 +55,7 @@ export function createKnowledge(
     queue: ports.queue,
     clock: ports.clock,
     maxUploadBytes: options.maxUploadBytes,
+    ...(ports.uploads ? { uploads: ports.uploads } : {}),
   });
   const embedder = createEmbedder({
     port: ports.embeddings,
@@ -62,6 +66,7 @@ export function createKnowledge(
   const ingest = new IngestService({
     items: ports.items,
     blobs: ports.blobs,
+    ...(ports.uploads ? { uploads: ports.uploads } : {}),
     clock: ports.clock,
     index: ports.index,
     embedder,

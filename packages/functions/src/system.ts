@@ -22,6 +22,7 @@ import {
   createPlanner,
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_QUOTAS,
+  type DocumentUploads,
   type EmbeddingPort,
   evaluationHook,
   type ItemStore,
@@ -76,6 +77,8 @@ export interface SystemPorts {
   knowledgeIndex?: KnowledgeIndex;
   /** Embeddings for knowledge; only the worker gets them. */
   embeddings?: EmbeddingPort;
+  /** Presigned uploads of large documents straight to S3; none: refused with a reason. */
+  uploads?: DocumentUploads;
   /** Seals the secret headers of MCP servers at rest; none: secret headers are refused with a reason. */
   secrets?: SecretBox;
   /** The MCP client (the official SDK over the address guard); none: MCP servers cannot be added. */

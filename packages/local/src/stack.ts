@@ -14,6 +14,7 @@ import {
   LanceKnowledgeIndex,
   lanceEmulatorStorage,
   S3Blobs,
+  S3Uploads,
   SdkMcpClient,
   SqsQueue,
 } from "@stackvm/aws";
@@ -182,6 +183,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ),
       }),
       embeddings: embeddingsPort(config.openai),
+      uploads: new S3Uploads(clients.s3, config.bucket),
       mcp: new SdkMcpClient(),
       secrets: new AesSecretBox(localSecretKey(options.dataDir)),
     },

@@ -148,15 +148,22 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
     createRoute({
       method: "post",
       path: "/v1/knowledge-bases/{kb}/documents",
-      summary: "Upload a document (multipart/form-data, a `file` part)",
+      summary: "Upload a document (multipart), or ask for a presigned upload URL (JSON)",
       description:
         "Send `multipart/form-data` with a `file` part (plain text, Markdown, HTML, PDF, JSON or CSV, " +
         "by its content type or file extension) and optionally `document_id` to replace that document. " +
         "The answer is the document, `pending`; ingest (extract, chunk, embed, index) runs queued, " +
-        "and GET shows its status, progress and error.",
+        "and GET shows its status, progress and error. For a large document send JSON " +
+        '`{"filename", "content_type", "document_id"?}` instead: the answer (201) is the document and an ' +
+        "`upload_url` to PUT the file to (with that Content-Type) within `expires_in` seconds; the first " +
+        "read of the document after the PUT queues its ingest.",
       security: bearer,
       request: { params: KbParam },
       responses: {
+        201: json(
+          z.object({ document: Document, upload_url: z.string(), expires_in: z.number().int() }),
+          "A presigned upload URL",
+        ),
         202: json(Document, "Accepted for ingest"),
         413: json(z.object({}), "Too large"),
         ...commonErrors,
@@ -164,10 +171,22 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
       },
     }),
     async (c) => {
-      const type = c.req.header("content-type") ?? "";
-      if (!type.toLowerCase().startsWith("multipart/form-data")) {
+      const type = (c.req.header("content-type") ?? "").toLowerCase();
+      if (type.startsWith("application/json")) {
+        let body: unknown;
+        try {
+          body = await c.req.json();
+        } catch {
+          throw new MalformedError(
+            'the body is not JSON: send {"filename", "content_type"} for an upload URL',
+          );
+        }
+        const answer = await knowledge(c).presign(c.get("tenantId"), c.req.valid("param").kb, body);
+        return c.json(answer, 201);
+      }
+      if (!type.startsWith("multipart/form-data")) {
         throw new MalformedError(
-          `send the document as multipart/form-data with a 'file' part (curl -F file=@notes.md), not ${type || "no content type"}`,
+          `send the document as multipart/form-data with a 'file' part (curl -F file=@notes.md), or JSON {"filename", "content_type"} for a presigned upload URL; not ${type || "no content type"}`,
         );
       }
       let form: Record<string, string | File | (string | File)[]>;

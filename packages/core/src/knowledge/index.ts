@@ -23,7 +23,13 @@ export {
   type KnowledgeIndex,
 } from "./index-port";
 export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
-export { KnowledgeService, type KnowledgeServiceDeps, type Upload } from "./knowledge-service";
+export {
+  KnowledgeService,
+  type KnowledgeServiceDeps,
+  PresignInput,
+  UPLOAD_URL_SECONDS,
+  type Upload,
+} from "./knowledge-service";
 export { MemoryKnowledgeIndex } from "./memory-index";
 export {
   type ChunkHit,

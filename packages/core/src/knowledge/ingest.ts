@@ -14,21 +14,25 @@
  */
 import { isErrorKind, StackVMError } from "../errors";
 import type { LlmSession } from "../llm/types";
+import { sha256Hex } from "../memory/memory-blobs";
 import type { LlmCall } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { DocumentUploads } from "../ports/uploads";
 import type { Log } from "../vm/step-deps";
 import { type Chunk, chunkText } from "./chunk";
 import type { Embedder } from "./embedder";
 import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";
 import type { IndexRow, KnowledgeIndex } from "./index-port";
 import { type IngestMessage, type IngestUsage, KnowledgeGraph, normalizeEntityName } from "./model";
-import { type DocumentRecord, documentBlobPrefix, documentKey } from "./records";
+import { type DocumentRecord, documentBlobPrefix, documentKey, uploadKey } from "./records";
 
 export interface IngestDeps {
   items: ItemStore;
   blobs: Blobs;
+  /** Where presigned uploads land; none: only multipart documents are read. */
+  uploads?: DocumentUploads;
   clock: Clock;
   index: KnowledgeIndex;
   embedder: Embedder;
@@ -72,10 +76,13 @@ export class IngestService {
     const calls: LlmCall[] = [];
     try {
       await this.#progress(record, "extract", 0, 1);
-      const bytes = await this.deps.blobs.get(
-        documentBlobPrefix(tenant, kb, documentId, version),
-        record.sha256,
-      );
+      const bytes =
+        record.upload === "multipart"
+          ? await this.deps.blobs.get(
+              documentBlobPrefix(tenant, kb, documentId, version),
+              record.sha256,
+            )
+          : ((await this.deps.uploads?.get(uploadKey(record))) ?? null);
       if (bytes === null)
         throw new ExtractError(
           "original_missing",
@@ -88,7 +95,8 @@ export class IngestService {
       } catch (error) {
         throw new ExtractError("too_many_chunks", (error as Error).message);
       }
-      const rows = await this.#rows(record, chunks, calls);
+      // Chunk ids carry the content's hash: the same bytes give the same ids on every ingest.
+      const rows = await this.#rows(record, sha256Hex(bytes).slice(0, 8), chunks, calls);
       await this.#progress(record, "index", 0, rows.length);
       await this.deps.index.replaceDocument(tenant, kb, documentId, rows);
       const after = (await this.deps.items.get(key)) as DocumentRecord | null;
@@ -125,12 +133,15 @@ export class IngestService {
   }
 
   /** Chunk rows and entity rows, with their vectors. */
-  async #rows(record: DocumentRecord, chunks: Chunk[], calls: LlmCall[]): Promise<IndexRow[]> {
+  async #rows(
+    record: DocumentRecord,
+    hash: string,
+    chunks: Chunk[],
+    calls: LlmCall[],
+  ): Promise<IndexRow[]> {
     const graphs = await this.#graphs(record, chunks, calls);
     await this.#progress(record, "embed", 0, chunks.length);
-    const chunkIds = chunks.map(
-      (c) => `${record.document_id}:${record.sha256.slice(0, 8)}:${c.position}`,
-    );
+    const chunkIds = chunks.map((c) => `${record.document_id}:${hash}:${c.position}`);
     const entityRows: Array<Omit<IndexRow, "vector">> = [];
     chunks.forEach((chunk, i) => {
       graphs[i]!.entities.forEach((entity, n) => {

@@ -4,6 +4,7 @@
  * and delete a document with its chunks. Everything is checked before anything is
  * written, so a refused upload leaves nothing behind.
  */
+import * as z from "zod";
 import {
   ConflictError,
   isErrorKind,
@@ -16,8 +17,9 @@ import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
+import type { DocumentUploads } from "../ports/uploads";
 import { randomId } from "../vm/ids";
-import { documentType, SUPPORTED_TYPES } from "./extract";
+import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import {
   DocumentId,
   type IngestMessage,
@@ -35,6 +37,7 @@ import {
   kbBlobPrefix,
   kbKey,
   presentDocument,
+  uploadKey,
   ZERO_INGEST_USAGE,
 } from "./records";
 
@@ -45,7 +48,23 @@ export interface KnowledgeServiceDeps {
   clock: Clock;
   /** The largest document taken in one upload, in bytes. */
   maxUploadBytes: number;
+  /** Presigned uploads straight to S3 for large documents; none: they are refused with a reason. */
+  uploads?: DocumentUploads;
+  /** The largest document a presigned upload may bring (checked when it arrives). */
+  maxPresignedBytes?: number;
 }
+
+/** How long a presigned upload URL is valid. */
+export const UPLOAD_URL_SECONDS = 3600;
+
+/** `POST .../documents` with JSON: ask for a presigned upload URL. */
+export const PresignInput = z
+  .object({
+    filename: z.string().min(1).max(255),
+    content_type: z.string().min(1).max(200),
+    document_id: DocumentId.optional(),
+  })
+  .strict();
 
 /** An uploaded file, as the API's multipart parser hands it over. */
 export interface Upload {
@@ -111,20 +130,51 @@ export class KnowledgeService {
     await this.#send({ v: 1, kind: "ingest", op: "drop", tenant_id: tenant, knowledge_base: name });
   }
 
+  /**
+   * Answers a presigned upload URL for a large document: a `pending` document
+   * whose ingest is queued when its object has arrived (the first read of the
+   * document after the PUT sees it).
+   */
+  async presign(
+    tenant: string,
+    kb: string,
+    body: unknown,
+  ): Promise<{ document: KnowledgeDocument; upload_url: string; expires_in: number }> {
+    await this.#kb(tenant, kb);
+    const input = PresignInput.parse(body);
+    const uploads = this.deps.uploads;
+    if (!uploads) {
+      throw new StackVMError(
+        "forbidden",
+        "presigned_uploads_unavailable",
+        "presigned uploads are not configured here: upload the file as multipart/form-data",
+      );
+    }
+    const documentId = input.document_id ?? `doc_${randomId(16)}`;
+    const filename = checkFilename(input.filename);
+    const contentType = readableType(input.content_type, filename);
+    const { record, previous } = await this.#write(tenant, kb, documentId, (version, existing) => ({
+      filename,
+      content_type: contentType,
+      size: 0,
+      sha256: "",
+      upload: "presigned",
+      version,
+      chunks: existing?.chunks ?? 0,
+    }));
+    if (previous)
+      await this.deps.blobs.deletePrefix(documentBlobPrefix(tenant, kb, documentId, previous));
+    const url = await uploads.presignPut(uploadKey(record), contentType, UPLOAD_URL_SECONDS);
+    return { document: presentDocument(record), upload_url: url, expires_in: UPLOAD_URL_SECONDS };
+  }
+
   /** Takes an upload: stores the original, writes a `pending` document, queues its ingest. */
   async upload(tenant: string, kb: string, upload: Upload): Promise<KnowledgeDocument> {
     await this.#kb(tenant, kb);
     const documentId =
       upload.documentId === undefined ? `doc_${randomId(16)}` : parseDocumentId(upload.documentId);
     const filename = checkFilename(upload.filename);
-    const contentType = documentType(upload.contentType, filename);
-    if (contentType === null) {
-      throw new StackVMError(
-        "invalid",
-        "unsupported_document_type",
-        `'${filename}' is ${upload.contentType ? `'${upload.contentType}'` : "of no content type"}, which ingestion cannot read: send one of ${SUPPORTED_TYPES} (or name the file with its extension)`,
-      );
-    }
+    const contentType = readableType(upload.contentType, filename);
     if (upload.bytes.byteLength === 0) {
       throw new ValidationError(
         "document_empty",
@@ -136,53 +186,30 @@ export class KnowledgeService {
         `'${filename}' is ${upload.bytes.byteLength} bytes, over the ${this.deps.maxUploadBytes} one upload may carry: ask for a presigned upload URL instead (POST the documents route with JSON {"filename", "content_type"})`,
       );
     }
-    const key = documentKey(tenant, kb, documentId);
-    const existing = (await this.deps.items.get(key)) as DocumentRecord | null;
-    const version = (existing?.version ?? 0) + 1;
-    const ref = await this.deps.blobs.put(
-      documentBlobPrefix(tenant, kb, documentId, version),
-      upload.bytes,
-      contentType,
-    );
-    const now = this.#now();
-    const record: DocumentRecord = {
-      ...key,
-      tenant_id: tenant,
-      knowledge_base: kb,
-      document_id: documentId,
-      filename,
-      content_type: contentType,
-      size: ref.size,
-      sha256: ref.sha256,
-      version,
-      status: "pending",
-      chunks: existing?.chunks ?? 0,
-      error: null,
-      progress: null,
-      usage: ZERO_INGEST_USAGE,
-      upload: "multipart",
-      created_at: existing?.created_at ?? now,
-      updated_at: now,
-    };
-    // The version is the condition: of two uploads racing to replace one document, one wins.
-    try {
-      await this.deps.items.put(
-        record,
-        existing ? { equals: { version: existing.version } } : { exists: false },
-      );
-    } catch (error) {
-      if (isErrorKind(error, "conflict")) {
-        throw new ConflictError(
-          `document '${documentId}' was replaced by another upload meanwhile: upload again`,
-          "document_changed",
+    const { record, previous } = await this.#write(
+      tenant,
+      kb,
+      documentId,
+      async (version, existing) => {
+        const ref = await this.deps.blobs.put(
+          documentBlobPrefix(tenant, kb, documentId, version),
+          upload.bytes,
+          contentType,
         );
-      }
-      throw error;
-    }
-    if (existing)
-      await this.deps.blobs.deletePrefix(
-        documentBlobPrefix(tenant, kb, documentId, existing.version),
-      );
+        return {
+          filename,
+          content_type: contentType,
+          size: ref.size,
+          sha256: ref.sha256,
+          upload: "multipart",
+          version,
+          chunks: existing?.chunks ?? 0,
+        };
+      },
+    );
+    if (previous)
+      await this.deps.blobs.deletePrefix(documentBlobPrefix(tenant, kb, documentId, previous));
+    const version = record.version;
     await this.#enqueue(tenant, kb, documentId, version);
     return presentDocument(record);
   }
@@ -200,14 +227,14 @@ export class KnowledgeService {
       limit,
       cursor,
     });
-    return {
-      documents: page.items.map((item) => presentDocument(item as DocumentRecord)),
-      next_cursor: page.cursor,
-    };
+    const records = await Promise.all(
+      page.items.map((item) => this.#arrival(item as DocumentRecord)),
+    );
+    return { documents: records.map(presentDocument), next_cursor: page.cursor };
   }
 
   async getDocument(tenant: string, kb: string, documentId: string): Promise<KnowledgeDocument> {
-    return presentDocument(await this.#document(tenant, kb, documentId));
+    return presentDocument(await this.#arrival(await this.#document(tenant, kb, documentId)));
   }
 
   /** Deletes the document, its original and its chunks. */
@@ -251,6 +278,131 @@ export class KnowledgeService {
       );
     }
     return [requested];
+  }
+
+  /**
+   * Writes version n+1 of a document as `pending`, on condition that version n
+   * is still the latest (of two uploads racing to replace one document, one
+   * wins). Answers the record and the version it replaced.
+   */
+  async #write(
+    tenant: string,
+    kb: string,
+    documentId: string,
+    fields: (
+      version: number,
+      existing: DocumentRecord | null,
+    ) =>
+      | Pick<
+          DocumentRecord,
+          "filename" | "content_type" | "size" | "sha256" | "upload" | "version" | "chunks"
+        >
+      | Promise<
+          Pick<
+            DocumentRecord,
+            "filename" | "content_type" | "size" | "sha256" | "upload" | "version" | "chunks"
+          >
+        >,
+  ): Promise<{ record: DocumentRecord; previous: number | null }> {
+    const key = documentKey(tenant, kb, documentId);
+    const existing = (await this.deps.items.get(key)) as DocumentRecord | null;
+    const version = (existing?.version ?? 0) + 1;
+    const now = this.#now();
+    const record: DocumentRecord = {
+      ...key,
+      tenant_id: tenant,
+      knowledge_base: kb,
+      document_id: documentId,
+      ...(await fields(version, existing)),
+      status: "pending",
+      error: null,
+      progress: null,
+      usage: ZERO_INGEST_USAGE,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+    };
+    try {
+      await this.deps.items.put(
+        record,
+        existing ? { equals: { version: existing.version } } : { exists: false },
+      );
+    } catch (error) {
+      if (isErrorKind(error, "conflict")) {
+        throw new ConflictError(
+          `document '${documentId}' was replaced by another upload meanwhile: upload again`,
+          "document_changed",
+        );
+      }
+      throw error;
+    }
+    return { record, previous: existing?.version ?? null };
+  }
+
+  /**
+   * A presigned document whose object has arrived: queue its ingest, once (the
+   * conditional update lets one reader do it). One still waiting past its URL's
+   * life, or bigger than allowed, fails with the reason.
+   */
+  async #arrival(record: DocumentRecord): Promise<DocumentRecord> {
+    const uploads = this.deps.uploads;
+    if (record.upload !== "presigned" || record.status !== "pending" || !uploads) return record;
+    const size = await uploads.size(uploadKey(record));
+    const key = documentKey(record.tenant_id, record.knowledge_base, record.document_id);
+    const condition = { exists: true, equals: { version: record.version, upload: "presigned" } };
+    const max = this.deps.maxPresignedBytes ?? 100 << 20;
+    let changes: Array<[string[], unknown]>;
+    if (size === null) {
+      const waited = this.deps.clock.now() - Date.parse(record.updated_at);
+      if (waited <= (UPLOAD_URL_SECONDS + 600) * 1000) return record;
+      changes = [
+        [["status"], "failed"],
+        [
+          ["error"],
+          {
+            code: "upload_not_received",
+            message: "nothing was PUT to the upload URL before it expired: ask for a new one",
+          },
+        ],
+      ];
+    } else if (size > max) {
+      changes = [
+        [["status"], "failed"],
+        [["size"], size],
+        [
+          ["error"],
+          {
+            code: "too_large",
+            message: `the upload is ${size} bytes, over the ${max} a document may have: split it`,
+          },
+        ],
+      ];
+    } else {
+      changes = [
+        [["upload"], "received"],
+        [["size"], size],
+      ];
+    }
+    let updated: DocumentRecord;
+    try {
+      updated = (await this.deps.items.update(
+        key,
+        { set: [...changes, [["updated_at"], this.#now()]] },
+        condition,
+      )) as DocumentRecord;
+    } catch (error) {
+      if (isErrorKind(error, "conflict"))
+        return ((await this.deps.items.get(key)) as DocumentRecord | null) ?? record;
+      throw error;
+    }
+    if (updated.upload === "received") {
+      await this.#enqueue(
+        record.tenant_id,
+        record.knowledge_base,
+        record.document_id,
+        record.version,
+      );
+    }
+    return updated;
   }
 
   async #enqueue(tenant: string, kb: string, documentId: string, version: number): Promise<void> {
@@ -345,4 +497,17 @@ function checkFilename(name: string): string {
     );
   }
   return clean.slice(0, 255);
+}
+
+/** The content type a document is read as, or a 422 that lists the ones ingestion reads. */
+function readableType(declared: string | undefined, filename: string): keyof typeof DOCUMENT_TYPES {
+  const contentType = documentType(declared, filename);
+  if (contentType === null) {
+    throw new StackVMError(
+      "invalid",
+      "unsupported_document_type",
+      `'${filename}' is ${declared ? `'${declared}'` : "of no content type"}, which ingestion cannot read: send one of ${SUPPORTED_TYPES} (or name the file with its extension)`,
+    );
+  }
+  return contentType;
 }

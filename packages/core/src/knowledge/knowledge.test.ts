@@ -11,6 +11,7 @@ import { createLlmSession } from "../llm/session";
 import { MemoryBlobs } from "../memory/memory-blobs";
 import { MemoryItemStore } from "../memory/memory-item-store";
 import { MemoryQueue } from "../memory/memory-queue";
+import { MemoryUploads } from "../memory/memory-uploads";
 import type { EmbeddingPort } from "../ports/embeddings";
 import type { LlmPort } from "../ports/llm";
 import { knowledgeTools } from "../tools/knowledge";
@@ -81,18 +82,23 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
   const items = new MemoryItemStore();
   const blobs = new MemoryBlobs();
   const queue = new MemoryQueue();
-  const clock = { now: () => Date.parse("2026-01-01T00:00:00Z") };
+  const uploads = new MemoryUploads();
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  const clock = { now: () => now };
   const knowledge = new KnowledgeService({
     items,
     blobs,
     queue,
     clock,
     maxUploadBytes: 100_000,
+    uploads,
+    maxPresignedBytes: 1_000,
   });
   const embedder = createEmbedder({ port: embeddingPort, model: "emb-model", llm: LLM });
   const ingest = new IngestService({
     items,
     blobs,
+    uploads,
     clock,
     index,
     embedder,
@@ -122,6 +128,10 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     return { value: result.value as any, calls: session.calls };
   };
   return {
+    uploads,
+    advance: (ms: number) => {
+      now += ms;
+    },
     items,
     blobs,
     queue,
@@ -523,6 +533,75 @@ describe("knowledge", () => {
   it("refuses a second knowledge base of one name with a conflict", async () => {
     await expect(k.knowledge.create("t1", { name: "travel" })).rejects.toMatchObject({
       code: "knowledge_base_exists",
+    });
+  });
+
+  describe("presigned uploads", () => {
+    it("answers a URL, queues the ingest once when the object has arrived, and ingests it", async () => {
+      const { document, upload_url } = await k.knowledge.presign("t1", "travel", {
+        filename: "big.md",
+        content_type: "text/markdown",
+      });
+      expect(upload_url).toMatch(/^memory:\/\/uploads\/k\/t1\/travel\/doc_/);
+      expect(document).toMatchObject({ status: "pending", size: 0 });
+      // Not arrived yet: reads change nothing.
+      await k.knowledge.getDocument("t1", "travel", document.document_id);
+      expect(k.queue.sent).toEqual([]);
+      k.uploads.put(new URL(upload_url).pathname.slice(1).replace(/^uploads\//, ""), te(MD));
+      const seen = await k.knowledge.listDocuments("t1", "travel", null);
+      expect(seen.documents[0]).toMatchObject({ size: te(MD).byteLength, status: "pending" });
+      await k.knowledge.getDocument("t1", "travel", document.document_id);
+      expect(k.queue.sent).toHaveLength(1);
+      expect(await k.drain()).toEqual(["ready"]);
+      expect((await k.run(k.vectorSearch, { query: "Osaka castle" })).value[0].filename).toBe(
+        "big.md",
+      );
+    });
+
+    it("fails an upload bigger than allowed, and one never sent once its URL has expired", async () => {
+      const big = await k.knowledge.presign("t1", "travel", {
+        filename: "a.txt",
+        content_type: "text/plain",
+      });
+      k.uploads.put(
+        new URL(big.upload_url).pathname.slice(1).replace(/^uploads\//, ""),
+        new Uint8Array(1_001),
+      );
+      expect(await k.knowledge.getDocument("t1", "travel", big.document.document_id)).toMatchObject(
+        {
+          status: "failed",
+          error: { code: "too_large" },
+        },
+      );
+      const never = await k.knowledge.presign("t1", "travel", {
+        filename: "b.txt",
+        content_type: "text/plain",
+      });
+      k.advance(2 * 3600 * 1000);
+      expect(
+        await k.knowledge.getDocument("t1", "travel", never.document.document_id),
+      ).toMatchObject({
+        status: "failed",
+        error: { code: "upload_not_received" },
+      });
+      expect(k.queue.sent).toEqual([]);
+    });
+
+    it("refuses a type ingestion cannot read, and odd fields, before writing anything", async () => {
+      await expect(
+        k.knowledge.presign("t1", "travel", {
+          filename: "x.exe",
+          content_type: "application/x-msdownload",
+        }),
+      ).rejects.toMatchObject({ code: "unsupported_document_type" });
+      await expect(
+        k.knowledge.presign("t1", "travel", {
+          filename: "a.md",
+          content_type: "text/markdown",
+          size: 5,
+        }),
+      ).rejects.toThrow();
+      expect((await k.knowledge.listDocuments("t1", "travel", null)).documents).toEqual([]);
     });
   });
 });

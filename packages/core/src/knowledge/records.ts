@@ -52,8 +52,8 @@ export interface DocumentRecord extends Item {
   error: { code: string; message: string } | null;
   progress: { stage: string; done: number; total: number } | null;
   usage: IngestUsage;
-  /** `multipart`, or `presigned` while the client's PUT may not have arrived. */
-  upload: "multipart" | "presigned";
+  /** `multipart`; `presigned` until the client's PUT is seen, then `received`. */
+  upload: "multipart" | "presigned" | "received";
   created_at: string;
   updated_at: string;
 }
@@ -73,4 +73,11 @@ export function presentDocument(record: DocumentRecord): KnowledgeDocument {
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
+}
+
+/** Where a presigned upload's object lands. */
+export function uploadKey(
+  record: Pick<DocumentRecord, "tenant_id" | "knowledge_base" | "document_id" | "version">,
+): string {
+  return `${documentBlobPrefix(record.tenant_id, record.knowledge_base, record.document_id, record.version)}/upload`;
 }

@@ -1,0 +1,14 @@
+/**
+ * The uploads port: a time-limited URL that takes one PUT of a large document
+ * straight to S3 (the API never carries its bytes), and reading it back by key.
+ * Adapters: `S3Uploads` (@stackvm/aws; the local S3 emulator too) and
+ * `MemoryUploads` (core, for unit tests).
+ */
+export interface DocumentUploads {
+  /** A URL that takes one `PUT` of the object at `key` (with this content type) for `seconds`. */
+  presignPut(key: string, contentType: string, seconds: number): Promise<string>;
+  /** The object's size in bytes, or null while it has not arrived. */
+  size(key: string): Promise<number | null>;
+  /** The object's bytes, or null when absent. */
+  get(key: string): Promise<Uint8Array | null>;
+}
