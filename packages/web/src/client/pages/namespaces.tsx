@@ -11,6 +11,44 @@ import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } fro
 interface ToolInfo {
   name: string;
   description: string;
+  source?: "builtin" | "code" | "http" | "mcp";
+}
+
+const SOURCE_NAMES = {
+  builtin: "Built-in",
+  code: "Code tools",
+  http: "HTTP tools",
+  mcp: "MCP servers",
+} as const;
+
+/** Every tool the namespace can call (`GET /v1/tools?namespace=`), grouped by source. */
+function ToolsBySource(props: { namespace: string }) {
+  const api = useApi();
+  const tools = useLoad(
+    () => api.get<{ tools: ToolInfo[] }>(`/v1/tools?namespace=${seg(props.namespace)}`),
+    [props.namespace],
+  );
+  if (tools.error) return <ErrorBox error={tools.error} title="Could not load the tools" />;
+  const all = tools.data?.tools ?? [];
+  return (
+    <div class="tool-sources">
+      {(Object.keys(SOURCE_NAMES) as Array<keyof typeof SOURCE_NAMES>).map((source) => {
+        const own = all.filter((tool) => (tool.source ?? "builtin") === source);
+        return own.length === 0 ? null : (
+          <div data-source={source}>
+            <strong class="small">{SOURCE_NAMES[source]}</strong>
+            <ul>
+              {own.map((tool) => (
+                <li title={tool.description}>
+                  <code>{tool.name}</code>
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
+    </div>
+  );
 }
 
 function NamespaceForm(props: {
@@ -148,8 +186,16 @@ export function NamespacesPage() {
                   {ns.description ? <div class="muted small">{ns.description}</div> : null}
                 </td>
                 <td>
-                  {[...ns.allowed_tools, ...ns.code_tools.map((t) => `${t} (code)`)].join(", ") ||
-                    "none"}
+                  {[
+                    ...ns.allowed_tools,
+                    ...ns.code_tools.map((t) => `${t} (code)`),
+                    ...(ns.http_tools ?? []).map((t) => `${t} (http)`),
+                    ...(ns.mcp_servers ?? []).map((t) => `${t}.* (mcp)`),
+                  ].join(", ") || "none"}
+                  <details>
+                    <summary class="small">Tools by source</summary>
+                    <ToolsBySource namespace={ns.name} />
+                  </details>
                 </td>
                 <td>{ns.allowed_hosts.join(", ") || "none"}</td>
                 <td>
