@@ -291,8 +291,9 @@ describe("several output_vars from one call", () => {
       final_answer: { title: "Kyoto", year: 794, sights: ["Kinkaku-ji"], meta: { ok: true } },
     });
     const asked = t.llm.requests.find((r) => r.schemaName === "output_vars");
-    const schema = (asked?.responseFormat as { json_schema: { schema: { required: string[] } } })
-      .json_schema.schema;
+    expect(asked).toBeDefined();
+    const format = asked!.responseFormat as { json_schema: { schema: { required: string[] } } };
+    const schema = format.json_schema.schema;
     expect([...schema.required].sort()).toEqual(["meta", "sights", "title", "year"]);
   });
 

@@ -314,7 +314,10 @@ export class NamespaceService implements ToolRecords {
   async deleteToolRecord(tenant: string, ns: string, key: string, kind: string): Promise<void> {
     const existing = await this.items.get(toolKey(tenant, ns, key));
     if (!existing || recordKind(existing) !== kind) {
-      throw new NotFoundError(kind === "mcp" ? "mcp server" : `${kind} tool`, existing?.name as string ?? key.replace(/^mcp:/, ""));
+      throw new NotFoundError(
+        kind === "mcp" ? "mcp server" : `${kind} tool`,
+        (existing?.name as string) ?? key.replace(/^mcp:/, ""),
+      );
     }
     await this.items.delete(toolKey(tenant, ns, key));
   }

@@ -112,7 +112,7 @@ export class ToolSourceService {
   async refreshMcpServer(tenant: string, ns: string, server: string): Promise<McpServer> {
     const config = await this.deps.namespaces.config(tenant, ns);
     const record = await this.deps.namespaces.getToolRecord(tenant, ns, mcpRecordKey(server));
-    if (!record || record.kind !== "mcp") throw new NotFoundError("mcp server", server);
+    if (record?.kind !== "mcp") throw new NotFoundError("mcp server", server);
     const listed = await this.list(tenant, config, record as McpServerRecord);
     await this.deps.namespaces.putToolRecord(tenant, ns, mcpRecordKey(server), listed, false);
     return presentServer(listed);
@@ -131,7 +131,7 @@ export class ToolSourceService {
     listedAt: string,
   ): Promise<void> {
     const record = await this.deps.namespaces.getToolRecord(tenant, ns, mcpRecordKey(server));
-    if (!record || record.kind !== "mcp") return;
+    if (record?.kind !== "mcp") return;
     await this.deps.namespaces.putToolRecord(
       tenant,
       ns,
