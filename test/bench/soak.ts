@@ -51,7 +51,7 @@ try {
     const ids = await Promise.all(
       Array.from({ length: Math.min(wave, total - done) }, async () => {
         const res = await client.request("POST", "/v1/tasks", { plan });
-        if (!res || res.status !== 202) throw new Error(`POST /v1/tasks answered ${res?.status}`);
+        if (res?.status !== 202) throw new Error(`POST /v1/tasks answered ${res?.status}`);
         return (res.body as { task_id: string }).task_id;
       }),
     );
