@@ -195,5 +195,7 @@ export const NamespaceConfig = z.object({
   sandbox_limits: SandboxLimitsRequest.optional(),
   /** The knowledge bases `vector_search` and `retrieve_knowledge_graph` may read; absent: all for `default`, none for others. */
   knowledge_bases: z.array(z.string()).optional(),
+  /** Members of a parallel group that run at once (`plan/groups.ts`); absent: 4. */
+  parallel_width: z.number().int().optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

@@ -30,6 +30,11 @@ export const CallingInstruction = z.object({
     tool_params: z.record(z.string(), z.unknown()).default({}),
     output_vars: z.union([VariableName, z.array(VariableName)]).optional(),
   }),
+  /** 1.1: marks a parallel group explicitly (`plan/groups.ts`); consecutive members share it. */
+  group: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
 });
 export type CallingInstruction = z.infer<typeof CallingInstruction>;
 

@@ -11,6 +11,7 @@
  * 6. unreachable instructions are warnings (`control-flow.ts`).
  */
 import { checkFlow } from "./control-flow";
+import { checkGroupMarks } from "./groups";
 import { shapeProblem } from "./json-shape";
 import { checkParameters, INSTRUCTION_TYPES, type InstructionType } from "./parameters-check";
 import { label, type PlanProblem, ProblemList, planPath } from "./problems";
@@ -118,9 +119,16 @@ export function validatePlan(input: unknown, context: ValidationContext): Valida
 
   if (problems.size === 0) {
     const parsed = Plan.safeParse(plan);
-    if (parsed.success) return { ok: true, plan: parsed.data, warnings: warnings.list() };
+    // Marked parallel groups must be ones (`groups.ts`).
+    for (const p of parsed.success ? checkGroupMarks(parsed.data) : []) {
+      const { index, ...problem } = p;
+      problems.add({ ...problem, path: planPath(index, ["group"]) });
+    }
+    if (parsed.success && problems.size === 0) {
+      return { ok: true, plan: parsed.data, warnings: warnings.list() };
+    }
     // Unreachable while the checks above mirror the schema; kept so a drift fails loudly.
-    for (const issue of parsed.error.issues) {
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
       problems.add({
         seq_no: null,
         path: planPath(null, issue.path),
@@ -168,7 +176,17 @@ function readInstruction(
   }
   const where = { seq_no: entry.seqNo };
   for (const key of Object.keys(raw)) {
-    if (key !== "seq_no" && key !== "type" && key !== "parameters") {
+    if (key === "group" && raw.type === "calling") {
+      if (typeof raw.group !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(raw.group)) {
+        problems.add({
+          ...where,
+          path: at(key),
+          code: "invalid_group",
+          message: `The group mark of the instruction at [${index}] is ${JSON.stringify(raw.group) ?? kindOf(raw.group)}, not a name.`,
+          hint: 'Name a parallel group with 1 to 64 letters, digits, "_" or "-", e.g. "group": "research".',
+        });
+      }
+    } else if (key !== "seq_no" && key !== "type" && key !== "parameters") {
       warnings.add({
         ...where,
         path: at(key),

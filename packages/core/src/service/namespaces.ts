@@ -2,11 +2,13 @@
  * Namespaces: which tools and hosts a task may use. Every tenant has a `default`
  * namespace that allows all built-in tools and no hosts until the tenant replaces it.
  */
+
 import * as z from "zod";
 import { isErrorKind, NotFoundError, ValidationError } from "../errors";
 import { KnowledgeBaseName } from "../knowledge/model";
 import type { NamespaceConfig } from "../model";
 import { hostPatternProblem } from "../net/host-allow-list";
+import { MAX_GROUP_WIDTH } from "../plan/groups";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { SandboxLimitsRequest } from "../sandbox/protocol";
@@ -45,6 +47,8 @@ export const NamespaceInput = z
     sandbox_limits: SandboxLimitsRequest.optional(),
     /** The knowledge bases its plans may search; absent: all of the tenant's for `default`, none for others. */
     knowledge_bases: z.array(KnowledgeBaseName).max(100).optional(),
+    /** Members of a parallel group run at once, at most this many (1: one at a time; default 4). */
+    parallel_width: z.number().int().min(1).max(MAX_GROUP_WIDTH).optional(),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -59,6 +63,7 @@ export const Namespace = z.object({
   mcp_servers: z.array(z.string()),
   sandbox_limits: SandboxLimitsRequest.optional(),
   knowledge_bases: z.array(z.string()).optional(),
+  parallel_width: z.number().int().optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });
@@ -150,6 +155,9 @@ export class NamespaceService implements ToolRecords {
         ...(Array.isArray(stored.knowledge_bases)
           ? { knowledge_bases: stored.knowledge_bases as string[] }
           : {}),
+        ...(typeof stored.parallel_width === "number"
+          ? { parallel_width: stored.parallel_width }
+          : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -199,6 +207,7 @@ export class NamespaceService implements ToolRecords {
       description: input.description,
       ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
       ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
+      ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -362,5 +371,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     mcp_servers: ns.mcp_servers,
     ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
     ...(ns.knowledge_bases ? { knowledge_bases: ns.knowledge_bases } : {}),
+    ...(ns.parallel_width ? { parallel_width: ns.parallel_width } : {}),
   };
 }

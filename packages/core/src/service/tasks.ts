@@ -371,8 +371,9 @@ export class TaskService {
           [["updated_at"], now],
         ],
       });
-      // A waiting branch has no step coming (`vm/wait.ts`): send one, which commits the cancel.
-      if (updated.status === "waiting")
+      // A waiting branch has no step coming (`vm/wait.ts`), nor has one whose parallel
+      // group runs until its members end (`vm/group.ts`): send one, which commits the cancel.
+      if (updated.status === "waiting" || updated.group)
         await enqueueNext(this.deps, updated, updated.head, "cancel");
     }
     return this.get(tenant, taskId);

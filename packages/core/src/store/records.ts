@@ -4,6 +4,7 @@
  */
 import type { Budget, LlmCall, NamespaceConfig, ResponseFormat, Status, Usage } from "../model";
 import type { Instruction, Plan } from "../plan/schema";
+import type { GroupRecord } from "../vm/group";
 import type { WaitingRecord } from "../vm/wait";
 
 export interface TaskRecord {
@@ -99,6 +100,12 @@ export interface BranchRecord {
   waiting?: WaitingRecord | null;
   /** `waiting.id`, at the top of the item for conditions (an answer names the wait it answers). */
   waiting_id?: string | null;
+  /** While a parallel group runs: its members and which are done (`vm/group.ts`); cleared by the commit that leaves it. */
+  group?: GroupRecord | null;
+  /** `group.base`, at the top of the item for conditions. */
+  group_base?: string | null;
+  /** The base of the group that just ended, until the next commit (`vm/group.ts` `joinedAt`). */
+  group_joined?: string | null;
   /** Evaluation verdict of this branch's answer, when evaluated. */
   verdict: { accept: boolean; score: number; suggestion: string | null } | null;
   created_at: string;

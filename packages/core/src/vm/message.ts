@@ -15,6 +15,11 @@ export const StepMessage = z
     task_id: Id,
     branch: z.string().min(1).max(64),
     head: Id.nullable(),
+    /**
+     * A member of a parallel group (`group.ts`): "run instruction `member` of the
+     * group that started after `head`, and hold its result apart".
+     */
+    member: z.number().int().min(0).optional(),
   })
   .strict();
 export type StepMessage = z.infer<typeof StepMessage>;

@@ -30,6 +30,15 @@ import {
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { lowbit, nextChain, windowStart } from "./fenwick";
+import {
+  groupExit,
+  joinContinues,
+  joinedAt,
+  type MemberRunner,
+  runGroup,
+  runMember,
+  takeHeld,
+} from "./group";
 import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
@@ -43,6 +52,8 @@ export type StepOutcome =
   | { outcome: "resumed"; head: string }
   /** The branch waits (`vm/wait.ts`): nothing was committed. */
   | { outcome: "waiting" }
+  /** A parallel group began or went on (`vm/group.ts`); a member's result was held. */
+  | { outcome: "grouped" | "member" }
   | { outcome: "gone" };
 
 /** A window or input larger than this is stored whole in the blob store. */
@@ -55,6 +66,9 @@ export async function runStep(
   messageId?: string,
 ): Promise<StepOutcome> {
   const { tenant_id: tenant, task_id: taskId, branch: name } = message;
+  if (message.member !== undefined) {
+    return runMember(deps, { ...message, member: message.member }, memberRunner(deps));
+  }
   const branch = await deps.store.getBranch(tenant, taskId, name);
   if (!branch) return { outcome: "gone" };
   if (branch.head !== message.head) {
@@ -62,7 +76,11 @@ export async function runStep(
     // head moved. A running branch lost its next enqueue: resume it. An ended branch
     // may have missed its terminal hooks (task status, outgoing webhook, quotas),
     // which are safe to repeat: run them again.
-    if (branch.head && message.head === branch.prev_head) {
+    // The join of a parallel group died between two member commits, or after its
+    // last one (`vm/group.ts`): go on from the head, or resume as above.
+    const join = joinedAt(branch, message.head);
+    if (join === "go_on") return runStep(deps, { ...message, head: branch.head }, messageId);
+    if (branch.head && (message.head === branch.prev_head || join === "resume")) {
       if (!TERMINAL_STATUSES.has(branch.status)) {
         await enqueueNext(deps, branch, branch.head);
         return { outcome: "resumed", head: branch.head };
@@ -79,16 +97,30 @@ export async function runStep(
     if (held) return held;
   }
 
+  // A parallel group (`vm/group.ts`): commit a member's held result, or fan out.
+  const held = await takeHeld(deps, branch);
+  if (!held) {
+    const grouped = await runGroup(deps, branch, memberRunner(deps));
+    if (grouped) return grouped;
+  }
+
   const started = deps.clock.now();
   const session = deps.llm(budgetLeft(branch));
   let draft: Draft;
   try {
-    draft = await decide(deps, branch, session);
+    if (held?.error) throw held.error;
+    draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
     draft = draftForFailure(deps, branch, error);
   }
-  const commit = await buildCommit(deps, branch, draft, session.calls, deps.clock.now() - started);
+  const commit = await buildCommit(
+    deps,
+    branch,
+    draft,
+    held ? held.calls : session.calls,
+    held ? held.durationMs : deps.clock.now() - started,
+  );
 
   let outcome: "committed" | "repaired" = "committed";
   let written = commit;
@@ -119,12 +151,40 @@ export async function runStep(
   if (branch.waiting && written.status_after === "running" && deps.onResume) {
     await deps.onResume(moved);
   }
+  if (held && joinContinues(moved)) {
+    // The next member's result is held too: commit it in this invocation (`vm/group.ts`).
+    return runStep(deps, { ...message, head: written.commit_id }, messageId);
+  }
   if (written.status_after === "running") {
     await enqueueNext(deps, moved, written.commit_id);
   } else if (deps.onTerminal) {
     await deps.onTerminal(moved);
   }
   return { outcome, commit: written.commit_id, status: written.status_after };
+}
+
+/** Runs a member of a parallel group as `decide` runs a calling, with the member's own key. */
+function memberRunner(deps: StepDeps): MemberRunner {
+  return (branch, instruction, idempotencyKey) => {
+    const session = deps.llm(budgetLeft(branch));
+    const execution = (async () => {
+      if (instruction.type !== "calling" || branch.plan === null) {
+        throw new StackVMError("internal", "bad_member", "a group member must be a calling");
+      }
+      const called = instruction.parameters.tool_name;
+      const { tools, allowed } = await toolsFor(deps, branch, called);
+      return executeInstruction({
+        plan: branch.plan,
+        instruction,
+        variables: await loadReferenced(deps, branch, instruction.parameters),
+        tools,
+        allowed,
+        toolContext: { ...toolContext(deps, branch, session), idempotencyKey },
+        llm: session,
+      });
+    })();
+    return { execution, calls: () => session.calls };
+  };
 }
 
 /** What the branch may still spend on LLM calls. */
@@ -358,9 +418,12 @@ async function moveHead(
   // it is missing): changing index keys on every step would write the index each time.
   if (running && !branch.gsi1pk) set.push(...sweepIndex(branch, commit.created_at));
   const calls = commit.llm_calls;
+  const group = groupExit(branch, commit);
+  set.push(...group.set);
+  const remove = [...(running ? [] : [["gsi1pk"], ["gsi1sk"]]), ...group.remove];
   const changes: Changes = {
     set,
-    ...(running ? {} : { remove: [["gsi1pk"], ["gsi1sk"]] }),
+    ...(remove.length > 0 ? { remove } : {}),
     add: [
       [["usage", "steps"], 1],
       [["usage", "llm_calls"], calls.length],
@@ -376,6 +439,7 @@ async function moveHead(
       branch.name,
       branch.head,
       changes,
+      branch,
     );
   } catch (error) {
     if (isErrorKind(error, "conflict")) return null;
