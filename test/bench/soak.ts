@@ -6,6 +6,7 @@
  * data folder's size after every SOAK_EVERY tasks: both should level off, not
  * grow with the tasks run.
  */
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -50,9 +51,14 @@ try {
   for (let done = 0; done < total; ) {
     const ids = await Promise.all(
       Array.from({ length: Math.min(wave, total - done) }, async () => {
-        const res = await client.request("POST", "/v1/tasks", { plan });
-        if (res?.status !== 202) throw new Error(`POST /v1/tasks answered ${res?.status}`);
-        return (res.body as { task_id: string }).task_id;
+        // The same Idempotency-Key on a retry: a slow answer is not a second task.
+        const key = `soak-${randomUUID()}`;
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const res = await client.request("POST", "/v1/tasks", { plan }, key);
+          if (res?.status === 202) return (res.body as { task_id: string }).task_id;
+          if (res) throw new Error(`POST /v1/tasks answered ${res.status}`);
+        }
+        throw new Error("POST /v1/tasks got no answer in five tries");
       }),
     );
     for (const id of ids) {
