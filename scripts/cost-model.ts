@@ -38,7 +38,20 @@ export const prices = {
 
 /** The work one step does, in the shape `npm run bench` writes to `.stackvm/bench.json`. */
 export interface StepCounts {
-  dynamodb: { reads_per_step: number; writes_per_step: number; bytes_written_per_step: number };
+  dynamodb: {
+    reads_per_step: number;
+    writes_per_step: number;
+    bytes_written_per_step: number;
+    /**
+     * Size of the branch item (DynamoDB's count) that the step reads and updates:
+     * DynamoDB bills an UpdateItem by the whole item, not by what it changes, and a
+     * GetItem by the whole item too. 0 when not measured: writes are then priced by
+     * the bytes sent, reads as one unit.
+     */
+    branch_item_bytes?: number;
+    /** Size of the commit item the step puts. */
+    commit_item_bytes?: number;
+  };
   sqs: { requests_per_step: number };
   s3: { puts_per_step: number; gets_per_step: number };
   lambda: { worker_ms_per_step: number; memory_mb: number };
@@ -52,7 +65,13 @@ export interface StepCounts {
  * commit of about 1.5 KB, no blob, and the worker's 1024 MB for 150 ms of CPU.
  */
 export const defaultCounts: Required<StepCounts> = {
-  dynamodb: { reads_per_step: 1, writes_per_step: 2, bytes_written_per_step: 1536 },
+  dynamodb: {
+    reads_per_step: 1,
+    writes_per_step: 2,
+    bytes_written_per_step: 1536,
+    branch_item_bytes: 0,
+    commit_item_bytes: 0,
+  },
   sqs: { requests_per_step: 3 },
   s3: { puts_per_step: 0, gets_per_step: 0 },
   lambda: { worker_ms_per_step: 150, memory_mb: 1024 },
@@ -73,9 +92,12 @@ const GB = 1024 ** 3;
 /**
  * The bill for `steps` steps, one line per priced quantity.
  *
- * DynamoDB write units: each write costs its item size rounded up to whole KB,
- * taking the step's average item size. Reads are counted as strongly
- * consistent reads under 4 KB (one unit each). Lambda: one worker invocation
+ * DynamoDB: with the item sizes measured, the commit's put costs its size in
+ * whole KB and each other write (the head move, an UpdateItem) the branch item's
+ * whole size in KB, as DynamoDB bills it; each strongly consistent read costs the
+ * branch item's size in whole 4 KB units (a projection does not lower it).
+ * Without them, each write costs the step's average bytes sent rounded up to
+ * whole KB, and each read one unit. Lambda: one worker invocation
  * per step (steps of one branch are sequential), billed for the measured
  * duration; time spent waiting on the LLM is billed too and is not in the bench.
  */
@@ -85,6 +107,16 @@ export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] 
     dynamodb.writes_per_step > 0
       ? Math.max(1, Math.ceil(dynamodb.bytes_written_per_step / dynamodb.writes_per_step / 1024))
       : 0;
+  const branchBytes = dynamodb.branch_item_bytes ?? 0;
+  const commitBytes = dynamodb.commit_item_bytes ?? 0;
+  const sized = branchBytes > 0 && commitBytes > 0 && dynamodb.writes_per_step >= 1;
+  const units = (bytes: number, per: number) => Math.max(1, Math.ceil(bytes / per));
+  const writeUnits = sized
+    ? units(commitBytes, 1024) + (dynamodb.writes_per_step - 1) * units(branchBytes, 1024)
+    : dynamodb.writes_per_step * itemKb;
+  const readUnits = sized
+    ? dynamodb.reads_per_step * units(branchBytes, 4096)
+    : dynamodb.reads_per_step;
   const gbSeconds = (lambda.worker_ms_per_step / 1000) * (lambda.memory_mb / 1024);
   const line = (item: string, perStep: number, unit: string, unitPrice: number): CostLine => ({
     item,
@@ -97,8 +129,8 @@ export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] 
     line("Lambda duration (arm64)", gbSeconds, "GB-s", prices.lambdaArmGbSecond),
     line("Lambda requests", 1, "requests", prices.lambdaRequest),
     line("SQS FIFO requests", sqs.requests_per_step, "requests", prices.sqsFifoRequest),
-    line("DynamoDB reads", dynamodb.reads_per_step, "RRU", prices.dynamoReadUnit),
-    line("DynamoDB writes", dynamodb.writes_per_step * itemKb, "WRU", prices.dynamoWriteUnit),
+    line("DynamoDB reads", readUnits, "RRU", prices.dynamoReadUnit),
+    line("DynamoDB writes", writeUnits, "WRU", prices.dynamoWriteUnit),
     line("S3 PUT", s3.puts_per_step, "requests", prices.s3Put),
     line("S3 GET", s3.gets_per_step, "requests", prices.s3Get),
     line("CloudWatch Logs ingested", logs.bytes_per_step / GB, "GB", prices.logsGbIngested),

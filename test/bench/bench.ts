@@ -26,8 +26,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { type Meterable, type MeterSnapshot, meter } from "@stackvm/aws";
+import { itemSize } from "@stackvm/core";
 import { startTestStack, type TestStack } from "../support/stack";
-import { fillFinishedTasks } from "./fill-table";
+import { criticalPath } from "./critical-path";
+import { fillFinishedTasks, taskItems } from "./fill-table";
 import { startMemoryStack } from "./memory-stack";
 import { CommitWatcher, chainPlan, type Hookable, JUMP_AGAIN, loopPlan, median } from "./workload";
 
@@ -148,6 +150,17 @@ async function localStack(t: TestStack) {
   const common = perStep(run);
   const gaps = watcher.gaps(run.taskId, 1, 100);
   const tenTasks = median(gaps);
+  // What DynamoDB bills by: the branch item the step reads and updates (at the
+  // task's end, its largest: 100 variables and the plan) and a step's commit.
+  const stored = await taskItems(t, run.taskId);
+  const branchItem = stored.find((item) => item.sk === "B#main");
+  const stepCommits = stored.filter((item) => item.type === "step");
+  const itemBytes = {
+    branch: branchItem ? itemSize(branchItem) : 0,
+    commit: Math.round(
+      stepCommits.reduce((n, item) => n + itemSize(item), 0) / Math.max(1, stepCommits.length),
+    ),
+  };
 
   // 2. Bytes per step with 10 and with 1,000 variables already set.
   const inputs = (n: number) =>
@@ -233,6 +246,8 @@ async function localStack(t: TestStack) {
       reads_per_step: common.reads,
       writes_per_step: common.writes,
       bytes_written_per_step: Math.round(common.bytes),
+      branch_item_bytes: itemBytes.branch,
+      commit_item_bytes: itemBytes.commit,
       bytes_written_per_step_10_vars: Math.round(few.bytes),
       bytes_written_per_step_1000_vars: Math.round(many.bytes),
       reads_per_llm_step: llm.reads,
@@ -258,6 +273,8 @@ async function main() {
   process.stdout.write(`machine: ${machine}\n`);
 
   const lg = langGraph();
+  // Parallel groups (issue 16): its own stack, whose scripted LLM answers after 500 ms.
+  const groups = await criticalPath();
   const memory = await memoryPath();
   const t = await startTestStack({ concurrency: 8 });
   t.llm.on("text", () => "ok");
@@ -304,6 +321,10 @@ async function main() {
     `${local.dynamodb.reads_per_llm_step.toFixed(2)} / ${local.dynamodb.writes_per_llm_step.toFixed(2)}`,
   );
   print("DynamoDB bytes written per step", local.dynamodb.bytes_written_per_step);
+  print(
+    "  item sizes billed: branch item (end of the 100-step task) / commit",
+    `${local.dynamodb.branch_item_bytes} / ${local.dynamodb.commit_item_bytes}`,
+  );
   print("  with 10 variables already set", local.dynamodb.bytes_written_per_step_10_vars);
   print("  with 1,000 variables already set", local.dynamodb.bytes_written_per_step_1000_vars);
   print(
@@ -329,8 +350,19 @@ async function main() {
   print("100-step task, table with 10,000 finished tasks", local.growth.table_10000_tasks_ms);
   print("  ratio", local.growth.table_ratio);
 
+  heading("Parallel groups: four independent llm_generate calls and a combining one (500 ms each)");
+  print(
+    "critical-path ratio (wall time / critical path; < 2 is the goal)",
+    `${groups.ratio} (${groups.grouped_ms} ms / ${groups.critical_path_ms} ms)`,
+  );
+  print(
+    "  baseline: the same plan one step at a time",
+    `${groups.sequential_ratio} (${groups.sequential_ms} ms)`,
+  );
+
   const result = {
     measured_at: new Date().toISOString(),
+    critical_path: groups,
     machine,
     langgraph: {
       versions: lg.versions,

@@ -15,20 +15,7 @@ export async function fillFinishedTasks(
   count: number,
 ): Promise<number> {
   const { doc } = t.stack.clients;
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: "stackvm",
-        KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": taskPk("local", taskId) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await taskItems(t, taskId);
   const template = JSON.stringify(items);
   const copies: Record<string, unknown>[] = [];
   for (let i = 0; i < count; i++) {
@@ -47,4 +34,24 @@ export async function fillFinishedTasks(
   };
   for (let i = 0; i < batches.length; i += 4) await Promise.all(batches.slice(i, i + 4).map(write));
   return copies.length;
+}
+
+/** Every item of a task of tenant `local`, as stored. */
+export async function taskItems(t: TestStack, taskId: string): Promise<Record<string, unknown>[]> {
+  const { doc } = t.stack.clients;
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: "stackvm",
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": taskPk("local", taskId) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

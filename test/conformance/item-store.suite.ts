@@ -4,7 +4,7 @@
  * own partitions, so one store (one table) serves the whole suite.
  */
 import { randomUUID } from "node:crypto";
-import type { Item, ItemStore } from "@stackvm/core";
+import { type Item, type ItemStore, mergeUpdated } from "@stackvm/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 export interface ItemStoreFixture {
@@ -201,7 +201,66 @@ export function itemStoreSuite(name: string, open: () => Promise<ItemStoreFixtur
       });
     });
 
+    describe("get with attributes", () => {
+      it("reads back only the key and the named top-level attributes", async () => {
+        const pk = partition();
+        await store.put({ pk, sk: "A", plan: [{ a: 1 }], vars: { x: 1 }, head: null, n: 0 });
+        expect(
+          await store.get({ pk, sk: "A" }, { attributes: ["vars", "head", "n", "missing"] }),
+        ).toEqual({ pk, sk: "A", vars: { x: 1 }, head: null, n: 0 });
+        expect(await store.get({ pk, sk: "B" }, { attributes: ["vars"] })).toBeNull();
+      });
+    });
+
     describe("update", () => {
+      it("answers only what changed with returns: updated, and mergeUpdated rebuilds the item", async () => {
+        const pk = partition();
+        const before = {
+          pk,
+          sk: "A",
+          plan: ["a", "long", "list"],
+          vars: { a: 1, b: 2 },
+          usage: { steps: 4, cost: 0.5 },
+          gsi1pk: "SWEEP#1",
+          gsi1sk: "x",
+          head: "c1",
+        };
+        await store.put(before);
+        const changes = {
+          set: [
+            [["head"], "c2"],
+            [["vars", "c"], { deep: [1, "two"] }],
+            [["vars", "a"], 10],
+            [["chain"], ["c1"]],
+          ] as Array<[string[], unknown]>,
+          add: [[["usage", "steps"], 1]] as Array<[string[], number]>,
+          remove: [["gsi1pk"], ["gsi1sk"]],
+        };
+        const answer = await store.update(
+          { pk, sk: "A" },
+          changes,
+          { equals: { head: "c1" } },
+          {
+            returns: "updated",
+          },
+        );
+        // The key and the named attributes only: DynamoDB answers a nested path's whole
+        // top-level attribute, dynalite and memory only the path's own entries.
+        expect(answer).toMatchObject({
+          pk,
+          sk: "A",
+          head: "c2",
+          vars: { a: 10, c: { deep: [1, "two"] } },
+          chain: ["c1"],
+          usage: { steps: 5 },
+        });
+        expect(Object.keys(answer).sort()).toEqual(["chain", "head", "pk", "sk", "usage", "vars"]);
+        const merged = mergeUpdated(before, changes, answer);
+        expect(merged).toEqual(await store.get({ pk, sk: "A" }));
+        expect(before.vars).toEqual({ a: 1, b: 2 });
+        expect(before.gsi1pk).toBe("SWEEP#1");
+      });
+
       it("creates a missing item and returns the new item", async () => {
         const pk = partition();
         const next = await store.update(

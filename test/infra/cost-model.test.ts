@@ -27,6 +27,21 @@ describe("costOf", () => {
     expect(writes?.quantity).toBe(2 * 3);
   });
 
+  it("prices the head move by the whole branch item and a read by its 4 KB units", () => {
+    const counts = structuredClone(defaultCounts);
+    counts.dynamodb = {
+      reads_per_step: 1,
+      writes_per_step: 2,
+      bytes_written_per_step: 3000,
+      branch_item_bytes: 9000,
+      commit_item_bytes: 1500,
+    };
+    const lines = costOf(counts, 1);
+    // The commit: 2 KB; the update: the branch's 9 KB, however little it changed.
+    expect(lines.find((l) => l.item === "DynamoDB writes")?.quantity).toBe(2 + 9);
+    expect(lines.find((l) => l.item === "DynamoDB reads")?.quantity).toBe(3);
+  });
+
   it("bills the worker's duration in GB-seconds on arm64", () => {
     const counts = structuredClone(defaultCounts);
     counts.lambda = { worker_ms_per_step: 1000, memory_mb: 2048 };

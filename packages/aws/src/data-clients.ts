@@ -25,6 +25,22 @@ export interface DataClients {
   destroy(): void;
 }
 
+/** Checksums only where an operation requires one (neither DynamoDB nor SQS does). */
+const CHECKSUMS_WHEN_REQUIRED = {
+  requestChecksumCalculation: "WHEN_REQUIRED",
+  responseChecksumValidation: "WHEN_REQUIRED",
+} as const;
+
+/**
+ * Takes out the SDK's logger middleware: with no logger configured it still walks
+ * every command's input and output (a branch item, on every step) for sensitive
+ * fields before handing them to a logger that drops them. The system logs its own
+ * lines; SDK errors still reach the caller.
+ */
+function withoutLogFilter(client: { middlewareStack: { remove(name: string): boolean } }): void {
+  client.middlewareStack.remove("loggerMiddleware");
+}
+
 /**
  * The DynamoDB and SQS clients. On AWS pass only the region; in local mode
  * pass the emulators' endpoints and credentials.
@@ -32,13 +48,22 @@ export interface DataClients {
 export function createDataClients(options: AwsClientsOptions): DataClients {
   checkLocalCredentials(options);
   const { endpoints = {} } = options;
-  const dynamodb = new DynamoDBClient(clientConfig(options, endpoints.dynamodb));
+  const dynamodb = new DynamoDBClient({
+    ...clientConfig(options, endpoints.dynamodb),
+    ...CHECKSUMS_WHEN_REQUIRED,
+  });
   const doc = DynamoDBDocumentClient.from(dynamodb, {
     // Items are JSON-compatible: drop `undefined` as JSON does, and refuse class
     // instances (a Date would otherwise become an empty map).
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  const sqs = new SQSClient(clientConfig(options, endpoints.sqs));
+  // No MD5 of every body sent and received: TLS already guards them on AWS.
+  const sqs = new SQSClient({
+    ...clientConfig(options, endpoints.sqs),
+    ...CHECKSUMS_WHEN_REQUIRED,
+    md5: false,
+  });
+  for (const client of [dynamodb, sqs]) withoutLogFilter(client);
   return {
     dynamodb,
     doc,

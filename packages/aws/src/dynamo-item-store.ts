@@ -25,6 +25,7 @@ import {
   checkQuery,
   decodeCursor,
   encodeCursor,
+  type GetOptions,
   type Item,
   type ItemKey,
   type ItemStore,
@@ -33,6 +34,7 @@ import {
   type QueryPage,
   RetryableError,
   TooLargeError,
+  type UpdateOptions,
 } from "@stackvm/core";
 import {
   conditionExpression,
@@ -74,10 +76,23 @@ export class DynamoItemStore implements ItemStore {
     this.#backoffMs = options.batchBackoffMs ?? 50;
   }
 
-  async get(key: ItemKey): Promise<Item | null> {
+  async get(key: ItemKey, options: GetOptions = {}): Promise<Item | null> {
     checkKey(key);
+    let projection:
+      | { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }
+      | undefined;
+    if (options.attributes !== undefined) {
+      const b = new ExpressionBuilder();
+      const names = ["pk", "sk", ...options.attributes].map((name) => b.name(name));
+      projection = { ProjectionExpression: names.join(", "), ExpressionAttributeNames: b.names };
+    }
     const out = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keyOf(key), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keyOf(key),
+        ConsistentRead: true,
+        ...projection,
+      }),
     );
     return (out.Item as Item | undefined) ?? null;
   }
@@ -122,7 +137,12 @@ export class DynamoItemStore implements ItemStore {
     );
   }
 
-  async update(key: ItemKey, changes: Changes, condition?: Condition): Promise<Item> {
+  async update(
+    key: ItemKey,
+    changes: Changes,
+    condition?: Condition,
+    options: UpdateOptions = {},
+  ): Promise<Item> {
     checkKey(key);
     checkCondition(condition);
     checkChanges(changes);
@@ -136,12 +156,14 @@ export class DynamoItemStore implements ItemStore {
           Key: keyOf(key),
           UpdateExpression: update,
           ConditionExpression: expression,
-          ReturnValues: "ALL_NEW",
+          ReturnValues: options.returns === "updated" ? "UPDATED_NEW" : "ALL_NEW",
           ...b.attributes(),
         }),
       ),
     );
-    return out.Attributes as Item;
+    return options.returns === "updated"
+      ? ({ ...out.Attributes, pk: key.pk, sk: key.sk } as Item)
+      : (out.Attributes as Item);
   }
 
   async delete(key: ItemKey, condition?: Condition): Promise<void> {

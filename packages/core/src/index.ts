@@ -66,7 +66,9 @@ export {
   compareUtf8,
   decodeCursor,
   encodeCursor,
+  itemSize,
   MAX_ITEM_BYTES,
+  mergeUpdated,
   positionOf,
 } from "./memory/item-rules";
 export {
@@ -156,16 +158,21 @@ export type { EmbeddingPort, EmbeddingRequest, EmbeddingResponse } from "./ports
 export type {
   Changes,
   Condition,
+  GetOptions,
   Item,
   ItemKey,
   ItemStore,
   Query,
   QueryPage,
+  UpdateOptions,
 } from "./ports/item-store";
 export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
 export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
+// Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
+export type { SecretBox } from "./ports/secrets";
+export type { DocumentUploads } from "./ports/uploads";
 export type { ParsedSandboxRequest } from "./sandbox/protocol";
 export {
   DEFAULT_SANDBOX_LIMITS,
@@ -250,6 +257,8 @@ export {
   Template,
   TemplateService,
 } from "./service/templates";
+export type { ToolSourceServiceDeps } from "./service/tool-sources";
+export { ToolSourceService } from "./service/tool-sources";
 export type { TriggerServiceDeps } from "./service/triggers";
 export {
   CreateTriggerInput,
@@ -297,12 +306,6 @@ export { builtinTools, describeTool, resolveTools, ToolRegistry } from "./tools/
 export { RunCodeInput, runCodeTool } from "./tools/run-code";
 export type { SandboxCall, SandboxRecord, SandboxRun, StoredFile } from "./tools/sandbox-call";
 export { callSandbox, sandboxFailureError } from "./tools/sandbox-call";
-export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
-// Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
-export type { SecretBox } from "./ports/secrets";
-export type { DocumentUploads } from "./ports/uploads";
-export type { ToolSourceServiceDeps } from "./service/tool-sources";
-export { ToolSourceService } from "./service/tool-sources";
 export { AesSecretBox } from "./tools/sources/aes-secret-box";
 export type { HttpToolDeps } from "./tools/sources/http-tool";
 export { HttpToolDefinition, httpToolSource } from "./tools/sources/http-tool";
@@ -315,6 +318,7 @@ export type {
   McpToolInfo,
 } from "./tools/sources/mcp";
 export { McpServer, McpServerDefinition, mcpToolSource } from "./tools/sources/mcp";
+export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";

@@ -334,3 +334,56 @@ function describe(value: unknown): string {
   if (typeof value === "string") return `'${value}'`;
   return `${typeof value} ${String(value)}`;
 }
+
+/**
+ * The item after an update answered with only what changed (`returns: "updated"`):
+ * `before`, the item as the caller read it (left unchanged), with each path that
+ * `set` or `add` named taken from `answer` and each removed path deleted. The
+ * attributes the changes did not name keep their value from `before`, so a write
+ * by someone else to them between the read and the update is not seen here (the
+ * next read sees it). A whole item is a valid `answer` too.
+ */
+export function mergeUpdated<T extends Item>(before: T, changes: Changes, answer: Item): T {
+  const merged: Record<string, unknown> = { ...before };
+  const copied = new Set<Record<string, unknown>>([merged]);
+  /** The map holding the last part of `path` in `merged`, copied on the way; null if missing. */
+  const parentOf = (path: string[]): Record<string, unknown> | null => {
+    let node = merged;
+    for (const part of path.slice(0, -1)) {
+      const next = node[part];
+      if (typeof next !== "object" || next === null || Array.isArray(next)) return null;
+      let child = next as Record<string, unknown>;
+      if (!copied.has(child)) {
+        child = { ...child };
+        copied.add(child);
+        node[part] = child;
+      }
+      node = child;
+    }
+    return node;
+  };
+  const named = [...(changes.set ?? []), ...(changes.add ?? [])].map(([path]) => path);
+  for (const path of named) {
+    let value: unknown = answer;
+    for (const part of path) {
+      value =
+        typeof value === "object" && value !== null && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[part]
+          : undefined;
+    }
+    const parent = parentOf(path);
+    if (parent === null) {
+      // The parent was not a map before the update: the answer's whole attribute.
+      merged[path[0]!] = answer[path[0]!];
+    } else if (value === undefined) {
+      delete parent[path.at(-1)!];
+    } else {
+      parent[path.at(-1)!] = value;
+    }
+  }
+  for (const path of changes.remove ?? []) {
+    const parent = parentOf(path);
+    if (parent !== null) delete parent[path.at(-1)!];
+  }
+  return merged as T;
+}

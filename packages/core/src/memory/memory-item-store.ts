@@ -9,11 +9,13 @@ import { ConflictError } from "../errors";
 import type {
   Changes,
   Condition,
+  GetOptions,
   Item,
   ItemKey,
   ItemStore,
   Query,
   QueryPage,
+  UpdateOptions,
 } from "../ports/item-store";
 import {
   checkChanges,
@@ -40,10 +42,16 @@ import {
 export class MemoryItemStore implements ItemStore {
   readonly #items = new Map<string, Item>();
 
-  async get(key: ItemKey): Promise<Item | null> {
+  async get(key: ItemKey, options: GetOptions = {}): Promise<Item | null> {
     checkKey(key);
     const item = this.#items.get(address(key));
-    return item === undefined ? null : copyValue(item);
+    if (item === undefined) return null;
+    if (options.attributes === undefined) return copyValue(item);
+    const picked: Item = { pk: item.pk, sk: item.sk };
+    for (const name of options.attributes) {
+      if (item[name] !== undefined) picked[name] = copyValue(item[name]);
+    }
+    return picked;
   }
 
   async batchGet(keys: ItemKey[]): Promise<Item[]> {
@@ -65,7 +73,12 @@ export class MemoryItemStore implements ItemStore {
     this.#items.set(address(copy), copy);
   }
 
-  async update(key: ItemKey, changes: Changes, condition?: Condition): Promise<Item> {
+  async update(
+    key: ItemKey,
+    changes: Changes,
+    condition?: Condition,
+    options: UpdateOptions = {},
+  ): Promise<Item> {
     checkKey(key);
     checkCondition(condition);
     checkChanges(changes);
@@ -90,7 +103,7 @@ export class MemoryItemStore implements ItemStore {
     for (const path of changes.remove ?? []) removePath(next, path, key);
     checkItem(next);
     this.#items.set(address(key), next);
-    return copyValue(next);
+    return options.returns === "updated" ? updatedOf(next, changes) : copyValue(next);
   }
 
   async delete(key: ItemKey, condition?: Condition): Promise<void> {
@@ -200,6 +213,24 @@ function parentOf(item: Item, path: string[], key: ItemKey): Record<string, unkn
     node = next as Record<string, unknown>;
   }
   return node;
+}
+
+/** The key and the paths that `set` or `add` named, as DynamoDB's `UPDATED_NEW` answers. */
+function updatedOf(item: Item, changes: Changes): Item {
+  const answer: Item = { pk: item.pk, sk: item.sk };
+  const named = [...(changes.set ?? []), ...(changes.add ?? [])].map(([path]) => path);
+  for (const path of named) {
+    let value: unknown = item;
+    for (const part of path) value = (value as Record<string, unknown> | undefined)?.[part];
+    if (value === undefined) continue;
+    let to: Record<string, unknown> = answer;
+    for (const part of path.slice(0, -1)) {
+      to[part] ??= {};
+      to = to[part] as Record<string, unknown>;
+    }
+    to[path.at(-1)!] = copyValue(value);
+  }
+  return answer;
 }
 
 function removePath(item: Item, path: string[], key: ItemKey): void {

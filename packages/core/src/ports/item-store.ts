@@ -42,6 +42,30 @@ export interface Changes {
   remove?: string[][];
 }
 
+/** What `get` reads of the item. */
+export interface GetOptions {
+  /**
+   * Only these top-level attributes (and the key); the others are not read back
+   * (DynamoDB's `ProjectionExpression`: it bills the whole item all the same, but
+   * nothing else is sent or decoded).
+   */
+  attributes?: readonly string[];
+}
+
+/** What `update` answers with. */
+export interface UpdateOptions {
+  /**
+   * - `"all"` (the default): the whole item after the update.
+   * - `"updated"`: the key and the top-level attributes that `set` or `add` named,
+   *   as they are after the update (DynamoDB's `UPDATED_NEW`: DynamoDB answers a
+   *   nested path's whole top-level attribute, dynalite and memory only the path's
+   *   own entries); removed attributes are absent. `mergeUpdated` applies it to
+   *   the item as read before: the caller that has it saves the transfer and
+   *   decoding of the rest (a branch's plan and variables, on every step).
+   */
+  returns?: "all" | "updated";
+}
+
 /** A query over one partition (or one partition of the `gsi1` index). */
 export interface Query {
   pk: string;
@@ -77,12 +101,20 @@ export interface QueryPage {
  * not understand.
  */
 export interface ItemStore {
-  get(key: ItemKey): Promise<Item | null>;
+  get(key: ItemKey, options?: GetOptions): Promise<Item | null>;
   /** Reads up to 100 items in one call; missing items are left out; order is not kept. */
   batchGet(keys: ItemKey[]): Promise<Item[]>;
   put(item: Item, condition?: Condition): Promise<void>;
-  /** Applies the changes (creating the item if absent, unless a condition says so) and returns the new item. */
-  update(key: ItemKey, changes: Changes, condition?: Condition): Promise<Item>;
+  /**
+   * Applies the changes (creating the item if absent, unless a condition says so) and
+   * returns the new item, or only what changed (`UpdateOptions`).
+   */
+  update(
+    key: ItemKey,
+    changes: Changes,
+    condition?: Condition,
+    options?: UpdateOptions,
+  ): Promise<Item>;
   delete(key: ItemKey, condition?: Condition): Promise<void>;
   /** Deletes many items, unconditionally, in as few calls as the backend allows. */
   deleteMany(keys: ItemKey[]): Promise<void>;

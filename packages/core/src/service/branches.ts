@@ -211,7 +211,18 @@ export class BranchService {
     const task = await this.deps.tasks.record(tenant, taskId);
     const state = await this.storedState(task, input.from_commit);
     const source = state.commit;
-    const branches = await this.deps.store.listBranches(tenant, taskId);
+    // The task's branch (its config) and the branch of the commit (its lineage): one
+    // or two reads, not every branch of the task (each fork made the list longer).
+    // A commit whose branch is gone or renamed needs the list to find its lineage.
+    const near = await Promise.all(
+      [...new Set([task.branch, source.branch])].map((n) =>
+        this.deps.store.getBranch(tenant, taskId, n),
+      ),
+    );
+    const known = near.filter((b): b is BranchRecord => b !== null);
+    const branches = known.some((b) => b.bid === source.bid)
+      ? known
+      : await this.deps.store.listBranches(tenant, taskId);
     const origin = branches.find((b) => b.name === task.branch) ?? branches[0];
     if (!origin) throw new NotFoundError("branch", task.branch);
     const lineage = lineageOf(branches, source);

@@ -6,10 +6,15 @@
  *   so two workers racing the same step leave exactly one commit.
  * - `advanceBranch`: `equals: { head: expected }`, so the head moves once per
  *   commit and never backwards.
+ *
+ * A step reads its branch without the plan (`getBranchForStep`): a committed plan
+ * never changes, so it is kept here by the commit that set it (`plan_commit`).
  */
 import { ConflictError, isErrorKind } from "../errors";
+import { mergeUpdated } from "../memory/item-rules";
 import type { Status } from "../model";
-import type { Changes, Condition, ItemStore } from "../ports/item-store";
+import type { Plan } from "../plan/schema";
+import type { Changes, Condition, Item, ItemStore } from "../ports/item-store";
 import { branchKey, commitKey, commitSk, taskKey, taskPk, tasksIndexPk } from "./keys";
 import type { BranchRecord, CommitRecord, TaskRecord } from "./records";
 
@@ -18,7 +23,59 @@ export interface Page<T> {
   cursor: string | null;
 }
 
+/**
+ * Every attribute of a branch item but its plan: what a step reads. A key of
+ * `BranchRecord` missing here fails the type check below (`StepAttributesCover`).
+ */
+const STEP_ATTRIBUTES = [
+  "gsi1pk",
+  "gsi1sk",
+  "tenant_id",
+  "task_id",
+  "name",
+  "bid",
+  "status",
+  "head",
+  "prev_head",
+  "depth",
+  "pc",
+  "plan_commit",
+  "vars",
+  "var_depth",
+  "chain",
+  "lineage",
+  "forked_from",
+  "final_answer",
+  "error",
+  "usage",
+  "updates",
+  "pending",
+  "cancel_requested",
+  "config",
+  "waiting",
+  "waiting_id",
+  "group",
+  "group_base",
+  "group_joined",
+  "verdict",
+  "created_at",
+  "updated_at",
+] as const;
+type Uncovered = Exclude<
+  keyof BranchRecord,
+  "pk" | "sk" | "plan" | (typeof STEP_ATTRIBUTES)[number]
+>;
+/** Fails to compile, naming the attribute, when a branch attribute is left out of `STEP_ATTRIBUTES`. */
+const StepAttributesCover: [Uncovered] extends [never] ? true : Uncovered = true;
+void StepAttributesCover;
+
+/** How many plans a store keeps (a plan is at most a few hundred kB; most are a few kB). */
+const PLANS_KEPT = 256;
+
 export class TaskStore {
+  /** Committed plans by task and commit id, oldest first (they never change). */
+  readonly #plans = new Map<string, Plan>();
+
   constructor(readonly items: ItemStore) {}
 
   /** Writes a new task and its first branch; the task id must be new. */
@@ -66,6 +123,48 @@ export class TaskStore {
     )) as unknown as BranchRecord | null;
   }
 
+  /**
+   * The branch as a step reads it: every attribute but the plan, which comes from
+   * the plans kept here by `plan_commit`, or else from that commit (one more read,
+   * once per plan and process; the commit that sets a plan keeps it here). A step
+   * from no head (`head` null) reads the whole item: a task created with a plan has
+   * it on its branch before any commit. So does a branch with a plan but no plan
+   * commit (a read of the plan alone).
+   */
+  async getBranchForStep(
+    tenant: string,
+    taskId: string,
+    name: string,
+    head: string | null,
+  ): Promise<BranchRecord | null> {
+    if (head === null) return this.getBranch(tenant, taskId, name);
+    const key = branchKey(tenant, taskId, name);
+    const item = await this.items.get(key, { attributes: STEP_ATTRIBUTES });
+    if (!item) return null;
+    const branch = item as unknown as BranchRecord;
+    branch.plan = branch.plan_commit
+      ? await this.#planOf(tenant, taskId, branch.plan_commit)
+      : (((await this.items.get(key, { attributes: ["plan"] }))?.plan as Plan | undefined) ?? null);
+    return branch;
+  }
+
+  async #planOf(tenant: string, taskId: string, commitId: string): Promise<Plan | null> {
+    const id = `${tenant}/${taskId}/${commitId}`;
+    const kept = this.#plans.get(id);
+    if (kept) return kept;
+    const key = commitKey(tenant, taskId, commitId);
+    const commit = key ? await this.items.get(key, { attributes: ["plan"] }) : null;
+    const plan = (commit?.plan as Plan | undefined) ?? null;
+    if (plan) this.#keepPlan(id, plan);
+    return plan;
+  }
+
+  #keepPlan(id: string, plan: Plan): void {
+    this.#plans.delete(id);
+    this.#plans.set(id, plan);
+    if (this.#plans.size > PLANS_KEPT) this.#plans.delete(this.#plans.keys().next().value!);
+  }
+
   async listBranches(tenant: string, taskId: string): Promise<BranchRecord[]> {
     const branches: BranchRecord[] = [];
     let cursor: string | null = null;
@@ -89,18 +188,33 @@ export class TaskStore {
     }
   }
 
-  /** Applies changes to a branch if its head is still `expectedHead`. */
+  /**
+   * Applies changes to a branch if its head is still `expectedHead`. Given the branch
+   * as read (`before`), only what changed comes back and is merged into it
+   * (`mergeUpdated`), instead of the whole item with its plan and variables.
+   */
   async advanceBranch(
     tenant: string,
     taskId: string,
     name: string,
     expectedHead: string | null,
     changes: Changes,
+    before?: BranchRecord,
   ): Promise<BranchRecord> {
-    return (await this.items.update(branchKey(tenant, taskId, name), changes, {
-      exists: true,
-      equals: { head: expectedHead },
-    })) as unknown as BranchRecord;
+    const condition = { exists: true, equals: { head: expectedHead } };
+    const key = branchKey(tenant, taskId, name);
+    if (!before)
+      return (await this.items.update(key, changes, condition)) as unknown as BranchRecord;
+    const answer = await this.items.update(key, changes, condition, { returns: "updated" });
+    const moved = mergeUpdated(
+      before as unknown as Item,
+      changes,
+      answer,
+    ) as unknown as BranchRecord;
+    if (moved.plan && moved.plan_commit) {
+      this.#keepPlan(`${tenant}/${taskId}/${moved.plan_commit}`, moved.plan);
+    }
+    return moved;
   }
 
   /** Updates a branch unconditionally (but it must exist). */

@@ -63,6 +63,8 @@ describe("runStep", () => {
         [["status"], "running"],
         [["pc"], 0],
         [["plan"], [{ seq_no: 0, type: "assign", parameters: { x: 1 } }]],
+        // A plan no commit set: `plan_commit` names the commit a step takes the plan from.
+        [["plan_commit"], null],
       ],
     });
     await runStep(sys.step, {

@@ -69,7 +69,7 @@ export async function runStep(
   if (message.member !== undefined) {
     return runMember(deps, { ...message, member: message.member }, memberRunner(deps));
   }
-  const branch = await deps.store.getBranch(tenant, taskId, name);
+  const branch = await deps.store.getBranchForStep(tenant, taskId, name, message.head);
   if (!branch) return { outcome: "gone" };
   if (branch.head !== message.head) {
     // The message for the head's parent came back: its worker may have died after the
