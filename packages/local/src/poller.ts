@@ -40,6 +40,12 @@ export interface PollerOptions {
    * slow step being handed out twice.
    */
   visibilityTimeoutSeconds?: number;
+  /**
+   * Receipt handles of messages whose visibility the handler set itself (a retry
+   * after a delay, a wake that hides until due): the poller stops extending
+   * them, so that their delay holds. The handler's side adds to it.
+   */
+  retimed?: Set<string>;
   /** Told of failed receives, handler errors, failed deletes and failed extensions (default: console.error). */
   onError?: (error: unknown, during: "receive" | "handler" | "delete" | "visibility") => void;
 }
@@ -189,25 +195,30 @@ export function startPoller(options: PollerOptions): Poller {
   function hideWhileHandled(messages: Message[]): { stop(): void } {
     const seconds = options.visibilityTimeoutSeconds;
     if (seconds === undefined) return { stop() {} };
+    const retimed = options.retimed;
     const timer = setInterval(
       () => {
+        const entries = messages
+          .filter((m) => !retimed?.has(m.ReceiptHandle ?? ""))
+          .map((m, i) => ({
+            Id: String(i),
+            ReceiptHandle: m.ReceiptHandle ?? "",
+            VisibilityTimeout: seconds,
+          }));
+        if (entries.length === 0) return;
         sqs
-          .send(
-            new ChangeMessageVisibilityBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: messages.map((m, i) => ({
-                Id: String(i),
-                ReceiptHandle: m.ReceiptHandle ?? "",
-                VisibilityTimeout: seconds,
-              })),
-            }),
-          )
+          .send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }))
           .catch((error: unknown) => onError(error, "visibility"));
       },
       (seconds * 1000) / 3,
     );
     timer.unref();
-    return { stop: () => clearInterval(timer) };
+    return {
+      stop: () => {
+        clearInterval(timer);
+        for (const m of messages) retimed?.delete(m.ReceiptHandle ?? "");
+      },
+    };
   }
 
   const loops = Array.from({ length: options.concurrency }, () => loop());

@@ -155,7 +155,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The local stand-in for EventBridge Scheduler fires into the scheduler function's handler.
   let fireSchedule: (run: DueRun) => Promise<unknown> = async () => undefined;
   const clock = options.clock ?? systemClock;
-  const queue = new SqsQueue(clients.sqs, config.queueUrl);
+  const queue = new LocalStepQueue(clients.sqs, config.queueUrl);
   let publicUrl: string | null = config.publicUrl;
   const scheduler = new LocalScheduler({
     fire: (run) => fireSchedule(run),
@@ -233,6 +233,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ),
     concurrency: options.concurrency ?? 4,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
+    retimed: queue.retimed,
   });
   const dlq = startPoller({
     sqs: clients.sqs,
@@ -291,6 +292,19 @@ async function provisionKey(system: System, key: string | null): Promise<string>
     return key;
   }
   return (await system.keys.create("local", "generated at start")).key;
+}
+
+/**
+ * The step queue, telling the poller which messages the worker hid itself (a
+ * retry after a delay, a wake not yet due), so that it stops keeping them
+ * hidden for the visibility timeout and their own delay holds.
+ */
+class LocalStepQueue extends SqsQueue {
+  readonly retimed = new Set<string>();
+  override async retryAfter(receiptHandle: string, seconds: number): Promise<void> {
+    this.retimed.add(receiptHandle);
+    await super.retryAfter(receiptHandle, seconds);
+  }
 }
 
 /** A failure to listen, as a message naming the setting to change. */
