@@ -231,6 +231,11 @@ describe("parallel groups", () => {
     });
     expect(refused.status).toBe(422);
     expect(JSON.stringify(refused.body)).toContain("group_reads_member");
+    const checked = await t.api("POST", "/v1/plans/validate", { plan: fourPlusOne });
+    expect(checked.body).toMatchObject({
+      valid: true,
+      groups: [{ members: [0, 1, 2, 3], name: null }],
+    });
     scriptLlm();
     const taskId = await start(fourPlusOne);
     await t.waitForTask(taskId);

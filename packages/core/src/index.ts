@@ -135,6 +135,13 @@ export {
   MAX_ARITHMETIC_DEPTH,
   MAX_ARITHMETIC_LENGTH,
 } from "./plan/arithmetic";
+export {
+  DEFAULT_GROUP_WIDTH,
+  findGroups,
+  groupRunAt,
+  MAX_GROUP_WIDTH,
+  type PlanGroup,
+} from "./plan/groups";
 export type { ShapeProblem } from "./plan/json-shape";
 export { FORBIDDEN_KEYS, MAX_JSON_DEPTH, shapeProblem } from "./plan/json-shape";
 export type { PlanProblem } from "./plan/problems";

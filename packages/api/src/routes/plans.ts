@@ -4,7 +4,7 @@
  * the original StackVM come back normalized, with a warning for each rewrite.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { validatePlan } from "@stackvm/core";
+import { findGroups, validatePlan } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json, jsonBody } from "../schemas";
 
@@ -37,6 +37,17 @@ const ValidateAnswer = z
     problems: z.array(Problem),
     warnings: z.array(Problem),
     plan: z.array(z.unknown()).nullable(),
+    groups: z
+      .array(
+        z.object({
+          members: z.array(z.number().int()),
+          name: z.string().nullable(),
+        }),
+      )
+      .openapi({
+        description:
+          "The plan's parallel groups (1.1): members by seq_no, and the plan's `group` mark or null when found",
+      }),
   })
   .openapi("PlanValidation");
 
@@ -62,8 +73,20 @@ export function registerPlanRoutes(app: ApiApp): void {
       });
       return c.json(
         result.ok
-          ? { valid: true, problems: [], warnings: result.warnings, plan: result.plan }
-          : { valid: false, problems: result.problems, warnings: result.warnings, plan: null },
+          ? {
+              valid: true,
+              problems: [],
+              warnings: result.warnings,
+              plan: result.plan,
+              groups: findGroups(result.plan),
+            }
+          : {
+              valid: false,
+              problems: result.problems,
+              warnings: result.warnings,
+              plan: null,
+              groups: [],
+            },
         200,
       );
     },

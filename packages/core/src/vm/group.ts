@@ -13,14 +13,18 @@
  *    base (members do not read each other's outputs), writes its result apart
  *    (`G#{bid}#{base}#{seq_no}`, `exists: false`: a member run twice keeps the
  *    first result) and marks itself done on the branch (`group.done.{seq}`,
- *    conditional on `group_base`). The member that sees every member done sends
- *    the *join*: the step message for the base (deduplicated apart from it).
+ *    conditional on `group_base`). The member that sees every member done runs
+ *    the *join* itself (the step after the base, in its invocation); should it
+ *    die, its redelivered message sends the join as a step message for the base.
  * 3. **Join.** Each step whose PC is a member of the complete group takes that
  *    member's held result instead of running it (`takeHeld`) and commits it
- *    through the ordinary path: commit keyed by its parent, head moved from the
- *    parent, next step enqueued. So a crash between two member commits is
- *    repaired exactly as between two ordinary steps, and each commit is written
- *    once. The commit that leaves the group clears the mark (`groupExit`).
+ *    through the ordinary path (commit keyed by its parent, head moved from the
+ *    parent), then goes on to the next member in the same invocation. Each
+ *    commit is written once; a joiner that dies between two commits is
+ *    followed by its redelivered message, which goes on from the head
+ *    (`joinedAt`), and two joiners at once conflict as two workers on one step.
+ *    The commit that leaves the group clears the mark (`groupExit`) and the
+ *    step after the group is enqueued as usual.
  *
  * A member that failed is held as its error: the members before it commit, and
  * its commit is the `error` commit of an ordinary failed step (plan update or
@@ -84,6 +88,9 @@ export type MemberRunner = (
   instruction: Instruction,
   idempotencyKey: string,
 ) => { execution: Promise<Execution>; calls: () => LlmCall[] };
+
+/** Commits the complete group's held results now: the step after its base, in this invocation. */
+export type Joiner = (base: string) => Promise<unknown>;
 
 /** What the step commits for a member of a complete group. */
 export interface Held {
@@ -171,13 +178,14 @@ export async function runGroup(
   deps: StepDeps,
   branch: BranchRecord,
   runner: MemberRunner,
+  join: Joiner,
 ): Promise<{ outcome: "grouped" } | null> {
   if (branch.cancel_requested || branch.pending || branch.head === null) return null;
   if (branch.pc === null || !branch.plan) return null;
   if (branch.group) {
     if (!inGroup(branch)) return null;
     // Redelivered, or sent by the sweep: send the members that are not done again.
-    await fanOut(deps, branch, null);
+    await fanOut(deps, branch, null, join);
     return { outcome: "grouped" };
   }
   // Computed only for a calling: assign, jmp and other steps pay nothing.
@@ -221,7 +229,7 @@ export async function runGroup(
     parent: branch.head,
     members: run,
   });
-  await fanOut(deps, marked, runner);
+  await fanOut(deps, marked, runner, join);
   return { outcome: "grouped" };
 }
 
@@ -233,6 +241,7 @@ async function fanOut(
   deps: StepDeps,
   branch: BranchRecord & { group?: GroupRecord | null },
   runner: MemberRunner | null,
+  join: Joiner,
 ): Promise<void> {
   const group = branch.group as GroupRecord;
   const waiting = group.members.filter((m) => group.done[String(m)] !== true);
@@ -260,7 +269,7 @@ async function fanOut(
         });
       }),
   );
-  if (runner && here !== undefined) await runMemberOf(deps, branch, here, runner);
+  if (runner && here !== undefined) await runMemberOf(deps, branch, here, runner, join);
 }
 
 /** The join: the step message for the base, apart from the one that started the group. */
@@ -284,6 +293,7 @@ export async function runMember(
   deps: StepDeps,
   message: StepMessage & { member: number },
   runner: MemberRunner,
+  join: Joiner,
 ): Promise<{ outcome: "member" | "duplicate" | "gone" }> {
   const branch = await deps.store.getBranch(message.tenant_id, message.task_id, message.branch);
   if (!branch) return { outcome: "gone" };
@@ -296,7 +306,7 @@ export async function runMember(
     if (allDone(group)) await sendJoin(deps, branch, group.base);
     return { outcome: "duplicate" };
   }
-  await runMemberOf(deps, branch, message.member, runner);
+  await runMemberOf(deps, branch, message.member, runner, join);
   return { outcome: "member" };
 }
 
@@ -306,6 +316,7 @@ async function runMemberOf(
   branch: BranchRecord,
   seq: number,
   runner: MemberRunner,
+  join: Joiner,
 ): Promise<void> {
   const group = branch.group as GroupRecord;
   const key = heldKey(branch, group.base, seq);
@@ -340,7 +351,9 @@ async function runMemberOf(
     parent: group.base,
     member: seq,
   });
-  if (marked.group && allDone(marked.group)) await sendJoin(deps, marked, group.base);
+  // The last member joins here, saving a queue hop; should it die, its message comes
+  // back, finds itself done and sends the join (`runMember`).
+  if (marked.group && allDone(marked.group)) await join(group.base);
 }
 
 /** Runs a member's instruction; transient failures are thrown (the message comes back). */

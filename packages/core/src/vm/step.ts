@@ -64,12 +64,20 @@ export async function runStep(
   message: StepMessage,
   /** The queue's id of the message, carried into the step's log lines. */
   messageId?: string,
+  /** The branch as the previous commit of a group's join left it (no read needed). */
+  known?: BranchRecord,
 ): Promise<StepOutcome> {
   const { tenant_id: tenant, task_id: taskId, branch: name } = message;
   if (message.member !== undefined) {
-    return runMember(deps, { ...message, member: message.member }, memberRunner(deps));
+    const join = (base: string) =>
+      runStep(
+        deps,
+        { v: 1, kind: "step", tenant_id: tenant, task_id: taskId, branch: name, head: base },
+        messageId,
+      );
+    return runMember(deps, { ...message, member: message.member }, memberRunner(deps), join);
   }
-  const branch = await deps.store.getBranchForStep(tenant, taskId, name, message.head);
+  const branch = known ?? (await deps.store.getBranchForStep(tenant, taskId, name, message.head));
   if (!branch) return { outcome: "gone" };
   if (branch.head !== message.head) {
     // The message for the head's parent came back: its worker may have died after the
@@ -100,7 +108,8 @@ export async function runStep(
   // A parallel group (`vm/group.ts`): commit a member's held result, or fan out.
   const held = await takeHeld(deps, branch);
   if (!held) {
-    const grouped = await runGroup(deps, branch, memberRunner(deps));
+    const join = (base: string) => runStep(deps, { ...message, head: base }, messageId);
+    const grouped = await runGroup(deps, branch, memberRunner(deps), join);
     if (grouped) return grouped;
   }
 
@@ -153,7 +162,7 @@ export async function runStep(
   }
   if (held && joinContinues(moved)) {
     // The next member's result is held too: commit it in this invocation (`vm/group.ts`).
-    return runStep(deps, { ...message, head: written.commit_id }, messageId);
+    return runStep(deps, { ...message, head: written.commit_id }, messageId, moved);
   }
   if (written.status_after === "running") {
     await enqueueNext(deps, moved, written.commit_id);
