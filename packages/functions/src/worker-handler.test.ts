@@ -96,4 +96,44 @@ describe("createWorkerHandler", () => {
     );
     expect(result.batchItemFailures).toEqual([]);
   });
+
+  it("logs an early wake at info, not as a retry, and keeps its message", async () => {
+    const sys = memorySystem();
+    const { task } = await sys.tasks.create(
+      "acme",
+      CreateTaskInput.parse({
+        plan: [
+          { seq_no: 0, type: "wait", parameters: { seconds: 60 } },
+          { seq_no: 1, type: "assign", parameters: { final_answer: "done" } },
+        ],
+      }),
+    );
+    // The plan commit, then the wait: the branch waits 60 s.
+    for (let i = 0; i < 2; i++) {
+      const [m] = await sys.queue.receive(1);
+      await runStep(sys.step, JSON.parse(m!.body));
+      await sys.queue.delete(m!.receiptHandle);
+    }
+    const branch = await sys.store.getBranch("acme", task.task_id, "main");
+    expect(branch!.status).toBe("waiting");
+    const lines: Array<[string, string]> = [];
+    const log = {
+      debug() {},
+      info: (message: string) => lines.push(["info", message]),
+      warn: (message: string) => lines.push(["warn", message]),
+      error: (message: string) => lines.push(["error", message]),
+    };
+    const handler = createWorkerHandler({ ...sys.step, log }, noWebhooks);
+    const early = {
+      v: 1,
+      kind: "step",
+      tenant_id: "acme",
+      task_id: task.task_id,
+      branch: "main",
+      head: branch!.head,
+    };
+    const answer = await handler({ Records: [record(early, "m-early", "g")] } as SQSEvent, context);
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: "m-early" }]);
+    expect(lines).toEqual([["info", "wake early: hidden until due"]]);
+  });
 });

@@ -103,14 +103,20 @@ export function createWorkerHandler(
       deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
     } catch (error) {
       const decision = classifyFailure(error);
-      deps.log.warn("step will be retried", {
-        message_id: record.messageId,
-        tenant_id: message.tenant_id,
-        task_id: message.task_id,
-        branch: message.branch,
-        parent: message.head,
-        error: (error as Error).message,
-      });
+      const early = (error as { code?: unknown }).code === "wait_not_due";
+      // A wake that came before its time (`vm/wait.ts`) is the plan working, not a failure.
+      (early ? deps.log.info : deps.log.warn).call(
+        deps.log,
+        early ? "wake early: hidden until due" : "step will be retried",
+        {
+          message_id: record.messageId,
+          tenant_id: message.tenant_id,
+          task_id: message.task_id,
+          branch: message.branch,
+          parent: message.head,
+          error: (error as Error).message,
+        },
+      );
       if (decision.action === "retry" && decision.afterSeconds !== undefined) {
         await deps.queue
           .retryAfter(record.receiptHandle, decision.afterSeconds)
@@ -125,6 +131,9 @@ export function createWorkerHandler(
     return processPartialResponse(event, handleRecord, processor, {
       context,
       skipGroupOnError: true,
+      // A batch whose records all failed (one early wake) answers them as failures
+      // rather than failing the invocation: the same retries, without an error logged.
+      throwOnFullBatchFailure: false,
     });
   };
 }
