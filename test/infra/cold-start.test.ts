@@ -78,7 +78,10 @@ describe("a function's cold start", () => {
     for (const name of ["api", "worker"]) {
       const b = built[name];
       expect(b?.eagerBytes).toBeLessThan(b?.bytes ?? 0);
-      expect(b?.bytes).toBeLessThan(1.5 * 1024 * 1024);
+      // The whole bundle, chunks loaded on first use included: the MCP client and
+      // JSON Schema validation of tool sources (issue 14) took the API from 1.4 to
+      // 1.8 MB. What a cold start loads is the eager part, checked above.
+      expect(b?.bytes).toBeLessThan(2 * 1024 * 1024);
     }
   });
 });
