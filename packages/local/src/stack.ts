@@ -44,11 +44,11 @@ import {
   systemOptions,
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
-import { localSecretKey } from "./secret-key";
 import { startEmulators } from "./emulators";
 import { LocalScheduler } from "./local-scheduler";
 import { startPoller } from "./poller";
 import { LocalSandbox } from "./sandbox-invoker";
+import { localSecretKey } from "./secret-key";
 
 export interface LocalStackOptions {
   /** Where data lives across restarts; null keeps everything in memory (tests). */

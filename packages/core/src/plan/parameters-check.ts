@@ -47,8 +47,7 @@ const FIELD_HINTS: Record<string, string> = {
   until: 'Set "until" to an ISO 8601 time with its zone, e.g. "2026-12-01T09:00:00Z".',
 };
 
-const VARIABLE_NAME_HINT =
-  'Name variables with letters, digits and _, e.g. "total_count".';
+const VARIABLE_NAME_HINT = 'Name variables with letters, digits and _, e.g. "total_count".';
 
 const PARAMETER_KEYS: Record<Exclude<InstructionType, "assign">, readonly string[]> = {
   calling: Object.keys(CallingInstruction.shape.parameters.shape),
