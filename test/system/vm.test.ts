@@ -72,7 +72,9 @@ describe("LLM faults through the whole stack", () => {
   it("fails the branch with a clear error when the token budget is spent", async () => {
     t.llm.on("text", "x".repeat(400));
     const task = await run({
-      plan: [generate("one", "a"), { ...generate("two", "b"), seq_no: 1 }, answer(2, "${b}")],
+      // The second call reads the first's output, so it runs after it: two
+      // independent calls would form a parallel group and start together.
+      plan: [generate("one", "a"), { ...generate("two ${a}", "b"), seq_no: 1 }, answer(2, "${b}")],
       budget: { max_steps: 50, max_tokens: 60 },
     });
     expect(task.status).toBe("failed");
