@@ -20,7 +20,8 @@ function sourceFiles(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1]!);
+  // `from` and `import` as words: a string such as "forked_from" is not an import.
+  return [...text.matchAll(/(?:^|[\s}])(?:from|import)\s*\(?\s*"([^"]+)"/gm)].map((m) => m[1]!);
 }
 
 /**
