@@ -115,6 +115,29 @@ const NOT_WALKED = [
   "put /v1/namespaces/{name}",
 ];
 
+/**
+ * Routes whose isolation their own system tests walk with a second tenant,
+ * because their records need set-up of their own (a knowledge base with a
+ * document, a waiting branch, an MCP server): knowledge.test.ts, tools.test.ts
+ * (HTTP tools and MCP servers) and waits.test.ts. Any other new route still fails the walk.
+ */
+const WALKED_ELSEWHERE = [
+  "post /v1/namespaces/{name}/mcp-servers",
+  "get /v1/namespaces/{name}/mcp-servers",
+  "post /v1/namespaces/{name}/mcp-servers/{server}/refresh",
+  "delete /v1/namespaces/{name}/mcp-servers/{server}",
+  "post /v1/namespaces/{name}/http-tools",
+  "delete /v1/namespaces/{name}/http-tools/{tool}",
+  "post /v1/tasks/{task_id}/branches/{name}/input",
+  "post /v1/resume/{token}",
+  "get /v1/knowledge-bases/{kb}",
+  "delete /v1/knowledge-bases/{kb}",
+  "post /v1/knowledge-bases/{kb}/documents",
+  "get /v1/knowledge-bases/{kb}/documents",
+  "get /v1/knowledge-bases/{kb}/documents/{document_id}",
+  "delete /v1/knowledge-bases/{kb}/documents/{document_id}",
+];
+
 const fill = (path: string) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const id = ids[name === "name" && path.startsWith("/v1/namespaces") ? "namespace" : name];
@@ -128,7 +151,11 @@ describe("tenant isolation", () => {
     const withIds = Object.entries(doc.paths as Record<string, object>)
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
       .filter((route) => route.includes("{"));
-    expect(withIds.filter((r) => !(r in WALK) && !NOT_WALKED.includes(r))).toEqual([]);
+    expect(
+      withIds.filter(
+        (r) => !(r in WALK) && !NOT_WALKED.includes(r) && !WALKED_ELSEWHERE.includes(r),
+      ),
+    ).toEqual([]);
   });
 
   it("answers 404 to another tenant's key on every route, as for an id that does not exist", async () => {
