@@ -1,19 +1,17 @@
 import {
-  ConflictException,
   CreateScheduleCommand,
   DeleteScheduleCommand,
   ResourceNotFoundException,
   UpdateScheduleCommand,
 } from "@aws-sdk/client-scheduler";
 import { describe, expect, it } from "vitest";
+import {
+  conflict,
+  fakeSchedulerClient as fakeClient,
+  schedulerOptions as options,
+} from "./eventbridge-fakes";
 import { EventBridgeScheduler, toEventBridgeCron } from "./eventbridge-scheduler";
 
-const options = {
-  groupName: "stackvm-ci-schedules",
-  roleArn: "arn:aws:iam::123456789012:role/invoke",
-  targetArn: "arn:aws:lambda:eu-central-1:123456789012:function:scheduler",
-  deadLetterArn: "arn:aws:sqs:eu-central-1:123456789012:schedules-dlq",
-};
 const timer = {
   tenant_id: "acme",
   schedule_id: "sch_a1b2c3d4e5f6g7h8",
@@ -21,19 +19,6 @@ const timer = {
   timezone: "Europe/Berlin",
   enabled: true,
 };
-
-/** A client that records the commands it is sent and answers from a script. */
-function fakeClient(answers: Array<() => unknown> = []) {
-  const sent: unknown[] = [];
-  return {
-    sent,
-    async send(command: unknown) {
-      sent.push(command);
-      const next = answers.shift();
-      return next ? next() : {};
-    },
-  };
-}
 
 describe("toEventBridgeCron", () => {
   it.each([
@@ -78,11 +63,7 @@ describe("EventBridgeScheduler", () => {
   });
 
   it("updates a schedule that exists, disabled when the schedule is", async () => {
-    const client = fakeClient([
-      () => {
-        throw new ConflictException({ message: "exists", Message: "exists", $metadata: {} });
-      },
-    ]);
+    const client = fakeClient([conflict]);
     await new EventBridgeScheduler(client, options).put({ ...timer, enabled: false });
     expect(client.sent[1]).toBeInstanceOf(UpdateScheduleCommand);
     expect((client.sent[1] as UpdateScheduleCommand).input.State).toBe("DISABLED");

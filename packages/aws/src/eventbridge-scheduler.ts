@@ -15,33 +15,23 @@
  * - Failed invocations are retried (`RetryPolicy`), then sent to the DLQ.
  */
 import {
-  ConflictException,
-  CreateScheduleCommand,
   type CreateScheduleCommandInput,
   DeleteScheduleCommand,
   ResourceNotFoundException,
-  SchedulerClient,
+  type SchedulerClient,
   UpdateScheduleCommand,
   ValidationException,
 } from "@aws-sdk/client-scheduler";
 import { parseCron, type SchedulerPort, type ScheduleTimer, ValidationError } from "@stackvm/core";
+import {
+  createSchedule,
+  type EventBridgeSchedulerOptions,
+  schedulerTarget,
+} from "./eventbridge-target";
+
+export { type EventBridgeSchedulerOptions, schedulerClient } from "./eventbridge-target";
 
 const DAY_NAMES = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
-
-export interface EventBridgeSchedulerOptions {
-  /** The schedule group of this stage (infra/schedules.ts). */
-  groupName: string;
-  /** The role EventBridge Scheduler assumes to invoke the target. */
-  roleArn: string;
-  /** The scheduler function. */
-  targetArn: string;
-  /** Where invocations go after the last retry; null: nowhere. */
-  deadLetterArn: string | null;
-  /** Retries of a failed invocation (default 5). */
-  maximumRetryAttempts?: number;
-  /** How long a run may still be delivered after it was due (default 1 hour). */
-  maximumEventAgeSeconds?: number;
-}
 
 /**
  * EventBridge's cron for a checked 5-field expression.
@@ -62,9 +52,6 @@ export function toEventBridgeCron(expression: string): string {
 export const scheduleName = (tenantId: string, scheduleId: string): string =>
   `${tenantId}.${scheduleId}`;
 
-/** A client for the adapter, with the default credential chain. */
-export const schedulerClient = (region: string): SchedulerClient => new SchedulerClient({ region });
-
 export class EventBridgeScheduler implements SchedulerPort {
   constructor(
     private readonly client: Pick<SchedulerClient, "send">,
@@ -83,30 +70,25 @@ export class EventBridgeScheduler implements SchedulerPort {
       State: timer.enabled ? "ENABLED" : "DISABLED",
       ActionAfterCompletion: "NONE",
       Description: `StackVM schedule ${timer.schedule_id} of tenant ${timer.tenant_id}`,
-      Target: {
-        Arn: o.targetArn,
-        RoleArn: o.roleArn,
-        Input: JSON.stringify({
+      Target: schedulerTarget(
+        o,
+        {
           tenant_id: timer.tenant_id,
           schedule_id: timer.schedule_id,
           due_at: "<aws.scheduler.scheduled-time>",
-        }),
-        RetryPolicy: {
-          MaximumRetryAttempts: o.maximumRetryAttempts ?? 5,
-          MaximumEventAgeInSeconds: o.maximumEventAgeSeconds ?? 3600,
         },
-        ...(o.deadLetterArn ? { DeadLetterConfig: { Arn: o.deadLetterArn } } : {}),
-      },
+        o.maximumEventAgeSeconds ?? 3600,
+      ),
     };
   }
 
   async put(timer: ScheduleTimer): Promise<void> {
     const input = this.input(timer);
-    try {
-      await this.client.send(new CreateScheduleCommand(input));
-    } catch (error) {
-      if (!(error instanceof ConflictException)) throw translate(error);
-      // It exists: UpdateSchedule replaces every setting with these.
+    const created = await createSchedule(this.client, input).catch((e: unknown) => {
+      throw translate(e);
+    });
+    // It exists: UpdateSchedule replaces every setting with these.
+    if (created === "exists") {
       await this.client.send(new UpdateScheduleCommand(input)).catch((e: unknown) => {
         throw translate(e);
       });

@@ -1,14 +1,13 @@
-import { ConflictException, CreateScheduleCommand } from "@aws-sdk/client-scheduler";
+import { CreateScheduleCommand } from "@aws-sdk/client-scheduler";
 import { describe, expect, it } from "vitest";
 import { createScheduleHandler } from "../../functions/src/schedule-handler";
+import {
+  conflict,
+  fakeSchedulerClient as fakeClient,
+  schedulerOptions as options,
+} from "./eventbridge-fakes";
 import { atExpression, EventBridgeWakes, wakeScheduleName } from "./eventbridge-wakes";
 
-const options = {
-  groupName: "stackvm-ci-schedules",
-  roleArn: "arn:aws:iam::123456789012:role/invoke",
-  targetArn: "arn:aws:lambda:eu-central-1:123456789012:function:scheduler",
-  deadLetterArn: "arn:aws:sqs:eu-central-1:123456789012:schedules-dlq",
-};
 const wake = {
   tenant_id: "acme",
   task_id: "tsk_a1b2c3d4e5f6g7h8i9j0",
@@ -17,18 +16,6 @@ const wake = {
   wait_id: "w0123456789abcdefghijklm",
   at: "2026-12-01T08:20:00.250Z",
 };
-
-function fakeClient(answers: Array<() => unknown> = []) {
-  const sent: unknown[] = [];
-  return {
-    sent,
-    async send(command: unknown) {
-      sent.push(command);
-      const next = answers.shift();
-      return next ? next() : {};
-    },
-  };
-}
 
 describe("EventBridgeWakes", () => {
   it("creates a one-time schedule at the due second (UTC), deleted after it fires, carrying the wake", async () => {
@@ -51,11 +38,7 @@ describe("EventBridgeWakes", () => {
   });
 
   it("takes a schedule that exists as armed (the same wait armed again)", async () => {
-    const client = fakeClient([
-      () => {
-        throw new ConflictException({ message: "exists", Message: "exists", $metadata: {} });
-      },
-    ]);
+    const client = fakeClient([conflict]);
     await expect(new EventBridgeWakes(client, options).wakeAt(wake)).resolves.toBeUndefined();
     expect(client.sent).toHaveLength(1);
   });

@@ -11,14 +11,13 @@
  */
 
 import { createHash } from "node:crypto";
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  type CreateScheduleCommandInput,
-  type SchedulerClient,
-} from "@aws-sdk/client-scheduler";
+import type { CreateScheduleCommandInput, SchedulerClient } from "@aws-sdk/client-scheduler";
 import type { Wake, WakePort } from "@stackvm/core";
-import type { EventBridgeSchedulerOptions } from "./eventbridge-scheduler";
+import {
+  createSchedule,
+  type EventBridgeSchedulerOptions,
+  schedulerTarget,
+} from "./eventbridge-target";
 
 /** The schedule's name: within EventBridge's 64 characters, one per wait. */
 export const wakeScheduleName = (wake: Wake): string =>
@@ -49,27 +48,13 @@ export class EventBridgeWakes implements WakePort {
       State: "ENABLED",
       ActionAfterCompletion: "DELETE",
       Description: `StackVM wake of ${wake.task_id}/${wake.branch}`,
-      Target: {
-        Arn: o.targetArn,
-        RoleArn: o.roleArn,
-        Input: JSON.stringify({ kind: "wake", ...wake }),
-        RetryPolicy: {
-          MaximumRetryAttempts: o.maximumRetryAttempts ?? 5,
-          // A wake is never too old to deliver: the branch waits for it (24 h is the most).
-          MaximumEventAgeInSeconds: 86_400,
-        },
-        ...(o.deadLetterArn ? { DeadLetterConfig: { Arn: o.deadLetterArn } } : {}),
-      },
+      // A wake is never too old to deliver: the branch waits for it (24 h is the most).
+      Target: schedulerTarget(o, { kind: "wake", ...wake }, 86_400),
     };
   }
 
   async wakeAt(wake: Wake): Promise<void> {
-    try {
-      await this.client.send(new CreateScheduleCommand(this.input(wake)));
-    } catch (error) {
-      // Armed before (a repeated message of the step that began the wait): nothing to do.
-      if (error instanceof ConflictException) return;
-      throw error;
-    }
+    // "exists": armed before (a repeated message of the step that began the wait); nothing to do.
+    await createSchedule(this.client, this.input(wake));
   }
 }
