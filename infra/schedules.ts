@@ -7,6 +7,13 @@
  * Scheduler service can assume and that may only invoke that function and
  * write to the schedules' DLQ. The API may manage schedules in that group and
  * pass that role to the Scheduler service: nothing else.
+ *
+ * Waiting branches (a `wait` or an `ask_human` timeout more than 15 minutes
+ * away, past what the queue can delay) are woken by one-time schedules that the
+ * worker creates in a group of their own, through the same role and function
+ * (`{"kind": "wake", ...}`); EventBridge deletes each after it fires. The worker
+ * may only create schedules in that group and pass that role: it cannot touch
+ * the tenants' schedules.
  */
 import { queue, workerTimeoutSeconds } from "./queue";
 import { bucket, table } from "./storage";
@@ -14,6 +21,11 @@ import { bucket, table } from "./storage";
 /** The group that holds every tenant schedule of this stage. */
 export const scheduleGroup = new aws.scheduler.ScheduleGroup("Schedules", {
   name: `${$app.name}-${$app.stage}-schedules`,
+});
+
+/** The group of the worker's one-time wakes of waiting branches. */
+export const wakeGroup = new aws.scheduler.ScheduleGroup("Wakes", {
+  name: `${$app.name}-${$app.stage}-wakes`,
 });
 
 /** Starts each due run of a schedule once (it dedupes on schedule and due time). */
@@ -70,10 +82,22 @@ export const schedulerInvokeRole = new aws.iam.Role("SchedulesInvokeRole", {
   ],
 });
 
-/** ARN pattern of the schedules in the group: `...:schedule/{group}/*`. */
-const schedulesInGroup = scheduleGroup.arn.apply(
-  (arn) => `${arn.replace(":schedule-group/", ":schedule/")}/*`,
-);
+/** ARN pattern of the schedules in a group: `...:schedule/{group}/*`. */
+const schedulesIn = (group: aws.scheduler.ScheduleGroup) =>
+  group.arn.apply((arn) => `${arn.replace(":schedule-group/", ":schedule/")}/*`);
+
+/** Passing the schedules' role, to the Scheduler service only. */
+const passInvokeRole = {
+  actions: ["iam:PassRole"],
+  resources: [schedulerInvokeRole.arn],
+  conditions: [
+    {
+      test: "StringEquals",
+      variable: "iam:PassedToService",
+      values: ["scheduler.amazonaws.com"],
+    },
+  ],
+};
 
 /** What the API needs to manage the tenants' schedules, and only that. */
 export const scheduleManagementPermissions = [
@@ -84,24 +108,32 @@ export const scheduleManagementPermissions = [
       "scheduler:DeleteSchedule",
       "scheduler:GetSchedule",
     ],
-    resources: [schedulesInGroup],
+    resources: [schedulesIn(scheduleGroup)],
   },
-  {
-    actions: ["iam:PassRole"],
-    resources: [schedulerInvokeRole.arn],
-    conditions: [
-      {
-        test: "StringEquals",
-        variable: "iam:PassedToService",
-        values: ["scheduler.amazonaws.com"],
-      },
-    ],
-  },
+  passInvokeRole,
+];
+
+/**
+ * What the worker needs to arm a wake, and only that: create a one-time
+ * schedule in the wakes' group (a wake armed twice is a conflict it ignores;
+ * EventBridge deletes the schedule after it fires, so no delete).
+ */
+export const wakePermissions = [
+  { actions: ["scheduler:CreateSchedule"], resources: [schedulesIn(wakeGroup)] },
+  passInvokeRole,
 ];
 
 /** The environment the API reads to create schedules. */
 export const scheduleEnvironment = {
   STACKVM_SCHEDULE_GROUP: scheduleGroup.name,
+  STACKVM_SCHEDULER_ROLE_ARN: schedulerInvokeRole.arn,
+  STACKVM_SCHEDULER_FUNCTION_ARN: scheduler.arn,
+  STACKVM_SCHEDULE_DLQ_ARN: scheduleDeadLetterQueue.arn,
+};
+
+/** The environment the worker reads to arm wakes. */
+export const wakeEnvironment = {
+  STACKVM_WAKE_GROUP: wakeGroup.name,
   STACKVM_SCHEDULER_ROLE_ARN: schedulerInvokeRole.arn,
   STACKVM_SCHEDULER_FUNCTION_ARN: scheduler.arn,
   STACKVM_SCHEDULE_DLQ_ARN: scheduleDeadLetterQueue.arn,

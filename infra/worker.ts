@@ -9,8 +9,10 @@
 import { knowledgeInstalls } from "./knowledge-installs";
 import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
+import { wakeEnvironment, wakePermissions } from "./schedules";
 import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
 import { bucket, table } from "./storage";
+import { toolSecretsEnvironment, toolSecretsOpenPermissions } from "./tool-secrets";
 
 /** The queue's subscription; its function is the worker. */
 export const workerSubscription = queue.subscribe(
@@ -21,11 +23,15 @@ export const workerSubscription = queue.subscribe(
     // LanceDB (the knowledge index, on the bucket under knowledge-index/) and unpdf, installed beside the bundle.
     nodejs: { install: knowledgeInstalls },
     link: [table, bucket, queue, sandbox, ...Object.values(llmSecrets)],
+    // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group.
+    permissions: [...wakePermissions, ...toolSecretsOpenPermissions],
     environment: withoutEmpty({
       STACKVM_TABLE: table.name,
       STACKVM_BUCKET: bucket.name,
       STACKVM_QUEUE_URL: queue.url,
       STACKVM_SANDBOX_FUNCTION: sandbox.name,
+      ...wakeEnvironment,
+      ...toolSecretsEnvironment,
       ...llmEnvironment,
     }),
   },

@@ -53,7 +53,16 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_SCHEDULER_FUNCTION_ARN",
     "STACKVM_SCHEDULE_DLQ_ARN",
   ],
-  worker: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_SANDBOX_FUNCTION"],
+  worker: [
+    "STACKVM_TABLE",
+    "STACKVM_BUCKET",
+    "STACKVM_QUEUE_URL",
+    "STACKVM_SANDBOX_FUNCTION",
+    "STACKVM_WAKE_GROUP",
+    "STACKVM_SCHEDULER_ROLE_ARN",
+    "STACKVM_SCHEDULER_FUNCTION_ARN",
+    "STACKVM_SCHEDULE_DLQ_ARN",
+  ],
   sandbox: [],
   scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
   sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET", "STACKVM_STALLED_AFTER_SECONDS"],
@@ -368,31 +377,45 @@ export const checks: Record<string, Check> = {
 
   schedulePermissions(graph) {
     const roles = byRole(graph);
-    const api = roles.api;
-    if (!api || !roles.scheduler) return ["the api or the scheduler function is missing"];
+    const { api, worker } = roles;
+    if (!api || !worker || !roles.scheduler)
+      return ["the api, the worker or the scheduler function is missing"];
     const problems: string[] = [];
-    const group = ofType(graph, "aws:scheduler/scheduleGroup:ScheduleGroup").find(
-      (g) => g.state.name === api.environment.STACKVM_SCHEDULE_GROUP,
-    );
-    if (!group) return ["STACKVM_SCHEDULE_GROUP names no schedule group of the app"];
-    const inGroup = `${String(group.state.arn).replace(":schedule-group/", ":schedule/")}/*`;
+    const groups = ofType(graph, "aws:scheduler/scheduleGroup:ScheduleGroup");
+    const schedulesOf = (name: string | undefined) => {
+      const group = groups.find((g) => g.state.name === name);
+      return group && `${String(group.state.arn).replace(":schedule-group/", ":schedule/")}/*`;
+    };
+    const inGroup = schedulesOf(api.environment.STACKVM_SCHEDULE_GROUP);
+    if (!inGroup) return ["STACKVM_SCHEDULE_GROUP names no schedule group of the app"];
+    const inWakes = schedulesOf(worker.environment.STACKVM_WAKE_GROUP);
+    if (!inWakes) return ["STACKVM_WAKE_GROUP names no schedule group of the app"];
+    if (inWakes === inGroup)
+      problems.push("the wakes must have a group of their own, apart from the tenants' schedules");
     const invokeRole = byArn(graph, api.environment.STACKVM_SCHEDULER_ROLE_ARN);
     if (!trustsOnly(invokeRole, "scheduler.amazonaws.com"))
       problems.push("the schedules' role must trust only scheduler.amazonaws.com");
+    // The api manages the tenants' schedules; the worker only creates wakes in theirs.
+    const mayManage = (fn: FunctionView, actions: string[], resources: string[]) =>
+      fn.build.functionID === api.build.functionID
+        ? resources.every((r) => r === inGroup)
+        : fn.build.functionID === worker.build.functionID &&
+          actions.every((a) => a === "scheduler:CreateSchedule") &&
+          resources.every((r) => r === inWakes);
+    const passers = [api.build.functionID, worker.build.functionID];
     for (const fn of functions(graph)) {
-      const isApi = fn.build.functionID === api.build.functionID;
       for (const s of fn.statements) {
         if (
           s.actions.some((a) => a.startsWith("scheduler:")) &&
-          !(isApi && s.resources.every((r) => r === inGroup))
+          !mayManage(fn, s.actions, s.resources)
         ) {
           problems.push(
-            `${fn.build.functionID} may manage schedules on ${s.resources.join(", ")}; only the api, only in ${inGroup}`,
+            `${fn.build.functionID} may ${s.actions.join(", ")} on ${s.resources.join(", ")}; only the api in ${inGroup}, only the worker's CreateSchedule in ${inWakes}`,
           );
         }
         if (s.actions.some((a) => a === "iam:PassRole" || a === "iam:*" || a === "*")) {
           const scoped =
-            isApi &&
+            passers.includes(fn.build.functionID) &&
             s.resources.every((r) => r === invokeRole?.state.arn) &&
             JSON.stringify(s.condition) ===
               JSON.stringify({
@@ -404,6 +427,26 @@ export const checks: Record<string, Check> = {
             );
         }
       }
+    }
+    const canCreateWakes = worker.statements.some((s) =>
+      allows(s, "scheduler:CreateSchedule", inWakes),
+    );
+    const canPass = worker.statements.some((s) =>
+      allows(s, "iam:PassRole", String(invokeRole?.state.arn)),
+    );
+    if (!canCreateWakes || !canPass)
+      problems.push(
+        "the worker must create schedules in the wakes' group and pass the schedules' role (waits beyond 15 minutes)",
+      );
+    for (const key of [
+      "STACKVM_SCHEDULER_ROLE_ARN",
+      "STACKVM_SCHEDULER_FUNCTION_ARN",
+      "STACKVM_SCHEDULE_DLQ_ARN",
+    ]) {
+      if (worker.environment[key] !== api.environment[key])
+        problems.push(
+          `the worker's ${key} is not the api's: wakes must invoke the scheduler function the same way`,
+        );
     }
     if (api.environment.STACKVM_SCHEDULER_FUNCTION_ARN !== roles.scheduler.lambda.state.arn) {
       problems.push("STACKVM_SCHEDULER_FUNCTION_ARN is not the scheduler function");
@@ -536,6 +579,49 @@ export const checks: Record<string, Check> = {
       problems.push("the api's URL must stream responses (SSE)");
     if (typeof graph.outputs.api !== "string" || !graph.outputs.api.startsWith("https://")) {
       problems.push(`the app must output the API's URL, outputs ${JSON.stringify(graph.outputs)}`);
+    }
+    return problems;
+  },
+
+  /**
+   * Secret headers of tool sources: one KMS key, rotated; the api may make data
+   * keys and open them, the worker only open them, on that key alone, each with
+   * the key in STACKVM_TOOL_SECRETS_KMS_KEY; no other function may use KMS.
+   */
+  toolSecretsKey(graph) {
+    const keys = ofType(graph, "aws:kms/key:Key");
+    if (keys.length !== 1) return [`the app must have one KMS key, has ${keys.length}`];
+    const arn = String(keys[0]!.state.arn);
+    const problems: string[] = [];
+    if (keys[0]!.inputs.enableKeyRotation !== true)
+      problems.push("the tool secrets' KMS key must rotate (enableKeyRotation)");
+    const uses: Partial<Record<Role, string[]>> = {
+      api: ["kms:GenerateDataKey", "kms:Decrypt"],
+      worker: ["kms:Decrypt"],
+    };
+    for (const [role, fn] of Object.entries(byRole(graph)) as [Role, FunctionView][]) {
+      const allowed = uses[role] ?? [];
+      for (const s of fn.statements.filter((x) => x.effect === "Allow")) {
+        const kms = s.actions.filter((a) => a === "*" || a.startsWith("kms:"));
+        const beyond = kms.filter((a) => !allowed.includes(a));
+        if (beyond.length > 0)
+          problems.push(
+            `the ${role} function may ${beyond.join(", ")}; it may ${allowed.length > 0 ? `only ${allowed.join(", ")}` : "use no KMS key"}`,
+          );
+        if (kms.length > 0 && !s.resources.every((r) => r === arn))
+          problems.push(
+            `the ${role} function may use KMS on ${s.resources.join(", ")}, not only the tool secrets' key`,
+          );
+      }
+      for (const action of allowed) {
+        if (!fn.statements.some((s) => allows(s, action, arn)))
+          problems.push(`the ${role} function may not ${action} with the tool secrets' key`);
+      }
+      const env = fn.environment.STACKVM_TOOL_SECRETS_KMS_KEY;
+      if (allowed.length > 0 && env !== arn)
+        problems.push(`the ${role} function's STACKVM_TOOL_SECRETS_KMS_KEY is not the key's ARN`);
+      if (allowed.length === 0 && env !== undefined)
+        problems.push(`the ${role} function must not get STACKVM_TOOL_SECRETS_KMS_KEY`);
     }
     return problems;
   },

@@ -276,6 +276,51 @@ describe("checkGraph on a mutated graph", () => {
       },
     ],
     [
+      "the worker allowed to write the tenants' schedules",
+      "schedulePermissions",
+      (g) => {
+        const worker = fnOf(g, handlers.worker);
+        const group = String(fnOf(g, handlers.api).environment.STACKVM_SCHEDULE_GROUP);
+        worker.role!.inputs.inlinePolicies = [
+          {
+            name: "tenants",
+            policy: JSON.stringify({
+              Statement: [
+                {
+                  Effect: "Allow",
+                  Action: "scheduler:CreateSchedule",
+                  Resource: `arn:aws:scheduler:us-east-1:123456789012:schedule/${group}/*`,
+                },
+              ],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "a worker that may not create wakes",
+      "schedulePermissions",
+      (g) => {
+        fnOf(g, handlers.worker).role!.inputs.inlinePolicies = [];
+      },
+    ],
+    [
+      "the wakes in the tenants' schedule group",
+      "schedulePermissions",
+      (g) => {
+        const worker = fnOf(g, handlers.worker);
+        worker.environment.STACKVM_WAKE_GROUP = fnOf(g, handlers.api).environment
+          .STACKVM_SCHEDULE_GROUP as string;
+      },
+    ],
+    [
+      "a worker without its wake group",
+      "environment",
+      (g) => {
+        delete fnOf(g, handlers.worker).environment.STACKVM_WAKE_GROUP;
+      },
+    ],
+    [
       "a sweep every hour",
       "sweep",
       (g) => {
@@ -296,6 +341,51 @@ describe("checkGraph on a mutated graph", () => {
       "apiUrl",
       (g) => {
         mustFind(ofType(g, "aws:lambda/functionUrl:FunctionUrl")[0]).inputs.invokeMode = "BUFFERED";
+      },
+    ],
+    [
+      "the dlq allowed to open tool secrets",
+      "toolSecretsKey",
+      (g) => {
+        const key = String(mustFind(ofType(g, "aws:kms/key:Key")[0]).state.arn);
+        fnOf(g, handlers.dlq).role!.inputs.inlinePolicies = [
+          {
+            name: "kms",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: "kms:Decrypt", Resource: key }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "the worker allowed every KMS action on every key",
+      "toolSecretsKey",
+      (g) => {
+        const role = fnOf(g, handlers.worker).role!;
+        role.inputs.inlinePolicies = [
+          ...((role.inputs.inlinePolicies as unknown[]) ?? []),
+          {
+            name: "kms",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: "kms:*", Resource: "*" }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "the api without the key's ARN",
+      "toolSecretsKey",
+      (g) => {
+        delete fnOf(g, handlers.api).environment.STACKVM_TOOL_SECRETS_KMS_KEY;
+      },
+    ],
+    [
+      "a tool secrets key that does not rotate",
+      "toolSecretsKey",
+      (g) => {
+        mustFind(ofType(g, "aws:kms/key:Key")[0]).inputs.enableKeyRotation = false;
       },
     ],
   ])("fails on %s (%s)", (_what, check, mutate) => {

@@ -5,9 +5,9 @@
  * `lazy-worker-adapters.ts`, so that the other functions' bundles do not carry
  * them: the bundler makes a chunk of every `import()` of a module it includes.
  */
-import type { Blobs, SchedulerPort } from "@stackvm/core";
+import type { Blobs, SchedulerPort, WakePort } from "@stackvm/core";
 import type { AwsClientsOptions } from "./client-config";
-import type { EventBridgeSchedulerOptions } from "./eventbridge-scheduler";
+import type { EventBridgeSchedulerOptions } from "./eventbridge-target";
 import { onFirstUse } from "./on-first-use";
 
 /** Blobs on S3 (values over 64 KiB, attachments): loaded by the first large value. */
@@ -26,5 +26,19 @@ export function lazyEventBridgeScheduler(
   return onFirstUse<SchedulerPort>(["put", "delete"], async () => {
     const { EventBridgeScheduler, schedulerClient } = await import("./eventbridge-scheduler");
     return new EventBridgeScheduler(schedulerClient(region), options);
+  });
+}
+
+/** Wakes of waiting branches beyond the queue's 15 minutes: loaded by the first such wait. */
+export function lazyEventBridgeWakes(
+  region: string,
+  options: EventBridgeSchedulerOptions,
+): WakePort {
+  return onFirstUse<WakePort>(["wakeAt"], async () => {
+    const [{ EventBridgeWakes }, { schedulerClient }] = await Promise.all([
+      import("./eventbridge-wakes"),
+      import("./eventbridge-target"),
+    ]);
+    return new EventBridgeWakes(schedulerClient(region), options);
   });
 }

@@ -14,13 +14,13 @@ import {
   createDataClients,
   DynamoItemStore,
   lazyEventBridgeScheduler,
+  lazyEventBridgeWakes,
   lazyMcpClient,
   lazyS3Blobs,
   lazyS3Uploads,
   SqsQueue,
 } from "@stackvm/aws/lambda";
 import {
-  AesSecretBox,
   type EmbeddingPort,
   type KnowledgeIndex,
   type LlmPort,
@@ -29,8 +29,9 @@ import {
   StackVMError,
   systemClock,
 } from "@stackvm/core";
-import { loadConfig, type RuntimeConfig } from "./config";
+import { loadConfig, type RuntimeConfig, type ScheduleTarget } from "./config";
 import { createSystem, type System, systemOptions } from "./system";
+import { toolSecretBox } from "./tool-secrets";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
 /** Powertools' logger behind the core's small `Log` interface. */
@@ -55,6 +56,14 @@ export interface AwsRuntime {
   log: Log;
   system: System;
 }
+
+/** The adapters' settings for a schedule group of the configuration. */
+const targetOptions = (target: ScheduleTarget) => ({
+  groupName: target.group,
+  roleArn: target.roleArn,
+  targetArn: target.functionArn,
+  deadLetterArn: target.dlqArn,
+});
 
 /** Builds the runtime; `sandbox` is given by the worker, the only function that invokes it. */
 export function awsRuntime(
@@ -83,19 +92,14 @@ export function awsRuntime(
       llm: llm(config),
       ...(knowledge ? knowledge(config) : {}),
       mcp: lazyMcpClient(),
-      // Secret headers of tool sources, sealed with the stage's key (an SST secret).
-      ...(env.STACKVM_TOOL_SECRETS_KEY
-        ? { secrets: new AesSecretBox(Buffer.from(env.STACKVM_TOOL_SECRETS_KEY, "base64")) }
-        : {}),
+      // Secret headers of tool sources, sealed with the stage's KMS key.
+      ...toolSecretBox(env, config.region),
       ...(config.schedules
-        ? {
-            scheduler: lazyEventBridgeScheduler(config.region, {
-              groupName: config.schedules.group,
-              roleArn: config.schedules.roleArn,
-              targetArn: config.schedules.functionArn,
-              deadLetterArn: config.schedules.dlqArn,
-            }),
-          }
+        ? { scheduler: lazyEventBridgeScheduler(config.region, targetOptions(config.schedules)) }
+        : {}),
+      // Only the worker has a wake group: it is the one that begins waits.
+      ...(config.wakes
+        ? { wakes: lazyEventBridgeWakes(config.region, targetOptions(config.wakes)) }
         : {}),
     },
     systemOptions(config, log, false),

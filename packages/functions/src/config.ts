@@ -2,7 +2,7 @@
  * Configuration, read once at start by each entry file and validated with zod: a
  * wrong or missing setting stops the start with a message naming it.
  */
-import { type LlmConfig, loadLlmConfig } from "@stackvm/core";
+import { DEFAULT_TRACE_RETENTION_DAYS, type LlmConfig, loadLlmConfig } from "@stackvm/core";
 import * as z from "zod";
 
 const Env = z.object({
@@ -26,6 +26,13 @@ const Env = z.object({
     .default(1024 * 1024),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
+  // Each LLM call's prompt and answer, kept this many days (0: none kept).
+  STACKVM_LLM_TRACE_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0, "STACKVM_LLM_TRACE_RETENTION_DAYS must be 0 (keep no traces) or more days")
+    .max(3650)
+    .default(DEFAULT_TRACE_RETENTION_DAYS),
   // Quota defaults per tenant (the operator overrides them per tenant).
   STACKVM_RATE_LIMIT_RPS: z.coerce.number().int().min(1).max(100_000).default(100),
   STACKVM_MAX_RUNNING_TASKS: z.coerce.number().int().min(1).max(1_000).default(10),
@@ -38,11 +45,18 @@ const Env = z.object({
   // A running branch that has not moved for this long is re-enqueued by the sweep:
   // two worker timeouts of 180 s (infra/schedules.ts sets it from the timeout).
   STACKVM_STALLED_AFTER_SECONDS: z.coerce.number().int().min(1).default(360),
+  // An LLM that cannot be reached fails its task after this long (the retries fit
+  // in the queue's 5 receives up to about 5 minutes).
+  STACKVM_LLM_UNREACHABLE_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
   // EventBridge Scheduler (infra/schedules.ts); without them schedules cannot be created.
   STACKVM_SCHEDULE_GROUP: z.string().min(1).optional(),
   STACKVM_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
   STACKVM_SCHEDULER_FUNCTION_ARN: z.string().min(1).optional(),
   STACKVM_SCHEDULE_DLQ_ARN: z.string().min(1).optional(),
+  // The worker's one-time wakes of waiting branches beyond 15 minutes, in a group of their
+  // own (infra/schedules.ts), through the same role and function; without it such a wake
+  // is a queue message that hides itself again until due.
+  STACKVM_WAKE_GROUP: z.string().min(1).optional(),
   // Knowledge: the embedding model, where the index lives, the largest multipart upload
   // (Lambda takes request bodies up to 6 MB; larger documents go by presigned URL).
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
@@ -74,6 +88,8 @@ export interface RuntimeConfig {
   maxBodyBytes: number;
   openai: { apiKey: string | null; baseURL: string | null };
   llm: LlmConfig;
+  /** Days each LLM call's trace is kept; 0 keeps none. */
+  llmTraceRetentionDays: number;
   quotas: {
     requests_per_second: number;
     max_running_tasks: number;
@@ -82,10 +98,22 @@ export interface RuntimeConfig {
   };
   webhooks: { maxAttempts: number; backoffBaseSeconds: number; timeoutMs: number };
   stalledAfterSeconds: number;
+  /** `STACKVM_LLM_UNREACHABLE_SECONDS`: how long an LLM that cannot be reached is retried. */
+  llmUnreachableSeconds: number;
   /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
   knowledge: { embeddingModel: string; indexUri: string; maxUploadBytes: number };
   /** Where tenants' schedules go on AWS; null when not configured. */
-  schedules: { group: string; roleArn: string; functionArn: string; dlqArn: string | null } | null;
+  schedules: ScheduleTarget | null;
+  /** Where the worker's one-time wakes go on AWS; null when not configured. */
+  wakes: ScheduleTarget | null;
+}
+
+/** A schedule group and what its schedules invoke. */
+export interface ScheduleTarget {
+  group: string;
+  roleArn: string;
+  functionArn: string;
+  dlqArn: string | null;
 }
 
 /** Thrown when configuration is wrong; its message names every bad setting. */
@@ -123,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     llm,
+    llmTraceRetentionDays: e.STACKVM_LLM_TRACE_RETENTION_DAYS,
     knowledge: {
       embeddingModel: e.EMBEDDING_MODEL,
       indexUri: e.STACKVM_KNOWLEDGE_INDEX ?? `s3://${e.STACKVM_BUCKET}/knowledge-index`,
@@ -140,14 +169,19 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
       timeoutMs: e.STACKVM_WEBHOOK_TIMEOUT_MS,
     },
     stalledAfterSeconds: e.STACKVM_STALLED_AFTER_SECONDS,
-    schedules:
-      e.STACKVM_SCHEDULE_GROUP && e.STACKVM_SCHEDULER_ROLE_ARN && e.STACKVM_SCHEDULER_FUNCTION_ARN
-        ? {
-            group: e.STACKVM_SCHEDULE_GROUP,
-            roleArn: e.STACKVM_SCHEDULER_ROLE_ARN,
-            functionArn: e.STACKVM_SCHEDULER_FUNCTION_ARN,
-            dlqArn: e.STACKVM_SCHEDULE_DLQ_ARN ?? null,
-          }
-        : null,
+    llmUnreachableSeconds: e.STACKVM_LLM_UNREACHABLE_SECONDS,
+    schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),
+    wakes: scheduleTarget(e, e.STACKVM_WAKE_GROUP),
+  };
+}
+
+/** The group's target when the group, the role and the function are all set. */
+function scheduleTarget(e: z.infer<typeof Env>, group: string | undefined): ScheduleTarget | null {
+  if (!group || !e.STACKVM_SCHEDULER_ROLE_ARN || !e.STACKVM_SCHEDULER_FUNCTION_ARN) return null;
+  return {
+    group,
+    roleArn: e.STACKVM_SCHEDULER_ROLE_ARN,
+    functionArn: e.STACKVM_SCHEDULER_FUNCTION_ARN,
+    dlqArn: e.STACKVM_SCHEDULE_DLQ_ARN ?? null,
   };
 }
