@@ -41,7 +41,7 @@ describe("the walking skeleton", () => {
   it("answers 400 with the error shape to a malformed body", async () => {
     const res = await t.api("POST", "/v1/tasks", undefined, { raw: '{"plan": [' });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "malformed_request" });
+    expect(res.body.error).toMatchObject({ code: "malformed_json", details: { offset: 10 } });
     expect(typeof res.body.error.message).toBe("string");
     const wrong = await t.api("POST", "/v1/tasks", { goal: 5 });
     expect(wrong.status).toBe(400);

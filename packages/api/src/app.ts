@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
+import { allowedMethods } from "./allowed-methods";
 import { requireOperator, requireTenant } from "./auth";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
@@ -119,7 +120,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
     },
   });
 
-  app.notFound(notFound);
+  const allowed = allowedMethods(app);
+  app.notFound((c) => notFound(c, allowed(c.req.path)));
   app.onError(onError);
   return app;
 }

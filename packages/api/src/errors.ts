@@ -7,6 +7,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
 import type { ApiEnv } from "./env";
+import { jsonProblem } from "./json-position";
 
 const STATUS: Record<string, ContentfulStatusCode> = {
   malformed: 400,
@@ -23,6 +24,33 @@ export function errorBody(code: string, message: string, details?: unknown) {
   return { error: { code, message, ...(details === undefined ? {} : { details }) } };
 }
 
+/**
+ * The 400 body for text sent as JSON that is not: where it goes wrong and what
+ * was expected there.
+ *
+ * @example
+ * malformedJsonBody('{"goal": x}').error.details // { offset: 9, line: 1, column: 10, … }
+ */
+export function malformedJsonBody(text: string) {
+  if (text.trim() === "") {
+    return errorBody(
+      "malformed_json",
+      "the request body is empty: send a JSON value with Content-Type: application/json",
+    );
+  }
+  const problem = jsonProblem(text) ?? {
+    offset: text.length,
+    line: text.split("\n").length,
+    column: text.length - text.lastIndexOf("\n"),
+    expected: "JSON",
+  };
+  return errorBody(
+    "malformed_json",
+    `the request body is not valid JSON: at line ${problem.line}, column ${problem.column} (offset ${problem.offset}) expected ${problem.expected}`,
+    problem,
+  );
+}
+
 /** The 400 body of a request that does not match its schema, naming the first five issues. */
 export function malformedBody(issues: ZodError["issues"]) {
   return errorBody(
@@ -35,7 +63,10 @@ export function malformedBody(issues: ZodError["issues"]) {
   );
 }
 
-export function onError(error: Error, c: Context<ApiEnv>) {
+/** Hono's JSON validator's message for a body it cannot parse (here: an empty one). */
+const HONO_MALFORMED_JSON = "Malformed JSON in request body";
+
+export async function onError(error: Error, c: Context<ApiEnv>) {
   const e = error as Error & {
     kind?: string;
     code?: string;
@@ -51,6 +82,10 @@ export function onError(error: Error, c: Context<ApiEnv>) {
   if (error instanceof ZodError) return c.json(malformedBody(error.issues), 400);
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;
+    if (status === 415) return c.json(unsupportedMediaTypeBody(c.req.header("content-type")), 415);
+    if (status === 400 && error.message === HONO_MALFORMED_JSON) {
+      return c.json(malformedJsonBody(await c.req.text()), 400);
+    }
     const code = status === 413 ? "too_large" : status === 400 ? "malformed_request" : "http_error";
     return c.json(errorBody(code, error.message || "bad request"), status);
   }
@@ -61,6 +96,35 @@ export function onError(error: Error, c: Context<ApiEnv>) {
   return c.json(errorBody("internal", "internal error"), 500);
 }
 
-export function notFound(c: Context<ApiEnv>) {
+/**
+ * The 415 of a JSON route whose body came without `Content-Type: application/json`
+ * (Hono's validator refuses it before the route runs).
+ */
+export function unsupportedMediaTypeBody(contentType: string | undefined) {
+  const type = (contentType ?? "").split(";")[0]!.trim().slice(0, 100);
+  const sent = type ? `as ${type}` : "without a Content-Type";
+  return errorBody(
+    "unsupported_media_type",
+    `the request body was sent ${sent}; this route reads JSON: send the header Content-Type: application/json`,
+    { content_type: type || null, expected: "application/json" },
+  );
+}
+
+/**
+ * A path that matches no route answers 404; a path that exists with other
+ * methods answers 405 with `Allow` (`allowed` lists them, empty for none).
+ */
+export function notFound(c: Context<ApiEnv>, allowed: readonly string[] = []) {
+  if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+    c.header("Allow", allowed.join(", "));
+    return c.json(
+      errorBody(
+        "method_not_allowed",
+        `${c.req.path} does not take ${c.req.method}; it takes ${allowed.join(", ")}`,
+        { allow: allowed },
+      ),
+      405,
+    );
+  }
   return c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404);
 }
