@@ -54,7 +54,11 @@ const SPEC_ROUTES = [
 let t: TestStack;
 let doc: {
   openapi: string;
-  paths: Record<string, Record<string, { requestBody?: unknown; responses: unknown }>>;
+  tags: Array<{ name: string; description: string }>;
+  paths: Record<
+    string,
+    Record<string, { requestBody?: unknown; responses: unknown; tags?: string[] }>
+  >;
 };
 beforeAll(async () => {
   t = await startTestStack();
@@ -78,6 +82,30 @@ describe("/openapi.json", () => {
       ),
     );
     expect(SPEC_ROUTES.filter((route) => !listed.has(route))).toEqual([]);
+  });
+
+  it("groups every route under one tag of its resource, each tag described", () => {
+    const declared = doc.tags.map((tag) => tag.name);
+    expect(declared).toEqual(expect.arrayContaining(["Tasks", "Branches", "Commits", "Health"]));
+    expect(doc.tags.filter((tag) => tag.description.length < 10)).toEqual([]);
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ route: `${method} ${path}`, tags: op.tags })),
+    );
+    expect(operations.length).toBeGreaterThan(40);
+    const untagged = operations.filter((op) => op.tags?.length !== 1);
+    expect(untagged.map((op) => op.route)).toEqual([]);
+    const unknown = operations.filter((op) => !declared.includes(op.tags![0]!));
+    expect(unknown.map((op) => `${op.route}: ${op.tags}`)).toEqual([]);
+    const used = new Set(operations.map((op) => op.tags![0]));
+    expect(declared.filter((tag) => !used.has(tag))).toEqual([]);
+    const tagOf = (route: string) => operations.find((op) => op.route === route)?.tags?.[0];
+    expect(tagOf("post /v1/tasks")).toBe("Tasks");
+    expect(tagOf("post /v1/tasks/{task_id}/branches/{name}/promote")).toBe("Branches");
+    expect(tagOf("get /v1/tasks/{task_id}/commits/{commit_id}/diff")).toBe("Commits");
+    expect(tagOf("post /v1/tasks/{task_id}/branches/{name}/input")).toBe("Waits");
+    expect(tagOf("post /v1/namespaces/{name}/mcp-servers")).toBe("Tool sources");
+    expect(tagOf("post /v1/hooks/{trigger_id}")).toBe("Triggers");
+    expect(tagOf("get /healthz")).toBe("Health");
   });
 
   it("carries request and response examples for the main routes", () => {

@@ -14,6 +14,7 @@ import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
 import { errorBody, malformedBody, notFound, onError } from "./errors";
 import { checkJsonBody } from "./json-body";
+import { API_TAGS, tagRoutes } from "./openapi-tags";
 import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerEventRoutes } from "./routes/events";
@@ -110,8 +111,10 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerEventRoutes(app);
   registerKnowledgeRoutes(app);
 
+  tagRoutes(app);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
+    tags: [...API_TAGS],
     info: {
       title: "StackVM Serverless API",
       version: "1.0.0",

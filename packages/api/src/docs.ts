@@ -78,7 +78,6 @@ function describeNonApiRoutes(app: ApiApp): void {
       method: "get",
       path,
       summary,
-      tags: ["Service"],
       responses: { 200: { description: summary, content: { [type]: { schema: {} } } } },
     });
   page("/healthz", 'Health check without auth: `{"ok": true}`', "application/json");
