@@ -20,6 +20,7 @@ import { registerBranchRoutes } from "./routes/branches";
 import { registerEventRoutes } from "./routes/events";
 import { registerKeyRoutes } from "./routes/keys";
 import { DOCUMENTS_PATH, registerKnowledgeRoutes, uploadBodyLimit } from "./routes/knowledge";
+import { registerLlmCallRoutes } from "./routes/llm-calls";
 import { registerNamespaceRoutes } from "./routes/namespaces";
 import { registerPlanRoutes } from "./routes/plans";
 import { registerScheduleRoutes } from "./routes/schedules";
@@ -97,6 +98,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   registerTaskRoutes(app);
   registerBranchRoutes(app);
+  registerLlmCallRoutes(app);
   registerNamespaceRoutes(app);
   registerToolSourceRoutes(app);
   registerPlanRoutes(app);

@@ -5,6 +5,7 @@ import type {
   ApiKeyService,
   BranchService,
   KnowledgeService,
+  LlmTraceService,
   Log,
   NamespaceService,
   QuotaService,
@@ -35,6 +36,8 @@ export interface ApiConfig {
 export interface ApiDeps {
   tasks: TaskService;
   branches: BranchService;
+  /** The prompts and answers of LLM calls (`.../llm-calls/{n}`). */
+  llmTraces: LlmTraceService;
   namespaces: NamespaceService;
   keys: ApiKeyService;
   triggers: TriggerService;

@@ -89,6 +89,7 @@ export class OpenAiLlm implements LlmPort {
       inputTokens: completion.usage?.prompt_tokens ?? 0,
       outputTokens: completion.usage?.completion_tokens ?? 0,
       ...(typeof reasoning === "string" && reasoning !== "" ? { reasoning } : {}),
+      ...(typeof choice.finish_reason === "string" ? { finishReason: choice.finish_reason } : {}),
     };
   }
 

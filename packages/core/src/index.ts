@@ -56,6 +56,14 @@ export type { RetryPolicy } from "./llm/retry";
 export { withRetries } from "./llm/retry";
 export type { LlmSessionDeps } from "./llm/session";
 export { createLlmSession } from "./llm/session";
+export type { LlmTrace, TraceSink } from "./llm/trace";
+export {
+  DEFAULT_TRACE_RETENTION_DAYS,
+  LLM_TRACE_ROOT,
+  llmTracePrefix,
+  REDACTED,
+  redactSecrets,
+} from "./llm/trace";
 export type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./llm/types";
 export {
   checkChanges,
@@ -229,6 +237,7 @@ export {
 export { addUsage, Presenter } from "./service/present";
 export type { BudgetLeft, MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
 export {
+export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
   DEFAULT_QUOTAS,
   QuotaOverrides,
   QuotaService,

@@ -64,6 +64,12 @@ export const LlmCall = z.object({
   cost_usd: z.number(),
   latency_ms: z.number(),
   attempts: z.number().int().optional(),
+  /**
+   * The id of the call's stored prompt and answer, read at
+   * `GET /v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}`; absent when none
+   * was kept (embeddings, traces turned off).
+   */
+  trace: z.string().optional(),
 });
 export type LlmCall = z.infer<typeof LlmCall>;
 

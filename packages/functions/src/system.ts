@@ -17,6 +17,7 @@ import {
   createPlanner,
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_QUOTAS,
+  DEFAULT_TRACE_RETENTION_DAYS,
   type DocumentUploads,
   type EmbeddingPort,
   evaluationHook,
@@ -26,6 +27,7 @@ import {
   type Lifecycle,
   type LlmConfig,
   type LlmPort,
+  LlmTraceService,
   type Log,
   type McpClient,
   mcpToolSource,
@@ -101,6 +103,8 @@ export interface SystemOptions {
   /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
   knowledge?: KnowledgeOptions;
   /** Quota defaults; each tenant's overrides live in the store. */
+  /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
+  llmTraces?: { retentionDays: number; secrets: string[] };
   quotas?: Partial<TenantQuotas>;
   /** Outgoing webhooks: attempts (at most the queue's maxReceiveCount), first backoff, receiver timeout. */
   webhooks?: {
@@ -129,6 +133,10 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
   };
 }
 
+    llmTraces: {
+      retentionDays: config.llmTraceRetentionDays,
+      secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
+    },
 export type System = ReturnType<typeof createSystem>;
 
 /** The scheduler port where none is configured: schedules answer why. */
@@ -324,6 +332,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),
   });
   const schedules = new ScheduleService({
+  const traceRetentionDays = options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS;
+  const traceSecrets = options.llmTraces?.secrets ?? [];
     items: ports.items,
     clock: ports.clock,
     tasks,
@@ -339,8 +349,16 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
-    llm: (budget) =>
-      createLlmSession({ port: ports.llm, config: options.llm, budget, now: ports.clock.now }),
+    llm: (budget, traceTo) =>
+      createLlmSession({
+        port: ports.llm,
+        config: options.llm,
+        budget,
+        now: ports.clock.now,
+        ...(traceTo && traceRetentionDays > 0
+          ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
+          : {}),
+      }),
     tools,
     registry,
     planner,
@@ -374,8 +392,17 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     log: options.log,
     config: {
       adminKey: options.adminKey,
+  const llmTraces = new LlmTraceService({
+    store,
+    blobs: ports.blobs,
+    clock: ports.clock,
+    tasks,
+    retentionDays: traceRetentionDays,
+  });
+
       localMode: options.localMode,
       publicUrl: options.publicUrl,
+    llmTraces,
       maxBodyBytes: options.maxBodyBytes,
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
     },

@@ -58,15 +58,12 @@ describe("createWorkerHandler", () => {
         store: new Proxy(sys.step.store, {
           get(target, prop, receiver) {
             const value = Reflect.get(target, prop, receiver);
-            // A step reads its branch through getBranchForStep (getBranch before).
-            if (prop !== "getBranch" && prop !== "getBranchForStep")
+            if (prop !== "getBranch")
               return typeof value === "function" ? value.bind(target) : value;
             return async (tenant: string, taskId: string, ...rest: [string, string | null]) => {
               calls++;
               if (taskId === failing) throw new Error("store unavailable");
-              return prop === "getBranch"
-                ? target.getBranch(tenant, taskId, rest[0])
-                : target.getBranchForStep(tenant, taskId, ...rest);
+              return target.getBranch(tenant, taskId, name);
             };
           },
         }),

@@ -3,7 +3,8 @@
  * call goes: budget check, port call with retries, record (tokens, cost, latency,
  * attempts), parse; an answer that does not parse or validate goes back to the
  * model with its errors, at most `repairRounds` times, each round a new call with
- * its own budget check and record.
+ * its own budget check and record. With a trace sink, each call's whole request
+ * and answer is stored as one blob (`trace.ts`) and named in its record.
  */
 import type * as z from "zod";
 import { BudgetExceededError, StepError } from "../errors";
@@ -14,6 +15,7 @@ import { costUsd } from "./cost";
 import { extractJson } from "./extract-json";
 import { toLlmJsonSchema } from "./json-schema";
 import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
+import { buildTrace, storeTrace, type TraceAttempt, type TraceSink } from "./trace";
 import type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./types";
 
 export interface LlmSessionDeps {
@@ -27,10 +29,20 @@ export interface LlmSessionDeps {
   random?: () => number;
   /** Milliseconds, for `latency_ms`. */
   now?: () => number;
+  /** Where each call's prompt and answer go; none: no traces are kept. */
+  trace?: TraceSink;
 }
 
 /** The repair loop's verdict on one answer. */
 type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+
+/** A call made, its record not yet given its trace. */
+interface Made {
+  response: LlmResponse;
+  record: LlmCall;
+  attempts: TraceAttempt[];
+  createdAt: string;
+}
 
 /** How much of a rejected answer goes into the error's details. */
 const ANSWER_EXCERPT_CHARS = 2_000;
@@ -68,17 +80,29 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   }
 
   /** One call: budget, retries, record. */
-  async function call(
-    purpose: LlmPurpose,
-    request: Omit<LlmRequest, "timeoutMs">,
-  ): Promise<LlmResponse> {
+  async function call(purpose: LlmPurpose, request: Omit<LlmRequest, "timeoutMs">): Promise<Made> {
     checkBudget();
     const started = now();
+    const tries: TraceAttempt[] = [];
+    const complete = () => port.complete({ ...request, timeoutMs: config.timeoutMs });
+    // Each attempt is timed only for a trace: without one, the call stays as it was.
     const { value: response, attempts } = await withRetries(
-      () => port.complete({ ...request, timeoutMs: config.timeoutMs }),
+      deps.trace === undefined
+        ? complete
+        : async (attempt) => {
+            const at = now();
+            try {
+              const answer = await complete();
+              tries.push({ attempt, latency_ms: now() - at });
+              return answer;
+            } catch (error) {
+              tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
+              throw error;
+            }
+          },
       policy,
     );
-    calls.push({
+    const record: LlmCall = {
       purpose,
       model: response.model || request.model,
       input_tokens: response.inputTokens,
@@ -88,8 +112,29 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       // The whole call as the step felt it: failed attempts and backoff included.
       latency_ms: now() - started,
       attempts,
+    };
+    calls.push(record);
+    return { response, record, attempts: tries, createdAt: new Date(started).toISOString() };
+  }
+
+  /** Stores the call's trace (one blob write) and names it in the call's record. */
+  async function traced(
+    made: Made,
+    request: Omit<LlmRequest, "timeoutMs">,
+    repairRound: number,
+    json?: Parsed<unknown>,
+  ): Promise<void> {
+    if (!deps.trace) return;
+    const trace = buildTrace({
+      purpose: made.record.purpose,
+      request,
+      response: made.response,
+      createdAt: made.createdAt,
+      repairRound,
+      attempts: made.attempts,
+      ...(json ? { json } : {}),
     });
-    return response;
+    made.record.trace = await storeTrace(deps.trace, trace);
   }
 
   /** Calls until `parse` accepts the answer or the repair rounds run out. */
@@ -101,8 +146,11 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   ): Promise<{ response: LlmResponse; value: T }> {
     let messages = request.messages;
     for (let round = 0; ; round++) {
-      const response = await call(purpose, { ...request, messages });
+      const asked = { ...request, messages };
+      const made = await call(purpose, asked);
+      const { response } = made;
       const parsed = parse(response.text);
+      await traced(made, asked, round, parsed);
       if (parsed.ok) return { response, value: parsed.value };
       if (round >= config.repairRounds) {
         throw new StepError(
@@ -132,8 +180,9 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         temperature: options.temperature,
       };
       if (!options.json) {
-        const response = await call(options.purpose, request);
-        return withReasoning({ text: response.text }, response);
+        const made = await call(options.purpose, request);
+        await traced(made, request, 0);
+        return withReasoning({ text: made.response.text }, made.response);
       }
       const { response, value } = await callUntilValid(
         options.purpose,
@@ -188,6 +237,10 @@ function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
     .slice(0, MAX_ISSUES)
     .map((issue) => `${issue.path.length ? issue.path.join(".") : "(top)"}: ${issue.message}`);
   return { ok: false, errors };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function repairPrompt(what: string, errors: string[]): string {

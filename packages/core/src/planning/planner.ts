@@ -50,6 +50,14 @@ function problemsText(problems: PlanProblem[]): string {
     .join("\n");
 }
 
+/** A rejected plan longer than this (as JSON) is kept in its call's trace only. */
+const KEPT_PLAN_CHARS = 8_000;
+
+function keptPlan(plan: unknown): { plan: unknown } | { plan_chars: number } {
+  const chars = JSON.stringify(plan ?? null).length;
+  return chars <= KEPT_PLAN_CHARS ? { plan } : { plan_chars: chars };
+}
+
 export function createPlanner(deps: PlannerDeps): Planner {
   const today = () => new Date(deps.clock.now()).toISOString().slice(0, 10);
 
@@ -60,17 +68,26 @@ export function createPlanner(deps: PlannerDeps): Planner {
   ): Promise<{ answer: A; plan: Plan; attempts: number; repaired: PlanProblem[][] }> {
     const extra: Array<{ role: "assistant" | "user"; content: string }> = [];
     const repaired: PlanProblem[][] = [];
+    // Each rejected plan with its problems and which of the commit's LLM calls wrote
+    // it (that call's trace holds the whole answer); a large plan only in the trace.
+    const rejected: Array<Record<string, unknown>> = [];
     const context = { tools: input.tools, allowedTools: input.allowed, inputs: new Set(inputs) };
     for (let attempt = 1; ; attempt++) {
       const answer = await ask(extra);
       const result = validatePlan(answer.plan, context);
       if (result.ok) return { answer, plan: result.plan, attempts: attempt, repaired };
       repaired.push(result.problems);
+      rejected.push({
+        attempt,
+        llm_call: input.llm.calls.length - 1,
+        problems: result.problems,
+        ...keptPlan(answer.plan),
+      });
       if (attempt > deps.repairRounds) {
         throw new StepError(
           "plan_invalid",
           `the planner's plan still fails validation after ${attempt} attempts:\n${problemsText(result.problems)}`,
-          { problems: result.problems },
+          { problems: result.problems, attempts: rejected },
         );
       }
       extra.push(

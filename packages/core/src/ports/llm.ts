@@ -30,6 +30,8 @@ export interface LlmResponse {
   outputTokens: number;
   /** Reasoning text when the server returns it separately (`reasoning_content`). */
   reasoning?: string;
+  /** Why the model stopped, as the server says it (`stop`, `length`, `content_filter`, ...). */
+  finishReason?: string;
 }
 
 export interface LlmPort {

@@ -284,7 +284,8 @@ export class BranchService {
       prev_head: source.parent_id,
       depth: source.depth,
       pc: state.pc,
-      plan,
+      // A committed plan stays on its commit, which the new branch names.
+      plan: source.plan_commit ? null : plan,
       plan_commit: source.plan_commit,
       vars: state.variables,
       var_depth: state.varDepth,

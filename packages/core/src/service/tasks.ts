@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { ConflictError, isErrorKind, NotFoundError, ValidationError } from "../errors";
+import { llmTracePrefix } from "../llm/trace";
 import {
   Budget,
   type Status,
@@ -379,7 +380,7 @@ export class TaskService {
     return this.get(tenant, taskId);
   }
 
-  /** Deletes the task, its branches, commits and blobs. */
+  /** Deletes the task, its branches, commits, blobs and LLM traces. */
   async delete(tenant: string, taskId: string): Promise<void> {
     await this.record(tenant, taskId);
     const branches = await this.deps.store.listBranches(tenant, taskId);
@@ -408,6 +409,7 @@ function capBudget(budget: Budget, left: { tokens?: number; costUsd?: number }):
 /** Sets a new branch `running`, listed in the sweep index. */
 export function markRunning(branch: BranchRecord, now: string): void {
   branch.status = "running";
+    await this.deps.blobs.deletePrefix(llmTracePrefix(tenant, taskId));
   for (const [[name], value] of sweepIndex(branch, now)) {
     (branch as unknown as Record<string, unknown>)[name!] = value;
   }

@@ -7,8 +7,14 @@
  * - `advanceBranch`: `equals: { head: expected }`, so the head moves once per
  *   commit and never backwards.
  *
- * A step reads its branch without the plan (`getBranchForStep`): a committed plan
- * never changes, so it is kept here by the commit that set it (`plan_commit`).
+ * A branch item does not hold its plan once the plan is committed: it names the
+ * commit that set it (`plan_commit`), which holds the plan once per plan version
+ * (a replan or a plan given to a fork is a new plan commit). A committed plan never
+ * changes, so this store keeps it in memory by that commit, and every branch it
+ * returns has its plan filled in (`#withPlan`). So a step's head move rewrites a
+ * small item (DynamoDB bills an update by the whole item's size), and a step still
+ * reads one item. Only a task created with a plan has it on its branch, until its
+ * first commit (the plan commit) takes it off.
  */
 import { ConflictError, isErrorKind } from "../errors";
 import { mergeUpdated } from "../memory/item-rules";
@@ -23,57 +29,11 @@ export interface Page<T> {
   cursor: string | null;
 }
 
-/**
- * Every attribute of a branch item but its plan: what a step reads. A key of
- * `BranchRecord` missing here fails the type check below (`StepAttributesCover`).
- */
-const STEP_ATTRIBUTES = [
-  "gsi1pk",
-  "gsi1sk",
-  "tenant_id",
-  "task_id",
-  "name",
-  "bid",
-  "status",
-  "head",
-  "prev_head",
-  "depth",
-  "pc",
-  "plan_commit",
-  "vars",
-  "var_depth",
-  "chain",
-  "lineage",
-  "forked_from",
-  "final_answer",
-  "error",
-  "usage",
-  "updates",
-  "pending",
-  "cancel_requested",
-  "config",
-  "waiting",
-  "waiting_id",
-  "group",
-  "group_base",
-  "group_joined",
-  "verdict",
-  "created_at",
-  "updated_at",
-] as const;
-type Uncovered = Exclude<
-  keyof BranchRecord,
-  "pk" | "sk" | "plan" | (typeof STEP_ATTRIBUTES)[number]
->;
-/** Fails to compile, naming the attribute, when a branch attribute is left out of `STEP_ATTRIBUTES`. */
-const StepAttributesCover: [Uncovered] extends [never] ? true : Uncovered = true;
-void StepAttributesCover;
-
 /** How many plans a store keeps (a plan is at most a few hundred kB; most are a few kB). */
 const PLANS_KEPT = 256;
 
 export class TaskStore {
-  /** Committed plans by task and commit id, oldest first (they never change). */
+  /** Committed plans by task partition and commit id, oldest first (they never change). */
   readonly #plans = new Map<string, Plan>();
 
   constructor(readonly items: ItemStore) {}
@@ -118,38 +78,25 @@ export class TaskStore {
   }
 
   async getBranch(tenant: string, taskId: string, name: string): Promise<BranchRecord | null> {
-    return (await this.items.get(
-      branchKey(tenant, taskId, name),
-    )) as unknown as BranchRecord | null;
+    const item = await this.items.get(branchKey(tenant, taskId, name));
+    return item ? this.#withPlan(item as unknown as BranchRecord) : null;
   }
 
   /**
-   * The branch as a step reads it: every attribute but the plan, which comes from
-   * the plans kept here by `plan_commit`, or else from that commit (one more read,
-   * once per plan and process; the commit that sets a plan keeps it here). A step
-   * from no head (`head` null) reads the whole item: a task created with a plan has
-   * it on its branch before any commit. So does a branch with a plan but no plan
-   * commit (a read of the plan alone).
+   * The branch with its plan: the item's own (a task created with a plan, before its
+   * first commit), else the plan of `plan_commit`, kept here or read from that commit
+   * once per plan and process.
    */
-  async getBranchForStep(
-    tenant: string,
-    taskId: string,
-    name: string,
-    head: string | null,
-  ): Promise<BranchRecord | null> {
-    if (head === null) return this.getBranch(tenant, taskId, name);
-    const key = branchKey(tenant, taskId, name);
-    const item = await this.items.get(key, { attributes: STEP_ATTRIBUTES });
-    if (!item) return null;
-    const branch = item as unknown as BranchRecord;
+  async #withPlan(branch: BranchRecord): Promise<BranchRecord> {
+    if (branch.plan) return branch;
     branch.plan = branch.plan_commit
-      ? await this.#planOf(tenant, taskId, branch.plan_commit)
-      : (((await this.items.get(key, { attributes: ["plan"] }))?.plan as Plan | undefined) ?? null);
+      ? await this.#planOf(branch.tenant_id, branch.task_id, branch.plan_commit)
+      : null;
     return branch;
   }
 
   async #planOf(tenant: string, taskId: string, commitId: string): Promise<Plan | null> {
-    const id = `${tenant}/${taskId}/${commitId}`;
+    const id = `${taskPk(tenant, taskId)}/${commitId}`;
     const kept = this.#plans.get(id);
     if (kept) return kept;
     const key = commitKey(tenant, taskId, commitId);
@@ -191,7 +138,7 @@ export class TaskStore {
   /**
    * Applies changes to a branch if its head is still `expectedHead`. Given the branch
    * as read (`before`), only what changed comes back and is merged into it
-   * (`mergeUpdated`), instead of the whole item with its plan and variables.
+   * (`mergeUpdated`), instead of the whole item with its variables.
    */
   async advanceBranch(
     tenant: string,
@@ -203,18 +150,18 @@ export class TaskStore {
   ): Promise<BranchRecord> {
     const condition = { exists: true, equals: { head: expectedHead } };
     const key = branchKey(tenant, taskId, name);
-    if (!before)
-      return (await this.items.update(key, changes, condition)) as unknown as BranchRecord;
+    if (!before) {
+      const after = await this.items.update(key, changes, condition);
+      return this.#withPlan(after as unknown as BranchRecord);
+    }
     const answer = await this.items.update(key, changes, condition, { returns: "updated" });
     const moved = mergeUpdated(
       before as unknown as Item,
       changes,
       answer,
     ) as unknown as BranchRecord;
-    if (moved.plan && moved.plan_commit) {
-      this.#keepPlan(`${tenant}/${taskId}/${moved.plan_commit}`, moved.plan);
-    }
-    return moved;
+    if (moved.plan_commit !== before.plan_commit) moved.plan = null;
+    return this.#withPlan(moved);
   }
 
   /** Updates a branch unconditionally (but it must exist). */
@@ -225,16 +172,14 @@ export class TaskStore {
     changes: Changes,
     condition: Condition = { exists: true },
   ): Promise<BranchRecord> {
-    return (await this.items.update(
-      branchKey(tenant, taskId, name),
-      changes,
-      condition,
-    )) as unknown as BranchRecord;
+    const after = await this.items.update(branchKey(tenant, taskId, name), changes, condition);
+    return this.#withPlan(after as unknown as BranchRecord);
   }
 
   /** Writes a commit once: a second write of the same (task, branch, parent) is a `ConflictError`. */
   async putCommit(commit: CommitRecord): Promise<void> {
     await this.items.put({ ...commit }, { exists: false });
+    if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
   }
 
   async getCommit(tenant: string, taskId: string, id: string): Promise<CommitRecord | null> {

@@ -15,6 +15,7 @@ import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
 import type { SandboxPort } from "../ports/sandbox";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
+import { LlmTraceService } from "../service/llm-traces";
 import { createNamespaces } from "../service/namespaces";
 import { Presenter } from "../service/present";
 import { TaskService } from "../service/tasks";
@@ -75,7 +76,10 @@ const noSandbox: SandboxPort = {
   },
 };
 
-export function memorySystem(options: { llm?: FakeLlm; maxPlanUpdates?: number } = {}) {
+export function memorySystem(
+  /** `traces`: each step's LLM calls store their traces, kept `traces` days. */
+  options: { llm?: FakeLlm; maxPlanUpdates?: number; traces?: number } = {},
+) {
   const clock = new ManualClock();
   const items = countingStore(new MemoryItemStore());
   const blobs = new MemoryBlobs({ clock });
@@ -103,13 +107,14 @@ export function memorySystem(options: { llm?: FakeLlm; maxPlanUpdates?: number }
     queue,
     clock,
     sandbox: noSandbox,
-    llm: (budget) =>
+    llm: (budget, traceTo) =>
       createLlmSession({
         port: llm,
         config: LLM_CONFIG,
         budget,
         now: clock.now,
         sleep: async () => undefined,
+        ...(options.traces && traceTo ? { trace: { blobs, prefix: traceTo } } : {}),
       }),
     tools,
     registry,
@@ -125,5 +130,25 @@ export function memorySystem(options: { llm?: FakeLlm; maxPlanUpdates?: number }
     queue.drain(async (message) => {
       await runStep(step, StepMessage.parse(JSON.parse(message.body)));
     });
-  return { clock, items, blobs, queue, llm, store, namespaces, tasks, branches, step, drain };
+  const llmTraces = new LlmTraceService({
+    store,
+    blobs,
+    clock,
+    tasks,
+    retentionDays: options.traces ?? 0,
+  });
+  return {
+    clock,
+    items,
+    blobs,
+    queue,
+    llm,
+    store,
+    namespaces,
+    tasks,
+    branches,
+    llmTraces,
+    step,
+    drain,
+  };
 }

@@ -34,8 +34,11 @@ export interface StepDeps {
   queue: Queue;
   clock: Clock;
   sandbox: SandboxPort;
-  /** A new LLM session for one step, limited to what the branch may still spend. */
-  llm: (budget: LlmBudget) => LlmSession;
+  /**
+   * A new LLM session for one step, limited to what the branch may still spend;
+   * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`).
+   */
+  llm: (budget: LlmBudget, traceTo?: string) => LlmSession;
   /** Built-in tools. */
   tools: ReadonlyMap<string, Tool>;
   /** Every tool of a namespace (built-in, code, HTTP, MCP): for plans, replans and calls. */

@@ -13,6 +13,7 @@
  * - the head moves only from the expected parent (a conditional update).
  */
 import { classifyFailure, isErrorKind, StackVMError } from "../errors";
+import { llmTracePrefix } from "../llm/trace";
 import type { LlmBudget, LlmSession } from "../llm/types";
 import { type LlmCall, type Status, TERMINAL_STATUSES } from "../model";
 import { findReferences } from "../plan/references";
@@ -77,7 +78,7 @@ export async function runStep(
       );
     return runMember(deps, { ...message, member: message.member }, memberRunner(deps), join);
   }
-  const branch = known ?? (await deps.store.getBranchForStep(tenant, taskId, name, message.head));
+  const branch = known ?? (await deps.store.getBranch(tenant, taskId, name));
   if (!branch) return { outcome: "gone" };
   if (branch.head !== message.head) {
     // The message for the head's parent came back: its worker may have died after the
@@ -121,7 +122,12 @@ export async function runStep(
     draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
-    draft = draftForFailure(deps, branch, error);
+    const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
+    draft = draftForFailure(
+      deps,
+      branch,
+      unreachableFailure(branch, error, deps.clock.now(), bound) ?? error,
+    );
   }
   const commit = await buildCommit(
     deps,
@@ -198,6 +204,9 @@ function memberRunner(deps: StepDeps): MemberRunner {
 
 /** What the branch may still spend on LLM calls. */
 export function budgetLeft(branch: BranchRecord): LlmBudget {
+/** Where the step's LLM traces go. */
+const tracePrefix = (branch: BranchRecord) => llmTracePrefix(branch.tenant_id, branch.task_id);
+
   const { max_tokens, max_cost_usd } = branch.config.budget;
   const used = branch.usage;
   return {
@@ -309,6 +318,7 @@ function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): 
     decision.code !== "budget_exceeded" &&
     !planning &&
     branch.updates < deps.maxPlanUpdates;
+    decision.code !== "llm_unreachable" &&
   const details = (error as StackVMError).details;
   return {
     type: "error",
@@ -410,7 +420,8 @@ async function moveHead(
     [["updates"], commit.updates_after ?? branch.updates],
     [["updated_at"], commit.created_at],
   ];
-  if (commit.plan) set.push([["plan"], commit.plan], [["plan_commit"], commit.commit_id]);
+  // The plan stays on its commit (once per plan version); the branch names it.
+  if (commit.plan) set.push([["plan_commit"], commit.commit_id]);
   // The wait this commit ends (`vm/wait.ts`); ordinary steps write nothing more.
   if (branch.waiting) set.push([["waiting"], null]);
   // Set by the step that completes; an evaluation commit after it keeps the answer.
@@ -429,7 +440,12 @@ async function moveHead(
   const calls = commit.llm_calls;
   const group = groupExit(branch, commit);
   set.push(...group.set);
-  const remove = [...(running ? [] : [["gsi1pk"], ["gsi1sk"]]), ...group.remove];
+  const remove = [
+    ...(running ? [] : [["gsi1pk"], ["gsi1sk"]]),
+    // A task created with a plan has it on its branch until the plan's commit.
+    ...(commit.plan ? [["plan"]] : []),
+    ...group.remove,
+  ];
   const changes: Changes = {
     set,
     ...(remove.length > 0 ? { remove } : {}),
