@@ -24,6 +24,7 @@ import { queue } from "./queue";
 import { scheduleEnvironment, scheduleManagementPermissions } from "./schedules";
 import { adminKey } from "./secrets";
 import { bucket, table } from "./storage";
+import { toolSecretsEnvironment, toolSecretsSealPermissions } from "./tool-secrets";
 
 /** How long one request, and so one events stream, may last. */
 export const apiTimeoutSeconds = 300;
@@ -36,7 +37,7 @@ export const api = new sst.aws.Function("Api", {
   timeout: `${apiTimeoutSeconds} seconds`,
   memory: "1024 MB",
   link: [table, bucket, queue, adminKey],
-  permissions: scheduleManagementPermissions,
+  permissions: [...scheduleManagementPermissions, ...toolSecretsSealPermissions],
   // /docs serves Swagger UI's files from this package, read from disk: ship it beside the bundle.
   nodejs: { install: ["swagger-ui-dist"] },
   environment: {
@@ -45,5 +46,6 @@ export const api = new sst.aws.Function("Api", {
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_ADMIN_KEY: adminKey.value,
     ...scheduleEnvironment,
+    ...toolSecretsEnvironment,
   },
 });

@@ -186,7 +186,7 @@ export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
 export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 // Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
-export type { SecretBox } from "./ports/secrets";
+export { type SecretBox, type SecretContext, secretContextText } from "./ports/secrets";
 export type { DocumentUploads } from "./ports/uploads";
 export type { ParsedSandboxRequest } from "./sandbox/protocol";
 export {

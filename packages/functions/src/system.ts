@@ -170,7 +170,7 @@ const noSecrets: SecretBox = {
     throw new StackVMError(
       "invalid",
       "secrets_unavailable",
-      "secret headers cannot be stored here: no key for secrets at rest is configured (STACKVM_TOOL_SECRETS_KEY, 32 bytes in base64)",
+      "secret headers cannot be stored here: no key for secrets at rest is configured (STACKVM_TOOL_SECRETS_KMS_KEY, a KMS key, or STACKVM_TOOL_SECRETS_KEY, 32 bytes in base64)",
     );
   },
   async open() {

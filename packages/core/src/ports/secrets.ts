@@ -1,12 +1,26 @@
 /**
  * The secret box port: seals the secrets of tool sources (an MCP server's
  * `Authorization` header) before they are stored, and opens them in the worker
- * when a call needs them. `context` names what the secret belongs to (tenant,
- * namespace, source, header) and is bound to the sealed text, so a sealed value
- * copied into another tenant's record does not open.
+ * when a call needs them. `context` names what the secret belongs to and is
+ * bound to the sealed text, so a sealed value copied into another tenant's or
+ * another namespace's record does not open.
  */
 export interface SecretBox {
-  seal(plaintext: string, context: string): Promise<string>;
+  seal(plaintext: string, context: SecretContext): Promise<string>;
   /** @throws Error when the sealed text was not made by this box for this context. */
-  open(sealed: string, context: string): Promise<string>;
+  open(sealed: string, context: SecretContext): Promise<string>;
 }
+
+/** What a secret belongs to: each field is bound to its sealed text. */
+export interface SecretContext {
+  /** What kind of secret it is, e.g. `mcp-header`. */
+  purpose: string;
+  tenant: string;
+  namespace: string;
+  /** Its place in the namespace, e.g. `{server}|{header}`. */
+  name: string;
+}
+
+/** The context as one text, `{purpose}|{tenant}|{namespace}|{name}` (the local box's additional data). */
+export const secretContextText = (context: SecretContext): string =>
+  `${context.purpose}|${context.tenant}|${context.namespace}|${context.name}`;

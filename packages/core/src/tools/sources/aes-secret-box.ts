@@ -4,10 +4,11 @@
  * the data folder (`localSecretKey` in @stackvm/local); on AWS it is a secret of
  * the stage, given to the worker and the API only.
  *
- * Sealed form: `v1.{base64url nonce}.{base64url ciphertext+tag}`.
+ * Sealed form: `v1.{base64url nonce}.{base64url ciphertext+tag}`; the additional
+ * data is the context as one text (`secretContextText`).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { SecretBox } from "../../ports/secrets";
+import { type SecretBox, type SecretContext, secretContextText } from "../../ports/secrets";
 
 const PREFIX = "v1";
 
@@ -21,10 +22,10 @@ export class AesSecretBox implements SecretBox {
     return new AesSecretBox(randomBytes(32));
   }
 
-  async seal(plaintext: string, context: string): Promise<string> {
+  async seal(plaintext: string, context: SecretContext): Promise<string> {
     const nonce = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, nonce);
-    cipher.setAAD(Buffer.from(context, "utf8"));
+    cipher.setAAD(Buffer.from(secretContextText(context), "utf8"));
     const body = Buffer.concat([
       cipher.update(plaintext, "utf8"),
       cipher.final(),
@@ -33,12 +34,12 @@ export class AesSecretBox implements SecretBox {
     return `${PREFIX}.${nonce.toString("base64url")}.${body.toString("base64url")}`;
   }
 
-  async open(sealed: string, context: string): Promise<string> {
+  async open(sealed: string, context: SecretContext): Promise<string> {
     const [prefix, nonce, body] = sealed.split(".");
     if (prefix !== PREFIX || !nonce || !body) throw new Error("not a sealed secret");
     const bytes = Buffer.from(body, "base64url");
     const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(nonce, "base64url"));
-    decipher.setAAD(Buffer.from(context, "utf8"));
+    decipher.setAAD(Buffer.from(secretContextText(context), "utf8"));
     decipher.setAuthTag(bytes.subarray(bytes.length - 16));
     return Buffer.concat([
       decipher.update(bytes.subarray(0, bytes.length - 16)),

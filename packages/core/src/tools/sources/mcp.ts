@@ -20,7 +20,7 @@
 import * as z from "zod";
 import { StepError } from "../../errors";
 import { listsLoopbackHost } from "../../net/host-allow-list";
-import type { SecretBox } from "../../ports/secrets";
+import type { SecretBox, SecretContext } from "../../ports/secrets";
 import type { ToolRecord, ToolSource } from "../registry";
 import type { Tool, ToolContext } from "../tool";
 import { schemaOf } from "./http-tool";
@@ -148,8 +148,17 @@ export interface McpSourceDeps {
 }
 
 /** The secret box context of one header of one server: bound to the sealed value. */
-export const secretContext = (tenant: string, namespace: string, server: string, header: string) =>
-  `mcp-header|${tenant}|${namespace}|${server}|${header.toLowerCase()}`;
+export const secretContext = (
+  tenant: string,
+  namespace: string,
+  server: string,
+  header: string,
+): SecretContext => ({
+  purpose: "mcp-header",
+  tenant,
+  namespace,
+  name: `${server}|${header.toLowerCase()}`,
+});
 
 /** A stored server record's fields. */
 export interface McpServerRecord extends ToolRecord {

@@ -1,0 +1,15 @@
+/**
+ * The KMS secret box for the Lambda entries: the KMS client is imported by the
+ * first seal or open (a call that adds or uses an MCP server's secret header),
+ * so that no function's cold start loads it (see lambda.ts).
+ */
+import type { SecretBox } from "@stackvm/core";
+import { onFirstUse } from "./on-first-use";
+
+/** A {@link KmsSecretBox} with `keyId` in `region`, loaded on first use. */
+export function lazyKmsSecretBox(region: string, keyId: string): SecretBox {
+  return onFirstUse<SecretBox>(["seal", "open"], async () => {
+    const { KmsSecretBox, kmsClient } = await import("./kms-secret-box");
+    return new KmsSecretBox(kmsClient(region), keyId);
+  });
+}
