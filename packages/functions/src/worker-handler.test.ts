@@ -60,7 +60,7 @@ describe("createWorkerHandler", () => {
             const value = Reflect.get(target, prop, receiver);
             if (prop !== "getBranch")
               return typeof value === "function" ? value.bind(target) : value;
-            return async (tenant: string, taskId: string, ...rest: [string, string | null]) => {
+            return async (tenant: string, taskId: string, name: string) => {
               calls++;
               if (taskId === failing) throw new Error("store unavailable");
               return target.getBranch(tenant, taskId, name);

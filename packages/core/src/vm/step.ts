@@ -115,19 +115,14 @@ export async function runStep(
   }
 
   const started = deps.clock.now();
-  const session = deps.llm(budgetLeft(branch));
+  const session = deps.llm(budgetLeft(branch), tracePrefix(branch));
   let draft: Draft;
   try {
     if (held?.error) throw held.error;
     draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
-    const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
-    draft = draftForFailure(
-      deps,
-      branch,
-      unreachableFailure(branch, error, deps.clock.now(), bound) ?? error,
-    );
+    draft = draftForFailure(deps, branch, error);
   }
   const commit = await buildCommit(
     deps,
@@ -181,7 +176,7 @@ export async function runStep(
 /** Runs a member of a parallel group as `decide` runs a calling, with the member's own key. */
 function memberRunner(deps: StepDeps): MemberRunner {
   return (branch, instruction, idempotencyKey) => {
-    const session = deps.llm(budgetLeft(branch));
+    const session = deps.llm(budgetLeft(branch), tracePrefix(branch));
     const execution = (async () => {
       if (instruction.type !== "calling" || branch.plan === null) {
         throw new StackVMError("internal", "bad_member", "a group member must be a calling");
@@ -202,11 +197,11 @@ function memberRunner(deps: StepDeps): MemberRunner {
   };
 }
 
-/** What the branch may still spend on LLM calls. */
-export function budgetLeft(branch: BranchRecord): LlmBudget {
 /** Where the step's LLM traces go. */
 const tracePrefix = (branch: BranchRecord) => llmTracePrefix(branch.tenant_id, branch.task_id);
 
+/** What the branch may still spend on LLM calls. */
+export function budgetLeft(branch: BranchRecord): LlmBudget {
   const { max_tokens, max_cost_usd } = branch.config.budget;
   const used = branch.usage;
   return {
@@ -318,7 +313,6 @@ function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): 
     decision.code !== "budget_exceeded" &&
     !planning &&
     branch.updates < deps.maxPlanUpdates;
-    decision.code !== "llm_unreachable" &&
   const details = (error as StackVMError).details;
   return {
     type: "error",
