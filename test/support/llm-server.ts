@@ -16,6 +16,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type BedrockContext, listenBedrock } from "./bedrock-dialect";
 
 /** A failure to inject instead of an answer. */
 export type Fault =
@@ -75,6 +76,8 @@ export type Match = string | ((request: RecordedRequest) => boolean);
 export interface ScriptedLlm {
   /** The base URL, ending in `/v1`: pass it as `baseURL` / `OPENAI_BASE_URL`. */
   readonly url: string;
+  /** The Bedrock Runtime endpoint (Converse, Titan embeddings): `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`. */
+  readonly bedrockUrl: string;
   /** Every chat completion request received, in order (not `GET /v1/models`). */
   readonly requests: RecordedRequest[];
   /** The texts of every `/v1/embeddings` request, in order. */
@@ -258,6 +261,20 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
 
   const embeddingRequests: string[][] = [];
 
+  const bedrockContext: BedrockContext = {
+    answerFor,
+    record: (request) => requests.push(request),
+    nextEmbeddingAnswer: () => queues.get("embeddings")?.shift(),
+    recordEmbeddings: (texts) => embeddingRequests.push(texts),
+    later(ms, then) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        then();
+      }, ms);
+      timers.add(timer);
+    },
+  };
+
   const server = createServer(async (req, res) => {
     try {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
@@ -297,8 +314,12 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
+  // Bedrock's client speaks HTTP/2 (its default handler): the same answers on an h2c port of their own.
+  const bedrock = await listenBedrock(bedrockContext);
+
   const llm: ScriptedLlm = {
     url: `http://127.0.0.1:${port}/v1`,
+    bedrockUrl: bedrock.url,
     requests,
     embeddingRequests,
     on(match: Match, responder: Responder) {
@@ -319,6 +340,7 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       server.closeAllConnections();
+      await bedrock.close();
       await new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
       );
@@ -357,7 +379,8 @@ function record(
   };
 }
 
-function isFault(answer: Answer): answer is Fault {
+/** True for an answer that is a fault to inject. */
+export function isFault(answer: Answer): answer is Fault {
   return (
     typeof answer === "object" &&
     answer !== null &&

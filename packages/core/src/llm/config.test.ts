@@ -80,7 +80,22 @@ describe("costUsd", () => {
     expect(costUsd("local", 500_000, 250_000, custom)).toBe(2);
   });
 
+  it("prices Bedrock models, and an inference profile as its model", () => {
+    const haiku = "anthropic.claude-3-5-haiku-20241022-v1:0";
+    expect(priceOf(haiku, prices)).toEqual({ input: 0.8, output: 4 });
+    expect(priceOf(`us.${haiku}`, prices)).toEqual({ input: 0.8, output: 4 });
+    expect(costUsd("eu.amazon.nova-lite-v1:0", 1_000_000, 1_000_000, prices)).toBeCloseTo(0.3, 10);
+    expect(priceOf("meta.llama3-1-8b-instruct-v1:0", prices)).toEqual({
+      input: 0.22,
+      output: 0.22,
+    });
+    // Configuration wins over the Bedrock table too, by the id as configured.
+    const custom = { [`us.${haiku}`]: { input: 1, output: 1 } };
+    expect(costUsd(`us.${haiku}`, 1_000_000, 0, custom)).toBe(1);
+  });
+
   it("costs 0 for an unknown model", () => {
+    expect(costUsd("amazon.unknown-model-v9:0", 10_000, 10_000, prices)).toBe(0);
     expect(costUsd("llama3:8b", 10_000, 10_000, prices)).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 /** What an LLM call cost, from the configured and the built-in price tables. */
+import { BEDROCK_LLM_PRICES, bedrockModelOf } from "./bedrock-prices";
 import { DEFAULT_LLM_PRICES, type LlmPrice, type LlmPrices } from "./config";
 
 /** A dated snapshot name (`gpt-4o-2024-08-06`) is priced as its base name (`gpt-4o`). */
@@ -6,11 +7,18 @@ const DATE_SUFFIX = /-\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The price of a model: configured prices first, then the built-in ones, each by
- * exact name and then without a date suffix. Undefined when the model is in neither.
+ * exact name and then without a date suffix; a Bedrock inference profile
+ * (`us.anthropic...`) as its model. Undefined when the model is in no table.
  */
 export function priceOf(model: string, prices: LlmPrices): LlmPrice | undefined {
   const base = model.replace(DATE_SUFFIX, "");
-  return prices[model] ?? prices[base] ?? DEFAULT_LLM_PRICES[model] ?? DEFAULT_LLM_PRICES[base];
+  return (
+    prices[model] ??
+    prices[base] ??
+    DEFAULT_LLM_PRICES[model] ??
+    DEFAULT_LLM_PRICES[base] ??
+    BEDROCK_LLM_PRICES[bedrockModelOf(model)]
+  );
 }
 
 /**

@@ -1,0 +1,235 @@
+/**
+ * The llm port's conformance suite: what every adapter must do under core's LLM
+ * layer (createLlmSession), against the scripted LLM server speaking the
+ * adapter's wire format on loopback. Structured answers, free text and any
+ * JSON; usage and cost in the call records; throttling, 5xx, hangs and bodies
+ * that are not JSON retried; answers that break the schema repaired; refusals,
+ * access denied, unknown models and bad requests as the core's errors.
+ *
+ * @example
+ * describeLlmPort("OpenAiLlm", { model: "gpt-4o-mini", price: {...}, port: (server) => new OpenAiLlm(...) });
+ */
+import {
+  createLlmSession,
+  type LlmBudget,
+  LlmConfig,
+  type LlmPort,
+  type LlmRequest,
+  RetryableError,
+} from "@stackvm/core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import * as z from "zod";
+import { estimateTokens, Reply, type ScriptedLlm, startScriptedLlm } from "../support/llm-server";
+
+export interface LlmPortFixture {
+  /** A model the built-in price table knows. */
+  model: string;
+  /** Its price, USD per million input and output tokens. */
+  price: { input: number; output: number };
+  /** The adapter, pointed at the scripted server. */
+  port(server: ScriptedLlm): LlmPort;
+}
+
+const Verdict = z.object({ result: z.boolean(), explanation: z.string() });
+const messages = [{ role: "user" as const, content: "Is the list empty?" }];
+const ask = {
+  purpose: "jmp_condition",
+  schemaName: "jmp_condition",
+  schema: Verdict,
+  messages,
+} as const;
+const verdict = { result: true, explanation: "it is" };
+
+export function describeLlmPort(name: string, fixture: LlmPortFixture): void {
+  describe(`${name}: llm port conformance`, () => {
+    let server: ScriptedLlm;
+    let waits: number[];
+
+    beforeAll(async () => {
+      server = await startScriptedLlm();
+    });
+    afterAll(() => server.close());
+    beforeEach(() => {
+      server.reset();
+      waits = [];
+    });
+
+    const config = (options: { timeoutMs?: number; repairRounds?: number; maxAttempts?: number }) =>
+      LlmConfig.parse({
+        models: { default: fixture.model, reason: fixture.model, eval: fixture.model },
+        timeoutMs: options.timeoutMs ?? 5_000,
+        repairRounds: options.repairRounds ?? 2,
+        ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+      });
+
+    function session(
+      options: {
+        budget?: LlmBudget;
+        timeoutMs?: number;
+        repairRounds?: number;
+        maxAttempts?: number;
+      } = {},
+    ) {
+      return createLlmSession({
+        port: fixture.port(server),
+        config: config(options),
+        budget: options.budget ?? {},
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
+        random: () => 0,
+      });
+    }
+    const request: () => LlmRequest = () => ({
+      model: fixture.model,
+      messages,
+      timeoutMs: 5_000,
+    });
+
+    it("asks for the schema by name and records tokens and cost", async () => {
+      server.queue("jmp_condition", verdict);
+      const llm = session();
+      expect(await llm.json(ask)).toEqual(verdict);
+      expect(server.requests.map((r) => [r.schemaName, r.model])).toEqual([
+        ["jmp_condition", fixture.model],
+      ]);
+      const input = estimateTokens(messages[0]!.content);
+      const output = estimateTokens(JSON.stringify(verdict));
+      expect(llm.calls).toEqual([
+        {
+          purpose: "jmp_condition",
+          model: fixture.model,
+          input_tokens: input,
+          output_tokens: output,
+          cost_usd: (input * fixture.price.input + output * fixture.price.output) / 1_000_000,
+          latency_ms: expect.any(Number),
+          attempts: 1,
+        },
+      ]);
+    });
+
+    it("sends the system message and answers free text with its reasoning", async () => {
+      server.on("text", new Reply("Paris", { reasoning_content: "capital of France" }));
+      const conversation = [{ role: "system" as const, content: "Be brief." }, ...messages];
+      expect(await session().generate({ purpose: "llm_generate", messages: conversation })).toEqual(
+        { text: "Paris", reasoning: "capital of France" },
+      );
+      expect(server.requests[0]?.messages).toEqual(conversation);
+    });
+
+    it("asks for any JSON object when generate wants JSON", async () => {
+      server.on("json_object", { k: 1 });
+      const answer = await session().generate({ purpose: "llm_generate", messages, json: true });
+      expect(answer).toMatchObject({ value: { k: 1 } });
+      expect(server.requests[0]?.schemaName).toBe("json_object");
+    });
+
+    it.each([
+      ["throttled (429)", { fault: "429" }],
+      ["a 500", { fault: "500" }],
+      ["a body that is not JSON", { fault: "malformed" }],
+    ])("retries %s and then succeeds", async (_what, fault) => {
+      server.queue("jmp_condition", fault, verdict);
+      const llm = session();
+      expect(await llm.json(ask)).toEqual(verdict);
+      expect(server.requests).toHaveLength(2);
+      expect(llm.calls.map((c) => c.attempts)).toEqual([2]);
+      expect(waits).toHaveLength(1);
+    });
+
+    it("retries a hang past the timeout and then succeeds", async () => {
+      server.queue("jmp_condition", { fault: "hang", ms: 3_000 }, verdict);
+      const llm = session({ timeoutMs: 300 });
+      expect(await llm.json(ask)).toEqual(verdict);
+      expect(llm.calls[0]?.attempts).toBe(2);
+    });
+
+    it("rethrows llm_timeout when every attempt hangs", async () => {
+      server.on("jmp_condition", { fault: "hang", ms: 3_000 });
+      const llm = session({ timeoutMs: 100, maxAttempts: 2 });
+      await expect(llm.json(ask)).rejects.toMatchObject({
+        kind: "retryable",
+        code: "llm_timeout",
+        message: expect.stringContaining("did not answer within 100 ms (LLM_TIMEOUT_MS)"),
+      });
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it("repairs an answer that is not JSON, then one that breaks the schema", async () => {
+      server.queue("jmp_condition", { fault: "bad_json" }, { result: "maybe" }, verdict);
+      const llm = session();
+      expect(await llm.json(ask)).toEqual(verdict);
+      expect(llm.calls.map((c) => c.attempts)).toEqual([1, 1, 1]);
+      const repairs = server.requests.slice(1).map((r) => r.messages.at(-1)?.content);
+      expect(repairs[0]).toMatch(/^Your answer is not valid 'jmp_condition' JSON:\n- the answer/);
+      expect(repairs[1]).toMatch(/^Your answer is not valid 'jmp_condition' JSON:\n- result:/);
+      expect(server.requests[2]?.messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+      ]);
+    });
+
+    it("fails with llm_invalid_output once the rounds are spent", async () => {
+      server.on("jmp_condition", { result: "maybe" });
+      const llm = session({ repairRounds: 1 });
+      await expect(llm.json(ask)).rejects.toMatchObject({
+        kind: "step",
+        code: "llm_invalid_output",
+        details: {
+          errors: ["result: Invalid input: expected boolean, received string", expect.any(String)],
+        },
+      });
+      expect(llm.calls).toHaveLength(2);
+    });
+
+    it("refuses before calling when the budget is spent", async () => {
+      server.on("jmp_condition", verdict);
+      const llm = session({ budget: { tokensLeft: 0, maxTokens: 1_000 } });
+      await expect(llm.json(ask)).rejects.toMatchObject({ code: "budget_exceeded" });
+      expect(server.requests).toEqual([]);
+    });
+
+    it("hands throttling back as a RetryableError once the attempts run out", async () => {
+      server.on("jmp_condition", { fault: "429" });
+      const llm = session({ maxAttempts: 2 });
+      const error = await llm.json(ask).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RetryableError);
+      expect(error).toMatchObject({ code: "llm_rate_limited" });
+      expect(llm.calls).toEqual([]);
+    });
+
+    it.each([
+      [403, "unauthorized", "llm_forbidden"],
+      [404, "not_found", "llm_model_not_found"],
+      [400, "step", "llm_bad_request"],
+      [503, "retryable", "llm_unavailable"],
+    ])("translates %i to a %s error", async (status, kind, code) => {
+      server.on("text", { fault: "status", status });
+      await expect(fixture.port(server).complete(request())).rejects.toMatchObject({
+        kind,
+        code,
+        message: expect.stringContaining(String(status)),
+      });
+    });
+
+    it("turns a refusal into a step error", async () => {
+      server.on("text", new Reply(null, { refusal: "I can't help with that." }));
+      await expect(fixture.port(server).complete(request())).rejects.toMatchObject({
+        kind: "step",
+        code: "llm_refused",
+      });
+    });
+
+    it("calls a server that is not there unavailable", async () => {
+      const closed = await startScriptedLlm();
+      await closed.close();
+      await expect(fixture.port(closed).complete(request())).rejects.toMatchObject({
+        kind: "retryable",
+        code: "llm_unavailable",
+      });
+    });
+  });
+}
