@@ -51,6 +51,15 @@ export interface StepCounts {
     branch_item_bytes?: number;
     /** Size of the commit item the step puts. */
     commit_item_bytes?: number;
+    /**
+     * Mean write units of a head move over a task's steps (each billed by the
+     * larger of the branch item before and after, in whole KB), measured by the
+     * bench from the branch item as it grew. Preferred to `branch_item_bytes`,
+     * the item at the task's end (its largest). 0 when not measured.
+     */
+    head_move_write_units?: number;
+    /** Mean read units of a step's read of its branch (whole 4 KB units). 0 when not measured. */
+    branch_read_units?: number;
   };
   sqs: { requests_per_step: number };
   s3: { puts_per_step: number; gets_per_step: number };
@@ -71,6 +80,8 @@ export const defaultCounts: Required<StepCounts> = {
     bytes_written_per_step: 1536,
     branch_item_bytes: 0,
     commit_item_bytes: 0,
+    head_move_write_units: 0,
+    branch_read_units: 0,
   },
   sqs: { requests_per_step: 3 },
   s3: { puts_per_step: 0, gets_per_step: 0 },
@@ -94,9 +105,11 @@ const GB = 1024 ** 3;
  *
  * DynamoDB: with the item sizes measured, the commit's put costs its size in
  * whole KB and each other write (the head move, an UpdateItem) the branch item's
- * whole size in KB, as DynamoDB bills it; each strongly consistent read costs the
- * branch item's size in whole 4 KB units (a projection does not lower it).
- * Without them, each write costs the step's average bytes sent rounded up to
+ * whole size in KB, as DynamoDB bills it, and each strongly consistent read the
+ * branch item's size in whole 4 KB units (a projection does not lower it). The
+ * mean units over a task's head moves and reads, when measured, stand for the
+ * branch item's size (the size at the task's end overstates the early steps).
+ * Without sizes, each write costs the step's average bytes sent rounded up to
  * whole KB, and each read one unit. Lambda: one worker invocation
  * per step (steps of one branch are sequential), billed for the measured
  * duration; time spent waiting on the LLM is billed too and is not in the bench.
@@ -111,12 +124,12 @@ export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] 
   const commitBytes = dynamodb.commit_item_bytes ?? 0;
   const sized = branchBytes > 0 && commitBytes > 0 && dynamodb.writes_per_step >= 1;
   const units = (bytes: number, per: number) => Math.max(1, Math.ceil(bytes / per));
+  const moveUnits = dynamodb.head_move_write_units || units(branchBytes, 1024);
+  const branchReadUnits = dynamodb.branch_read_units || units(branchBytes, 4096);
   const writeUnits = sized
-    ? units(commitBytes, 1024) + (dynamodb.writes_per_step - 1) * units(branchBytes, 1024)
+    ? units(commitBytes, 1024) + (dynamodb.writes_per_step - 1) * moveUnits
     : dynamodb.writes_per_step * itemKb;
-  const readUnits = sized
-    ? dynamodb.reads_per_step * units(branchBytes, 4096)
-    : dynamodb.reads_per_step;
+  const readUnits = sized ? dynamodb.reads_per_step * branchReadUnits : dynamodb.reads_per_step;
   const gbSeconds = (lambda.worker_ms_per_step / 1000) * (lambda.memory_mb / 1024);
   const line = (item: string, perStep: number, unit: string, unitPrice: number): CostLine => ({
     item,

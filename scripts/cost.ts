@@ -58,7 +58,7 @@ const number = (n: number) =>
 console.log(`Cost of ${steps.toLocaleString("en-US")} steps on AWS (${prices.asOf})`);
 console.log(`Per-step counts from ${source}:`);
 console.log(
-  `  DynamoDB ${counts.dynamodb.reads_per_step} reads, ${counts.dynamodb.writes_per_step} writes, ${counts.dynamodb.bytes_written_per_step} bytes written; SQS ${counts.sqs.requests_per_step} requests; S3 ${counts.s3.puts_per_step} PUT, ${counts.s3.gets_per_step} GET; worker ${counts.lambda.worker_ms_per_step} ms at ${counts.lambda.memory_mb} MB; ${counts.logs.bytes_per_step} log bytes\n`,
+  `  DynamoDB ${counts.dynamodb.reads_per_step} reads, ${counts.dynamodb.writes_per_step} writes, ${counts.dynamodb.bytes_written_per_step} bytes written (branch item ${counts.dynamodb.branch_item_bytes} bytes at the task's end, ${counts.dynamodb.head_move_write_units} WRU per head move on average; commit ${counts.dynamodb.commit_item_bytes} bytes); SQS ${counts.sqs.requests_per_step} requests; S3 ${counts.s3.puts_per_step} PUT, ${counts.s3.gets_per_step} GET; worker ${counts.lambda.worker_ms_per_step} ms at ${counts.lambda.memory_mb} MB; ${counts.logs.bytes_per_step} log bytes\n`,
 );
 const rows = lines.map((l) => [
   l.item,

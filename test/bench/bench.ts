@@ -30,6 +30,7 @@ import { itemSize } from "@stackvm/core";
 import { startTestStack, type TestStack } from "../support/stack";
 import { criticalPath } from "./critical-path";
 import { fillFinishedTasks, taskItems } from "./fill-table";
+import { headMoveUnits } from "./item-units";
 import { startMemoryStack } from "./memory-stack";
 import { CommitWatcher, chainPlan, type Hookable, JUMP_AGAIN, loopPlan, median } from "./workload";
 
@@ -151,10 +152,12 @@ async function localStack(t: TestStack) {
   const gaps = watcher.gaps(run.taskId, 1, 100);
   const tenTasks = median(gaps);
   // What DynamoDB bills by: the branch item the step reads and updates (at the
-  // task's end, its largest: 100 variables and the plan) and a step's commit.
+  // task's end, its largest: 100 variables) and a step's commit, and the mean
+  // units its head moves and reads are billed over the task (`item-units.ts`).
   const stored = await taskItems(t, run.taskId);
   const branchItem = stored.find((item) => item.sk === "B#main");
   const stepCommits = stored.filter((item) => item.type === "step");
+  const billed = branchItem ? headMoveUnits(branchItem) : null;
   const itemBytes = {
     branch: branchItem ? itemSize(branchItem) : 0,
     commit: Math.round(
@@ -248,6 +251,9 @@ async function localStack(t: TestStack) {
       bytes_written_per_step: Math.round(common.bytes),
       branch_item_bytes: itemBytes.branch,
       commit_item_bytes: itemBytes.commit,
+      head_move_write_units: round(billed?.write_units ?? 0),
+      branch_read_units: round(billed?.read_units ?? 0),
+      branch_item_bytes_first_step: billed?.first_bytes ?? 0,
       bytes_written_per_step_10_vars: Math.round(few.bytes),
       bytes_written_per_step_1000_vars: Math.round(many.bytes),
       reads_per_llm_step: llm.reads,
@@ -324,6 +330,10 @@ async function main() {
   print(
     "  item sizes billed: branch item (end of the 100-step task) / commit",
     `${local.dynamodb.branch_item_bytes} / ${local.dynamodb.commit_item_bytes}`,
+  );
+  print(
+    "  branch item at the first step; mean WRU per head move, RRU per read",
+    `${local.dynamodb.branch_item_bytes_first_step}; ${local.dynamodb.head_move_write_units}, ${local.dynamodb.branch_read_units}`,
   );
   print("  with 10 variables already set", local.dynamodb.bytes_written_per_step_10_vars);
   print("  with 1,000 variables already set", local.dynamodb.bytes_written_per_step_1000_vars);

@@ -42,6 +42,23 @@ describe("costOf", () => {
     expect(lines.find((l) => l.item === "DynamoDB reads")?.quantity).toBe(3);
   });
 
+  it("prices the head move by the measured mean units over a task when the bench gives them", () => {
+    const counts = structuredClone(defaultCounts);
+    counts.dynamodb = {
+      reads_per_step: 1,
+      writes_per_step: 2,
+      bytes_written_per_step: 900,
+      branch_item_bytes: 2600,
+      commit_item_bytes: 450,
+      head_move_write_units: 2.4,
+      branch_read_units: 1,
+    };
+    const lines = costOf(counts, 10);
+    // The commit: 1 KB; each head move 2.4 units on average, not the end size's 3.
+    expect(lines.find((l) => l.item === "DynamoDB writes")?.quantity).toBeCloseTo(10 * 3.4, 9);
+    expect(lines.find((l) => l.item === "DynamoDB reads")?.quantity).toBe(10);
+  });
+
   it("bills the worker's duration in GB-seconds on arm64", () => {
     const counts = structuredClone(defaultCounts);
     counts.lambda = { worker_ms_per_step: 1000, memory_mb: 2048 };
