@@ -26,6 +26,7 @@ beforeAll(async () => {
   const commits = await t.api("GET", `/v1/tasks/${ids.task_id}/branches/main/commits`);
   ids.commit_id = commits.body.commits[0].commit_id;
   ids.name = "main";
+  ids.n = "0";
   const fork = await t.api("POST", `/v1/tasks/${ids.task_id}/branches`, {
     from_commit: commits.body.commits.at(-1).commit_id,
     name: "side",
@@ -87,6 +88,7 @@ const WALK: Record<string, unknown> = {
   "get /v1/tasks/{task_id}/commits/{commit_id}": undefined,
   "get /v1/tasks/{task_id}/commits/{commit_id}/state": undefined,
   "get /v1/tasks/{task_id}/commits/{commit_id}/diff": undefined,
+  "get /v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}": undefined,
   "post /v1/tasks/{task_id}/commits/{commit_id}/save-plan": undefined,
   "get /v1/namespaces/{name}": undefined,
   "delete /v1/namespaces/{name}": undefined,
