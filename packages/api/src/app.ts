@@ -24,6 +24,7 @@ import { registerLlmCallRoutes } from "./routes/llm-calls";
 import { registerNamespaceRoutes } from "./routes/namespaces";
 import { registerPlanRoutes } from "./routes/plans";
 import { registerScheduleRoutes } from "./routes/schedules";
+import { registerRetryRoutes } from "./routes/retry";
 import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
 import { registerToolSourceRoutes } from "./routes/tool-sources";
@@ -99,6 +100,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerTaskRoutes(app);
   registerBranchRoutes(app);
   registerLlmCallRoutes(app);
+  registerRetryRoutes(app);
   registerNamespaceRoutes(app);
   registerToolSourceRoutes(app);
   registerPlanRoutes(app);

@@ -9,6 +9,7 @@ import type {
   Log,
   NamespaceService,
   QuotaService,
+  RetryService,
   ScheduleService,
   TaskEvents,
   TaskService,
@@ -44,6 +45,8 @@ export interface ApiDeps {
   schedules: ScheduleService;
   webhooks: WebhookService;
   quotas: QuotaService;
+  /** `POST /v1/tasks/{id}/retry`. */
+  retries: RetryService;
   templates: TemplateService;
   events: TaskEvents;
   waits: WaitService;

@@ -106,6 +106,8 @@ export {
   LlmPurpose,
   NamespaceConfig,
   ResponseFormat,
+  Retrying,
+  SlotWait,
   State,
   Status,
   Task,
@@ -211,6 +213,7 @@ export {
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
 export { BranchService, ForkInput } from "./service/branches";
+export { RETRY_FROM, RetryInput, RetryService } from "./service/retry";
 export type { CronFields } from "./service/cron";
 export { checkTimeZone, isTimeZone, nextRunAt, parseCron } from "./service/cron";
 export type { EvaluationHookDeps } from "./service/evaluation";
@@ -345,6 +348,13 @@ export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit } from "./vm/state";
+export type { RetryingRecord } from "./vm/retrying";
+export {
+  DEFAULT_LLM_UNREACHABLE_MS,
+  isLlmUnreachable,
+  recordRetry,
+  retryDelaySeconds,
+} from "./vm/retrying";
 export type { StepOutcome } from "./vm/step";
 export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).

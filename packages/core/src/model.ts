@@ -100,6 +100,29 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 export const TaskWebhook = z.object({ url: z.string(), deliveries: z.array(WebhookDelivery) });
 export type TaskWebhook = z.infer<typeof TaskWebhook>;
 
+/** Why a branch that is not moving waits: its last step failed and is tried again (`vm/retrying.ts`). */
+export const Retrying = z.object({
+  /** The attempt that failed last, 1 for the first. */
+  attempt: z.number().int(),
+  /** Attempts the queue makes in all before the branch fails. */
+  max_attempts: z.number().int(),
+  error: z.object({ code: z.string(), message: z.string() }),
+  /** When the step is tried again (ISO 8601). */
+  next_attempt_at: z.string(),
+  /** When the first of these failures happened. */
+  since: z.string(),
+});
+export type Retrying = z.infer<typeof Retrying>;
+
+/** A task waiting for one of its tenant's running slots (`max_running_tasks`). */
+export const SlotWait = z.object({
+  /** 1 for the next task to start. */
+  position: z.number().int(),
+  /** The tenant's `max_running_tasks`, all taken. */
+  max_running_tasks: z.number().int().nullable(),
+});
+export type SlotWait = z.infer<typeof SlotWait>;
+
 export const Task = z.object({
   task_id: z.string(),
   goal: z.string().nullable(),
@@ -115,6 +138,10 @@ export const Task = z.object({
   updated_at: z.string(),
   /** Only on a task with `webhook_url`, read one at a time (not in lists). */
   webhook: TaskWebhook.optional(),
+  /** Only while the result branch's last step failed and will be tried again. */
+  retrying: Retrying.optional(),
+  /** Only while the task is `queued` for a running slot, read one at a time (not in lists). */
+  waiting_for_slot: SlotWait.optional(),
 });
 export type Task = z.infer<typeof Task>;
 
@@ -137,6 +164,8 @@ export const Branch = z.object({
   head: z.string().nullable(),
   /** Only while the branch is `waiting` (or `queued` for a slot after its wait). */
   waiting: Waiting.optional(),
+  /** Only while its last step failed and will be tried again. */
+  retrying: Retrying.optional(),
   forked_from: z.object({ branch: z.string(), commit_id: z.string() }).nullable(),
   final_answer: z.unknown().nullable(),
   error: z.string().nullable(),

@@ -30,7 +30,10 @@ export function createDlqHandler(deps: DlqDeps) {
         }
         const m = parsed.data;
         const receives = record.attributes.ApproximateReceiveCount;
-        const reason = `the step after ${m.head ?? "the start"} kept failing and was moved to the dead-letter queue (received ${receives} times); fork from ${m.head ?? "the task"} to try again`;
+        // The last error, as the worker wrote it on the branch (`vm/retrying.ts`).
+        const last = (await deps.store.getBranch(m.tenant_id, m.task_id, m.branch))?.retrying;
+        const cause = last ? `; last error: ${last.error.message}` : "";
+        const reason = `the step after ${m.head ?? "the start"} kept failing and was moved to the dead-letter queue (received ${receives} times)${cause}. Retry the task: POST /v1/tasks/${m.task_id}/retry (or stackvm retry ${m.task_id})`;
         const branch = await deps.store
           .updateBranch(
             m.tenant_id,

@@ -12,6 +12,7 @@ export type { Knowledge, KnowledgeOptions } from "./knowledge";
 export { createKnowledge } from "./knowledge";
 export { llmPort } from "./llm-port";
 export { createScheduleHandler } from "./schedule-handler";
+export { type LlmSummary, llmBannerLines, llmSummary } from "./llm-summary";
 export type { SweepHandlerDeps } from "./sweep-handler";
 export { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";
 export type { System, SystemOptions, SystemPorts } from "./system";

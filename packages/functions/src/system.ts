@@ -36,6 +36,7 @@ import {
   QuotaService,
   quotaTerminalHook,
   type Resolver,
+  RetryService,
   RunningSlots,
   type SandboxPort,
   type SchedulerPort,
@@ -97,6 +98,10 @@ export interface SystemOptions {
   resolvePublicUrl?: () => string | null;
   maxPlanUpdates: number;
   planRepairs: number;
+  /** How long an LLM that cannot be reached is retried before its task fails. */
+  llmUnreachableMs?: number;
+  /** Whether an LLM is configured; false: a goal (which needs a planner) is refused at once. Unknown (undefined): assumed. */
+  llmConfigured?: boolean;
   maxBodyBytes: number;
   /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
   afterTerminal?: TerminalHook[];
@@ -126,6 +131,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     publicUrl: config.publicUrl,
     maxPlanUpdates: config.maxPlanUpdates,
     planRepairs: config.planRepairs,
+    llmUnreachableMs: config.llmUnreachableSeconds * 1000,
     maxBodyBytes: config.maxBodyBytes,
     quotas: config.quotas,
     webhooks: config.webhooks,
@@ -274,6 +280,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     checkWebhookUrl,
     admission: taskAdmission(quotas, slots),
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
+    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
   });
   const branches = new BranchService({
     store,
@@ -282,6 +289,14 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     clock: ports.clock,
     presenter,
     tasks,
+  });
+  const retries = new RetryService({
+    store,
+    queue: ports.queue,
+    clock: ports.clock,
+    presenter,
+    tasks,
+    branches,
   });
   const templates = new TemplateService({
     items: ports.items,
@@ -366,6 +381,9 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     log: options.log,
     localMode: options.localMode,
     maxPlanUpdates: options.maxPlanUpdates,
+    ...(options.llmUnreachableMs === undefined
+      ? {}
+      : { llmUnreachableMs: options.llmUnreachableMs }),
     onStart: lifecycle.onStart,
     onTerminal: lifecycle.onTerminal,
     onWaiting: waits.waitingHook(),
@@ -390,6 +408,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     toolSources,
     knowledge: knowledge.service,
     log: options.log,
+    retries,
     config: {
       adminKey: options.adminKey,
   const llmTraces = new LlmTraceService({

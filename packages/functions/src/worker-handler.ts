@@ -8,8 +8,10 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
 import {
   classifyFailure,
+  DEFAULT_LLM_UNREACHABLE_MS,
   IngestMessage,
   type IngestService,
+  recordRetry,
   runStep,
   type StepDeps,
   StepMessage,
@@ -117,10 +119,34 @@ export function createWorkerHandler(
           error: (error as Error).message,
         },
       );
-      if (decision.action === "retry" && decision.afterSeconds !== undefined) {
-        await deps.queue
-          .retryAfter(record.receiptHandle, decision.afterSeconds)
-          .catch(() => undefined);
+      if (early) {
+        if (decision.action === "retry" && decision.afterSeconds !== undefined) {
+          await deps.queue
+            .retryAfter(record.receiptHandle, decision.afterSeconds)
+            .catch(() => undefined);
+        }
+        throw error;
+      }
+      // Failure path only: the branch shows why it waits and when it is tried again.
+      const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+      const retrying = await recordRetry(
+        deps,
+        message,
+        error,
+        receives,
+        lastReceive,
+        deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS,
+      ).catch((failure: unknown) => {
+        deps.log.warn("could not record the retry on the branch", { error: String(failure) });
+        return null;
+      });
+      const delay = retrying
+        ? Math.max(0, Math.round((Date.parse(retrying.next_attempt_at) - deps.clock.now()) / 1000))
+        : decision.action === "retry"
+          ? decision.afterSeconds
+          : undefined;
+      if (delay !== undefined) {
+        await deps.queue.retryAfter(record.receiptHandle, delay).catch(() => undefined);
       }
       throw error;
     }

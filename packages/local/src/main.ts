@@ -14,7 +14,7 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ConfigError } from "@stackvm/functions";
+import { ConfigError, llmBannerLines } from "@stackvm/functions";
 import { consoleLog } from "./console-log";
 import { DataFolderBusyError, type DataLock, lockDataFolder } from "./data-lock";
 import { readLocalSettings } from "./local-settings";
@@ -60,6 +60,7 @@ async function main() {
       (settings.bootstrapApiKey
         ? "  API key:  STACKVM_BOOTSTRAP_API_KEY (tenant 'local')\n"
         : `  API key:  ${stack.apiKey}  (tenant 'local'; kept in ${boot.file})\n`) +
+      `${llmBannerLines(stack.llm).join("\n")}\n` +
       `Press Ctrl-C to stop (pid ${process.pid}).\n\n`,
   );
   let stopping = false;

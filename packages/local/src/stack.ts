@@ -38,6 +38,8 @@ import {
   embeddingsPort,
   llmPort,
   loadConfig,
+  type LlmSummary,
+  llmSummary,
   recoverStarts,
   resumeRunning,
   type System,
@@ -91,6 +93,8 @@ export interface LocalStack {
   apiKey: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
   /** The AWS SDK clients every adapter uses (the benchmark meters them). */
+  /** The LLM the worker calls (for the start-up banner); null when none is configured. */
+  llm: LlmSummary | null;
   clients: AwsClients;
   queueUrl: string;
   dlqUrl: string;
@@ -190,6 +194,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     {
       ...systemOptions(config, log, true),
       resolvePublicUrl: () => publicUrl,
+      // A port given by a test is an LLM; else the configuration says.
+      llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
     },
   );
@@ -272,6 +278,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stopped = true;
       clearInterval(sweep);
       scheduler.stop();
+    llm: llmSummary(config),
       await drain(server, options.drainMs ?? 29_000);
       await Promise.all([worker.stop(), dlq.stop()]);
       await ownSandbox?.close();

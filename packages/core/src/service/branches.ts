@@ -206,7 +206,11 @@ export class BranchService {
     tenant: string,
     taskId: string,
     input: ForkInput,
-    options: { evaluationRound?: number } = {},
+    options: {
+      evaluationRound?: number;
+      /** Runs once the branch is written, before its first step is queued; a throw undoes the fork. */
+      beforeEnqueue?: (branch: BranchRecord) => Promise<void>;
+    } = {},
   ): Promise<Branch> {
     const task = await this.deps.tasks.record(tenant, taskId);
     const state = await this.storedState(task, input.from_commit);
@@ -296,6 +300,7 @@ export class BranchService {
     } satisfies Partial<BranchRecord>);
     await this.deps.store.createBranch(branch);
     try {
+      await options.beforeEnqueue?.(branch);
       await enqueueNext(this.deps, branch, source.commit_id);
     } catch (error) {
       // All or nothing: a fork whose first step could not be queued is undone (unless

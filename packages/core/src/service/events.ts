@@ -16,7 +16,7 @@
  * even when branches committed out of clock order.
  */
 import { MalformedError } from "../errors";
-import type { Commit, Task } from "../model";
+import type { Commit, Retrying, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import { commitSk, parseCommitId, taskPk } from "../store/keys";
@@ -29,6 +29,8 @@ import type { TaskService } from "./tasks";
 export type TaskEvent =
   | { event: "commit"; id: string; data: Commit }
   | { event: "status"; data: Task }
+  /** A branch's step failed and will be tried again (`vm/retrying.ts`): once per attempt. */
+  | { event: "retrying"; data: Retrying & { branch: string } }
   | { event: "end"; data: { task_id: string; status: Task["status"] } }
   | { event: "heartbeat" };
 
@@ -84,6 +86,8 @@ export interface PollResult {
   task: Task;
   /** The task is terminal and so is every branch: nothing more will come. */
   done: boolean;
+  /** Branches whose last step failed and will be tried again. */
+  retrying: Array<Retrying & { branch: string }>;
 }
 
 export class TaskEvents {
@@ -140,10 +144,18 @@ export class TaskEvents {
     const listed = new Map(branches.map((b) => [b.bid, b.depth]));
     for (const bid of [...next.keys()]) if (!listed.has(bid)) next.delete(bid);
     for (const [bid, depth] of listed) if (depth >= 0) next.set(bid, depth);
-    const task = await this.deps.presenter.task(record, branches);
+    const task = await this.deps.tasks.withSlotWait(
+      await this.deps.presenter.task(record, branches),
+      record,
+    );
     const done =
       TERMINAL_STATUSES.has(task.status) && branches.every((b) => TERMINAL_STATUSES.has(b.status));
-    return { events, cursor: next, task, done };
+    const retrying = await Promise.all(
+      branches
+        .filter((b) => b.retrying && !TERMINAL_STATUSES.has(b.status))
+        .map(async (b) => ({ branch: b.name, ...(await this.deps.presenter.branch(b)).retrying! })),
+    );
+    return { events, cursor: next, task, done, retrying };
   }
 
   /**
@@ -158,23 +170,31 @@ export class TaskEvents {
     let cursor = decodeEventId(options.lastEventId);
     const started = this.deps.clock.now();
     let lastStatus: string | null = null;
+    const retriesSent = new Set<string>();
     let lastSent = started;
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
       cursor = result.cursor;
       for (const event of result.events) yield event;
-      const status = result.task.status;
+      for (const retry of result.retrying) {
+        const key = `${retry.branch}#${retry.since}#${retry.attempt}`;
+        if (retriesSent.has(key)) continue;
+        retriesSent.add(key);
+        yield { event: "retrying", data: retry };
+      }
+      // A new status, or a new place in line for a running slot.
+      const status = `${result.task.status}#${result.task.waiting_for_slot?.position ?? ""}`;
       const changed = status !== lastStatus;
       if (changed) {
         lastStatus = status;
         yield { event: "status", data: result.task };
       }
       if (result.done) {
-        yield { event: "end", data: { task_id: taskId, status } };
+        yield { event: "end", data: { task_id: taskId, status: result.task.status } };
         return;
       }
       const now = this.deps.clock.now();
-      if (result.events.length > 0 || changed) lastSent = now;
+      if (result.events.length > 0 || result.retrying.length > 0 || changed) lastSent = now;
       else if (now - lastSent >= this.heartbeatMs) {
         lastSent = now;
         yield { event: "heartbeat" };

@@ -5,7 +5,7 @@
  * the store writes (`store/values.ts`) are read for references: a user value is
  * shown as it was given, whatever its shape.
  */
-import type { Branch, Commit, Task, Usage } from "../model";
+import type { Branch, Commit, Retrying, Task, Usage } from "../model";
 import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
@@ -73,6 +73,7 @@ export class Presenter {
       usage,
       created_at: task.created_at,
       updated_at: [task.updated_at, ...branches.map((b) => b.updated_at)].sort().at(-1)!,
+      ...(result && retryingOf(result) ? { retrying: retryingOf(result)! } : {}),
     };
   }
 
@@ -85,6 +86,7 @@ export class Presenter {
       ...(waiting && !waiting.answer && !TERMINAL_STATUSES.has(branch.status)
         ? { waiting: presentWaiting(waiting) }
         : {}),
+      ...(retryingOf(branch) ? { retrying: retryingOf(branch)! } : {}),
       forked_from: branch.forked_from,
       final_answer: await this.value(branch.final_answer ?? null, branch.tenant_id, branch.task_id),
       error: branch.error,
@@ -123,6 +125,19 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1e8) / 1e8,
+  };
+}
+
+/** What a retrying branch shows (`Branch.retrying`): only while it has not ended. */
+function retryingOf(branch: BranchRecord): Retrying | null {
+  const r = branch.retrying;
+  if (!r || TERMINAL_STATUSES.has(branch.status)) return null;
+  return {
+    attempt: r.attempt,
+    max_attempts: r.max_attempts,
+    error: r.error,
+    next_attempt_at: r.next_attempt_at,
+    since: r.since,
   };
 }
 

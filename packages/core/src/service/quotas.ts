@@ -20,7 +20,7 @@
  */
 import * as z from "zod";
 import { isErrorKind, RateLimitedError } from "../errors";
-import { ZERO_USAGE } from "../model";
+import { type SlotWait, ZERO_USAGE } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { taskKey, tenantPk } from "../store/keys";
@@ -329,6 +329,8 @@ export interface TaskAdmission {
   wait(tenant: string, taskId: string, createdAt: string): Promise<void>;
   /** Frees the task's slot (a start undone), then starts waiting tasks that now fit. */
   release(tenant: string, taskId: string): Promise<void>;
+  /** The task's place in line for a slot; null when it waits for none. */
+  position?(tenant: string, taskId: string): Promise<SlotWait | null>;
 }
 
 /** The admission of new tasks from the quotas and the slots. */
@@ -338,6 +340,7 @@ export function taskAdmission(quotas: QuotaService, slots: RunningSlots): TaskAd
     claim: (tenant, taskId) => slots.claim(tenant, taskId),
     wait: (tenant, taskId, createdAt) => slots.wait(tenant, taskId, createdAt),
     release: (tenant, taskId) => slots.release(tenant, taskId),
+    position: (tenant, taskId) => slots.position(tenant, taskId),
   };
 }
 

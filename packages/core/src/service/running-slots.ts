@@ -23,7 +23,7 @@
  * moves the branch from `queued` (a conditional update).
  */
 import { isErrorKind } from "../errors";
-import { TERMINAL_STATUSES } from "../model";
+import { type SlotWait, TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
@@ -110,6 +110,32 @@ export class RunningSlots {
       gsi1sk: `${createdAt}#${tenant}#${taskId}`,
     });
     await this.startWaiting(tenant);
+  }
+
+  /**
+   * The task's place in line for a slot (1: it starts next), or null when it is
+   * not waiting for one. Reads the tenant's waiting list up to the task: only
+   * asked for a task that is `queued`.
+   */
+  async position(tenant: string, taskId: string): Promise<SlotWait | null> {
+    let ahead = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await this.deps.items.query({
+        pk: tenantPk(tenant),
+        prefix: "WAIT#",
+        limit: 100,
+        cursor,
+      });
+      for (const item of page.items) {
+        if (item.task_id === taskId) {
+          return { position: ahead + 1, max_running_tasks: await this.deps.limit(tenant) };
+        }
+        ahead++;
+      }
+      cursor = page.cursor;
+    } while (cursor && ahead < 10_000);
+    return null;
   }
 
   /** Frees the task's slot, then starts the oldest waiting tasks that now fit. */

@@ -67,6 +67,8 @@ export interface TaskServiceDeps {
   admission?: TaskAdmission;
   /** The outgoing webhook deliveries of a task, shown on it (`webhooks.ts`). */
   deliveries?: (tenant: string, taskId: string) => Promise<TaskWebhook["deliveries"]>;
+  /** False when no LLM is configured: a goal (which needs a planner) is refused at once. */
+  llmConfigured?: boolean;
 }
 
 export class TaskService {
@@ -135,6 +137,7 @@ export class TaskService {
     idempotencyKey: string | null = null,
   ): Promise<{ task: TaskRecord; replayed: boolean }> {
     let taskId = givenTaskId ?? newTaskId();
+    if (input.plan === undefined) this.requireLlm();
     const resolved = await this.deps.namespaces.resolve(tenant, input.namespace);
     if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
     checkTaskFields(input);
@@ -214,6 +217,15 @@ export class TaskService {
     }
     await clearStart(this.deps.store.items, tenant, taskId);
     return { task, replayed };
+  }
+
+  /** Refuses work that needs a planner when no LLM is configured, saying what to set. */
+  requireLlm(): void {
+    if (this.deps.llmConfigured !== false) return;
+    throw new ValidationError(
+      "llm_not_configured",
+      "no LLM is configured, and a goal needs one to write its plan: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart; or send a plan instead of a goal",
+    );
   }
 
   /** The branch's inputs as they are stored: large ones in the blob store. */
@@ -334,10 +346,17 @@ export class TaskService {
   }
 
   private async present(task: TaskRecord, branches: BranchRecord[]): Promise<Task> {
-    const view = await this.deps.presenter.task(task, branches);
+    const view = await this.withSlotWait(await this.deps.presenter.task(task, branches), task);
     if (!task.webhook_url || !this.deps.deliveries) return view;
     const deliveries = await this.deps.deliveries(task.tenant_id, task.task_id);
     return { ...view, webhook: { url: task.webhook_url, deliveries } };
+  }
+
+  /** A `queued` task's place in line for a running slot (`waiting_for_slot`); one query, only then. */
+  async withSlotWait(view: Task, task: TaskRecord): Promise<Task> {
+    if (view.status !== "queued" || !this.deps.admission?.position) return view;
+    const wait = await this.deps.admission.position(task.tenant_id, task.task_id);
+    return wait ? { ...view, waiting_for_slot: wait } : view;
   }
 
   async record(tenant: string, taskId: string): Promise<TaskRecord> {

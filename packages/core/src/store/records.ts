@@ -5,6 +5,7 @@
 import type { Budget, LlmCall, NamespaceConfig, ResponseFormat, Status, Usage } from "../model";
 import type { Instruction, Plan } from "../plan/schema";
 import type { GroupRecord } from "../vm/group";
+import type { RetryingRecord } from "../vm/retrying";
 import type { WaitingRecord } from "../vm/wait";
 
 export interface TaskRecord {
@@ -106,6 +107,8 @@ export interface BranchRecord {
   group_base?: string | null;
   /** The base of the group that just ended, until the next commit (`vm/group.ts` `joinedAt`). */
   group_joined?: string | null;
+  /** While a failed step waits to be tried again (`vm/retrying.ts`); cleared by the next commit. */
+  retrying?: RetryingRecord | null;
   /** Evaluation verdict of this branch's answer, when evaluated. */
   verdict: { accept: boolean; score: number; suggestion: string | null } | null;
   created_at: string;

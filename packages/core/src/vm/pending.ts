@@ -32,6 +32,9 @@ export interface Draft {
   details?: Record<string, unknown>;
 }
 
+/** The reasoning of a plan commit whose plan the client gave: a retry from the start runs it again. */
+export const SUBMITTED_PLAN = "submitted by the client";
+
 export async function runPending(
   deps: StepDeps,
   branch: BranchRecord,
@@ -50,7 +53,7 @@ export async function runPending(
     case "plan": {
       const given = branch.plan;
       const result = given
-        ? { plan: given, reasoning: "submitted by the client", details: undefined }
+        ? { plan: given, reasoning: SUBMITTED_PLAN, details: undefined }
         : await deps.planner.plan({ branch, llm: session, tools, allowed });
       return {
         ...base,

@@ -48,6 +48,8 @@ export interface StepDeps {
   evaluator?: Evaluator;
   log: Log;
   localMode: boolean;
+  /** How long an LLM that cannot be reached is retried before the branch fails (`vm/retrying.ts`); default a minute. */
+  llmUnreachableMs?: number;
   /** Plan updates allowed per branch after step errors. */
   maxPlanUpdates: number;
   /** Runs after the first commit of a task (its `main` plan). */

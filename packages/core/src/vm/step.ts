@@ -44,6 +44,7 @@ import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
+import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
 import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
 
@@ -122,7 +123,12 @@ export async function runStep(
     draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
-    draft = draftForFailure(deps, branch, error);
+    const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
+    draft = draftForFailure(
+      deps,
+      branch,
+      unreachableFailure(branch, error, deps.clock.now(), bound) ?? error,
+    );
   }
   const commit = await buildCommit(
     deps,
@@ -312,6 +318,7 @@ function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): 
     decision.action === "record" &&
     decision.code !== "budget_exceeded" &&
     !planning &&
+    decision.code !== "llm_unreachable" &&
     branch.updates < deps.maxPlanUpdates;
   const details = (error as StackVMError).details;
   return {
@@ -419,6 +426,8 @@ async function moveHead(
   // The wait this commit ends (`vm/wait.ts`); ordinary steps write nothing more.
   if (branch.waiting) set.push([["waiting"], null]);
   // Set by the step that completes; an evaluation commit after it keeps the answer.
+  // The failures this commit ends (`vm/retrying.ts`): written only after one.
+  if (branch.retrying) set.push([["retrying"], null]);
   if (commit.final_answer !== undefined) set.push([["final_answer"], commit.final_answer]);
   if (commit.type === "evaluation") set.push([["verdict"], commit.details?.verdict ?? null]);
   if (commit.status_after === "failed") {

@@ -1,0 +1,210 @@
+/**
+ * `POST /v1/tasks/{id}/retry`: runs an ended task again on a new branch, which
+ * becomes the task's result branch at once (so the task, its events, the
+ * console and the CLI follow the new run).
+ *
+ * - `from: "start"`: a branch with no commits: the planner writes a new plan
+ *   from the goal, or the plan the client submitted runs again.
+ * - `from: "last_commit"` (the default): a fork that re-runs from the result
+ *   branch's head, so the step that failed runs again; a task with no plan yet
+ *   (it failed while planning) starts over as with "start".
+ *
+ * A task still at work (queued, running, waiting) answers 409: cancel it first.
+ * The branch becomes the result with a conditional write on the task, so two
+ * retries sent at once make one run (the other answers 409, its branch undone);
+ * with an `Idempotency-Key`, the same key answers the branch it made.
+ */
+import * as z from "zod";
+import { ConflictError, isErrorKind, ValidationError } from "../errors";
+import { type Branch, TERMINAL_STATUSES } from "../model";
+import type { Clock } from "../ports/clock";
+import type { Queue } from "../ports/queue";
+import { branchKey, commitId } from "../store/keys";
+import type { BranchRecord, TaskRecord } from "../store/records";
+import type { TaskStore } from "../store/task-store";
+import { digest, randomId } from "../vm/ids";
+import { SUBMITTED_PLAN } from "../vm/pending";
+import { enqueueNext } from "../vm/step";
+import type { BranchService } from "./branches";
+import type { Presenter } from "./present";
+import { markRunning, newBranch, type TaskService } from "./tasks";
+
+export const RETRY_FROM = ["start", "last_commit"] as const;
+
+export const RetryInput = z
+  .object({
+    from: z.string().max(64).optional().describe('"start" or "last_commit" (the default)'),
+  })
+  .strict();
+export type RetryInput = z.infer<typeof RetryInput>;
+
+export interface RetryServiceDeps {
+  store: TaskStore;
+  queue: Queue;
+  clock: Clock;
+  presenter: Presenter;
+  tasks: TaskService;
+  branches: BranchService;
+}
+
+export class RetryService {
+  constructor(private readonly deps: RetryServiceDeps) {}
+
+  async retry(
+    tenant: string,
+    taskId: string,
+    input: RetryInput,
+    idempotencyKey: string | null = null,
+  ): Promise<{ branch: Branch; replayed: boolean }> {
+    const from = input.from ?? "last_commit";
+    if (!(RETRY_FROM as readonly string[]).includes(from)) {
+      throw new ValidationError(
+        "invalid_retry_from",
+        `"from" must be "start" or "last_commit", not '${from.slice(0, 64)}': "start" runs the task again from its goal (or the plan it was given), "last_commit" runs again from the last commit of its result branch`,
+        { field: "from", allowed: RETRY_FROM },
+      );
+    }
+    const task = await this.deps.tasks.record(tenant, taskId);
+    const name =
+      idempotencyKey === null
+        ? `retry-${randomId(6)}`
+        : `retry-${digest(taskId, idempotencyKey).slice(0, 12)}`;
+    if (idempotencyKey !== null) {
+      const made = await this.deps.store.getBranch(tenant, taskId, name);
+      if (made) return { branch: await this.deps.presenter.branch(made), replayed: true };
+    }
+    const result = await this.deps.store.getBranch(tenant, taskId, task.branch);
+    const status = result?.status ?? task.status;
+    if (!TERMINAL_STATUSES.has(status)) {
+      throw new ConflictError(
+        `task '${taskId}' is ${status}: only a task that ended can be retried; cancel it first (POST /v1/tasks/${taskId}/cancel), or fork one of its commits`,
+        "task_not_ended",
+      );
+    }
+    const promote = (branch: BranchRecord) => this.promote(task, branch);
+    const head = result?.head ?? null;
+    if (from === "last_commit" && result && head !== null) {
+      const state = await this.deps.branches.storedState(task, head);
+      if (state.plan !== null) {
+        const branch = await this.deps.branches
+          .fork(tenant, taskId, { from_commit: head, name }, { beforeEnqueue: promote })
+          .catch((error: unknown) => this.undone(task, name, idempotencyKey, error));
+        return { branch, replayed: false };
+      }
+    }
+    const branch = await this.fromStart(task, result, name).catch((error: unknown) =>
+      this.undone(task, name, idempotencyKey, error),
+    );
+    return { branch, replayed: false };
+  }
+
+  /**
+   * After a retry failed: the same key sent twice at once finds its branch made
+   * by the other request (answered as made); else the task is put back if it was
+   * already promoted, and the error stands.
+   */
+  private async undone(
+    task: TaskRecord,
+    name: string,
+    idempotencyKey: string | null,
+    error: unknown,
+  ): Promise<never> {
+    if (idempotencyKey !== null && (error as { code?: string }).code === "branch_exists") {
+      throw new ConflictError(
+        `a retry with this Idempotency-Key is being made by another request: read task '${task.task_id}' again`,
+        "retry_in_progress",
+      );
+    }
+    if (!isErrorKind(error, "conflict")) await this.restore(task, name).catch(() => undefined);
+    throw error;
+  }
+
+  /** A branch with no commits, from the task's goal or the plan it was given. */
+  private async fromStart(
+    task: TaskRecord,
+    result: BranchRecord | null,
+    name: string,
+  ): Promise<Branch> {
+    const { tenant_id: tenant, task_id: taskId } = task;
+    if (!result) {
+      throw new ConflictError(
+        `task '${taskId}' has no branch to take its settings from: start it again with POST /v1/tasks`,
+        "task_not_started",
+      );
+    }
+    const plan = await this.submittedPlan(result);
+    if (plan === null) this.deps.tasks.requireLlm();
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const branch = newBranch(tenant, taskId, name, result.config, now);
+    branch.plan = plan;
+    markRunning(branch, now);
+    await this.deps.store.createBranch(branch);
+    try {
+      await this.promote(task, branch);
+      await enqueueNext(this.deps, branch, null);
+    } catch (error) {
+      // All or nothing: the branch goes (`undone` puts the task back).
+      await this.deps.store.items
+        .delete(branchKey(tenant, taskId, name), { equals: { head: null } })
+        .catch(() => undefined);
+      throw error;
+    }
+    return this.deps.presenter.branch(branch);
+  }
+
+  /**
+   * The plan the client gave the task, if it was given one: on the branch before
+   * its first commit, or in the root commit (the plan commit) after it.
+   */
+  private async submittedPlan(result: BranchRecord): Promise<BranchRecord["plan"]> {
+    if (result.head === null) return result.plan;
+    const rootBid = result.lineage.at(-1)?.bid ?? result.bid;
+    const root = await this.deps.store.getCommit(
+      result.tenant_id,
+      result.task_id,
+      commitId(rootBid, 0),
+    );
+    if (root?.type !== "plan" || root.details?.reasoning !== SUBMITTED_PLAN) return null;
+    return root.plan ?? null;
+  }
+
+  /** Makes the new branch the task's result, if no other retry did since the task was read. */
+  private async promote(task: TaskRecord, branch: BranchRecord): Promise<void> {
+    try {
+      await this.deps.store.updateTask(
+        task.tenant_id,
+        task.task_id,
+        {
+          branch: branch.name,
+          status: "running",
+          final_answer: null,
+          error: null,
+          updated_at: new Date(this.deps.clock.now()).toISOString(),
+        },
+        { exists: true, equals: { branch: task.branch, updated_at: task.updated_at } },
+      );
+    } catch (error) {
+      if (!isErrorKind(error, "conflict")) throw error;
+      throw new ConflictError(
+        `task '${task.task_id}' changed while it was being retried (another retry was first): read it again`,
+        "task_not_ended",
+      );
+    }
+  }
+
+  /** Puts the task back as it was before a retry that could not be queued. */
+  private async restore(task: TaskRecord, name: string): Promise<void> {
+    await this.deps.store.updateTask(
+      task.tenant_id,
+      task.task_id,
+      {
+        branch: task.branch,
+        status: task.status,
+        final_answer: task.final_answer,
+        error: task.error,
+        updated_at: new Date(this.deps.clock.now()).toISOString(),
+      },
+      { exists: true, equals: { branch: name } },
+    );
+  }
+}

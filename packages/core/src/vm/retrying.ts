@@ -1,0 +1,127 @@
+/**
+ * A branch whose step failed in a way worth trying again (the LLM or a tool
+ * answered 5xx, timed out, could not be reached) goes back to the queue. So that
+ * the user sees why it does not move, the failure path writes what happened on
+ * the branch: the last error, the attempt, when the next one comes, and since
+ * when it has been failing (`retrying`). The next commit clears it
+ * (`vm/step.ts` `moveHead`); a step that succeeds first time writes nothing more.
+ *
+ * An LLM that cannot be reached is not retried forever: once it has failed for
+ * longer than `llmUnreachableMs` (`STACKVM_LLM_UNREACHABLE_SECONDS`), the step
+ * records the failure and the branch ends with that cause.
+ */
+import { classifyFailure, isErrorKind, StackVMError } from "../errors";
+import type { Clock } from "../ports/clock";
+import type { BranchRecord } from "../store/records";
+import type { TaskStore } from "../store/task-store";
+import type { StepMessage } from "./message";
+
+/** What a retrying branch shows (`Branch.retrying`). */
+export interface RetryingRecord {
+  /** The delivery of the step that failed last, 1 for the first. */
+  attempt: number;
+  /** The most attempts the queue makes before the step goes to the dead-letter queue. */
+  max_attempts: number;
+  error: { code: string; message: string };
+  /** When the step is tried again (ISO 8601). */
+  next_attempt_at: string;
+  /** When the first of these failures happened. */
+  since: string;
+}
+
+/** Error codes that mean the LLM server was not reached or did not answer. */
+const UNREACHABLE_CODES = new Set(["llm_unavailable", "llm_timeout"]);
+
+/** Default bound on how long an unreachable LLM is retried: about a minute. */
+export const DEFAULT_LLM_UNREACHABLE_MS = 60_000;
+
+export function isLlmUnreachable(error: unknown): boolean {
+  return (
+    isErrorKind(error, "retryable") && UNREACHABLE_CODES.has((error as StackVMError).code ?? "")
+  );
+}
+
+/**
+ * The delay before the next attempt of a failed step: what the error asked for
+ * (`Retry-After`), else 5 s doubling per attempt up to 2 min; an unreachable LLM
+ * is tried again no later than when its bound runs out, so that the last attempt
+ * comes on time.
+ */
+export function retryDelaySeconds(
+  error: unknown,
+  attempt: number,
+  elapsedMs: number,
+  unreachableMs: number,
+): number {
+  const decision = classifyFailure(error);
+  const asked = decision.action === "retry" ? decision.afterSeconds : undefined;
+  const backoff = asked ?? Math.min(5 * 2 ** Math.max(0, attempt - 1), 120);
+  if (!isLlmUnreachable(error)) return backoff;
+  return Math.max(1, Math.min(backoff, Math.ceil((unreachableMs - elapsedMs) / 1000)));
+}
+
+/**
+ * The error that ends a branch whose LLM has not been reached for longer than
+ * the bound, or null while it may still be tried.
+ */
+export function unreachableFailure(
+  branch: Pick<BranchRecord, "retrying">,
+  error: unknown,
+  now: number,
+  unreachableMs: number,
+): StackVMError | null {
+  const since = branch.retrying?.since;
+  if (!since || !isLlmUnreachable(error)) return null;
+  const elapsed = now - Date.parse(since);
+  if (elapsed < unreachableMs) return null;
+  const seconds = Math.round(elapsed / 1000);
+  return new StackVMError(
+    "forbidden",
+    "llm_unreachable",
+    `the LLM could not be reached for ${seconds} s (the limit is ${Math.round(unreachableMs / 1000)} s, STACKVM_LLM_UNREACHABLE_SECONDS): ${(error as Error).message}. Check that the server at OPENAI_BASE_URL is running, then retry the task.`,
+  );
+}
+
+/**
+ * Writes the retry state on the branch, if its head is still the message's (a
+ * step that went on meanwhile is not marked). Only called when a step failed.
+ * Answers the record written, or null when the branch moved or is gone.
+ */
+export async function recordRetry(
+  deps: { store: TaskStore; clock: Clock },
+  message: StepMessage,
+  error: unknown,
+  attempt: number,
+  maxAttempts: number,
+  unreachableMs: number,
+): Promise<RetryingRecord | null> {
+  const now = deps.clock.now();
+  const branch = await deps.store.getBranch(message.tenant_id, message.task_id, message.branch);
+  if (!branch || branch.head !== message.head) return null;
+  const since = branch.retrying?.since ?? new Date(now).toISOString();
+  const delay = retryDelaySeconds(error, attempt, now - Date.parse(since), unreachableMs);
+  const e = error as Partial<StackVMError>;
+  const retrying: RetryingRecord = {
+    attempt,
+    max_attempts: maxAttempts,
+    error: {
+      code: typeof e?.code === "string" ? e.code : "error",
+      message: typeof e?.message === "string" ? e.message : String(error),
+    },
+    next_attempt_at: new Date(now + delay * 1000).toISOString(),
+    since,
+  };
+  try {
+    await deps.store.updateBranch(
+      message.tenant_id,
+      message.task_id,
+      message.branch,
+      { set: [[["retrying"], retrying]] },
+      { exists: true, equals: { head: message.head } },
+    );
+  } catch (failure) {
+    if (isErrorKind(failure, "conflict")) return null;
+    throw failure;
+  }
+  return retrying;
+}

@@ -1,0 +1,42 @@
+/**
+ * Which LLM this process would call, in words for the start-up banner, and
+ * whether one is configured at all (without one, a goal is refused at once
+ * with a 422 that says what to set, instead of failing a moment later).
+ */
+import type { RuntimeConfig } from "./config";
+
+export interface LlmSummary {
+  /** The endpoint's base URL, or OpenAI's when only a key is set. */
+  endpoint: string;
+  models: { planner: string; generation: string; evaluation: string; embedding: string };
+}
+
+/** The configured LLM, or null when neither `OPENAI_BASE_URL` nor `OPENAI_API_KEY` is set. */
+export function llmSummary(config: RuntimeConfig): LlmSummary | null {
+  const { apiKey, baseURL } = config.openai;
+  if (!apiKey && !baseURL) return null;
+  return {
+    endpoint: baseURL ?? "https://api.openai.com/v1 (OpenAI)",
+    models: {
+      planner: config.llm.models.reason,
+      generation: config.llm.models.default,
+      evaluation: config.llm.models.eval,
+      embedding: config.knowledge.embeddingModel,
+    },
+  };
+}
+
+/** The banner's lines about the LLM: what is configured, or what its absence means. */
+export function llmBannerLines(summary: LlmSummary | null): string[] {
+  if (!summary) {
+    return [
+      "  LLM:      none configured: goals are refused (422); plans you write run, except LLM steps",
+      "            set OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1) or OPENAI_API_KEY, and LLM_MODEL",
+    ];
+  }
+  const m = summary.models;
+  return [
+    `  LLM:      ${summary.endpoint}`,
+    `            planner ${m.planner}, generation ${m.generation}, evaluation ${m.evaluation}, embedding ${m.embedding}`,
+  ];
+}
