@@ -17,6 +17,7 @@ import {
   taskCommand,
   tasksCommand,
 } from "./commands/tasks";
+import { traceCommand } from "./commands/trace";
 import { loadCliConfig } from "./config";
 import { CliError, EXIT, usage } from "./exit-codes";
 import { createOut } from "./style";
@@ -31,6 +32,7 @@ export const COMMANDS: Command[] = [
   logCommand,
   diffCommand,
   forkCommand,
+  traceCommand,
   ...namespaceCommands,
   ...keyCommands,
 ];
