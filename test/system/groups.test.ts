@@ -119,7 +119,7 @@ describe("parallel groups", () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(history(await commits(taskId))).toEqual(expected);
       const task = await t.api("GET", `/v1/tasks/${taskId}`);
-      expect(task.body.usage.steps).toBe(6);
+      expect(task.body.usage.steps).toBe(5);
     } finally {
       queue.send = send;
     }

@@ -74,7 +74,7 @@ describe("planning", () => {
     ]);
     expect(commits[0]!.details.reasoning).toBe("gather facts, then write the answer");
     expect(commits[0]!.llm_calls.map((c: { purpose: string }) => c.purpose)).toEqual(["plan"]);
-    expect(task.usage).toMatchObject({ steps: 4, llm_calls: 3 });
+    expect(task.usage).toMatchObject({ steps: 3, llm_calls: 3 });
   });
 
   it("updates the plan after a failing tool step and goes on to succeed", async () => {

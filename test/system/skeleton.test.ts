@@ -35,7 +35,8 @@ describe("the walking skeleton", () => {
       null,
     ]);
     expect(commits.body.next_cursor).toBeNull();
-    expect(task.usage.steps).toBe(4);
+    // Three instructions ran (0, 1, 3); the plan commit is not a step.
+    expect(task.usage.steps).toBe(3);
   });
 
   it("answers 400 with the error shape to a malformed body", async () => {

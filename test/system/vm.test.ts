@@ -94,7 +94,8 @@ describe("LLM faults through the whole stack", () => {
       llm_calls: 2,
       input_tokens: calls[0].input_tokens + calls[1].input_tokens,
       output_tokens: 6,
-      steps: 4,
+      // Three instructions ran; the plan commit is not a step.
+      steps: 3,
     });
   });
 });

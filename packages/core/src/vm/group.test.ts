@@ -121,7 +121,7 @@ describe("parallel groups in the step protocol", () => {
     expect(linear[1]!.outputs.a).toMatch(/answer to/);
     expect(linear[1]!.llm_calls).toHaveLength(1);
     expect(linear[3]!.details?.group).toMatchObject({ members: [0, 1, 2, 3] });
-    expect(task.usage.steps).toBe(6);
+    expect(task.usage.steps).toBe(5);
     const members = sys.queue.sent.filter((s) => (s.body as StepMessage).member !== undefined);
     expect(members.map((m) => (m.body as StepMessage).member).sort()).toEqual([1, 2, 3]);
     const branch = await sys.store.getBranch("acme", taskId, "main");

@@ -37,7 +37,8 @@ describe("runStep", () => {
       ["step", 0],
       ["plan", null],
     ]);
-    expect(task.usage.steps).toBe(5);
+    // Four instructions ran; the plan commit is not a step.
+    expect(task.usage.steps).toBe(4);
   });
 
   it("tells the onCommit hook of every commit that became a head, once", async () => {
@@ -184,13 +185,14 @@ describe("runStep", () => {
       "acme",
       CreateTaskInput.parse({
         plan: [...plan, { seq_no: 3, type: "assign", parameters: { final_answer: 1 } }],
-        budget: { max_steps: 1000 },
+        // The plan commit and 999 instructions, then the budget's error commit: 1,001 commits.
+        budget: { max_steps: 999 },
       }),
     );
     await sys.drain();
     const branch = await sys.store.getBranch("acme", task.task_id, "main");
     expect(branch!.status).toBe("failed");
-    expect(branch!.error).toMatch(/max_steps budget spent: 1000 of 1000/);
+    expect(branch!.error).toMatch(/max_steps budget spent: 999 of 999/);
     expect(branch!.depth).toBe(1000);
     for (const depth of [1000, 999, 1, 2, 500, 512]) {
       sys.items.counts.get = 0;

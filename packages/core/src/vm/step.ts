@@ -45,6 +45,7 @@ import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
 import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
+import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
 import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
 
@@ -453,7 +454,7 @@ async function moveHead(
     set,
     ...(remove.length > 0 ? { remove } : {}),
     add: [
-      [["usage", "steps"], 1],
+      [["usage", "steps"], countsAsStep(branch, commit) ? 1 : 0],
       [["usage", "llm_calls"], calls.length],
       [["usage", "input_tokens"], calls.reduce((n, c) => n + c.input_tokens, 0)],
       [["usage", "output_tokens"], calls.reduce((n, c) => n + c.output_tokens, 0)],
