@@ -17,6 +17,7 @@ import { checkJsonBody } from "./json-body";
 import { API_TAGS, tagRoutes } from "./openapi-tags";
 import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
+import { registerDoctorRoutes } from "./routes/doctor";
 import { registerEventRoutes } from "./routes/events";
 import { registerKeyRoutes } from "./routes/keys";
 import { DOCUMENTS_PATH, registerKnowledgeRoutes, uploadBodyLimit } from "./routes/knowledge";
@@ -114,6 +115,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerTemplateRoutes(app);
   registerEventRoutes(app);
   registerKnowledgeRoutes(app);
+  registerDoctorRoutes(app);
 
   tagRoutes(app);
   app.doc31("/openapi.json", {

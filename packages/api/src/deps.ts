@@ -34,6 +34,14 @@ export interface ApiConfig {
   maxUploadBytes?: number;
 }
 
+/** One check of `GET /v1/doctor`, with what to fix when it did not pass. */
+export interface DoctorCheck {
+  name: string;
+  status: "ok" | "warning" | "failed" | "unchecked";
+  detail: string;
+  fix: string | null;
+}
+
 export interface ApiDeps {
   tasks: TaskService;
   branches: BranchService;
@@ -57,4 +65,6 @@ export interface ApiDeps {
   knowledge?: KnowledgeService;
   config: ApiConfig;
   log: Log;
+  /** The checks of the LLM, embeddings and sandbox, where this process holds them (the local stack). */
+  doctor?: () => Promise<DoctorCheck[]>;
 }

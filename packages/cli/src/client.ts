@@ -5,6 +5,7 @@
  */
 import type { CliConfig } from "./config";
 import { CliError, EXIT, type ExitCode } from "./exit-codes";
+import { plural } from "./render";
 
 export interface Client {
   readonly url: string;
@@ -77,7 +78,11 @@ export function createClient(config: CliConfig): Client {
     }
     const status = response.status;
     const code = parsed.error?.code ?? `http_${status}`;
-    const message = parsed.error?.message ?? (text.slice(0, 200) || response.statusText);
+    const listed = problems(parsed);
+    // The API's message repeats the first problems: with the list below it, say only how many.
+    const message = listed.length
+      ? `${code === "invalid_plan" ? "the plan" : "the request"} has ${plural(listed.length, "problem")}`
+      : (parsed.error?.message ?? (text.slice(0, 200) || response.statusText));
     let exit: ExitCode = EXIT.rejected;
     let hint = "";
     if (status === 401 || status === 403) {
@@ -88,7 +93,9 @@ export function createClient(config: CliConfig): Client {
           : "";
     } else if (status === 404) exit = EXIT.notFound;
     else if (status >= 500) exit = EXIT.unavailable;
-    throw new CliError(exit, `${method} ${path}: ${message} [${code}]${hint}`, problems(parsed));
+    const shown =
+      listed.length > 20 ? [...listed.slice(0, 20), `… and ${listed.length - 20} more`] : listed;
+    throw new CliError(exit, `${method} ${path}: ${message} [${code}]${hint}`, shown);
   }
 
   return {
@@ -128,7 +135,7 @@ export function createClient(config: CliConfig): Client {
   };
 }
 
-/** The problems of a 422 (a plan that fails validation), one line each. */
+/** The problems of a 422 (a plan that fails validation), one line each, with their hints. */
 function problems(body: ApiErrorBody): string[] {
   const details = body.error?.details as { problems?: unknown } | unknown[] | undefined;
   const list = Array.isArray(details)
@@ -136,7 +143,7 @@ function problems(body: ApiErrorBody): string[] {
     : Array.isArray((details as { problems?: unknown })?.problems)
       ? ((details as { problems: unknown[] }).problems as unknown[])
       : [];
-  return list.slice(0, 20).map((p) => {
+  return list.map((p) => {
     const item = p as { path?: unknown; message?: unknown; hint?: unknown };
     const where = Array.isArray(item.path) ? item.path.join(".") : String(item.path ?? "");
     const hint = item.hint ? ` (${String(item.hint)})` : "";

@@ -76,17 +76,37 @@ export function parseCommand(
   return { values, args, help: false };
 }
 
-/** The help text of a command, from its options. */
-export function helpText(command: Command): string {
+/** Words of `text` in lines of at most `width` columns (a longer word keeps its own line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+}
+
+/**
+ * The help text of a command, from its options: one flag a line, the
+ * descriptions in a column as wide as the longest flag needs, wrapped to the
+ * terminal's width.
+ */
+export function helpText(command: Command, columns = 80): string {
   const lines = [command.summary, "", `Usage: ${command.usage}`];
-  const entries = Object.entries(command.options);
-  if (entries.length) {
-    lines.push("", "Options:");
-    for (const [name, option] of entries) {
-      const arg = option.type === "string" ? ` <${name.replace(/-/g, "_")}>` : "";
-      const repeat = option.multiple ? " (repeatable)" : "";
-      lines.push(`  --${name}${arg}`.padEnd(30) + option.description + repeat);
-    }
+  const flags: Array<[string, string]> = Object.entries(command.options).map(([name, option]) => {
+    const arg = option.type === "string" ? ` <${name.replace(/-/g, "_")}>` : "";
+    return [`  --${name}${arg}`, option.description + (option.multiple ? " (repeatable)" : "")];
+  });
+  flags.push(["  -h, --help", "show this help"]);
+  const width = Math.max(...flags.map(([flag]) => flag.length)) + 3;
+  lines.push("", "Options:");
+  for (const [flag, description] of flags) {
+    const [first, ...rest] = wrap(description, Math.max(columns - width, 20));
+    lines.push(flag.padEnd(width) + first);
+    for (const more of rest) lines.push(" ".repeat(width) + more);
   }
   return lines.join("\n");
 }

@@ -18,9 +18,11 @@ export interface FollowOptions {
   maxRetries?: number;
   /** Wait before a reconnect, unless the server said otherwise (default 1 s). */
   retryMs?: number;
+  /** Stops following early (`fork --watch` stops when its branch ends): resolves at once. */
+  signal?: AbortSignal;
 }
 
-/** Resolves when the task and all its branches have ended. */
+/** Resolves when the task and all its branches have ended, or `signal` aborts. */
 export async function follow(
   client: Client,
   taskId: string,
@@ -31,7 +33,9 @@ export async function follow(
   let retryMs = options.retryMs ?? 1_000;
   let lastEventId: string | null = null;
   let failures = 0;
+  const signal = options.signal;
   for (;;) {
+    if (signal?.aborted) return;
     let ended = false;
     let received = 0;
     const parser = createParser({
@@ -51,6 +55,7 @@ export async function follow(
       const response = await client.stream(
         path,
         lastEventId ? { "last-event-id": lastEventId } : {},
+        signal,
       );
       const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
@@ -59,6 +64,7 @@ export async function follow(
         parser.feed(chunk.value);
       }
     } catch (error) {
+      if (signal?.aborted) return;
       // Refusals (404, 401) are final; a dropped connection is retried below.
       if (error instanceof CliError && error.exitCode !== EXIT.unavailable) throw error;
       if (!(error instanceof CliError) && (error as Error).name !== "TypeError") throw error;

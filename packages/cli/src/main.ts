@@ -6,6 +6,8 @@
 import { createClient } from "./client";
 import { type Command, helpText, parseCommand } from "./command";
 import { answerCommand } from "./commands/answer";
+import { branchesCommand, promoteCommand } from "./commands/branches";
+import { doctorCommand } from "./commands/doctor";
 import { keyCommands } from "./commands/keys";
 import { namespaceCommands } from "./commands/namespace";
 import { runCommand, watchCommand } from "./commands/run";
@@ -33,6 +35,9 @@ export const COMMANDS: Command[] = [
   diffCommand,
   forkCommand,
   traceCommand,
+  branchesCommand,
+  promoteCommand,
+  doctorCommand,
   ...namespaceCommands,
   ...keyCommands,
 ];
@@ -97,7 +102,7 @@ export async function main(
     const { command, rest } = findCommand(argv);
     const { values, args, help } = parseCommand(command, rest);
     if (help) {
-      out.line(helpText(command));
+      out.line(helpText(command, out.columns));
       return EXIT.ok;
     }
     const client = createClient(loadCliConfig(env));

@@ -3,6 +3,7 @@
  * ran and what it produced, cut to fit, plus the tokens and cost so far.
  */
 import type { Commit, Diff, Task } from "@stackvm/core";
+import cliTruncate from "cli-truncate";
 import type { Out } from "./style";
 
 /** A value as a short one-line preview. */
@@ -14,6 +15,18 @@ export function preview(value: unknown, max = 60): string {
 }
 
 export const count = (n: number): string => n.toLocaleString("en-US");
+
+/** `1 step`, `2 steps`, `1,234 tokens`: the count and the word, singular for exactly one. */
+export const plural = (n: number, word: string, many = `${word}s`): string =>
+  `${count(n)} ${n === 1 ? word : many}`;
+
+/**
+ * Cuts `text` with an ellipsis so that it takes at most `width` terminal columns
+ * (wide characters count two). `text` is plain: paint it after.
+ */
+export function fit(text: string, width: number): string {
+  return cliTruncate(text, Math.max(width, 1), { position: "end" });
+}
 export const usd = (n: number): string => `$${n.toFixed(n < 0.01 ? 4 : 2)}`;
 
 /** Running totals of the LLM calls seen in commits. */
@@ -54,7 +67,8 @@ export function describeCommit(commit: Commit): string {
     }
     case "error": {
       const error = (commit.error ?? {}) as { code?: string; message?: string };
-      return `error [${error.code ?? "error"}] ${preview(error.message ?? "", 90).slice(1, -1)}`;
+      // The type column already says "error".
+      return `[${error.code ?? "unknown"}] ${error.message ?? ""}`.replace(/\s+/g, " ");
     }
     case "evaluation": {
       const verdict = details.verdict as { accept: boolean; score: number } | null | undefined;
@@ -77,15 +91,22 @@ export function describeCommit(commit: Commit): string {
   }
 }
 
-/** The live line of a commit: branch, step, what it did, totals so far. */
+/**
+ * The live line of a commit: branch, step, what it did, totals so far, cut to the
+ * terminal's width (what it did gives way; the totals stay).
+ */
 export function commitLine(out: Out, commit: Commit, totals: Totals): string {
-  const branch = commit.branch === "main" ? "" : out.paint("magenta", `(${commit.branch}) `);
-  const seq = commit.seq_no === null ? "   " : `[${commit.seq_no}]`;
+  const branch = commit.branch === "main" ? "" : `(${commit.branch}) `;
+  const seq = ` ${(commit.seq_no === null ? "   " : `[${commit.seq_no}]`).padStart(4)} `;
   const type = commit.type.padEnd(11);
   const colour =
     commit.type === "error" ? "red" : commit.type === "step" ? "cyan" : ("yellow" as const);
-  const tally = out.paint("gray", `  ${count(totals.tokens)} tok · ${usd(totals.cost)}`);
-  return `${branch}${out.paint(colour, type)} ${seq.padStart(4)} ${describeCommit(commit)}${tally}`;
+  const tally = `  ${count(totals.tokens)} tok · ${usd(totals.cost)}`;
+  const what = fit(
+    describeCommit(commit),
+    out.columns - branch.length - type.length - seq.length - tally.length,
+  );
+  return `${branch && out.paint("magenta", branch)}${out.paint(colour, type)}${seq}${what}${out.paint("gray", tally)}`;
 }
 
 /** The final answer as text: strings as they are, other values as indented JSON. */
@@ -100,7 +121,7 @@ export function taskSummary(task: Task): string[] {
     `status   ${task.status}${task.error ? ` (${task.error})` : ""}`,
     `goal     ${task.goal ?? "(plan given)"}`,
     `branch   ${task.branch}    namespace ${task.namespace}`,
-    `usage    ${u.steps} steps · ${u.llm_calls} LLM calls · ${count(u.input_tokens + u.output_tokens)} tokens · ${usd(u.cost_usd)}`,
+    `usage    ${plural(u.steps, "step")} · ${plural(u.llm_calls, "LLM call")} · ${plural(u.input_tokens + u.output_tokens, "token")} · ${usd(u.cost_usd)}`,
     `created  ${task.created_at}    updated ${task.updated_at}`,
   ];
 }

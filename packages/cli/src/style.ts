@@ -11,6 +11,8 @@ type Style = Parameters<typeof styleText>[0];
 export interface Out {
   /** True when stdout is a terminal. */
   tty: boolean;
+  /** The terminal's width in columns; when the stream is not a terminal, `COLUMNS` or 80. */
+  columns: number;
   paint(style: Style, text: string): string;
   line(text?: string): void;
   /** Shows `text` next to a spinner until the next line is printed (TTY only). */
@@ -25,6 +27,12 @@ export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
   let spinner: ReturnType<typeof yoctoSpinner> | null = null;
   const out: Out = {
     tty,
+    // Read at each use: the terminal may have been resized. Not a terminal: COLUMNS, or 80.
+    get columns() {
+      if (tty && stream.columns > 0) return stream.columns;
+      const asked = Number(process.env.COLUMNS);
+      return Number.isInteger(asked) && asked > 0 ? asked : 80;
+    },
     paint: (style, text) => (color ? styleText(style, text, { validateStream: false }) : text),
     // The spinner hooks the stream: it clears itself before a line and redraws after.
     line(text = "") {

@@ -31,6 +31,7 @@ import {
 import {
   ConfigError,
   createDlqHandler,
+  createDoctor,
   createScheduleHandler,
   createSweepHandler,
   createSystem,
@@ -199,6 +200,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
     },
   );
+  // This one process holds the LLM, embeddings and sandbox: `GET /v1/doctor` checks them.
+  system.api.doctor = createDoctor({
+    ...system.ports,
+    llmConfig: config.llm,
+    embeddingModel: config.knowledge.embeddingModel,
+    baseURL: config.openai.baseURL,
+  });
   fireSchedule = createScheduleHandler(system.schedules, log);
   await scheduler.load(await system.schedules.timers());
 

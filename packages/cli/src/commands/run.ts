@@ -7,7 +7,7 @@ import type { Task } from "@stackvm/core";
 import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { follow } from "../follow";
-import { addCommit, answerText, commitLine, count, type Totals, usd } from "../render";
+import { addCommit, answerText, commitLine, plural, type Totals, usd } from "../render";
 
 /** Follows a task to its end, printing commits live; returns the exit code of its status. */
 export async function followTask(ctx: Context, taskId: string, json: boolean): Promise<number> {
@@ -33,7 +33,7 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
         if (json) return;
         out.line(commitLine(out, commit, totals));
         out.wait(
-          `running · ${totals.steps} commits · ${count(totals.tokens)} tokens · ${usd(totals.cost)}`,
+          `running · ${plural(totals.steps, "commit")} · ${plural(totals.tokens, "token")} · ${usd(totals.cost)}`,
         );
       },
       status() {},
@@ -53,7 +53,7 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
 function printOutcome(ctx: Context, task: Task, ms: number): void {
   const { out } = ctx;
   const u = task.usage;
-  const usage = `${u.steps} steps · ${count(u.input_tokens + u.output_tokens)} tokens · ${usd(u.cost_usd)} · ${(ms / 1000).toFixed(1)} s`;
+  const usage = `${plural(u.steps, "step")} · ${plural(u.input_tokens + u.output_tokens, "token")} · ${usd(u.cost_usd)} · ${(ms / 1000).toFixed(1)} s`;
   const branch = task.branch === "main" ? "" : ` · result branch ${task.branch}`;
   if (task.status === "completed") {
     out.line(out.paint("green", `✓ completed · ${usage}${branch}`));

@@ -5,7 +5,7 @@ import type { Branch, Commit, Diff, Task } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { answerText, describeCommit, diffLines, preview, taskSummary } from "../render";
-import { followTask } from "./run";
+import { followBranch } from "./follow-branch";
 
 const STATUSES = ["queued", "running", "waiting", "completed", "failed", "cancelled"];
 const id = encodeURIComponent;
@@ -150,7 +150,10 @@ export const forkCommand: Command = {
     suggestion: { type: "string", description: "the planner rewrites the plan from this commit" },
     plan: { type: "string", description: "a JSON file with the plan to run from this commit" },
     name: { type: "string", description: "the new branch's name ([a-z0-9_-], default fork-…)" },
-    watch: { type: "boolean", description: "follow the task until it ends" },
+    watch: {
+      type: "boolean",
+      description: "follow the new branch until it ends (with --json: print only the branch then)",
+    },
     ...JSON_OPTION,
   },
   args: ["TASK", "COMMIT"],
@@ -165,9 +168,9 @@ export const forkCommand: Command = {
     const branch = await ctx.client.request<Branch>("POST", `/v1/tasks/${id(taskId!)}/branches`, {
       body,
     });
+    if (!v.json) ctx.out.line(`branch ${branch.name} forked from ${commit} (${branch.status})`);
+    if (v.watch) return followBranch(ctx, taskId!, branch.name, v.json === true);
     if (v.json) printJson(ctx.out, branch);
-    else ctx.out.line(`branch ${branch.name} forked from ${commit} (${branch.status})`);
-    if (v.watch) return followTask(ctx, taskId!, v.json === true);
     return EXIT.ok;
   },
 };

@@ -1,0 +1,161 @@
+/**
+ * The server's own checks for `GET /v1/doctor` (and `stackvm doctor`): does the
+ * LLM answer with each configured model, do the embeddings, does the sandbox run
+ * Python inside its boundary. Each check says what to fix when it fails. Only a
+ * process that holds these ports can check them: the local stack does; on AWS
+ * the API function holds none of them (only the worker does).
+ */
+import type { DoctorCheck } from "@stackvm/api";
+import type { EmbeddingPort, LlmConfig, LlmPort, SandboxPort } from "@stackvm/core";
+
+export interface DoctorPorts {
+  llm: LlmPort;
+  /** Absent where this process has none: the check is `unchecked`. */
+  embeddings?: EmbeddingPort;
+  sandbox: SandboxPort;
+  llmConfig: LlmConfig;
+  /** `EMBEDDING_MODEL`. */
+  embeddingModel: string;
+  /** `OPENAI_BASE_URL`, or null for OpenAI's. */
+  baseURL: string | null;
+}
+
+/** The longest one check may take: the doctor answers within a request's time. */
+const CHECK_TIMEOUT_MS = 15_000;
+
+function errorOf(error: unknown): { code: string; message: string } {
+  const e = error as { code?: unknown; message?: unknown };
+  return {
+    code: typeof e.code === "string" ? e.code : "error",
+    message: typeof e.message === "string" ? e.message : String(error),
+  };
+}
+
+/** What to do about an LLM or embeddings failure, by the adapter's error code. */
+function llmFix(code: string, message: string, server: string): string {
+  switch (code) {
+    case "llm_not_configured":
+    case "embeddings_not_configured":
+      return message.replace(/^[^:]*: /, "");
+    case "llm_unavailable":
+    case "llm_timeout":
+    case "llm_bad_response":
+      return `start the LLM server at ${server}, or point OPENAI_BASE_URL at one that runs (it ends in /v1), then restart`;
+    case "llm_unauthorized":
+    case "llm_forbidden":
+    case "llm_quota_exceeded":
+      return `set OPENAI_API_KEY to a key that ${server} accepts for this model, then restart`;
+    default:
+      return `check OPENAI_BASE_URL (${server}), OPENAI_API_KEY and the model names, then restart`;
+  }
+}
+
+async function checkModel(ports: DoctorPorts, model: string, roles: string): Promise<DoctorCheck> {
+  const name = "llm";
+  const server = ports.baseURL ?? "OpenAI";
+  const started = Date.now();
+  try {
+    await ports.llm.complete({
+      model,
+      messages: [{ role: "user", content: "Reply with the single word: ok" }],
+      timeoutMs: Math.min(ports.llmConfig.timeoutMs, CHECK_TIMEOUT_MS),
+    });
+    return {
+      name,
+      status: "ok",
+      detail: `model ${model} (${roles}) answered at ${server} in ${Date.now() - started} ms`,
+      fix: null,
+    };
+  } catch (error) {
+    const { code, message } = errorOf(error);
+    const detail = `model ${model} (${roles}): ${message}`;
+    return { name, status: "failed", detail, fix: llmFix(code, message, server) };
+  }
+}
+
+async function checkEmbeddings(ports: DoctorPorts): Promise<DoctorCheck> {
+  const name = "embeddings";
+  const server = ports.baseURL ?? "OpenAI";
+  if (!ports.embeddings) {
+    return {
+      name,
+      status: "unchecked",
+      detail: "this process holds no embeddings: the worker does",
+      fix: null,
+    };
+  }
+  try {
+    const answer = await ports.embeddings.embed({
+      model: ports.embeddingModel,
+      input: ["stackvm doctor"],
+      timeoutMs: CHECK_TIMEOUT_MS,
+    });
+    const size = answer.vectors[0]?.length ?? 0;
+    return {
+      name,
+      status: "ok",
+      detail: `model ${ports.embeddingModel} answered at ${server} (${size} dimensions)`,
+      fix: null,
+    };
+  } catch (error) {
+    const { code, message } = errorOf(error);
+    // Only knowledge bases need embeddings: a task without them runs.
+    return {
+      name,
+      status: "warning",
+      detail: `${message} (only knowledge bases need embeddings)`,
+      fix:
+        code === "embeddings_not_configured"
+          ? llmFix(code, message, server)
+          : `set EMBEDDING_MODEL to an embedding model that ${server} has (e.g. nomic-embed-text on Ollama), then restart`,
+    };
+  }
+}
+
+async function checkSandbox(ports: DoctorPorts): Promise<DoctorCheck> {
+  const name = "sandbox";
+  try {
+    const answer = await ports.sandbox.run({ v: 1, language: "python", code: "6 * 7" });
+    if (answer.error === null && answer.result === 42) {
+      return {
+        name,
+        status: "ok",
+        detail: "Python ran inside the sandbox's boundary",
+        fix: null,
+      };
+    }
+    const message = answer.error?.message ?? `Python answered ${JSON.stringify(answer.result)}`;
+    return {
+      name,
+      status: "failed",
+      detail: message,
+      fix:
+        answer.error?.code === "refused"
+          ? "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) and allow user namespaces, then restart"
+          : "see the server's log for the sandbox's own lines, then restart",
+    };
+  } catch (error) {
+    return {
+      name,
+      status: "failed",
+      detail: errorOf(error).message,
+      fix: "see the server's log for the sandbox's own lines, then restart",
+    };
+  }
+}
+
+/** Runs every check at once; answers them in a fixed order. */
+export function createDoctor(ports: DoctorPorts): () => Promise<DoctorCheck[]> {
+  return async () => {
+    // Each distinct model once, with the roles it serves.
+    const roles = new Map<string, string[]>();
+    for (const [role, model] of Object.entries(ports.llmConfig.models)) {
+      roles.set(model, [...(roles.get(model) ?? []), role]);
+    }
+    return Promise.all([
+      ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "))),
+      checkEmbeddings(ports),
+      checkSandbox(ports),
+    ]);
+  };
+}
