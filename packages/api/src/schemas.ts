@@ -44,6 +44,14 @@ export const TaskIdParam = z.object({
     .openapi({ param: { name: "task_id", in: "path" } }),
 });
 
+/** A branch of a task in the path: `/v1/tasks/{task_id}/branches/{name}`. */
+export const BranchParams = TaskIdParam.extend({
+  name: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,64}$/)
+    .openapi({ param: { name: "name", in: "path" } }),
+});
+
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { "application/json": { schema } },

@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Branch, Commit, Diff, ForkInput, State, Task } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import {
+  BranchParams,
   bearer,
   CommitParams,
   commonErrors,
@@ -16,13 +17,6 @@ import {
   Paging,
   TaskIdParam,
 } from "../schemas";
-
-const BranchParams = TaskIdParam.extend({
-  name: z
-    .string()
-    .regex(/^[a-z0-9_-]{1,64}$/)
-    .openapi({ param: { name: "name", in: "path" } }),
-});
 
 export function registerBranchRoutes(app: ApiApp): void {
   app.openapi(

@@ -7,48 +7,38 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Branch } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import {
+  BranchParams,
   bearer,
   commonErrors,
   conflictError,
   invalidError,
   json,
   jsonBody,
-  TaskIdParam,
 } from "../schemas";
 
-const BranchParams = TaskIdParam.extend({
-  name: z
-    .string()
-    .regex(/^[a-z0-9_-]{1,64}$/)
-    .openapi({ param: { name: "name", in: "path" } }),
+/** The answer's value; a body without it is refused with how to send it. */
+const AnswerValue = z.unknown().openapi({
+  description: "The answer: any JSON value that matches the question's `schema`",
+  example: true,
 });
 
-const Answer = z
-  .object({
-    answer: z.unknown().openapi({
-      description: "The answer: any JSON value that matches the question's `schema`",
-      example: true,
-    }),
-  })
-  .strict()
-  .refine((body) => Object.hasOwn(body, "answer"), {
+const withAnswer = <T extends { answer?: unknown }>(schema: z.ZodType<T>) =>
+  schema.refine((body) => Object.hasOwn(body, "answer"), {
     message: 'send the answer as {"answer": <value>}',
     path: ["answer"],
-  })
-  .openapi("Answer");
+  });
 
-const AnswerWithSource = z
-  .object({
-    answer: z.unknown().openapi({ example: true }),
-    /** Where the answer was given; the commit records it (`details.answered_by`). */
-    source: z.enum(["api", "console", "cli"]).default("api"),
-  })
-  .strict()
-  .refine((body) => Object.hasOwn(body, "answer"), {
-    message: 'send the answer as {"answer": <value>}',
-    path: ["answer"],
-  })
-  .openapi("BranchInput");
+const Answer = withAnswer(z.object({ answer: AnswerValue }).strict()).openapi("Answer");
+
+const AnswerWithSource = withAnswer(
+  z
+    .object({
+      answer: AnswerValue,
+      /** Where the answer was given; the commit records it (`details.answered_by`). */
+      source: z.enum(["api", "console", "cli"]).default("api"),
+    })
+    .strict(),
+).openapi("BranchInput");
 
 const TokenParam = z.object({
   token: z

@@ -41,6 +41,7 @@ import type { Instruction } from "../plan/schema";
 import type { ItemKey } from "../ports/item-store";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
+import { markBranch } from "./branch-mark";
 import type { Execution } from "./execute";
 import { findInstruction } from "./execute";
 import { digest } from "./ids";
@@ -196,38 +197,14 @@ export async function runGroup(
   if (branch.usage.steps + run.length > branch.config.budget.max_steps) return null;
   const now = new Date(deps.clock.now()).toISOString();
   const group: GroupRecord = { base: branch.head, members: run, done: {}, started_at: now };
-  let marked: BranchRecord;
-  try {
-    marked = await deps.store.updateBranch(
-      branch.tenant_id,
-      branch.task_id,
-      branch.name,
-      {
-        set: [
-          [["group"], group],
-          [["group_base"], branch.head],
-          [["updated_at"], now],
-        ],
-      },
-      {
-        exists: true,
-        equals: { head: branch.head, status: "running", cancel_requested: false, group_base: null },
-      },
-    );
-  } catch (error) {
-    throw new RetryableError(
-      "group_raced",
-      "the branch changed as its group began",
-      undefined,
-      error,
-    );
-  }
-  deps.log.info("group started", {
-    tenant_id: branch.tenant_id,
-    task_id: branch.task_id,
-    branch: branch.name,
-    parent: branch.head,
-    members: run,
+  const marked = await markBranch(deps, branch, {
+    set: [
+      [["group"], group],
+      [["group_base"], branch.head],
+    ],
+    also: { group_base: null },
+    raced: { code: "group_raced", message: "the branch changed as its group began" },
+    log: { message: "group started", fields: { parent: branch.head, members: run } },
   });
   await fanOut(deps, marked, runner, join);
   return { outcome: "grouped" };

@@ -28,6 +28,7 @@ import { resolveReferences } from "../plan/references";
 import { hasZone, type WaitInstruction } from "../plan/schema";
 import type { BranchRecord } from "../store/records";
 import type { ToolContext } from "../tools/tool";
+import { markBranch } from "./branch-mark";
 import { digest, randomId } from "./ids";
 import type { StepMessage } from "./message";
 import type { StepDeps } from "./step-deps";
@@ -182,40 +183,24 @@ export async function enterWait(
     started_at: now,
     ...spec,
   };
-  let moved: BranchRecord;
-  try {
-    moved = await deps.store.updateBranch(
-      branch.tenant_id,
-      branch.task_id,
-      branch.name,
-      {
-        set: [
-          [["status"], "waiting"],
-          [["waiting"], waiting],
-          // At the top of the item, where a condition can name it: an answer is
-          // conditional on the wait it answers (`WaitService`).
-          [["waiting_id"], waiting.id],
-          [["updated_at"], now],
-        ],
+  const moved = await markBranch(deps, branch, {
+    set: [
+      [["status"], "waiting"],
+      [["waiting"], waiting],
+      // At the top of the item, where a condition can name it: an answer is
+      // conditional on the wait it answers (`WaitService`).
+      [["waiting_id"], waiting.id],
+    ],
+    raced: { code: "wait_raced", message: "the branch changed while it began to wait" },
+    log: {
+      message: "branch waiting",
+      fields: {
+        head: branch.head,
+        kind: waiting.kind,
+        ...(waiting.until ? { until: waiting.until } : {}),
+        ...(waiting.expires_at ? { expires_at: waiting.expires_at } : {}),
       },
-      { exists: true, equals: { head: branch.head, status: "running", cancel_requested: false } },
-    );
-  } catch (error) {
-    throw new RetryableError(
-      "wait_raced",
-      "the branch changed while it began to wait",
-      undefined,
-      error,
-    );
-  }
-  deps.log.info("branch waiting", {
-    tenant_id: branch.tenant_id,
-    task_id: branch.task_id,
-    branch: branch.name,
-    head: branch.head,
-    kind: waiting.kind,
-    ...(waiting.until ? { until: waiting.until } : {}),
-    ...(waiting.expires_at ? { expires_at: waiting.expires_at } : {}),
+    },
   });
   await armWake(deps, moved, waiting);
   await deps.onWaiting?.(moved);
