@@ -107,6 +107,7 @@ export {
   NamespaceConfig,
   ResponseFormat,
   Retrying,
+  RunningGroup,
   SlotWait,
   State,
   Status,
@@ -213,7 +214,6 @@ export {
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
 export { BranchService, ForkInput } from "./service/branches";
-export { RETRY_FROM, RetryInput, RetryService } from "./service/retry";
 export type { CronFields } from "./service/cron";
 export { checkTimeZone, isTimeZone, nextRunAt, parseCron } from "./service/cron";
 export type { EvaluationHookDeps } from "./service/evaluation";
@@ -229,6 +229,7 @@ export type { EventCursor, PollResult, TaskEvent, TaskEventsDeps } from "./servi
 export { decodeEventId, encodeEventId, TaskEvents } from "./service/events";
 export type { Lifecycle } from "./service/lifecycle";
 export { taskLifecycle } from "./service/lifecycle";
+export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
 export type { CodeToolRecord } from "./service/namespaces";
 export {
   createNamespaces,
@@ -240,7 +241,6 @@ export {
 export { addUsage, Presenter } from "./service/present";
 export type { BudgetLeft, MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
 export {
-export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
   DEFAULT_QUOTAS,
   QuotaOverrides,
   QuotaService,
@@ -248,6 +248,7 @@ export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
   TenantQuotas,
   taskAdmission,
 } from "./service/quotas";
+export { RETRY_FROM, RetryInput, RetryService } from "./service/retry";
 export type { RunningSlotsDeps } from "./service/running-slots";
 export { RunningSlots } from "./service/running-slots";
 export type { RunOutcome, ScheduleServiceDeps } from "./service/schedules";
@@ -346,8 +347,6 @@ export { digest, newTaskId, randomId } from "./vm/ids";
 export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
 export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
-export type { StoredState } from "./vm/state";
-export { readState, stateFromCommit } from "./vm/state";
 export type { RetryingRecord } from "./vm/retrying";
 export {
   DEFAULT_LLM_UNREACHABLE_MS,
@@ -355,6 +354,8 @@ export {
   recordRetry,
   retryDelaySeconds,
 } from "./vm/retrying";
+export type { StoredState } from "./vm/state";
+export { readState, stateFromCommit } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
 export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).

@@ -158,6 +158,18 @@ export const Waiting = z.object({
 });
 export type Waiting = z.infer<typeof Waiting>;
 
+/** A parallel group of a branch while it runs (plan language 1.1: groups). */
+export const RunningGroup = z.object({
+  /** The commit the members run after. */
+  base: z.string(),
+  /** The members that run at once, by seq_no in plan order. */
+  members: z.array(z.number().int()),
+  /** The members whose result is held, to be committed in plan order once all are. */
+  done: z.array(z.number().int()),
+  started_at: z.string(),
+});
+export type RunningGroup = z.infer<typeof RunningGroup>;
+
 export const Branch = z.object({
   name: z.string(),
   status: Status,
@@ -166,6 +178,8 @@ export const Branch = z.object({
   waiting: Waiting.optional(),
   /** Only while its last step failed and will be tried again. */
   retrying: Retrying.optional(),
+  /** Only while a parallel group of the branch runs (until its last member is committed). */
+  group: RunningGroup.optional(),
   forked_from: z.object({ branch: z.string(), commit_id: z.string() }).nullable(),
   final_answer: z.unknown().nullable(),
   error: z.string().nullable(),

@@ -23,7 +23,9 @@ export function registerEventRoutes(app: ApiApp): void {
         "`event: commit` (data: Commit, with an `id`) for every commit of every branch in order, " +
         "`event: status` (data: Task) when the task's status changes (or, while it waits for a running slot, " +
         "its place in line: `waiting_for_slot`), `event: retrying` (data: `{branch, attempt, max_attempts, error, " +
-        "next_attempt_at, since}`) once for each failed attempt of a step that will be tried again, and `event: end` after the task " +
+        "next_attempt_at, since}`) once for each failed attempt of a step that will be tried again, `event: group` (data: " +
+        "`{branch, base, members, done, started_at}`) when a parallel group starts and each time one of its members' " +
+        "results is held (the members run at once; their commits follow in plan order), and `event: end` after the task " +
         "and all its branches reached a terminal status, after which the stream closes. A stream that " +
         "closes without `end` has reached its time limit: reconnect with `Last-Event-ID` (or the " +
         "`last_event_id` query parameter) to resume after the last event received.",

@@ -156,3 +156,54 @@ describe("TaskEvents.stream", () => {
     expect(kinds).toEqual(["status", "heartbeat", "heartbeat"]);
   });
 });
+
+describe("group events", () => {
+  it("sends a branch's running group when it starts and each time a member is held, once each", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    await steps(sys, 1);
+    const branch = (await sys.store.getBranch("acme", task.task_id, "main"))!;
+    const group = { base: branch.head, members: [1, 2], done: {}, started_at: branch.updated_at };
+    const mark = (done: Record<string, boolean>) =>
+      sys.store.updateBranch("acme", task.task_id, "main", {
+        set: [[["group"], { ...group, done }]],
+      });
+    // Each wait between polls changes the mark: started, the same again, the second member held.
+    const changes = [() => mark({}), () => mark({ "2": true }), () => mark({ "2": true })];
+    await changes.shift()!();
+    const events = new TaskEvents({
+      store: sys.store,
+      tasks: sys.tasks,
+      presenter: new Presenter(sys.blobs),
+      clock: sys.clock,
+      maxConnectionMs: 10_000,
+      sleep: async (ms) => {
+        sys.clock.advance(ms);
+        await changes.shift()?.();
+      },
+    });
+    const seen: TaskEvent[] = [];
+    // No step runs: the stream ends at its cap, after every change was polled.
+    for await (const event of events.stream("acme", task.task_id)) seen.push(event);
+    expect(changes).toEqual([]);
+    const groups = seen.flatMap((e) => (e.event === "group" ? [e.data] : []));
+    expect(groups).toEqual([
+      {
+        branch: "main",
+        base: branch.head,
+        members: [1, 2],
+        done: [],
+        started_at: branch.updated_at,
+      },
+      {
+        branch: "main",
+        base: branch.head,
+        members: [1, 2],
+        done: [2],
+        started_at: branch.updated_at,
+      },
+    ]);
+    const listed = await sys.events.poll("acme", task.task_id, new Map());
+    expect(listed.groups).toEqual([groups[1]]);
+  });
+});

@@ -16,13 +16,13 @@
  * even when branches committed out of clock order.
  */
 import { MalformedError } from "../errors";
-import type { Commit, Retrying, Task } from "../model";
+import type { Commit, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import { commitSk, parseCommitId, taskPk } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import type { Presenter } from "./present";
+import { type Presenter, presentGroup } from "./present";
 import type { TaskService } from "./tasks";
 
 /** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
@@ -31,6 +31,8 @@ export type TaskEvent =
   | { event: "status"; data: Task }
   /** A branch's step failed and will be tried again (`vm/retrying.ts`): once per attempt. */
   | { event: "retrying"; data: Retrying & { branch: string } }
+  /** A branch's parallel group started or one of its members' results is held. */
+  | { event: "group"; data: RunningGroup & { branch: string } }
   | { event: "end"; data: { task_id: string; status: Task["status"] } }
   | { event: "heartbeat" };
 
@@ -88,6 +90,8 @@ export interface PollResult {
   done: boolean;
   /** Branches whose last step failed and will be tried again. */
   retrying: Array<Retrying & { branch: string }>;
+  /** Branches whose parallel group runs, with the members done so far. */
+  groups: Array<RunningGroup & { branch: string }>;
 }
 
 export class TaskEvents {
@@ -155,7 +159,12 @@ export class TaskEvents {
         .filter((b) => b.retrying && !TERMINAL_STATUSES.has(b.status))
         .map(async (b) => ({ branch: b.name, ...(await this.deps.presenter.branch(b)).retrying! })),
     );
-    return { events, cursor: next, task, done, retrying };
+    const groups = branches.flatMap((b) =>
+      b.group && !TERMINAL_STATUSES.has(b.status)
+        ? [{ branch: b.name, ...presentGroup(b.group) }]
+        : [],
+    );
+    return { events, cursor: next, task, done, retrying, groups };
   }
 
   /**
@@ -171,6 +180,7 @@ export class TaskEvents {
     const started = this.deps.clock.now();
     let lastStatus: string | null = null;
     const retriesSent = new Set<string>();
+    const groupsSent = new Set<string>();
     let lastSent = started;
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
@@ -181,6 +191,14 @@ export class TaskEvents {
         if (retriesSent.has(key)) continue;
         retriesSent.add(key);
         yield { event: "retrying", data: retry };
+      }
+      let grouped = false;
+      for (const group of result.groups) {
+        const key = `${group.branch}#${group.base}#${group.done.join(",")}`;
+        if (groupsSent.has(key)) continue;
+        groupsSent.add(key);
+        grouped = true;
+        yield { event: "group", data: group };
       }
       // A new status, or a new place in line for a running slot.
       const status = `${result.task.status}#${result.task.waiting_for_slot?.position ?? ""}`;
@@ -194,7 +212,8 @@ export class TaskEvents {
         return;
       }
       const now = this.deps.clock.now();
-      if (result.events.length > 0 || result.retrying.length > 0 || changed) lastSent = now;
+      if (result.events.length > 0 || result.retrying.length > 0 || grouped || changed)
+        lastSent = now;
       else if (now - lastSent >= this.heartbeatMs) {
         lastSent = now;
         yield { event: "heartbeat" };

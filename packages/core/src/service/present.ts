@@ -5,11 +5,12 @@
  * the store writes (`store/values.ts`) are read for references: a user value is
  * shown as it was given, whatever its shape.
  */
-import type { Branch, Commit, Retrying, Task, Usage } from "../model";
+import type { Branch, Commit, Retrying, RunningGroup, Task, Usage } from "../model";
 import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
 import { decodeValue, isStoredRef, taskBlobPrefix } from "../store/values";
+import type { GroupRecord } from "../vm/group";
 import type { WaitingRecord } from "../vm/wait";
 
 /** How long presigned URLs in answers stay valid. */
@@ -87,6 +88,9 @@ export class Presenter {
         ? { waiting: presentWaiting(waiting) }
         : {}),
       ...(retryingOf(branch) ? { retrying: retryingOf(branch)! } : {}),
+      ...(branch.group && !TERMINAL_STATUSES.has(branch.status)
+        ? { group: presentGroup(branch.group) }
+        : {}),
       forked_from: branch.forked_from,
       final_answer: await this.value(branch.final_answer ?? null, branch.tenant_id, branch.task_id),
       error: branch.error,
@@ -149,5 +153,15 @@ export function presentWaiting(waiting: WaitingRecord): NonNullable<Branch["wait
     schema: waiting.schema ?? null,
     until: waiting.until ?? null,
     expires_at: waiting.expires_at ?? null,
+  };
+}
+
+/** A group's mark as clients see it: the members done as a list, in plan order. */
+export function presentGroup(group: GroupRecord): RunningGroup {
+  return {
+    base: group.base,
+    members: group.members,
+    done: group.members.filter((m) => group.done[String(m)] === true),
+    started_at: group.started_at,
   };
 }
