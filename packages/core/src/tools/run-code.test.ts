@@ -27,7 +27,12 @@ describe("run_code", () => {
     });
 
     const { value, details } = await runCodeTool.run(
-      RunCodeInput.parse({ language: "python", code: "sum(xs)", inputs: { xs: [1, 2, 3] } }),
+      RunCodeInput.parse({
+        language: "python",
+        code: "sum(xs)",
+        inputs: { xs: [1, 2, 3] },
+        output: "all",
+      }),
       context,
     );
 
@@ -66,6 +71,43 @@ describe("run_code", () => {
     );
   });
 
+  it("gives the output variable the result, and keeps what the code printed and wrote in the commit", async () => {
+    const sandbox = scriptedSandbox([
+      ok(
+        { total: 6 },
+        {
+          stdout: `${"x".repeat(3_000)}done\n`,
+          stderr: "careful\n",
+          files: [{ path: "out.txt", encoding: "utf8", content: "six", size: 3 }],
+        },
+      ),
+    ]);
+    const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
+    const { value, details } = await runCodeTool.run(
+      RunCodeInput.parse({ language: "javascript", code: "({total: 6})" }),
+      context,
+    );
+    expect(value).toEqual({ total: 6 });
+    expect(details?.stdout_tail).toHaveLength(2_000);
+    expect(details?.stdout_tail).toMatch(/x+done\n$/);
+    expect(details?.stderr_tail).toBe("careful\n");
+    expect(details?.files).toEqual([expect.objectContaining({ path: "out.txt", text: "six" })]);
+    expect(details?.sandbox).toMatchObject({ stdout: { size: 3_005 } });
+  });
+
+  it("leaves the commit without output tails when the code printed nothing", async () => {
+    const sandbox = scriptedSandbox([ok(null)]);
+    const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
+    const { value, details } = await runCodeTool.run(
+      RunCodeInput.parse({ language: "javascript", code: "null" }),
+      context,
+    );
+    expect(value).toBeNull();
+    expect(details).not.toHaveProperty("stdout_tail");
+    expect(details).not.toHaveProperty("stderr_tail");
+    expect(details).not.toHaveProperty("files");
+  });
+
   it.each([
     ["timeout", "the code ran past its time limit"],
     ["memory_limit", "the code used more than its memory limit"],
@@ -101,6 +143,7 @@ describe("run_code", () => {
     ["an unknown language", { language: "ruby", code: "1" }],
     ["empty code", { language: "python", code: "" }],
     ["an unknown field", { language: "python", code: "1", timeout: 5 }],
+    ["an unknown output", { language: "python", code: "1", output: "stdout" }],
   ])("refuses %s before calling the sandbox", (_, input) => {
     expect(RunCodeInput.safeParse(input).success).toBe(false);
   });

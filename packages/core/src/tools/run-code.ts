@@ -2,6 +2,11 @@
  * `run_code`: runs JavaScript or Python that the plan gives, in the sandbox (time
  * and memory limits, no network, no host access). The code, its output and its
  * files are stored content-addressed, and the commit keeps their references.
+ *
+ * The output variable holds the program's result, as the plan means it
+ * (`${total}`, not `${total.result}`); what it printed is in the commit
+ * (`details.stdout_tail`, and the whole by reference in `details.sandbox`), and
+ * `"output": "all"` makes the variable `{result, stdout, stderr, files}`.
  */
 import * as z from "zod";
 import { SandboxFile, SandboxLanguage } from "../sandbox/protocol";
@@ -33,15 +38,24 @@ export const RunCodeInput = z
       .describe(
         "Files put in the working folder before the code runs: {path, encoding: 'utf8'|'base64', content}.",
       ),
+    output: z
+      .enum(["result", "all"])
+      .default("result")
+      .describe(
+        "What the output variable holds: 'result' (default), the program's result; 'all', {result, stdout, stderr, files} to read what it printed or the files it wrote.",
+      ),
   })
   .strict();
 export type RunCodeInput = z.infer<typeof RunCodeInput>;
+
+/** How much of stdout and stderr the commit shows as text (the whole is stored by reference). */
+const TAIL = 2_000;
 
 /** The `run_code` tool. */
 export const runCodeTool: Tool<RunCodeInput> = {
   name: "run_code",
   description:
-    "Runs a short JavaScript or Python program in a locked-down sandbox and returns {result, stdout, stderr, files}. Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing. The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the language's standard library (Python) or built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references.",
+    "Runs a short JavaScript or Python program in a locked-down sandbox and returns its result (with output: 'all', {result, stdout, stderr, files}). Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing. The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the language's standard library (Python) or built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references with output: 'all'.",
   input: RunCodeInput,
   run: runCode,
 };
@@ -54,13 +68,15 @@ async function runCode(input: RunCodeInput, context: ToolContext): Promise<ToolR
     ...(input.files ? { files: input.files } : {}),
   });
   if (run.response.error) throw sandboxFailureError(run, "run_code");
-  return {
-    value: {
-      result: run.response.result,
-      stdout: run.response.stdout,
-      stderr: run.response.stderr,
-      files: run.files,
-    },
-    details: { sandbox: run.record },
+  const { result, stdout, stderr } = run.response;
+  const details = {
+    sandbox: run.record,
+    ...(stdout ? { stdout_tail: stdout.slice(-TAIL) } : {}),
+    ...(stderr ? { stderr_tail: stderr.slice(-TAIL) } : {}),
+    ...(run.files.length ? { files: run.files } : {}),
   };
+  if (input.output === "all") {
+    return { value: { result, stdout, stderr, files: run.files }, details };
+  }
+  return { value: result, details };
 }
