@@ -3,5 +3,6 @@
  * through dynamic `import()` (see lambda.ts), in a module of their own so that
  * the other functions' bundles do not carry their chunks.
  */
-export { lazyLanceIndex, lazyOpenAiEmbeddings } from "./lazy-knowledge";
-export { lazyLambdaSandbox, lazyOpenAiLlm } from "./lazy-worker-adapters";
+export type { BedrockOptions } from "./bedrock-llm";
+export { lazyBedrockEmbeddings, lazyLanceIndex, lazyOpenAiEmbeddings } from "./lazy-knowledge";
+export { lazyBedrockLlm, lazyLambdaSandbox, lazyOpenAiLlm } from "./lazy-worker-adapters";

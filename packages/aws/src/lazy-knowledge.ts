@@ -1,9 +1,10 @@
 /**
- * The knowledge adapters, built on first use: the `openai` client for
+ * The knowledge adapters, built on first use: the `openai` or Bedrock client for
  * embeddings, and LanceDB (whose native module is about 200 MB) for the index.
  * A function that never touches knowledge loads neither.
  */
 import type { EmbeddingPort, KnowledgeIndex } from "@stackvm/core";
+import type { BedrockOptions } from "./bedrock-llm";
 import type { LanceKnowledgeIndexOptions } from "./lance-index";
 import { onFirstUse } from "./on-first-use";
 
@@ -12,6 +13,14 @@ export function lazyOpenAiEmbeddings(options: { apiKey: string; baseURL?: string
   return onFirstUse<EmbeddingPort>(["embed"], async () => {
     const { OpenAiEmbeddings } = await import("./openai-embeddings");
     return new OpenAiEmbeddings(options);
+  });
+}
+
+/** Titan Text Embeddings on Amazon Bedrock with the function's role: loaded by the first call. */
+export function lazyBedrockEmbeddings(options: BedrockOptions): EmbeddingPort {
+  return onFirstUse<EmbeddingPort>(["embed"], async () => {
+    const { BedrockEmbeddings } = await import("./bedrock-embeddings");
+    return new BedrockEmbeddings(options);
   });
 }
 

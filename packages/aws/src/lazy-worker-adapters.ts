@@ -1,8 +1,9 @@
 /**
  * The adapters only the worker builds, on first use (see `on-first-use.ts`):
- * the OpenAI client for LLM steps and the Lambda client for code steps.
+ * the OpenAI or Bedrock client for LLM steps and the Lambda client for code steps.
  */
 import type { LlmPort, SandboxPort } from "@stackvm/core";
+import type { BedrockOptions } from "./bedrock-llm";
 import { onFirstUse } from "./on-first-use";
 import type { OpenAiLlmOptions } from "./openai-llm";
 
@@ -11,6 +12,14 @@ export function lazyOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   return onFirstUse<LlmPort>(["complete"], async () => {
     const { OpenAiLlm } = await import("./openai-llm");
     return new OpenAiLlm(options);
+  });
+}
+
+/** Amazon Bedrock's Converse API with the function's role: loaded by the first LLM call. */
+export function lazyBedrockLlm(options: BedrockOptions): LlmPort {
+  return onFirstUse<LlmPort>(["complete"], async () => {
+    const { BedrockLlm } = await import("./bedrock-llm");
+    return new BedrockLlm(options);
   });
 }
 

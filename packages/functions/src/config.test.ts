@@ -29,3 +29,58 @@ describe("the schedule groups in the configuration", () => {
     expect(loadConfig({ ...base, STACKVM_WAKE_GROUP: "stackvm-prod-wakes" }).wakes).toBeNull();
   });
 });
+
+describe("the LLM provider in the configuration", () => {
+  it("is an OpenAI-compatible server unless LLM_PROVIDER says bedrock", () => {
+    const config = loadConfig(base);
+    expect(config.providers).toEqual({
+      llm: "openai",
+      embeddings: "openai",
+      bedrock: { region: "us-east-1", endpoint: null },
+    });
+    expect(config.llm.models.default).toBe("gpt-4o-mini");
+    expect(config.knowledge.embeddingModel).toBe("text-embedding-3-small");
+  });
+
+  it("takes Bedrock's model, region, endpoint and Titan embeddings", () => {
+    const config = loadConfig({
+      ...base,
+      AWS_REGION: "eu-west-1",
+      LLM_PROVIDER: "bedrock",
+      LLM_MODEL: "eu.amazon.nova-lite-v1:0",
+      BEDROCK_REGION: "eu-central-1",
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: "http://127.0.0.1:4599",
+    });
+    expect(config.providers).toEqual({
+      llm: "bedrock",
+      embeddings: "bedrock",
+      bedrock: { region: "eu-central-1", endpoint: "http://127.0.0.1:4599" },
+    });
+    expect(config.llm.models).toEqual({
+      default: "eu.amazon.nova-lite-v1:0",
+      reason: "eu.amazon.nova-lite-v1:0",
+      eval: "eu.amazon.nova-lite-v1:0",
+    });
+    expect(config.knowledge.embeddingModel).toBe("amazon.titan-embed-text-v2:0");
+  });
+
+  it("keeps embeddings on an OpenAI-compatible server when EMBEDDING_PROVIDER says so", () => {
+    const config = loadConfig({
+      ...base,
+      LLM_PROVIDER: "bedrock",
+      LLM_MODEL: "amazon.nova-lite-v1:0",
+      EMBEDDING_PROVIDER: "openai",
+    });
+    expect(config.providers.embeddings).toBe("openai");
+    expect(config.knowledge.embeddingModel).toBe("text-embedding-3-small");
+  });
+
+  it("refuses Bedrock without a model, and a provider it does not know", () => {
+    expect(() => loadConfig({ ...base, LLM_PROVIDER: "bedrock" })).toThrow(
+      /LLM_PROVIDER=bedrock needs LLM_MODEL, a Bedrock model id/,
+    );
+    expect(() => loadConfig({ ...base, LLM_PROVIDER: "anthropic" })).toThrow(
+      /LLM_PROVIDER: must be openai or bedrock, not 'anthropic'/,
+    );
+  });
+});

@@ -4,6 +4,17 @@
  */
 import { DEFAULT_TRACE_RETENTION_DAYS, type LlmConfig, loadLlmConfig } from "@stackvm/core";
 import * as z from "zod";
+import {
+  DEFAULT_EMBEDDING_MODELS,
+  defaultLlmModel,
+  PROVIDERS,
+  type ProviderConfig,
+  providerConfig,
+} from "./llm-provider";
+
+const Provider = z.enum(PROVIDERS, {
+  error: (issue) => `must be ${PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
+});
 
 const Env = z.object({
   AWS_REGION: z.string().min(1).default("us-east-1"),
@@ -26,6 +37,11 @@ const Env = z.object({
     .default(1024 * 1024),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
+  // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
+  LLM_PROVIDER: Provider.default("openai"),
+  EMBEDDING_PROVIDER: Provider.optional(),
+  BEDROCK_REGION: z.string().min(1).optional(),
+  AWS_ENDPOINT_URL_BEDROCK_RUNTIME: z.string().url().optional(),
   // Each LLM call's prompt and answer, kept this many days (0: none kept).
   STACKVM_LLM_TRACE_RETENTION_DAYS: z.coerce
     .number()
@@ -59,7 +75,8 @@ const Env = z.object({
   STACKVM_WAKE_GROUP: z.string().min(1).optional(),
   // Knowledge: the embedding model, where the index lives, the largest multipart upload
   // (Lambda takes request bodies up to 6 MB; larger documents go by presigned URL).
-  EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
+  // Default by provider: text-embedding-3-small, or Titan Text Embeddings v2 on Bedrock.
+  EMBEDDING_MODEL: z.string().min(1).optional(),
   STACKVM_KNOWLEDGE_INDEX: z
     .string()
     .regex(
@@ -87,6 +104,8 @@ export interface RuntimeConfig {
   planRepairs: number;
   maxBodyBytes: number;
   openai: { apiKey: string | null; baseURL: string | null };
+  /** `LLM_PROVIDER`, `EMBEDDING_PROVIDER` and Bedrock's region and endpoint. */
+  providers: ProviderConfig;
   llm: LlmConfig;
   /** Days each LLM call's trace is kept; 0 keeps none. */
   llmTraceRetentionDays: number;
@@ -132,9 +151,16 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     );
   }
   const e = parsed.data;
+  const providers = providerConfig(e);
+  const model = env.LLM_MODEL?.trim() || defaultLlmModel(providers.llm);
+  if (model === null) {
+    throw new ConfigError(
+      "bad configuration: LLM_PROVIDER=bedrock needs LLM_MODEL, a Bedrock model id or inference profile enabled in your account, e.g. LLM_MODEL=us.anthropic.claude-3-5-haiku-20241022-v1:0 or LLM_MODEL=amazon.nova-lite-v1:0",
+    );
+  }
   let llm: LlmConfig;
   try {
-    llm = loadLlmConfig({ ...env, LLM_MODEL: env.LLM_MODEL ?? "gpt-4o-mini" });
+    llm = loadLlmConfig({ ...env, LLM_MODEL: model });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -150,10 +176,11 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     planRepairs: e.STACKVM_PLAN_REPAIRS,
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
+    providers,
     llm,
     llmTraceRetentionDays: e.STACKVM_LLM_TRACE_RETENTION_DAYS,
     knowledge: {
-      embeddingModel: e.EMBEDDING_MODEL,
+      embeddingModel: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[providers.embeddings],
       indexUri: e.STACKVM_KNOWLEDGE_INDEX ?? `s3://${e.STACKVM_BUCKET}/knowledge-index`,
       maxUploadBytes: e.STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES,
     },

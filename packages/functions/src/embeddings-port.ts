@@ -1,11 +1,15 @@
 /**
- * The embeddings port from configuration: the same OpenAI-compatible server as
- * the LLM (`OPENAI_API_KEY`, `OPENAI_BASE_URL`). With neither set, a port that
- * fails each call saying what to set. Only the worker (and the local stack)
- * import this file, so that the other functions' bundles do not carry `openai`.
+ * The embeddings port from configuration: Titan Text Embeddings on Amazon
+ * Bedrock (`EMBEDDING_PROVIDER`, by default `LLM_PROVIDER`, set to `bedrock`),
+ * or the same OpenAI-compatible server as the LLM (`OPENAI_API_KEY`,
+ * `OPENAI_BASE_URL`). With neither, a port that fails each call saying what to
+ * set. Only the worker (and the local stack) import this file, so that the
+ * other functions' bundles do not carry the vendors' clients.
  */
-import { lazyOpenAiEmbeddings } from "@stackvm/aws/lambda-worker";
+import { lazyBedrockEmbeddings, lazyOpenAiEmbeddings } from "@stackvm/aws/lambda-worker";
 import { type EmbeddingPort, StackVMError } from "@stackvm/core";
+import type { RuntimeConfig } from "./config";
+import { bedrockOptions } from "./llm-provider";
 
 const unconfiguredEmbeddings: EmbeddingPort = {
   async embed() {
@@ -17,10 +21,11 @@ const unconfiguredEmbeddings: EmbeddingPort = {
   },
 };
 
-export function embeddingsPort(openai: {
-  apiKey: string | null;
-  baseURL: string | null;
-}): EmbeddingPort {
+export function embeddingsPort(config: Pick<RuntimeConfig, "openai" | "providers">): EmbeddingPort {
+  if (config.providers.embeddings === "bedrock") {
+    return lazyBedrockEmbeddings(bedrockOptions(config.providers));
+  }
+  const { openai } = config;
   if (!openai.apiKey && !openai.baseURL) return unconfiguredEmbeddings;
   return lazyOpenAiEmbeddings({
     apiKey: openai.apiKey ?? "none",

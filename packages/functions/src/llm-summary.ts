@@ -11,12 +11,20 @@ export interface LlmSummary {
   models: { planner: string; generation: string; evaluation: string; embedding: string };
 }
 
-/** The configured LLM, or null when neither `OPENAI_BASE_URL` nor `OPENAI_API_KEY` is set. */
+/**
+ * The configured LLM: Amazon Bedrock with `LLM_PROVIDER=bedrock`, else the
+ * OpenAI-compatible server, or null when neither `OPENAI_BASE_URL` nor
+ * `OPENAI_API_KEY` is set.
+ */
 export function llmSummary(config: RuntimeConfig): LlmSummary | null {
   const { apiKey, baseURL } = config.openai;
-  if (!apiKey && !baseURL) return null;
+  const bedrock = config.providers.llm === "bedrock" ? config.providers.bedrock : null;
+  if (!bedrock && !apiKey && !baseURL) return null;
+  const bedrockAt =
+    bedrock &&
+    `Amazon Bedrock in ${bedrock.region}${bedrock.endpoint ? ` at ${bedrock.endpoint}` : ""} (IAM role)`;
   return {
-    endpoint: baseURL ?? "https://api.openai.com/v1 (OpenAI)",
+    endpoint: bedrockAt || (baseURL ?? "https://api.openai.com/v1 (OpenAI)"),
     models: {
       planner: config.llm.models.reason,
       generation: config.llm.models.default,

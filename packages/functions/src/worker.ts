@@ -16,11 +16,11 @@ const runtime = awsRuntime(
   process.env,
   (config) =>
     config.sandboxFunction ? lazyLambdaSandbox(config.region, config.sandboxFunction) : null,
-  (config) => llmPort(config.openai),
+  (config) => llmPort(config),
   // LanceDB on S3 (its native module installed beside the bundle) and the embeddings: on first use.
   (config) => ({
     knowledgeIndex: lazyLanceIndex({ root: config.knowledge.indexUri }),
-    embeddings: embeddingsPort(config.openai),
+    embeddings: embeddingsPort(config),
   }),
 );
 

@@ -175,7 +175,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       queue,
       clock,
       sandbox: options.sandbox ?? ownSandbox!,
-      llm: options.llm ?? llmPort(config.openai),
+      llm: options.llm ?? llmPort(config),
       scheduler,
       wakes: scheduler,
       // LanceDB on the S3 emulator: the same engine and code path as on AWS, its files under the data folder.
@@ -187,7 +187,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           emulators.credentials,
         ),
       }),
-      embeddings: embeddingsPort(config.openai),
+      embeddings: embeddingsPort(config),
       uploads: new S3Uploads(clients.s3, config.bucket),
       mcp: new SdkMcpClient(),
       secrets: new AesSecretBox(localSecretKey(options.dataDir)),
