@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
  * One commit: what ran (as written and with references resolved), its outputs,
- * its LLM calls, its error; the VM state there (variables, and the plan with
+ * its LLM calls (each one's prompt and answer opened in place), its error; the VM state there (variables, and the plan with
  * the PC marked); the diff; and the actions that start from a commit (fork,
  * save the plan as a template).
  */
@@ -13,6 +13,7 @@ import { ForkForm } from "./fork-form";
 import { count, ms, usd, when } from "./format";
 import { commitTitle } from "./instruction-text";
 import { JsonView } from "./json-view";
+import { LlmTraceView } from "./llm-trace";
 import { PlanView } from "./plan-view";
 import { ActionResult, ErrorBox, Tabs, useAction, useApi, useLoad } from "./ui";
 
@@ -34,7 +35,73 @@ function Section(props: { title: string; children?: unknown; hidden?: boolean })
   );
 }
 
-function CommitDetails(props: { commit: Commit; onSelect: (id: string) => void }) {
+function LlmCalls(props: { taskId: string; commit: Commit }) {
+  const { commit } = props;
+  const [open, setOpen] = useState<number | null>(null);
+  return (
+    <div class="table-wrap">
+      <table class="llm-calls">
+        <thead>
+          <tr>
+            <th scope="col">Purpose</th>
+            <th scope="col">Model</th>
+            <th scope="col" class="num">
+              Tokens in / out
+            </th>
+            <th scope="col" class="num">
+              Cost
+            </th>
+            <th scope="col" class="num">
+              Latency
+            </th>
+            <th scope="col">Prompt and answer</th>
+          </tr>
+        </thead>
+        <tbody>
+          {commit.llm_calls.map((call, n) => (
+            <>
+              <tr>
+                <td>{call.purpose}</td>
+                <td>{call.model}</td>
+                <td class="num">
+                  {count(call.input_tokens)} / {count(call.output_tokens)}
+                </td>
+                <td class="num">{usd(call.cost_usd)}</td>
+                <td class="num">
+                  {ms(call.latency_ms)}
+                  {call.attempts && call.attempts > 1 ? ` (${call.attempts} tries)` : ""}
+                </td>
+                <td>
+                  {call.trace ? (
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={open === n ? "true" : "false"}
+                      onClick={() => setOpen(open === n ? null : n)}
+                    >
+                      {open === n ? "Close" : "Open"}
+                    </button>
+                  ) : (
+                    <span class="muted">not kept</span>
+                  )}
+                </td>
+              </tr>
+              {open === n ? (
+                <tr class="llm-trace-row">
+                  <td colSpan={6}>
+                    <LlmTraceView taskId={props.taskId} commitId={commit.commit_id} n={n} />
+                  </td>
+                </tr>
+              ) : null}
+            </>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function CommitDetails(props: { taskId: string; commit: Commit; onSelect: (id: string) => void }) {
   const { commit } = props;
   const error = commit.error as { code?: string; message?: string } | null;
   return (
@@ -85,41 +152,7 @@ function CommitDetails(props: { commit: Commit; onSelect: (id: string) => void }
         )}
       </Section>
       <Section title="LLM calls" hidden={commit.llm_calls.length === 0}>
-        <div class="table-wrap">
-          <table class="llm-calls">
-            <thead>
-              <tr>
-                <th scope="col">Purpose</th>
-                <th scope="col">Model</th>
-                <th scope="col" class="num">
-                  Tokens in / out
-                </th>
-                <th scope="col" class="num">
-                  Cost
-                </th>
-                <th scope="col" class="num">
-                  Latency
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {commit.llm_calls.map((call) => (
-                <tr>
-                  <td>{call.purpose}</td>
-                  <td>{call.model}</td>
-                  <td class="num">
-                    {count(call.input_tokens)} / {count(call.output_tokens)}
-                  </td>
-                  <td class="num">{usd(call.cost_usd)}</td>
-                  <td class="num">
-                    {ms(call.latency_ms)}
-                    {call.attempts && call.attempts > 1 ? ` (${call.attempts} tries)` : ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <LlmCalls key={commit.commit_id} taskId={props.taskId} commit={commit} />
       </Section>
       <Section title="Details" hidden={!commit.details || Object.keys(commit.details).length === 0}>
         <JsonView value={commit.details} />
@@ -237,7 +270,7 @@ export function CommitPanel(props: {
       <Tabs tabs={TABS} active={props.tab} onChange={props.onTab} label="Commit views" />
       <div class="tab-body" role="tabpanel">
         {props.tab === "commit" ? (
-          <CommitDetails commit={commit} onSelect={props.onSelect} />
+          <CommitDetails taskId={props.taskId} commit={commit} onSelect={props.onSelect} />
         ) : null}
         {props.tab === "state" ? <StateTab taskId={props.taskId} commit={commit} /> : null}
         {props.tab === "diff" ? (
