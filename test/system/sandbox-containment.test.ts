@@ -63,7 +63,7 @@ async function python(code: string, key?: string) {
             output_vars: ["out"],
           },
         },
-        { seq_no: 1, type: "assign", parameters: { final_answer: "${out.result}" } },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${out}" } },
       ],
     },
     key ? { key } : {},
@@ -210,7 +210,7 @@ describe("generated code with the bridge closed, as the stack runs by default", 
             output_vars: ["out"],
           },
         },
-        { seq_no: 1, type: "assign", parameters: { final_answer: "${out.result}" } },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${out}" } },
       ],
     });
     const task = await closed.waitForTask(created.body.task_id, { timeoutMs: 90_000 });
