@@ -190,6 +190,35 @@ describe("the web console", () => {
     await browser.screenshot(page, "05-commit-diff");
   });
 
+  it("opens an LLM call's prompt and answer beside it, with its JSON folded", async () => {
+    const taskId = await completedTask("Tell me about otters");
+    const page = await open(`/ui/tasks/${taskId}`);
+    const panel = page.locator(".commit-panel");
+    await page.locator(".commit-row", { hasText: "#0 calling" }).click();
+    await panel.getByRole("heading", { name: /#0 calling/ }).waitFor();
+    await panel.locator("table.llm-calls").getByRole("button", { name: "Open" }).click();
+    const conversation = panel.locator(".llm-trace .llm-conversation");
+    await conversation.waitFor();
+    const user = conversation.locator(".llm-msg.role-user");
+    expect(await user.textContent()).toContain("Three facts about otters");
+    expect(await conversation.locator(".llm-msg.role-answer").textContent()).toContain(
+      "Otters hold hands while they sleep.",
+    );
+    expect(await panel.locator(".llm-trace").textContent()).toContain("finish stop");
+
+    // The planner's answer is JSON: folded until asked for.
+    await page.locator(".commit-row:has(.type-tag.type-plan)").click();
+    await panel.locator("#commit-title .type-plan").waitFor();
+    await panel.locator("table.llm-calls").getByRole("button", { name: "Open" }).click();
+    const answer = panel.locator(".llm-msg.role-answer details.llm-fold");
+    await answer.waitFor();
+    expect(await answer.getAttribute("open")).toBeNull();
+    await answer.locator("summary").click();
+    expect(await answer.getAttribute("open")).not.toBeNull();
+    expect(await answer.locator(".j-key").first().textContent()).toBe('"reasoning"');
+    await browser.screenshot(page, "05b-llm-trace");
+  });
+
   it("forks from a commit with a suggestion and shows the new branch in the graph", async () => {
     const taskId = await completedTask("Tell me about otters");
     const page = await open(`/ui/tasks/${taskId}`);
