@@ -341,9 +341,32 @@ describe("POST /v1/plans/validate and plans written for StackVM", () => {
     expect((await t.api("GET", "/v1/tasks?limit=100")).body.tasks.length).toBe(before);
   });
 
-  it("runs the same StackVM plan unchanged", async () => {
+  it("runs the same StackVM plan unchanged, answering the validator's warnings", async () => {
+    const checked = await t.api("POST", "/v1/plans/validate", {
+      plan: stackvmPlan,
+      namespace: "codes",
+    });
     const created = await t.api("POST", "/v1/tasks", { plan: stackvmPlan, namespace: "codes" });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
+    expect(created.body.warnings).toEqual(checked.body.warnings);
+    expect(created.body.warnings.map((w: { code: string }) => w.code)).toEqual(
+      expect.arrayContaining(["tool_as_type", "unknown_jump_target"]),
+    );
+    const again = await t.api(
+      "POST",
+      "/v1/tasks",
+      { plan: stackvmPlan, namespace: "codes" },
+      { headers: { "Idempotency-Key": "stackvm-plan-warnings" } },
+    );
+    const replayed = await t.api(
+      "POST",
+      "/v1/tasks",
+      { plan: stackvmPlan, namespace: "codes" },
+      { headers: { "Idempotency-Key": "stackvm-plan-warnings" } },
+    );
+    expect([again.status, replayed.status]).toEqual([202, 200]);
+    expect(replayed.body.task_id).toBe(again.body.task_id);
+    expect(replayed.body.warnings).toEqual(checked.body.warnings);
     expect(await t.waitForTask(created.body.task_id)).toMatchObject({
       status: "completed",
       final_answer: 8,

@@ -15,6 +15,7 @@ export const taskCreatedExample = {
   task_id: "tsk_8m2k4x9q1w7e5r3t6y0u",
   status: "queued",
   branch: "main",
+  warnings: [],
 };
 
 /** A finished task; `webhook` appears on tasks that have a `webhook_url`. */

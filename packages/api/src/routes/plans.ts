@@ -23,7 +23,8 @@ const ValidateRequest = z
   })
   .strict();
 
-const Problem = z.object({
+/** A problem or warning of a plan: also in the answer of POST /v1/tasks. */
+export const PlanProblemSchema = z.object({
   seq_no: z.number().int().nullable(),
   path: z.string(),
   code: z.string(),
@@ -34,8 +35,8 @@ const Problem = z.object({
 const ValidateAnswer = z
   .object({
     valid: z.boolean(),
-    problems: z.array(Problem),
-    warnings: z.array(Problem),
+    problems: z.array(PlanProblemSchema),
+    warnings: z.array(PlanProblemSchema),
     plan: z.array(z.unknown()).nullable(),
     groups: z
       .array(

@@ -6,9 +6,18 @@ import { CreateTaskInput, Status, Task } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
 import { bearer, commonErrors, invalidError, json, Paging, TaskIdParam } from "../schemas";
+import { PlanProblemSchema } from "./plans";
 
 const Created = z
-  .object({ task_id: z.string(), status: Status, branch: z.string() })
+  .object({
+    task_id: z.string(),
+    status: Status,
+    branch: z.string(),
+    warnings: z.array(PlanProblemSchema).openapi({
+      description:
+        "What the plan validator noted about a given plan (StackVM forms rewritten, ignored keys, instructions never reached), as POST /v1/plans/validate answers them; empty for a goal",
+    }),
+  })
   .openapi("TaskCreated");
 
 const TaskList = z.object({ tasks: z.array(Task), next_cursor: z.string().nullable() });
@@ -44,9 +53,11 @@ export function registerTaskRoutes(app: ApiApp): void {
       const tenant = c.get("tenantId");
       const input = c.req.valid("json");
       const key = c.req.valid("header")["idempotency-key"];
-      const { task, replayed } = await c.get("deps").tasks.start(tenant, input, key ?? null);
+      const { task, replayed, warnings } = await c
+        .get("deps")
+        .tasks.start(tenant, input, key ?? null);
       return c.json(
-        { task_id: task.task_id, status: task.status, branch: task.branch },
+        { task_id: task.task_id, status: task.status, branch: task.branch, warnings },
         replayed ? 200 : 202,
       );
     },

@@ -13,6 +13,7 @@ import {
   TERMINAL_STATUSES,
   ZERO_USAGE,
 } from "../model";
+import type { PlanProblem } from "../plan/problems";
 import { type Plan, VariableName } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import type { Blobs } from "../ports/blobs";
@@ -71,6 +72,14 @@ export interface TaskServiceDeps {
   llmConfigured?: boolean;
 }
 
+/** A task started (or the same start again), with the warnings of its plan. */
+export interface StartedTask {
+  task: TaskRecord;
+  replayed: boolean;
+  /** The plan validator's warnings (none for a goal): the same as POST /v1/plans/validate answers. */
+  warnings: PlanProblem[];
+}
+
 export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {}
 
@@ -89,6 +98,18 @@ export class TaskService {
    * for callers that need the namespace anyway; 422 with every problem.
    */
   validateIn(namespace: ResolvedNamespace, plan: unknown, inputs: Iterable<string>): Plan {
+    return this.checkPlan(namespace, plan, inputs).plan;
+  }
+
+  /**
+   * {@link validateIn} with the warnings of a plan that passed (StackVM forms
+   * rewritten, keys the VM ignores, instructions never reached); 422 with every problem.
+   */
+  checkPlan(
+    namespace: ResolvedNamespace,
+    plan: unknown,
+    inputs: Iterable<string>,
+  ): { plan: Plan; warnings: PlanProblem[] } {
     const result = validatePlan(plan, {
       tools: namespace.tools.all,
       allowedTools: namespace.tools.allowed,
@@ -104,7 +125,7 @@ export class TaskService {
         { problems: result.problems, warnings: result.warnings },
       );
     }
-    return result.plan;
+    return { plan: result.plan, warnings: result.warnings };
   }
 
   /**
@@ -116,7 +137,7 @@ export class TaskService {
     input: CreateTaskInput,
     idempotencyKey: string | null,
     taskId?: string,
-  ): Promise<{ task: TaskRecord; replayed: boolean }> {
+  ): Promise<StartedTask> {
     return this.create(tenant, input, taskId, idempotencyKey);
   }
 
@@ -135,7 +156,7 @@ export class TaskService {
     input: CreateTaskInput,
     givenTaskId?: string,
     idempotencyKey: string | null = null,
-  ): Promise<{ task: TaskRecord; replayed: boolean }> {
+  ): Promise<StartedTask> {
     let taskId = givenTaskId ?? newTaskId();
     if (input.plan === undefined) this.requireLlm();
     const resolved = await this.deps.namespaces.resolve(tenant, input.namespace);
@@ -143,10 +164,12 @@ export class TaskService {
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
-    const plan =
+    const checked =
       input.plan === undefined
         ? null
-        : this.validateIn(resolved, input.plan, Object.keys(input.inputs));
+        : this.checkPlan(resolved, input.plan, Object.keys(input.inputs));
+    const plan = checked?.plan ?? null;
+    const warnings = checked?.warnings ?? [];
     const left = this.deps.admission ? await this.deps.admission.budgetLeft(tenant) : {};
     const now = new Date(this.deps.clock.now()).toISOString();
     const records = (id: string) => {
@@ -187,7 +210,7 @@ export class TaskService {
     // Only an id chosen before (by the caller or an idempotency key) can exist already.
     const existing =
       givenTaskId !== undefined || replayed ? await this.deps.store.getTask(tenant, taskId) : null;
-    if (existing) return { task: await this.resume(existing, branch), replayed: true };
+    if (existing) return { task: await this.resume(existing, branch), replayed: true, warnings };
     await markStart(this.deps.store.items, tenant, taskId, now);
     let written = true;
     try {
@@ -213,10 +236,10 @@ export class TaskService {
       // Two starts of the same id at once: the other wrote first, and finishes.
       const other = await this.deps.store.getTask(tenant, taskId);
       if (!other) throw new ConflictError(`task '${taskId}' is being started by another request`);
-      return { task: await this.resume(other, branch), replayed: true };
+      return { task: await this.resume(other, branch), replayed: true, warnings };
     }
     await clearStart(this.deps.store.items, tenant, taskId);
-    return { task, replayed };
+    return { task, replayed, warnings };
   }
 
   /** Refuses work that needs a planner when no LLM is configured, saying what to set. */
