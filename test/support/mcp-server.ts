@@ -4,7 +4,8 @@
  * a port of its own, in the test's process: its launcher would listen on every
  * interface. The glue is the package's own `streamableHttp` transport file, cut to
  * POST and DELETE with one session per client. It can be stopped and started
- * again on the same port, and records the headers of every request.
+ * again on the same port, and records the headers of every request and each
+ * `tools/call`.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -18,6 +19,8 @@ export interface EverythingServer {
   url: string;
   /** The headers of every request received, in order. */
   headers: IncomingHttpHeaders[];
+  /** Every `tools/call` received, in order: the tool and the request's idempotency key. */
+  calls: Array<{ tool: string; idempotencyKey: string | undefined }>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -25,12 +28,26 @@ export interface EverythingServer {
 export async function startEverything(): Promise<EverythingServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const headers: IncomingHttpHeaders[] = [];
+  const calls: EverythingServer["calls"] = [];
   let port = 0;
   let server: Server | null = null;
 
   const listen = async () => {
     const http = createServer(async (req, res) => {
       headers.push(req.headers);
+      // Read here to record tools/call; the transport takes the parsed body.
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString("utf8");
+      const body: unknown = text ? JSON.parse(text) : undefined;
+      for (const m of Array.isArray(body) ? body : [body]) {
+        const rpc = m as { method?: string; params?: { name?: string } } | undefined;
+        if (rpc?.method === "tools/call")
+          calls.push({
+            tool: String(rpc.params?.name),
+            idempotencyKey: req.headers["idempotency-key"] as string | undefined,
+          });
+      }
       const sessionId = req.headers["mcp-session-id"] as string | undefined;
       if (req.method === "POST" && !sessionId) {
         const { server: mcp } = createEverything();
@@ -41,7 +58,7 @@ export async function startEverything(): Promise<EverythingServer> {
           },
         });
         await mcp.connect(transport);
-        await transport.handleRequest(req, res);
+        await transport.handleRequest(req, res, body);
         return;
       }
       const transport = sessionId ? transports.get(sessionId) : undefined;
@@ -49,7 +66,7 @@ export async function startEverything(): Promise<EverythingServer> {
         res.writeHead(400, { "content-type": "application/json" }).end('{"error":"no session"}');
         return;
       }
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, body);
     });
     await new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve));
     port = (http.address() as AddressInfo).port;
@@ -59,6 +76,7 @@ export async function startEverything(): Promise<EverythingServer> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
+    calls,
     async stop() {
       const http = server;
       server = null;
