@@ -3,7 +3,7 @@
  * until the `end` event, reconnecting with `Last-Event-ID` when a connection
  * closes early (the server caps how long one lives) or drops.
  */
-import type { Commit, Task } from "@stackvm/core";
+import type { Commit, Retrying, Task } from "@stackvm/core";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Client } from "./client";
 import { CliError, EXIT } from "./exit-codes";
@@ -11,6 +11,8 @@ import { CliError, EXIT } from "./exit-codes";
 export interface FollowHandlers {
   commit(commit: Commit): void;
   status(task: Task): void;
+  /** A branch's step failed and will be tried again (once per attempt). */
+  retrying?(retry: Retrying & { branch: string }): void;
 }
 
 export interface FollowOptions {
@@ -47,6 +49,7 @@ export async function follow(
         if (message.id) lastEventId = message.id;
         if (message.event === "commit") on.commit(JSON.parse(message.data) as Commit);
         else if (message.event === "status") on.status(JSON.parse(message.data) as Task);
+        else if (message.event === "retrying") on.retrying?.(JSON.parse(message.data));
         else if (message.event === "end") ended = true;
       },
     });

@@ -10,6 +10,7 @@ import { branchesCommand, promoteCommand } from "./commands/branches";
 import { doctorCommand } from "./commands/doctor";
 import { keyCommands } from "./commands/keys";
 import { namespaceCommands } from "./commands/namespace";
+import { retryCommand } from "./commands/retry";
 import { runCommand, watchCommand } from "./commands/run";
 import {
   cancelCommand,
@@ -34,6 +35,7 @@ export const COMMANDS: Command[] = [
   logCommand,
   diffCommand,
   forkCommand,
+  retryCommand,
   traceCommand,
   branchesCommand,
   promoteCommand,

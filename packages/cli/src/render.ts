@@ -2,7 +2,7 @@
  * How commits, diffs and tasks read in a terminal: one line per commit with what
  * ran and what it produced, cut to fit, plus the tokens and cost so far.
  */
-import type { Commit, Diff, Task } from "@stackvm/core";
+import type { Commit, Diff, Retrying, Task } from "@stackvm/core";
 import cliTruncate from "cli-truncate";
 import type { Out } from "./style";
 
@@ -109,6 +109,34 @@ export function commitLine(out: Out, commit: Commit, totals: Totals): string {
   return `${branch && out.paint("magenta", branch)}${out.paint(colour, type)}${seq}${what}${out.paint("gray", tally)}`;
 }
 
+/** When a moment is, from now: `in 5 s (12:00:05)`. */
+function fromNow(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
+  return `in ${seconds} s (${iso.slice(11, 19)})`;
+}
+
+/** The line of a failed attempt that will be tried again, cut to the terminal's width. */
+export function retryLine(out: Out, retry: Retrying & { branch?: string }): string {
+  const branch = retry.branch && retry.branch !== "main" ? `(${retry.branch}) ` : "";
+  const head = `attempt ${retry.attempt} of ${retry.max_attempts} failed, next ${fromNow(retry.next_attempt_at)}: `;
+  const why = fit(
+    `[${retry.error.code}] ${retry.error.message}`.replace(/\s+/g, " "),
+    out.columns - branch.length - "retrying    ".length - head.length,
+  );
+  return `${branch && out.paint("magenta", branch)}${out.paint("red", "retrying    ")}${head}${why}`;
+}
+
+/** What a task waiting for a running slot waits for, with its place in line. */
+export function slotText(task: Task): string | null {
+  const wait = task.waiting_for_slot;
+  if (!wait) return null;
+  const limit =
+    wait.max_running_tasks === null
+      ? ""
+      : ` (all ${plural(wait.max_running_tasks, "running slot")} taken)`;
+  return `waiting for a running slot: number ${wait.position} in line${limit}`;
+}
+
 /** The final answer as text: strings as they are, other values as indented JSON. */
 export function answerText(answer: unknown): string {
   return typeof answer === "string" ? answer : JSON.stringify(answer, null, 2);
@@ -123,6 +151,12 @@ export function taskSummary(task: Task): string[] {
     `branch   ${task.branch}    namespace ${task.namespace}`,
     `usage    ${plural(u.steps, "step")} · ${plural(u.llm_calls, "LLM call")} · ${plural(u.input_tokens + u.output_tokens, "token")} · ${usd(u.cost_usd)}`,
     `created  ${task.created_at}    updated ${task.updated_at}`,
+    ...(slotText(task) ? [`queued   ${slotText(task)}`] : []),
+    ...(task.retrying
+      ? [
+          `retrying attempt ${task.retrying.attempt} of ${task.retrying.max_attempts} failed, next at ${task.retrying.next_attempt_at}: [${task.retrying.error.code}] ${task.retrying.error.message}`,
+        ]
+      : []),
   ];
 }
 

@@ -8,7 +8,16 @@ import type { Branch, Task } from "@stackvm/core";
 import { type Context, printJson } from "../command";
 import { EXIT } from "../exit-codes";
 import { follow } from "../follow";
-import { addCommit, answerText, commitLine, count, plural, type Totals, usd } from "../render";
+import {
+  addCommit,
+  answerText,
+  commitLine,
+  count,
+  plural,
+  retryLine,
+  type Totals,
+  usd,
+} from "../render";
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
@@ -54,6 +63,11 @@ export async function followBranch(
           );
         },
         status() {},
+        retrying(retry) {
+          if (json || retry.branch !== name) return;
+          out.line(retryLine(out, retry));
+          out.wait(`retrying · next attempt at ${retry.next_attempt_at.slice(11, 19)}`);
+        },
       },
       { signal: stop.signal },
     );

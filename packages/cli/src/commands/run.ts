@@ -7,7 +7,16 @@ import type { Task } from "@stackvm/core";
 import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { follow } from "../follow";
-import { addCommit, answerText, commitLine, plural, type Totals, usd } from "../render";
+import {
+  addCommit,
+  answerText,
+  commitLine,
+  plural,
+  retryLine,
+  slotText,
+  type Totals,
+  usd,
+} from "../render";
 
 /** Follows a task to its end, printing commits live; returns the exit code of its status. */
 export async function followTask(ctx: Context, taskId: string, json: boolean): Promise<number> {
@@ -36,7 +45,18 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
           `running · ${plural(totals.steps, "commit")} · ${plural(totals.tokens, "token")} · ${usd(totals.cost)}`,
         );
       },
-      status() {},
+      status(task) {
+        const slot = slotText(task);
+        if (!json && slot) out.wait(slot);
+        else if (!json && task.status === "running" && totals.steps === 0) out.wait("planning…");
+      },
+      retrying(retry) {
+        if (json) return;
+        out.line(retryLine(out, retry));
+        out.wait(
+          `retrying · ${retry.error.code} · next attempt at ${retry.next_attempt_at.slice(11, 19)}`,
+        );
+      },
     });
   } finally {
     out.done();

@@ -1,0 +1,93 @@
+/**
+ * The CLI as a process when things go wrong: `run` prints each failed attempt
+ * that will be tried again (error, attempt, next attempt), and `stackvm retry`
+ * runs a failed task again from its last commit or from the start.
+ */
+import { spawn } from "node:child_process";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useTestStack } from "../support/stack";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
+
+const t = useTestStack({
+  env: { STACKVM_LLM_UNREACHABLE_SECONDS: "2", LLM_TIMEOUT_MS: "1500", LLM_MAX_ATTEMPTS: "1" },
+});
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+const PLAN = [
+  {
+    seq_no: 0,
+    type: "calling",
+    parameters: { tool_name: "llm_generate", tool_params: { prompt: "Hi?" }, output_vars: ["hi"] },
+  },
+  { seq_no: 1, type: "assign", parameters: { final_answer: "${hi}" } },
+];
+
+describe("stackvm run when a step fails and is retried", () => {
+  it("prints the failed attempt, its error and when the next one comes, then goes on", async () => {
+    t.llm.on("plan", { reasoning: "r", plan: PLAN });
+    t.llm.queue("text", { fault: "500", message: "scripted outage" }, "hello");
+    const run = await cli(["run", "--goal", "Say hello."]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const retry = run.stdout.split("\n").find((line) => line.startsWith("retrying"));
+    expect(retry, run.stdout).toMatch(
+      /^retrying +attempt 1 of 5 failed, next in \d+ s \(\d\d:\d\d:\d\d\): \[llm_unavailable\]/,
+    );
+    expect(run.stdout.trim().split("\n").at(-1)).toBe("hello");
+  });
+});
+
+describe("stackvm retry", () => {
+  it("runs a task that failed at a step again from its last commit, and refuses a bad --from", async () => {
+    t.llm.on("text", { fault: "hang", ms: 5_000 });
+    const created = await t.api("POST", "/v1/tasks", { plan: PLAN });
+    const taskId = created.body.task_id as string;
+    const failed = await t.waitForTask(taskId);
+    expect(failed.error).toContain("could not be reached");
+    t.llm.reset();
+    t.llm.on("text", "back again");
+
+    const bad = await cli(["retry", taskId, "--from", "sideways"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--from must be last-commit or start");
+
+    const again = await cli(["retry", taskId, "--watch"]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    const lines = again.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(
+      new RegExp(`^task ${taskId} runs again from commit \\S+ on branch retry-`),
+    );
+    expect(again.stdout).toMatch(/^\(retry-\w+\) step\s+\[0\] calling llm_generate → hi = "/m);
+    expect(lines.at(-1)).toBe("back again");
+    const task = await t.api("GET", `/v1/tasks/${taskId}`);
+    expect(task.body).toMatchObject({ status: "completed", final_answer: "back again" });
+
+    const twice = await cli(["retry", taskId, "--from", "start", "--json"]);
+    expect(twice.code).toBe(0);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ forked_from: null, status: "running" });
+    expect((await t.waitForTask(taskId)).status).toBe("completed");
+  });
+});
