@@ -2,6 +2,7 @@
  * The published contract: `/openapi.json` validates as OpenAPI 3.1 and names every
  * route of the spec (shared/spec/http-api.md), and `/docs` works offline.
  */
+import { readFileSync } from "node:fs";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../support/stack";
@@ -106,6 +107,20 @@ describe("/openapi.json", () => {
     expect(tagOf("post /v1/namespaces/{name}/mcp-servers")).toBe("Tool sources");
     expect(tagOf("post /v1/hooks/{trigger_id}")).toBe("Triggers");
     expect(tagOf("get /healthz")).toBe("Health");
+  });
+
+  it("lists every route of the document on docs/http-api.md, under its method", () => {
+    const page = readFileSync(new URL("../../docs/http-api.md", import.meta.url), "utf8");
+    const listed = new Set(
+      [...page.matchAll(/^\|\s*(GET|POST|PUT|PATCH|DELETE)\s*\|\s*`([^`]+)`/gm)].map(
+        (m) => `${m[1]!.toLowerCase()} ${m[2]}`,
+      ),
+    );
+    expect(listed.size).toBeGreaterThan(40);
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method} ${path}`),
+    );
+    expect(routes.filter((route) => !listed.has(route))).toEqual([]);
   });
 
   it("carries request and response examples for the main routes", () => {
