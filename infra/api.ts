@@ -23,7 +23,7 @@
 import { queue } from "./queue";
 import { scheduleEnvironment, scheduleManagementPermissions } from "./schedules";
 import { adminKey } from "./secrets";
-import { bucket, table } from "./storage";
+import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsSealPermissions } from "./tool-secrets";
 
 /** How long one request, and so one events stream, may last. */
@@ -45,6 +45,7 @@ export const api = new sst.aws.Function("Api", {
     STACKVM_BUCKET: bucket.name,
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_ADMIN_KEY: adminKey.value,
+    ...llmTraceEnvironment,
     ...scheduleEnvironment,
     ...toolSecretsEnvironment,
   },

@@ -39,7 +39,41 @@ export const table = new sst.aws.Dynamo("Table", {
 /** Key prefix of objects that are only needed for a while; S3 deletes them after a day. */
 export const temporaryPrefix = "tmp/";
 
+/** Key prefix of the LLM calls' traces (`llmTracePrefix` in @stackvm/core): `llm/{tenant}/{task}/`. */
+export const llmTracePrefix = "llm/";
+
+/**
+ * Days each LLM call's prompt and answer are kept: `STACKVM_LLM_TRACE_RETENTION_DAYS`
+ * when deploying (default 30; 0 keeps none). The bucket deletes older traces, and
+ * the API answers 404 for one past the retention before S3 gets to it.
+ */
+export const llmTraceRetentionDays = traceDays(process.env.STACKVM_LLM_TRACE_RETENTION_DAYS);
+
+function traceDays(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 30;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 0 || days > 3650) {
+    throw new Error(
+      `STACKVM_LLM_TRACE_RETENTION_DAYS must be a whole number of days from 0 (keep no traces) to 3650, got '${raw}'`,
+    );
+  }
+  return days;
+}
+
+/** What the worker (which writes traces) and the API (which reads them) are told of the retention. */
+export const llmTraceEnvironment = {
+  STACKVM_LLM_TRACE_RETENTION_DAYS: String(llmTraceRetentionDays),
+};
+
 /** Values over 64 KiB (content-addressed), artifacts, files made in the sandbox. Private. */
 export const bucket = new sst.aws.Bucket("Blobs", {
-  lifecycle: [{ id: "temporary", prefix: temporaryPrefix, expiresIn: "1 day" }],
+  lifecycle: [
+    { id: "temporary", prefix: temporaryPrefix, expiresIn: "1 day" },
+    // With 0 days no trace is written; the rule still clears those of an earlier setting.
+    {
+      id: "llm-traces",
+      prefix: llmTracePrefix,
+      expiresIn: `${Math.max(llmTraceRetentionDays, 1)} days`,
+    },
+  ],
 });

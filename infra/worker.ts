@@ -11,7 +11,7 @@ import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { wakeEnvironment, wakePermissions } from "./schedules";
 import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
-import { bucket, table } from "./storage";
+import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsOpenPermissions } from "./tool-secrets";
 
 /** The queue's subscription; its function is the worker. */
@@ -33,6 +33,7 @@ export const workerSubscription = queue.subscribe(
       ...wakeEnvironment,
       ...toolSecretsEnvironment,
       ...llmEnvironment,
+      ...llmTraceEnvironment,
     }),
   },
   { batch: { size: 10, partialResponses: true } },

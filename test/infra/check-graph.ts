@@ -52,12 +52,14 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_SCHEDULER_ROLE_ARN",
     "STACKVM_SCHEDULER_FUNCTION_ARN",
     "STACKVM_SCHEDULE_DLQ_ARN",
+    "STACKVM_LLM_TRACE_RETENTION_DAYS",
   ],
   worker: [
     "STACKVM_TABLE",
     "STACKVM_BUCKET",
     "STACKVM_QUEUE_URL",
     "STACKVM_SANDBOX_FUNCTION",
+    "STACKVM_LLM_TRACE_RETENTION_DAYS",
     "STACKVM_WAKE_GROUP",
     "STACKVM_SCHEDULER_ROLE_ARN",
     "STACKVM_SCHEDULER_FUNCTION_ARN",
@@ -554,6 +556,17 @@ export const checks: Record<string, Check> = {
       )
     ) {
       problems.push("the bucket must expire objects under tmp/");
+    }
+    // LLM traces go after the days the worker and the API are told (at least 1: with 0 none are written).
+    const { api, worker } = byRole(graph);
+    const told = [api, worker].map((fn) =>
+      Number(fn?.environment.STACKVM_LLM_TRACE_RETENTION_DAYS),
+    );
+    const traces = rules.find((r) => r.filter?.prefix === "llm/" && r.status === "Enabled");
+    if (!traces || told.some((days) => traces.expiration?.days !== Math.max(days, 1))) {
+      problems.push(
+        `the bucket must expire LLM traces under llm/ after STACKVM_LLM_TRACE_RETENTION_DAYS (${told.join(", ")}), expires them after ${traces?.expiration?.days ?? "never"}`,
+      );
     }
     const block = ofType(graph, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")[0]
       ?.inputs;

@@ -111,6 +111,21 @@ describe("checkGraph on a mutated graph", () => {
       },
     ],
     [
+      "LLM traces kept longer than the functions are told",
+      "bucket",
+      (g) => {
+        const lifecycle = ofType(
+          g,
+          "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+        )[0]!;
+        const rules = lifecycle.inputs.rules as {
+          filter?: { prefix?: string };
+          expiration?: { days?: number };
+        }[];
+        rules.find((r) => r.filter?.prefix === "llm/")!.expiration = { days: 400 };
+      },
+    ],
+    [
       "SST_KEY left in the sandbox",
       "sandboxLockdown",
       (g) => {
