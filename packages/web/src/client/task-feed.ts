@@ -5,7 +5,7 @@
  * read with `fetch` since `EventSource` cannot send the API key), and polls
  * where the stream is unavailable.
  */
-import type { Branch, Commit, Task } from "@stackvm/core";
+import type { Branch, Commit, RunningGroup, Task } from "@stackvm/core";
 import { type Api, ApiError, errorOf, seg } from "./api";
 import { SseParser } from "./sse";
 import { TERMINAL } from "./status";
@@ -244,6 +244,14 @@ export class TaskFeed {
     }
     if (event === "status") {
       this.task = value as Task;
+      return true;
+    }
+    // A step failed and will be tried again: the refresh reads the task's `retrying`.
+    if (event === "retrying") return true;
+    if (event === "group") {
+      // A parallel group started or a member's result is held: shown before any commit.
+      const { branch, ...group } = value as RunningGroup & { branch: string };
+      this.branches = this.branches.map((b) => (b.name === branch ? { ...b, group } : b));
       return true;
     }
     return false;

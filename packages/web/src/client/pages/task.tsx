@@ -13,10 +13,12 @@ import { BranchList } from "../branch-list";
 import { CommitPanel, type CommitTab } from "../commit-panel";
 import { age, count, usd, when } from "../format";
 import { layoutGraph } from "../graph-layout";
+import { RunningGroups } from "../group-block";
 import { commitTitle } from "../instruction-text";
 import { JsonView } from "../json-view";
 import { markdownToHtml } from "../markdown";
 import { PcChart } from "../pc-chart";
+import { WaitingBranches } from "../question-card";
 import { Link, navigate, setQuery, useLocation } from "../router";
 import { BASE } from "../routes";
 import { TERMINAL } from "../status";
@@ -193,6 +195,12 @@ export function TaskPage(props: { taskId: string }) {
       </section>
 
       <Answer value={task.final_answer} />
+      <WaitingBranches
+        taskId={task.task_id}
+        branches={branches}
+        onAnswered={() => void feed?.refresh()}
+      />
+      <RunningGroups branches={branches} commits={commits} />
 
       <div class="task-grid">
         <div class="history">
