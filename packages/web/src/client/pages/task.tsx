@@ -32,6 +32,7 @@ import {
   useAction,
   useApi,
 } from "../ui";
+import { noCommitText, RetryButtons, TaskWhy } from "../why-card";
 
 function Answer(props: { value: unknown }) {
   if (props.value === null || props.value === undefined) return null;
@@ -170,6 +171,7 @@ export function TaskPage(props: { taskId: string }) {
               }
             />
           ) : null}
+          <RetryButtons task={task} onRetried={() => void feed?.refresh()} />
           <ConfirmButton
             label="Delete task"
             question="Delete this task with all its branches, commits and artifacts?"
@@ -185,6 +187,7 @@ export function TaskPage(props: { taskId: string }) {
           />
         </div>
         <ActionResult action={taskAction} title="The task was not changed" />
+        <TaskWhy task={task} />
         {task.error ? (
           <div class="error-box" role="note">
             <strong>The task {task.status === "cancelled" ? "was cancelled" : "failed"}</strong>
@@ -303,7 +306,7 @@ export function TaskPage(props: { taskId: string }) {
                   </button>
                 </>
               ) : (
-                "No commit yet: the planner is writing the plan."
+                noCommitText(task)
               )}
             </p>
           )}

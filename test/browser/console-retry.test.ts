@@ -1,0 +1,87 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
+/**
+ * The console when things go wrong (issue 18, item 2), in Debian's Chromium
+ * against the local stack with the scripted LLM: a step that failed shows its
+ * error, attempt and next attempt while it waits; an LLM that cannot be reached
+ * fails the task with that cause; "Retry" runs it again from its last commit.
+ */
+import { existsSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../support/stack";
+import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+
+let stack: TestStack;
+let browser: TestBrowser;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
+    );
+  }
+  [stack, browser] = await Promise.all([
+    startTestStack({
+      env: { STACKVM_LLM_UNREACHABLE_SECONDS: "3", LLM_TIMEOUT_MS: "1500", LLM_MAX_ATTEMPTS: "1" },
+    }),
+    launchBrowser(),
+  ]);
+});
+
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((p) => p.close()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe("the console when a step fails", () => {
+  it("shows the retry while it waits, the cause when it fails, and runs it again with Retry", async () => {
+    stack.llm.on("text", { fault: "hang", ms: 5_000 });
+    const created = await stack.api("POST", "/v1/tasks", {
+      plan: [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "llm_generate",
+            tool_params: { prompt: "Name a river." },
+            output_vars: ["river"],
+          },
+        },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${river}" } },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const taskId = created.body.task_id as string;
+    const page = await browser.page({ key: stack.apiKey });
+    pages.push(page);
+    await page.goto(`${stack.url}/ui/tasks/${taskId}`);
+
+    const retrying = page.locator('[data-why="retrying"]');
+    await retrying.waitFor({ timeout: 15_000 });
+    expect(await retrying.textContent()).toMatch(/attempt 1 of 5 failed.*llm_timeout/s);
+    expect(await retrying.textContent()).toContain("Next attempt");
+    await browser.screenshot(page, "30-step-retrying");
+
+    const failed = page.locator(".task-head .error-box", { hasText: "The task failed" });
+    await failed.waitFor({ timeout: 20_000 });
+    expect(await failed.textContent()).toContain("could not be reached");
+    expect(await failed.textContent()).not.toMatch(/fork/i);
+    expect(await retrying.count()).toBe(0);
+
+    stack.llm.reset();
+    stack.llm.on("text", "Danube");
+    await page.getByRole("button", { name: "Retry", exact: true }).click();
+    await page.locator(".task-head .badge", { hasText: "completed" }).waitFor({ timeout: 20_000 });
+    await page.locator(".answer", { hasText: "Danube" }).waitFor();
+    const task = (await stack.api("GET", `/v1/tasks/${taskId}`)).body;
+    expect(task).toMatchObject({ status: "completed", final_answer: "Danube" });
+    expect(task.branch).toMatch(/^retry-/);
+    expect(await page.locator('[data-fact="branch"]').textContent()).toBe(task.branch);
+    await browser.screenshot(page, "31-retried");
+  });
+});
