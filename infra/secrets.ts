@@ -7,10 +7,16 @@
  * `Resource`). An empty value means "not set": the variable is left out.
  */
 
-/** The OpenAI-compatible server: API key, base URL and models. Only the worker calls the LLM. */
+/**
+ * The LLM: which provider, the OpenAI-compatible server's key and base URL, the
+ * models. Only the worker calls the LLM. With `LlmProvider` set to `bedrock` no
+ * key is needed: the worker's role may invoke the configured models (bedrock.ts).
+ */
 export const llmSecrets = {
-  /** Required. */
-  apiKey: new sst.Secret("OpenaiApiKey"),
+  /** `openai` (any OpenAI-compatible server) or `bedrock` (Amazon Bedrock, the worker's role). */
+  provider: new sst.Secret("LlmProvider", "openai"),
+  /** Required with the `openai` provider, unless `OpenaiBaseUrl` names a server that needs none. */
+  apiKey: new sst.Secret("OpenaiApiKey", ""),
   /** Empty means OpenAI's own endpoint. */
   baseUrl: new sst.Secret("OpenaiBaseUrl", ""),
   model: new sst.Secret("LlmModel", "gpt-4o-mini"),
@@ -18,6 +24,10 @@ export const llmSecrets = {
   reasonModel: new sst.Secret("ReasonLlmModel", ""),
   /** Empty means `ReasonLlmModel`. */
   evalModel: new sst.Secret("EvalLlmModel", ""),
+  /** Empty means the provider's: text-embedding-3-small, or amazon.titan-embed-text-v2:0 on Bedrock. */
+  embeddingModel: new sst.Secret("EmbeddingModel", ""),
+  /** Bedrock only: where the models are enabled; empty means the app's region. */
+  bedrockRegion: new sst.Secret("BedrockRegion", ""),
 };
 
 /** The operator key that opens only `/v1/admin/*` on the API. Required, 16 characters or more. */
@@ -25,11 +35,14 @@ export const adminKey = new sst.Secret("AdminKey");
 
 /** The LLM secrets as the environment variables the worker's entry file reads. */
 export const llmEnvironment = {
+  LLM_PROVIDER: llmSecrets.provider.value,
   OPENAI_API_KEY: llmSecrets.apiKey.value,
   OPENAI_BASE_URL: llmSecrets.baseUrl.value,
   LLM_MODEL: llmSecrets.model.value,
   REASON_LLM_MODEL: llmSecrets.reasonModel.value,
   EVAL_LLM_MODEL: llmSecrets.evalModel.value,
+  EMBEDDING_MODEL: llmSecrets.embeddingModel.value,
+  BEDROCK_REGION: llmSecrets.bedrockRegion.value,
 };
 
 /**

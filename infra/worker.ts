@@ -6,6 +6,7 @@
  * Both return partial batch responses (`processPartialResponse`), so one bad
  * message does not send its neighbours back to the queue.
  */
+import { bedrockPermissions } from "./bedrock";
 import { knowledgeInstalls } from "./knowledge-installs";
 import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
@@ -23,8 +24,11 @@ export const workerSubscription = queue.subscribe(
     // LanceDB (the knowledge index, on the bucket under knowledge-index/) and unpdf, installed beside the bundle.
     nodejs: { install: knowledgeInstalls },
     link: [table, bucket, queue, sandbox, ...Object.values(llmSecrets)],
-    // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group.
-    permissions: [...wakePermissions, ...toolSecretsOpenPermissions],
+    // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group;
+    // with LlmProvider=bedrock, InvokeModel on the configured models only.
+    permissions: $resolve([wakePermissions, toolSecretsOpenPermissions, bedrockPermissions]).apply(
+      (groups) => groups.flat(),
+    ),
     environment: withoutEmpty({
       STACKVM_TABLE: table.name,
       STACKVM_BUCKET: bucket.name,

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { sandboxScripts } from "../../infra/sandbox-scripts";
 import { tableDefinition } from "../../packages/aws/src/table-definition";
+import { bedrockCheck } from "./bedrock-check";
 import {
   allows,
   byArn,
@@ -34,11 +35,14 @@ export type Role = keyof typeof handlers;
 
 /** Which function reads which secret, and under which environment name. */
 export const secretReaders: Record<string, { env: string; readers: Role[] }> = {
+  LlmProvider: { env: "LLM_PROVIDER", readers: ["worker"] },
   OpenaiApiKey: { env: "OPENAI_API_KEY", readers: ["worker"] },
   OpenaiBaseUrl: { env: "OPENAI_BASE_URL", readers: ["worker"] },
   LlmModel: { env: "LLM_MODEL", readers: ["worker"] },
   ReasonLlmModel: { env: "REASON_LLM_MODEL", readers: ["worker"] },
   EvalLlmModel: { env: "EVAL_LLM_MODEL", readers: ["worker"] },
+  EmbeddingModel: { env: "EMBEDDING_MODEL", readers: ["worker"] },
+  BedrockRegion: { env: "BEDROCK_REGION", readers: ["worker"] },
   AdminKey: { env: "STACKVM_ADMIN_KEY", readers: ["api"] },
 };
 
@@ -117,6 +121,7 @@ const mappingsOf = (graph: InfraGraph, queue: Resource | undefined) =>
 
 /** Every check, by name. */
 export const checks: Record<string, Check> = {
+  bedrock: bedrockCheck,
   handlers(graph, root) {
     const problems: string[] = [];
     for (const [role, handler] of Object.entries(handlers)) {

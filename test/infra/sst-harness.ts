@@ -38,6 +38,8 @@ export const testSecrets: Record<string, string> = {
   LlmModel: "test-model",
   ReasonLlmModel: "test-reason-model",
   EvalLlmModel: "test-eval-model",
+  EmbeddingModel: "test-embedding-model",
+  BedrockRegion: "us-west-2",
   AdminKey: "test-admin-key-0123456789",
 };
 
