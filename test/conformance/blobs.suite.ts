@@ -66,6 +66,18 @@ export function blobsSuite(name: string, open: () => Promise<BlobsFixture>): voi
       await blobs.deletePrefix(prefix());
     });
 
+    it("deletes the objects under a prefix written before a time, and only those", async () => {
+      const p = prefix();
+      const old = await blobs.put(`${p}/a`, text("old"), "text/plain");
+      const sibling = await blobs.put(`${p}/ab`, text("sibling"), "text/plain");
+      expect(await blobs.deleteOlderThan(`${p}/a`, new Date(Date.now() - 3_600_000))).toBe(0);
+      expect(await blobs.get(`${p}/a`, old.sha256)).toEqual(text("old"));
+      expect(await blobs.deleteOlderThan(`${p}/a`, new Date(Date.now() + 3_600_000))).toBe(1);
+      expect(await blobs.get(`${p}/a`, old.sha256)).toBeNull();
+      expect(await blobs.get(`${p}/ab`, sibling.sha256)).toEqual(text("sibling"));
+      await blobs.deletePrefix(p);
+    });
+
     it("presigns a URL that names the object", async () => {
       const p = prefix();
       const ref = await blobs.put(p, text("hello"), "text/plain");

@@ -12,10 +12,13 @@ import { onFirstUse } from "./on-first-use";
 
 /** Blobs on S3 (values over 64 KiB, attachments): loaded by the first large value. */
 export function lazyS3Blobs(options: AwsClientsOptions, bucket: string): Blobs {
-  return onFirstUse<Blobs>(["put", "get", "presign", "deletePrefix"], async () => {
-    const { S3Blobs, s3Client } = await import("./s3-blobs");
-    return new S3Blobs(s3Client(options), bucket);
-  });
+  return onFirstUse<Blobs>(
+    ["put", "get", "presign", "deletePrefix", "deleteOlderThan"],
+    async () => {
+      const { S3Blobs, s3Client } = await import("./s3-blobs");
+      return new S3Blobs(s3Client(options), bucket);
+    },
+  );
 }
 
 /** Tenants' schedules on EventBridge Scheduler: loaded by the first schedule written or deleted. */

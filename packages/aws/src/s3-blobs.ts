@@ -1,9 +1,10 @@
 /**
  * The blob port on S3: objects at `{prefix}/{sha256}`, written once (a HEAD
  * first skips the upload of bytes already stored), read back whole, shared by
- * presigned URL, deleted by prefix.
+ * presigned URL, deleted by prefix (or, under a prefix, by age).
  */
 import {
+  type _Object,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -102,14 +103,29 @@ export class S3Blobs implements Blobs {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    await this.#deleteListed(prefix, () => true);
+  }
+
+  async deleteOlderThan(prefix: string, before: Date): Promise<number> {
+    return this.#deleteListed(
+      prefix,
+      (o) => o.LastModified !== undefined && o.LastModified < before,
+    );
+  }
+
+  /** Deletes the objects under the prefix that `which` picks, a page at a time; answers how many. */
+  async #deleteListed(prefix: string, which: (object: _Object) => boolean): Promise<number> {
     // The trailing slash keeps `T#a/task1` from reaching `T#a/task10`.
     const start = `${checkPrefix(prefix)}/`;
     let token: string | undefined;
+    let deleted = 0;
     do {
       const page = await this.s3.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: start, ContinuationToken: token }),
       );
-      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      const keys = (page.Contents ?? []).flatMap((o) =>
+        o.Key && which(o) ? [{ Key: o.Key }] : [],
+      );
       if (keys.length > 0) {
         const out = await this.s3.send(
           new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }),
@@ -120,9 +136,11 @@ export class S3Blobs implements Blobs {
             `S3 did not delete ${failed.length} objects under ${start} (first: ${failed[0]?.Key}: ${failed[0]?.Code} ${failed[0]?.Message})`,
           );
         }
+        deleted += keys.length;
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
+    return deleted;
   }
 
   async #exists(key: string): Promise<boolean> {

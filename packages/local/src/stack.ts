@@ -52,6 +52,7 @@ import { LocalScheduler } from "./local-scheduler";
 import { startPoller } from "./poller";
 import { LocalSandbox } from "./sandbox-invoker";
 import { localSecretKey } from "./secret-key";
+import { startTraceExpiry } from "./trace-expiry";
 
 export interface LocalStackOptions {
   /** Where data lives across restarts; null keeps everything in memory (tests). */
@@ -267,6 +268,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
   }, options.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS);
   sweep.unref();
+  // LLM traces past their retention (S3's lifecycle rule does this on AWS).
+  const traceExpiry = startTraceExpiry({
+    blobs: new S3Blobs(clients.s3, config.bucket),
+    retentionDays: config.llmTraceRetentionDays,
+    clock,
+    log,
+  });
 
   const url = `http://${host}:${port}`;
   publicUrl ??= url;
@@ -285,6 +293,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       if (stopped) return;
       stopped = true;
       clearInterval(sweep);
+      traceExpiry.stop();
       scheduler.stop();
     llm: llmSummary(config),
       await drain(server, options.drainMs ?? 29_000);

@@ -20,7 +20,7 @@ export const MAX_PRESIGN_SECONDS = 7 * 24 * 60 * 60;
  * await blobs.get("T#t1/task1", ref.sha256); // the bytes
  */
 export class MemoryBlobs implements Blobs {
-  readonly #objects = new Map<string, { bytes: Uint8Array; contentType: string }>();
+  readonly #objects = new Map<string, { bytes: Uint8Array; contentType: string; at: number }>();
   readonly #clock: Clock;
 
   constructor(options: { clock?: Clock } = {}) {
@@ -31,7 +31,7 @@ export class MemoryBlobs implements Blobs {
     const sha256 = sha256Hex(bytes);
     const key = blobKey(prefix, sha256);
     if (!this.#objects.has(key)) {
-      this.#objects.set(key, { bytes: Uint8Array.from(bytes), contentType });
+      this.#objects.set(key, { bytes: Uint8Array.from(bytes), contentType, at: this.#clock.now() });
     }
     return { $ref: "s3", size: bytes.byteLength, sha256 };
   }
@@ -52,6 +52,18 @@ export class MemoryBlobs implements Blobs {
     for (const key of [...this.#objects.keys()]) {
       if (key.startsWith(start)) this.#objects.delete(key);
     }
+  }
+
+  async deleteOlderThan(prefix: string, before: Date): Promise<number> {
+    const start = `${checkPrefix(prefix)}/`;
+    let deleted = 0;
+    for (const [key, object] of [...this.#objects]) {
+      if (key.startsWith(start) && object.at < before.getTime()) {
+        this.#objects.delete(key);
+        deleted++;
+      }
+    }
+    return deleted;
   }
 
   /** The stored keys and content types, for assertions in tests. */

@@ -18,4 +18,9 @@ export interface Blobs {
   presign(prefix: string, sha256: string, seconds: number): Promise<string>;
   /** Deletes every object under the prefix. */
   deletePrefix(prefix: string): Promise<void>;
+  /**
+   * Deletes the objects under the prefix written before `before`; answers how
+   * many. Expiry where no lifecycle rule does it (the local stack's LLM traces).
+   */
+  deleteOlderThan(prefix: string, before: Date): Promise<number>;
 }
