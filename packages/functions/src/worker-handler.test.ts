@@ -75,7 +75,8 @@ describe("createWorkerHandler", () => {
     };
     const result = await handler(event, context);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
-    expect(calls).toBe(3);
+    // Three steps' reads, and one more by the failed step to record its retry (failure path only).
+    expect(calls).toBe(4);
     for (const id of [ids[0]!, ids[2]!]) {
       const branch = await sys.store.getBranch("acme", id, "main");
       expect(branch!.depth).toBe(0);

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { RetryableError, StepError } from "../errors";
+import { isLlmUnreachable, retryDelaySeconds, unreachableFailure } from "./retrying";
+
+const down = new RetryableError(
+  "llm_unavailable",
+  "the LLM server at http://x/v1 could not be reached",
+);
+const limited = new RetryableError("llm_rate_limited", "429", 7);
+
+describe("retry delays", () => {
+  it("wait 5 s doubling per attempt up to 2 min, or what Retry-After asked", () => {
+    const store = new RetryableError("store_busy", "throttled");
+    expect([1, 2, 3, 4, 9].map((n) => retryDelaySeconds(store, n, 0, 60_000))).toEqual([
+      5, 10, 20, 40, 120,
+    ]);
+    expect(retryDelaySeconds(limited, 3, 0, 60_000)).toBe(7);
+  });
+
+  it("bring the last attempt of an unreachable LLM to the end of its bound, never later", () => {
+    expect(retryDelaySeconds(down, 4, 50_000, 60_000)).toBe(10);
+    expect(retryDelaySeconds(down, 1, 0, 2_000)).toBe(2);
+    expect(retryDelaySeconds(down, 1, 5_000, 2_000)).toBe(1);
+  });
+});
+
+describe("an unreachable LLM", () => {
+  it("is a timeout or a connection failure, not a refusal", () => {
+    expect(isLlmUnreachable(down)).toBe(true);
+    expect(isLlmUnreachable(new RetryableError("llm_timeout", "no answer"))).toBe(true);
+    expect(isLlmUnreachable(limited)).toBe(false);
+    expect(isLlmUnreachable(new StepError("llm_unavailable", "a step error"))).toBe(false);
+  });
+
+  it("fails the branch once it has failed for longer than the bound, with the cause", () => {
+    const since = "2026-01-01T00:00:00.000Z";
+    const at = (s: number) => Date.parse(since) + s * 1000;
+    const branch = { retrying: { since } as never };
+    expect(unreachableFailure(branch, down, at(59), 60_000)).toBeNull();
+    expect(unreachableFailure({ retrying: null }, down, at(600), 60_000)).toBeNull();
+    expect(unreachableFailure(branch, limited, at(600), 60_000)).toBeNull();
+    const failure = unreachableFailure(branch, down, at(61), 60_000);
+    expect(failure).toMatchObject({ kind: "forbidden", code: "llm_unreachable" });
+    expect(failure!.message).toMatch(/could not be reached for 61 s \(the limit is 60 s/);
+    expect(failure!.message).not.toMatch(/fork/i);
+  });
+});
