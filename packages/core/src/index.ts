@@ -35,6 +35,7 @@ export {
   type IndexHit,
   type IndexRow,
   type IndexSearch,
+  type IngestBudget,
   IngestMessage,
   IngestService,
   type KnowledgeBase,

@@ -11,6 +11,7 @@ import {
   createLlmSession,
   type DocumentUploads,
   type EmbeddingPort,
+  type IngestBudget,
   IngestService,
   type ItemStore,
   type KnowledgeIndex,
@@ -48,6 +49,8 @@ export function createKnowledge(
   llm: LlmConfig,
   options: KnowledgeOptions,
   log: Log,
+  /** The tenants' monthly budgets, which ingest spends from. */
+  budget?: IngestBudget,
 ) {
   const service = new KnowledgeService({
     items: ports.items,
@@ -70,7 +73,9 @@ export function createKnowledge(
     clock: ports.clock,
     index: ports.index,
     embedder,
-    llm: () => createLlmSession({ port: ports.llm, config: llm, budget: {}, now: ports.clock.now }),
+    llm: (budget) =>
+      createLlmSession({ port: ports.llm, config: llm, budget, now: ports.clock.now }),
+    ...(budget ? { budget } : {}),
     log,
   });
   const search = new KnowledgeSearch({ knowledge: service, index: ports.index, embedder });

@@ -206,6 +206,11 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     options.llm,
     options.knowledge ?? { embeddingModel: DEFAULT_EMBEDDING_MODEL, maxUploadBytes: 5 << 20 },
     options.log,
+    // Ingest spends from the tenant's month like tasks do (the quotas are built below).
+    {
+      left: (tenant) => quotas.budgetLeft(tenant),
+      record: (tenant, usage) => quotas.addToMonth(tenant, usage),
+    },
   );
   // Knowledge's tools need its index: built-ins that come with a port.
   const tools: ReadonlyMap<string, Tool> = new Map([

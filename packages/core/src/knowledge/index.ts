@@ -22,7 +22,12 @@ export {
   type IndexSearch,
   type KnowledgeIndex,
 } from "./index-port";
-export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
+export {
+  type IngestBudget,
+  type IngestDeps,
+  type IngestOutcome,
+  IngestService,
+} from "./ingest";
 export {
   KnowledgeService,
   type KnowledgeServiceDeps,

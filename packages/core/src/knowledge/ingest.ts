@@ -12,14 +12,15 @@
  * down) is rethrown so the message comes back, and on the last delivery is
  * recorded as the document's error instead.
  */
-import { isErrorKind, StackVMError } from "../errors";
-import type { LlmSession } from "../llm/types";
+import { BudgetExceededError, isErrorKind, StackVMError } from "../errors";
+import type { LlmBudget, LlmSession } from "../llm/types";
 import { sha256Hex } from "../memory/memory-blobs";
 import type { LlmCall } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { DocumentUploads } from "../ports/uploads";
+import type { BudgetLeft } from "../service/quotas";
 import type { Log } from "../vm/step-deps";
 import { type Chunk, chunkText } from "./chunk";
 import type { Embedder } from "./embedder";
@@ -36,14 +37,24 @@ export interface IngestDeps {
   clock: Clock;
   index: KnowledgeIndex;
   embedder: Embedder;
-  /** A session for the graph calls of one ingest (no budget: the tenant's upload asked for it). */
-  llm: () => LlmSession;
+  /** A session for the graph calls of one ingest, within what the tenant's month has left. */
+  llm: (budget: LlmBudget) => LlmSession;
+  /** The tenant's monthly budget: what an ingest may spend, and where it counts; none: no limit. */
+  budget?: IngestBudget;
   log: Log;
   /** Graph extractions in flight at once. */
   graphConcurrency?: number;
 }
 
 export type IngestOutcome = "ready" | "failed" | "stale" | "duplicate" | "deleted";
+
+/** The month's budget of a tenant, as ingest uses it (`QuotaService`). */
+export interface IngestBudget {
+  /** What is left; throws `RateLimitedError` (`monthly_budget_exhausted`) when nothing is. */
+  left(tenant: string): Promise<BudgetLeft>;
+  /** Adds an ingest's tokens and cost to the month. */
+  record(tenant: string, usage: { tokens: number; cost_usd: number }): Promise<void>;
+}
 
 export class IngestService {
   constructor(private readonly deps: IngestDeps) {}
@@ -75,6 +86,7 @@ export class IngestService {
     if (record.status === "ready" || record.status === "failed") return "duplicate";
     const calls: LlmCall[] = [];
     try {
+      const left = await this.#budgetLeft(tenant);
       await this.#progress(record, "extract", 0, 1);
       const bytes =
         record.upload === "multipart"
@@ -96,7 +108,7 @@ export class IngestService {
         throw new ExtractError("too_many_chunks", (error as Error).message);
       }
       // Chunk ids carry the content's hash: the same bytes give the same ids on every ingest.
-      const rows = await this.#rows(record, sha256Hex(bytes).slice(0, 8), chunks, calls);
+      const rows = await this.#rows(record, sha256Hex(bytes).slice(0, 8), chunks, calls, left);
       await this.#progress(record, "index", 0, rows.length);
       await this.deps.index.replaceDocument(tenant, kb, documentId, rows);
       const after = (await this.deps.items.get(key)) as DocumentRecord | null;
@@ -110,7 +122,10 @@ export class IngestService {
     } catch (error) {
       const permanent =
         error instanceof StackVMError &&
-        (error.kind === "invalid" || error.kind === "step" || error.kind === "malformed");
+        (error.kind === "invalid" ||
+          error.kind === "step" ||
+          error.kind === "malformed" ||
+          error.code === "budget_exceeded");
       if (!permanent && !lastAttempt) throw error;
       const code = error instanceof StackVMError ? error.code : "ingest_failed";
       const reason = (error as Error).message;
@@ -138,8 +153,10 @@ export class IngestService {
     hash: string,
     chunks: Chunk[],
     calls: LlmCall[],
+    left: BudgetLeft,
   ): Promise<IndexRow[]> {
-    const graphs = await this.#graphs(record, chunks, calls);
+    const graphs = await this.#graphs(record, chunks, calls, left);
+    checkSpent(left, calls);
     await this.#progress(record, "embed", 0, chunks.length);
     const chunkIds = chunks.map((c) => `${record.document_id}:${hash}:${c.position}`);
     const entityRows: Array<Omit<IndexRow, "vector">> = [];
@@ -188,9 +205,13 @@ export class IngestService {
     record: DocumentRecord,
     chunks: Chunk[],
     calls: LlmCall[],
+    left: BudgetLeft,
   ): Promise<KnowledgeGraph[]> {
     const graphs: KnowledgeGraph[] = new Array(chunks.length);
-    const session = this.deps.llm();
+    const session = this.deps.llm({
+      ...(left.tokens === undefined ? {} : { tokensLeft: left.tokens }),
+      ...(left.costUsd === undefined ? {} : { costLeftUsd: left.costUsd }),
+    });
     let next = 0;
     let done = 0;
     const worker = async () => {
@@ -222,10 +243,27 @@ export class IngestService {
       await Promise.all(
         Array.from({ length: Math.min(this.deps.graphConcurrency ?? 4, chunks.length) }, worker),
       );
+    } catch (error) {
+      // The session stopped at what the month had left: say so as ingest, not as a task's budget.
+      if (isErrorKind(error, "forbidden")) throw ranOut([...calls, ...session.calls]);
+      throw error;
     } finally {
       calls.push(...session.calls);
     }
     return graphs;
+  }
+
+  /** What the tenant's month has left; a spent month fails the document, saying so. */
+  async #budgetLeft(tenant: string): Promise<BudgetLeft> {
+    if (!this.deps.budget) return {};
+    try {
+      return await this.deps.budget.left(tenant);
+    } catch (error) {
+      if (!isErrorKind(error, "rate_limited")) throw error;
+      throw new BudgetExceededError(
+        "not ingested: the tenant's monthly budget is spent; upload the document again next month, or once the operator raises monthly_token_budget / monthly_cost_budget_usd",
+      );
+    }
   }
 
   async #progress(
@@ -284,7 +322,34 @@ export class IngestService {
       },
       { exists: true, equals: { version: record.version } },
     );
+    await this.deps.budget?.record(record.tenant_id, {
+      tokens: usage.input_tokens + usage.output_tokens,
+      cost_usd: usage.cost_usd,
+    });
   }
+}
+
+/** Stops an ingest whose calls spent what the month had left (checked between stages). */
+function checkSpent(left: BudgetLeft, calls: LlmCall[]): void {
+  const { tokens, cost } = spent(calls);
+  if (
+    (left.tokens !== undefined && tokens >= left.tokens) ||
+    (left.costUsd !== undefined && cost >= left.costUsd)
+  ) {
+    throw ranOut(calls);
+  }
+}
+
+const spent = (calls: LlmCall[]) => ({
+  tokens: calls.reduce((n, c) => n + c.input_tokens + c.output_tokens, 0),
+  cost: calls.reduce((n, c) => n + c.cost_usd, 0),
+});
+
+function ranOut(calls: LlmCall[]): BudgetExceededError {
+  const { tokens, cost } = spent(calls);
+  return new BudgetExceededError(
+    `not ingested: the tenant's monthly budget ran out during this ingest (${tokens} tokens, $${cost.toFixed(4)} spent on it); upload the document again next month, or once the operator raises monthly_token_budget / monthly_cost_budget_usd`,
+  );
 }
 
 const GRAPH_PROMPT = [

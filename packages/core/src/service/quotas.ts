@@ -16,7 +16,8 @@
  * at most what is left as its own token and cost budget, which the LLM layer
  * enforces before each call. Tasks add their usage to the month when they end, so
  * tasks running side by side may together go past the budget by what each was
- * allowed: the budget bounds spending, it is not an exact meter.
+ * allowed: the budget bounds spending, it is not an exact meter. A document's
+ * ingest (its graph calls and embeddings) is checked and counted the same way.
  */
 import * as z from "zod";
 import { isErrorKind, RateLimitedError } from "../errors";
@@ -309,10 +310,23 @@ export class QuotaService {
     const usage = (await branches()).reduce((sum, b) => addUsage(sum, b.usage), {
       ...(task.deleted_usage ?? ZERO_USAGE),
     });
+    await this.addToMonth(
+      tenant,
+      { tokens: usage.input_tokens + usage.output_tokens, cost_usd: usage.cost_usd },
+      month,
+    );
+  }
+
+  /** Adds spending outside tasks (a document's ingest) to the month. */
+  async addToMonth(
+    tenant: string,
+    usage: { tokens: number; cost_usd: number },
+    month = this.month(),
+  ): Promise<void> {
     await this.deps.items.update(usageKey(tenant, month), {
       set: [[["tenant_id"], tenant]],
       add: [
-        [["tokens"], usage.input_tokens + usage.output_tokens],
+        [["tokens"], usage.tokens],
         [["cost_usd"], usage.cost_usd],
       ],
     });
