@@ -123,6 +123,21 @@ describe("/openapi.json", () => {
     expect(routes.filter((route) => !listed.has(route))).toEqual([]);
   });
 
+  it("names the 400 and 415 of a JSON body on every route that takes one, and only there", () => {
+    const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops)) as Array<{
+      requestBody?: { content?: Record<string, unknown> };
+      responses: Record<string, { description: string }>;
+    }>;
+    const withJson = operations.filter((op) => op.requestBody?.content?.["application/json"]);
+    expect(withJson.length).toBeGreaterThan(15);
+    for (const op of withJson) {
+      expect(op.responses["415"]?.description).toContain("Content-Type: application/json");
+      expect(op.responses["400"]?.description).toContain("malformed_json");
+    }
+    const without = operations.filter((op) => !op.requestBody);
+    expect(without.filter((op) => op.responses["415"])).toEqual([]);
+  });
+
   it("carries request and response examples for the main routes", () => {
     const example = (path: string, method: string, where: "request" | number) => {
       const op = doc.paths[path]![method] as {

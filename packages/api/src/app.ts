@@ -14,6 +14,7 @@ import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
 import { errorBody, malformedBody, notFound, onError } from "./errors";
 import { checkJsonBody } from "./json-body";
+import { describeJsonBodyAnswers } from "./openapi-answers";
 import { API_TAGS, tagRoutes } from "./openapi-tags";
 import { rateLimit } from "./rate-limit";
 import { registerBranchRoutes } from "./routes/branches";
@@ -118,6 +119,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerDoctorRoutes(app);
 
   tagRoutes(app);
+  describeJsonBodyAnswers(app);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     tags: [...API_TAGS],
