@@ -31,10 +31,16 @@ export interface TestStack {
 
 export const ADMIN_KEY = "admin-key-for-tests-0123456789";
 
+type Env = Record<string, string | undefined>;
+
 export async function startTestStack(
-  options: Partial<LocalStackOptions> & { env?: Record<string, string | undefined> } = {},
+  /** `env` may be made from the scripted LLM (its `bedrockUrl`, say). */
+  options: Partial<Omit<LocalStackOptions, "env">> & {
+    env?: Env | ((llm: ScriptedLlm) => Env);
+  } = {},
 ): Promise<TestStack> {
   const llm = await startScriptedLlm();
+  const env = typeof options.env === "function" ? options.env(llm) : options.env;
   const stack = await startLocalStack({
     dataDir: null,
     port: 0,
@@ -51,7 +57,7 @@ export async function startTestStack(
       // Tests poll hard and start many tasks at once; the quota tests lower these per tenant.
       STACKVM_RATE_LIMIT_RPS: "100000",
       STACKVM_MAX_RUNNING_TASKS: "1000",
-      ...options.env,
+      ...env,
     },
   });
   const api: TestStack["api"] = async (method, path, body, opts = {}) => {
