@@ -78,6 +78,7 @@ const WALK: Record<string, unknown> = {
   "get /v1/tasks/{task_id}": undefined,
   "delete /v1/tasks/{task_id}": undefined,
   "post /v1/tasks/{task_id}/cancel": undefined,
+  "post /v1/tasks/{task_id}/retry": () => ({ from: "start" }),
   "get /v1/tasks/{task_id}/events": undefined,
   "get /v1/tasks/{task_id}/branches": undefined,
   "post /v1/tasks/{task_id}/branches": () => ({ from_commit: ids.commit_id, name: "theirs" }),
