@@ -127,7 +127,7 @@ describe("LLM traces", () => {
       messages: [
         {
           role: "user",
-          content: `curl -H "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig" -H 'X-Api-Key: k3y-value' ${userKey} {"password": "hunter22"}`,
+          content: `curl -H "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig" -H 'X-Api-Key: k3y-value' ${userKey} {"password": "hunter22"} whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`,
         },
       ],
     });
@@ -140,6 +140,7 @@ describe("LLM traces", () => {
       userKey,
       "hunter22",
       "sk-proj",
+      "whsec_MfKQ",
     ]) {
       expect(stored).not.toContain(secret);
     }
@@ -150,7 +151,8 @@ describe("LLM traces", () => {
   });
 
   it("leaves ordinary text alone", () => {
-    const text = "Basic facts: Kyoto has 1,600 temples; the secret garden opens at 9.";
+    const text =
+      "Basic information about Bearer instruments: Kyoto has 1,600 temples; the secret garden opens at 9.";
     expect(redactSecrets({ text, n: 3, list: ["a key idea"] }, [])).toEqual({
       text,
       n: 3,

@@ -124,11 +124,15 @@ export const REDACTED = "[redacted]";
 
 /** Shapes of secrets, redacted wherever they appear. */
 const SECRET_SHAPES: RegExp[] = [
-  // `Authorization: Bearer x`, `Bearer x`, `Basic x` (the scheme is kept).
-  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g,
-  // OpenAI-style and other `sk-` keys, this product's API keys, GitHub and Slack tokens.
+  // `Authorization: Bearer x`, `Bearer x`, `Basic x` (the scheme is kept); a token has
+  // a digit or a symbol, so that "Basic information" stays as it is.
+  /\b(Bearer|Basic)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/g,
+  // OpenAI-style and other `sk-` keys, this product's API keys.
   /\bsk-[A-Za-z0-9_-]{16,}/g,
   /\bsvm_[a-z0-9-]{1,40}_[a-z0-9]{40}\b/g,
+  // Webhook signing secrets (Standard Webhooks' `whsec_`).
+  /\bwhsec_[A-Za-z0-9+/=_-]{16,}/g,
+  // GitHub and Slack tokens.
   /\b(?:ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{20,}/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
   // AWS access key ids.
