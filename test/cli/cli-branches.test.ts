@@ -53,16 +53,19 @@ describe("stackvm branches, promote and fork --watch", () => {
       ],
     });
 
-    const fork = await cli([
-      "fork",
-      taskId,
-      afterStep1.commit_id,
-      "--suggestion",
-      "Say it forever.",
-      "--name",
-      "forever",
-      "--watch",
-    ]);
+    const fork = await cli(
+      [
+        "fork",
+        taskId,
+        afterStep1.commit_id,
+        "--suggestion",
+        "Say it forever.",
+        "--name",
+        "forever",
+        "--watch",
+      ],
+      { COLUMNS: "120" },
+    );
     expect(fork.stderr).toBe("");
     expect(fork.code).toBe(0);
     const lines = fork.stdout.trim().split("\n");
@@ -73,7 +76,7 @@ describe("stackvm branches, promote and fork --watch", () => {
     const commitLines = lines.filter((l) => /^\(|^(plan|step|error)\s/.test(l));
     expect(commitLines).toHaveLength(2);
     expect(commitLines.every((l) => l.startsWith("(forever) "))).toBe(true);
-    expect(commitLines[0]).toMatch(/plan_update\s+plan updated, resuming at \[2\]/);
+    expect(commitLines[0]).toMatch(/plan_update {2}\[2\] plan updated, resuming at \[2\]/);
     expect(commitLines[1]).toMatch(/step\s+\[2\] assign → final_answer = "mango forever"/);
     expect(fork.stdout).not.toContain("Mango is great.");
     expect(lines).toContain(
@@ -84,14 +87,14 @@ describe("stackvm branches, promote and fork --watch", () => {
 
     const branches = await cli(["branches", taskId]);
     expect(branches.code).toBe(0);
-    const rows = branches.stdout.trim().split("\n");
+    const rows = branches.stdout.trimEnd().split("\n");
     expect(rows[0]).toMatch(/^\s+BRANCH\s+STATUS\s+HEAD\s+FORKED FROM$/);
     expect(rows.find((r) => r.includes(" main "))).toMatch(
-      /^\* main\s+completed\s+\S+ \[2\] step\s+-$/,
+      /^\*\s+main\s+completed\s+\S+ \[2\] step\s+-$/,
     );
     expect(rows.find((r) => r.includes(" forever "))).toMatch(
       new RegExp(
-        `^  forever\\s+completed\\s+\\S+ \\[2\\] step\\s+main at ${afterStep1.commit_id}$`,
+        `^\\s+forever\\s+completed\\s+\\S+ \\[2\\] step\\s+main at ${afterStep1.commit_id}$`,
       ),
     );
 
@@ -106,7 +109,8 @@ describe("stackvm branches, promote and fork --watch", () => {
     const missing = await cli(["promote", taskId, "nope"]);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain("nope");
-  });
+    // Six processes in a row: on a loaded machine each takes seconds to start.
+  }, 180_000);
 });
 
 describe("stackvm doctor", () => {
@@ -240,5 +244,64 @@ describe("stackvm --help", () => {
         column + options[0]!.match(/ {2,}/)![0].length,
       );
     }
+  });
+});
+
+/** Polls a branch until it has `status`. */
+async function branchIs(taskId: string, name: string, status: string): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    const { body } = await t.api("GET", `/v1/tasks/${taskId}/branches/${name}`);
+    if (body.status === status) return body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`branch ${name} of ${taskId} never became ${status}`);
+}
+
+describe("stackvm answer with waits", () => {
+  it("answers the fork that asks when the result branch does not, and says a timer asks nothing", async () => {
+    const created = await t.api("POST", "/v1/tasks", {
+      plan: [
+        { seq_no: 0, type: "assign", parameters: { base: 10 } },
+        {
+          seq_no: 1,
+          type: "calling",
+          parameters: {
+            tool_name: "ask_human",
+            tool_params: { question: "How many?", schema: { type: "integer" } },
+            output_vars: "n",
+          },
+        },
+        { seq_no: 2, type: "assign", parameters: { final_answer: "${n}" } },
+      ],
+    });
+    const taskId = created.body.task_id as string;
+    await branchIs(taskId, "main", "waiting");
+    expect((await cli(["answer", taskId, "--answer", "1"])).code).toBe(0);
+    await t.waitForTask(taskId);
+    const log = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`);
+    const first = log.body.commits.find((c: { seq_no: number }) => c.seq_no === 0);
+    await t.api("POST", `/v1/tasks/${taskId}/branches`, {
+      from_commit: first.commit_id,
+      name: "again",
+    });
+    await branchIs(taskId, "again", "waiting");
+
+    const answered = await cli(["answer", taskId, "--answer", "5"]);
+    expect(answered.stderr).toBe("");
+    expect(answered.stdout).toContain("answered: branch again is");
+    expect((await branchIs(taskId, "again", "completed")).final_answer).toBe(5);
+    expect((await t.api("GET", `/v1/tasks/${taskId}`)).body.final_answer).toBe(1);
+
+    const timer = await t.api("POST", "/v1/tasks", {
+      plan: [
+        { seq_no: 0, type: "wait", parameters: { until: "2030-01-01T09:00:00Z" } },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "late" } },
+      ],
+    });
+    await branchIs(timer.body.task_id, "main", "waiting");
+    const nothing = await cli(["answer", timer.body.task_id, "--answer", "1"]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain("asks nothing: it waits until 2030-01-01T09:00:00");
+    await t.api("POST", `/v1/tasks/${timer.body.task_id}/cancel`);
   });
 });

@@ -119,7 +119,7 @@ describe("stackvm run", () => {
     );
     expect(lines.every((line) => line.length <= 80)).toBe(true);
     expect(lines[4]).toMatch(/^step\s+\[2\] assign → final_answer = "Mango is great\."/);
-    expect(lines[5]).toMatch(/^✓ completed · 4 steps · [\d,]+ tokens · \$0\.0000 · [\d.]+ s$/);
+    expect(lines[5]).toMatch(/^✓ completed · 3 steps · [\d,]+ tokens · \$0\.0000 · [\d.]+ s$/);
     expect(lines.at(-1)).toBe("Mango is great.");
     const planner = t.llm.requests.find((r) => r.schemaName === "plan")!;
     expect(planner.messages.map((m) => m.content).join("\n")).toContain("Japanese");

@@ -3,8 +3,8 @@
  * Without `--answer` it shows the question and its schema and reads the answer
  * from standard input (JSON, or plain text when the schema wants a string).
  */
-import type { Branch } from "@stackvm/core";
-import { type Command, JSON_OPTION, printJson } from "../command";
+import type { Branch, Task } from "@stackvm/core";
+import { type Command, type Context, JSON_OPTION, printJson } from "../command";
 import { EXIT, usage } from "../exit-codes";
 
 const id = encodeURIComponent;
@@ -25,12 +25,34 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").trim();
 }
 
+/**
+ * The branch to answer when none is named: the result branch, unless another
+ * branch (a fork) is the one that asks; more than one asking: name it.
+ */
+async function askingBranch(ctx: Context, taskId: string): Promise<string> {
+  const base = `/v1/tasks/${id(taskId)}`;
+  const [task, { branches }] = await Promise.all([
+    ctx.client.request<Task>("GET", base),
+    ctx.client.request<{ branches: Branch[] }>("GET", `${base}/branches`),
+  ]);
+  const asking = branches.filter((b) => b.status === "waiting" && b.waiting?.kind === "input");
+  if (asking.length === 0 || asking.some((b) => b.name === task.branch)) return task.branch;
+  if (asking.length === 1) return asking[0]!.name;
+  throw usage(
+    `branches ${asking.map((b) => b.name).join(", ")} each wait for an answer: name one with --branch`,
+    "answer",
+  );
+}
+
 export const answerCommand: Command = {
   name: "answer",
   summary: "Answer the question a waiting task asks (ask_human).",
   usage: "stackvm answer TASK [--branch B] [--answer JSON] [--json]",
   options: {
-    branch: { type: "string", description: "the branch (default: the task's result branch)" },
+    branch: {
+      type: "string",
+      description: "the branch (default: the one that asks, the result branch first)",
+    },
     answer: {
       type: "string",
       description: 'the answer as JSON (true, 42, "text"); without it, read from stdin',
@@ -39,12 +61,15 @@ export const answerCommand: Command = {
   },
   args: ["TASK"],
   async run(ctx, v, [taskId]) {
-    const branchName =
-      v.branch === undefined
-        ? (await ctx.client.request<{ branch: string }>("GET", `/v1/tasks/${id(taskId!)}`)).branch
-        : String(v.branch);
+    const branchName = v.branch === undefined ? await askingBranch(ctx, taskId!) : String(v.branch);
     const path = `/v1/tasks/${id(taskId!)}/branches/${id(branchName)}`;
     const branch = await ctx.client.request<Branch>("GET", path);
+    if (branch.status === "waiting" && branch.waiting?.kind === "time") {
+      throw usage(
+        `branch ${branchName} asks nothing: it waits until ${branch.waiting.until} (a wait step) and goes on by itself`,
+        "answer",
+      );
+    }
     if (branch.status !== "waiting" || branch.waiting?.kind !== "input") {
       throw usage(`branch ${branchName} is ${branch.status}, not waiting for an answer`, "answer");
     }

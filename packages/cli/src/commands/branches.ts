@@ -48,10 +48,7 @@ export const branchesCommand: Command = {
       ctx.out.line(fit(line.join("  ").trimEnd(), ctx.out.columns));
     }
     ctx.out.line(
-      fit(
-        `* the result branch (task ${task.task_id} answers with it); make a fork the result with \`stackvm promote ${task.task_id} BRANCH\``,
-        ctx.out.columns,
-      ),
+      fit(`* the result (change it: stackvm promote ${task.task_id} BRANCH)`, ctx.out.columns),
     );
     return EXIT.ok;
   },

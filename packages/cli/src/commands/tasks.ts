@@ -4,7 +4,7 @@
 import type { Branch, Commit, Diff, Task } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
-import { answerText, describeCommit, diffLines, preview, taskSummary } from "../render";
+import { answerText, describeCommit, diffLines, fit, taskSummary } from "../render";
 import { followBranch } from "./follow-branch";
 
 const STATUSES = ["queued", "running", "waiting", "completed", "failed", "cancelled"];
@@ -41,9 +41,9 @@ export const tasksCommand: Command = {
     if (v.json) return printJson(ctx.out, page);
     if (page.tasks.length === 0) ctx.out.line("no tasks");
     for (const t of page.tasks) {
-      ctx.out.line(
-        `${t.task_id}  ${t.status.padEnd(9)}  ${t.created_at.slice(0, 19)}  ${preview(t.goal ?? "(plan given)", 60).replace(/^"|"$/g, "")}`,
-      );
+      const head = `${t.task_id}  ${t.status.padEnd(9)}  ${t.created_at.slice(0, 19)}  `;
+      const goal = (t.goal ?? "(plan given)").replace(/\s+/g, " ");
+      ctx.out.line(head + fit(goal, ctx.out.columns - head.length));
     }
     return EXIT.ok;
   },
@@ -111,9 +111,11 @@ export const logCommand: Command = {
     if (v.json) return printJson(ctx.out, { branch, commits });
     for (const c of commits) {
       const seq = c.seq_no === null ? "   " : `[${c.seq_no}]`;
-      const on = c.branch === branch ? "" : ctx.out.paint("magenta", ` (${c.branch})`);
+      const on = c.branch === branch ? "" : ` (${c.branch})`;
+      const head = `${c.commit_id.padEnd(12)} ${c.type.padEnd(11)} ${seq.padStart(4)} `;
+      const what = fit(describeCommit(c), ctx.out.columns - head.length - on.length);
       ctx.out.line(
-        `${ctx.out.paint("yellow", c.commit_id.padEnd(12))} ${c.type.padEnd(11)} ${seq.padStart(4)} ${describeCommit(c)}${on}`,
+        `${ctx.out.paint("yellow", head.slice(0, 12))}${head.slice(12)}${what}${on && ctx.out.paint("magenta", on)}`,
       );
     }
     return EXIT.ok;
