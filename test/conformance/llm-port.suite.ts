@@ -117,6 +117,16 @@ export function describeLlmPort(name: string, fixture: LlmPortFixture): void {
       expect(server.requests[0]?.messages).toEqual(conversation);
     });
 
+    it("says why the model stopped, in the server's words, for the call's trace", async () => {
+      server.queue("text", new Reply("Paris"), new Reply("Par", { finish_reason: "length" }));
+      const port = fixture.port(server);
+      const done = await port.complete(request());
+      const cut = await port.complete(request());
+      expect(done.finishReason).toEqual(expect.any(String));
+      expect(cut.finishReason).toEqual(expect.any(String));
+      expect(cut.finishReason).not.toBe(done.finishReason);
+    });
+
     it("asks for any JSON object when generate wants JSON", async () => {
       server.on("json_object", { k: 1 });
       const answer = await session().generate({ purpose: "llm_generate", messages, json: true });

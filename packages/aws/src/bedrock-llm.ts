@@ -122,6 +122,8 @@ export class BedrockLlm implements LlmPort {
       inputTokens: output.usage?.inputTokens ?? 0,
       outputTokens: output.usage?.outputTokens ?? 0,
       ...(reasoning !== "" ? { reasoning } : {}),
+      // Converse's own words (`end_turn`, `max_tokens`, `tool_use`), kept in the call's trace.
+      ...(stopReason !== undefined ? { finishReason: stopReason } : {}),
     };
   }
 
