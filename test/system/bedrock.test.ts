@@ -72,12 +72,15 @@ describe("a task on Bedrock", () => {
       `/v1/tasks/${created.body.task_id}/branches/main/commits?limit=10`,
     );
     const calls = (body.commits as Json[]).flatMap((c) => c.llm_calls ?? []) as Json[];
-    const price = { [REASON_MODEL]: [0.8, 4], [MODEL]: [0.06, 0.24] };
+    const price: Record<string, [number, number]> = {
+      [REASON_MODEL]: [0.8, 4],
+      [MODEL]: [0.06, 0.24],
+    };
     for (const call of calls) {
       const [input, output] = price[call.model as string]!;
       expect(call.input_tokens).toBeGreaterThan(0);
       expect(call.cost_usd).toBeCloseTo(
-        (call.input_tokens * input! + call.output_tokens * output!) / 1_000_000,
+        (call.input_tokens * input + call.output_tokens * output) / 1_000_000,
         12,
       );
     }

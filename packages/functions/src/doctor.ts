@@ -7,6 +7,7 @@
  */
 import type { DoctorCheck } from "@stackvm/api";
 import type { EmbeddingPort, LlmConfig, LlmPort, SandboxPort } from "@stackvm/core";
+import type { Provider } from "./llm-provider";
 
 export interface DoctorPorts {
   llm: LlmPort;
@@ -18,6 +19,30 @@ export interface DoctorPorts {
   embeddingModel: string;
   /** `OPENAI_BASE_URL`, or null for OpenAI's. */
   baseURL: string | null;
+  /** `LLM_PROVIDER` and `EMBEDDING_PROVIDER`; an OpenAI-compatible server when absent. */
+  providers?: { llm: Provider; embeddings: Provider };
+}
+
+/** Where the LLM or the embeddings are, in the checks' words. */
+const serverOf = (ports: DoctorPorts, which: "llm" | "embeddings") =>
+  ports.providers?.[which] === "bedrock" ? "Amazon Bedrock" : (ports.baseURL ?? "OpenAI");
+
+/** What to do about a Bedrock failure, by the adapter's error code. */
+function bedrockFix(code: string): string {
+  switch (code) {
+    case "llm_unavailable":
+    case "llm_timeout":
+    case "llm_bad_response":
+    case "llm_rate_limited":
+      return "check the network to Bedrock in BEDROCK_REGION (or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and its quotas, then try again";
+    case "llm_forbidden":
+      return "enable access to the model in the Bedrock console (Model access, in BEDROCK_REGION) and let these credentials bedrock:InvokeModel on it, then try again";
+    case "llm_unauthorized":
+    case "llm_no_credentials":
+      return "give the process AWS credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), then restart";
+    default:
+      return "set LLM_MODEL, REASON_LLM_MODEL and EVAL_LLM_MODEL to Bedrock model ids or inference profiles offered in BEDROCK_REGION, then restart";
+  }
 }
 
 /** The longest one check may take: the doctor answers within a request's time. */
@@ -52,7 +77,7 @@ function llmFix(code: string, message: string, server: string): string {
 
 async function checkModel(ports: DoctorPorts, model: string, roles: string): Promise<DoctorCheck> {
   const name = "llm";
-  const server = ports.baseURL ?? "OpenAI";
+  const server = serverOf(ports, "llm");
   const started = Date.now();
   try {
     await ports.llm.complete({
@@ -69,13 +94,15 @@ async function checkModel(ports: DoctorPorts, model: string, roles: string): Pro
   } catch (error) {
     const { code, message } = errorOf(error);
     const detail = `model ${model} (${roles}): ${message}`;
-    return { name, status: "failed", detail, fix: llmFix(code, message, server) };
+    const fix =
+      ports.providers?.llm === "bedrock" ? bedrockFix(code) : llmFix(code, message, server);
+    return { name, status: "failed", detail, fix };
   }
 }
 
 async function checkEmbeddings(ports: DoctorPorts): Promise<DoctorCheck> {
   const name = "embeddings";
-  const server = ports.baseURL ?? "OpenAI";
+  const server = serverOf(ports, "embeddings");
   if (!ports.embeddings) {
     return {
       name,
@@ -107,7 +134,9 @@ async function checkEmbeddings(ports: DoctorPorts): Promise<DoctorCheck> {
       fix:
         code === "embeddings_not_configured"
           ? llmFix(code, message, server)
-          : `set EMBEDDING_MODEL to an embedding model that ${server} has (e.g. nomic-embed-text on Ollama), then restart`,
+          : ports.providers?.embeddings === "bedrock"
+            ? `enable access to ${ports.embeddingModel} in the Bedrock console (Model access, in BEDROCK_REGION), or set EMBEDDING_PROVIDER=openai for an OpenAI-compatible server, then restart`
+            : `set EMBEDDING_MODEL to an embedding model that ${server} has (e.g. nomic-embed-text on Ollama), then restart`,
     };
   }
 }
@@ -144,9 +173,23 @@ async function checkSandbox(ports: DoctorPorts): Promise<DoctorCheck> {
   }
 }
 
-/** Runs every check at once; answers them in a fixed order. */
+/**
+ * Runs every check at once; answers them in a fixed order. Requests that come
+ * while a run is under way share it: a tenant asking in a loop cannot make the
+ * server call the LLM (which bills the operator) more than once at a time.
+ */
 export function createDoctor(ports: DoctorPorts): () => Promise<DoctorCheck[]> {
-  return async () => {
+  let running: Promise<DoctorCheck[]> | null = null;
+  return () => {
+    running ??= runChecks(ports).finally(() => {
+      running = null;
+    });
+    return running;
+  };
+}
+
+function runChecks(ports: DoctorPorts): Promise<DoctorCheck[]> {
+  {
     // Each distinct model once, with the roles it serves.
     const roles = new Map<string, string[]>();
     for (const [role, model] of Object.entries(ports.llmConfig.models)) {
@@ -157,5 +200,5 @@ export function createDoctor(ports: DoctorPorts): () => Promise<DoctorCheck[]> {
       checkEmbeddings(ports),
       checkSandbox(ports),
     ]);
-  };
+  }
 }

@@ -207,6 +207,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     llmConfig: config.llm,
     embeddingModel: config.knowledge.embeddingModel,
     baseURL: config.openai.baseURL,
+    providers: config.providers,
   });
   fireSchedule = createScheduleHandler(system.schedules, log);
   await scheduler.load(await system.schedules.timers());
