@@ -7,6 +7,7 @@
 import { useMemo, useState } from "hono/jsx/dom";
 import { type ApiError, createApi } from "./api";
 import { Layout } from "./layout";
+import { KnowledgePage } from "./pages/knowledge";
 import { NamespacesPage } from "./pages/namespaces";
 import { NewTaskPage } from "./pages/new-task";
 import { SchedulesPage } from "./pages/schedules";
@@ -37,6 +38,8 @@ function Page(props: { route: Route }) {
       return <TriggersPage />;
     case "schedules":
       return <SchedulesPage />;
+    case "knowledge":
+      return <KnowledgePage />;
     case "not-found":
       return (
         <section class="card">

@@ -8,6 +8,7 @@
 import type { Branch, Commit, State } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { seg } from "./api";
+import { chunkSources, citedChunks } from "./citations";
 import { DiffView } from "./diff-view";
 import { ForkForm } from "./fork-form";
 import { count, ms, usd, when } from "./format";
@@ -101,7 +102,31 @@ function LlmCalls(props: { taskId: string; commit: Commit }) {
   );
 }
 
-function CommitDetails(props: { taskId: string; commit: Commit; onSelect: (id: string) => void }) {
+/** The documents and positions of the chunks a commit's outputs cite (`citations.ts`). */
+function CitedSources(props: { commit: Commit; commits: ReadonlyMap<string, Commit> }) {
+  const sources = chunkSources([...props.commits.values()].map((c) => c.outputs));
+  const cited = citedChunks(props.commit.outputs, sources);
+  if (cited.length === 0) return null;
+  return (
+    <Section title="Cited sources">
+      <ul class="cited-sources">
+        {cited.map((c) => (
+          <li data-chunk={c.chunk_id}>
+            <strong>{c.filename}</strong>, position {c.position}{" "}
+            <code class="small">{c.chunk_id}</code>
+          </li>
+        ))}
+      </ul>
+    </Section>
+  );
+}
+
+function CommitDetails(props: {
+  taskId: string;
+  commit: Commit;
+  commits: ReadonlyMap<string, Commit>;
+  onSelect: (id: string) => void;
+}) {
   const { commit } = props;
   const error = commit.error as { code?: string; message?: string } | null;
   return (
@@ -151,6 +176,7 @@ function CommitDetails(props: { taskId: string; commit: Commit; onSelect: (id: s
           <JsonView value={commit.outputs} />
         )}
       </Section>
+      <CitedSources commit={commit} commits={props.commits} />
       <Section title="LLM calls" hidden={commit.llm_calls.length === 0}>
         <LlmCalls key={commit.commit_id} taskId={props.taskId} commit={commit} />
       </Section>
@@ -270,7 +296,12 @@ export function CommitPanel(props: {
       <Tabs tabs={TABS} active={props.tab} onChange={props.onTab} label="Commit views" />
       <div class="tab-body" role="tabpanel">
         {props.tab === "commit" ? (
-          <CommitDetails taskId={props.taskId} commit={commit} onSelect={props.onSelect} />
+          <CommitDetails
+            taskId={props.taskId}
+            commit={commit}
+            commits={props.commits}
+            onSelect={props.onSelect}
+          />
         ) : null}
         {props.tab === "state" ? <StateTab taskId={props.taskId} commit={commit} /> : null}
         {props.tab === "diff" ? (

@@ -10,6 +10,7 @@ const NAV = [
   { href: `${BASE}/templates`, label: "Templates" },
   { href: `${BASE}/triggers`, label: "Triggers" },
   { href: `${BASE}/schedules`, label: "Schedules" },
+  { href: `${BASE}/knowledge`, label: "Knowledge" },
 ];
 
 export function Layout(props: { pathname: string; onSignOut: () => void; children?: Child }) {

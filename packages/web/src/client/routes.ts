@@ -15,9 +15,10 @@ export type Route =
   | { page: "templates" }
   | { page: "triggers" }
   | { page: "schedules" }
+  | { page: "knowledge" }
   | { page: "not-found"; path: string };
 
-const LIST_PAGES = new Set(["namespaces", "templates", "triggers", "schedules"]);
+const LIST_PAGES = new Set(["namespaces", "templates", "triggers", "schedules", "knowledge"]);
 
 /**
  * Reads a path as a route.
@@ -38,7 +39,7 @@ export function parseRoute(pathname: string): Route {
   if (first === "tasks" && second === "new" && parts.length === 2) return { page: "new-task" };
   if (first === "tasks" && second && parts.length === 2) return { page: "task", taskId: second };
   if (first && parts.length === 1 && LIST_PAGES.has(first)) {
-    return { page: first as "namespaces" | "templates" | "triggers" | "schedules" };
+    return { page: first as "namespaces" | "templates" | "triggers" | "schedules" | "knowledge" };
   }
   return { page: "not-found", path: pathname };
 }

@@ -14,12 +14,25 @@ interface ToolInfo {
   source?: "builtin" | "code" | "http" | "mcp";
 }
 
-const SOURCE_NAMES = {
-  builtin: "Built-in",
-  code: "Code tools",
-  http: "HTTP tools",
-  mcp: "MCP servers",
-} as const;
+/** A namespace's tools grouped by source: built-in, code tools, each MCP server, HTTP tools. */
+export function toolGroups(
+  tools: ToolInfo[],
+): Array<{ key: string; title: string; tools: ToolInfo[] }> {
+  const source = (tool: ToolInfo) => tool.source ?? "builtin";
+  const servers = [
+    ...new Set(tools.filter((t) => source(t) === "mcp").map((t) => t.name.split(".")[0]!)),
+  ].sort();
+  return [
+    { key: "builtin", title: "Built-in", tools: tools.filter((t) => source(t) === "builtin") },
+    { key: "code", title: "Code tools", tools: tools.filter((t) => source(t) === "code") },
+    ...servers.map((server) => ({
+      key: `mcp:${server}`,
+      title: `MCP server ${server}`,
+      tools: tools.filter((t) => source(t) === "mcp" && t.name.startsWith(`${server}.`)),
+    })),
+    { key: "http", title: "HTTP tools", tools: tools.filter((t) => source(t) === "http") },
+  ].filter((group) => group.tools.length > 0);
+}
 
 /** Every tool the namespace can call (`GET /v1/tools?namespace=`), grouped by source. */
 function ToolsBySource(props: { namespace: string }) {
@@ -29,24 +42,20 @@ function ToolsBySource(props: { namespace: string }) {
     [props.namespace],
   );
   if (tools.error) return <ErrorBox error={tools.error} title="Could not load the tools" />;
-  const all = tools.data?.tools ?? [];
   return (
     <div class="tool-sources">
-      {(Object.keys(SOURCE_NAMES) as Array<keyof typeof SOURCE_NAMES>).map((source) => {
-        const own = all.filter((tool) => (tool.source ?? "builtin") === source);
-        return own.length === 0 ? null : (
-          <div data-source={source}>
-            <strong class="small">{SOURCE_NAMES[source]}</strong>
-            <ul>
-              {own.map((tool) => (
-                <li title={tool.description}>
-                  <code>{tool.name}</code>
-                </li>
-              ))}
-            </ul>
-          </div>
-        );
-      })}
+      {toolGroups(tools.data?.tools ?? []).map((group) => (
+        <div data-source={group.key}>
+          <strong class="small">{group.title}</strong>
+          <ul>
+            {group.tools.map((tool) => (
+              <li title={tool.description}>
+                <code>{tool.name}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
     </div>
   );
 }
