@@ -161,16 +161,25 @@ export class BranchService {
   /** The difference from `against` (default: the parent) to `commitId`. */
   async diff(tenant: string, taskId: string, commitId: string, against?: string): Promise<Diff> {
     const task = await this.deps.tasks.record(tenant, taskId);
-    const to = await this.storedState(task, commitId);
-    const baseId = against ?? to.commit.parent_id;
-    const from = baseId
-      ? await this.storedState(task, baseId)
-      : { variables: {} as Record<string, unknown>, plan: null, pc: null };
+    // Both states at once when the base is named; else the base is the parent.
+    const [to, named] = await Promise.all([
+      this.storedState(task, commitId),
+      against === undefined ? null : this.storedState(task, against),
+    ]);
+    const baseId = to.commit.parent_id;
+    const from =
+      named ??
+      (baseId
+        ? await this.storedState(task, baseId)
+        : { variables: {} as Record<string, unknown>, plan: null, pc: null, commit: null });
     const diff: Diff = {
       added: {},
       removed: {},
       changed: {},
-      plan_changed: stableJson(from.plan) !== stableJson(to.plan),
+      // One plan commit is one plan: no need to compare them.
+      plan_changed:
+        from.commit?.plan_commit !== to.commit.plan_commit &&
+        stableJson(from.plan) !== stableJson(to.plan),
       pc: { from: from.pc, to: to.pc },
     };
     for (const [name, value] of Object.entries(to.variables)) {

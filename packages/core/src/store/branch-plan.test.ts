@@ -100,12 +100,38 @@ describe("the plan off the branch item", () => {
     const fork = await sys.store.getBranch("acme", taskId, "other");
     expect(fork!.final_answer).toBe("c is now 20");
     expect(fork!.plan).toEqual(other);
-    expect(fork!.plan_commit).not.toBe(commits.at(-1)!.plan_commit);
+    const main = await sys.store.getBranch("acme", taskId, "main");
+    expect(fork!.plan_commit).not.toBe(main!.plan_commit);
     expect((await sys.items.get(branchKey("acme", taskId, "other")))!.plan ?? null).toBeNull();
     // The main branch's plan version is untouched, in this store and in a cold one.
     expect((await sys.store.getBranch("acme", taskId, "main"))!.plan).toEqual(plan);
     expect((await new TaskStore(sys.items).getBranch("acme", taskId, "main"))!.plan).toEqual(plan);
     // A second tenant does not see the branch, plan or not.
     expect(await sys.store.getBranch("other-tenant", taskId, "main")).toBeNull();
+  });
+
+  it("reads a commit's state and a diff with the plan from its plan commit, kept once read", async () => {
+    const sys = memorySystem();
+    const taskId = await start(sys);
+    await sys.drain();
+    const { commits } = await sys.branches.commits("acme", taskId, "main", 100, null);
+    const [head, , atB] = commits;
+    const state = await sys.branches.state("acme", taskId, atB!.commit_id);
+    expect(state.plan).toEqual(plan);
+    expect(state.variables).toEqual({ a: 1, b: 2 });
+    const same = await sys.branches.diff("acme", taskId, head!.commit_id, atB!.commit_id);
+    expect(same.plan_changed).toBe(false);
+    expect(same.added).toEqual({ c: 3, final_answer: "c is 3" });
+    const other: Plan = [{ seq_no: 2, type: "assign", parameters: { final_answer: "other" } }];
+    await sys.branches.fork("acme", taskId, {
+      from_commit: atB!.commit_id,
+      name: "o",
+      plan: other,
+    });
+    await sys.drain();
+    const forkHead = (await sys.store.getBranch("acme", taskId, "o"))!.head!;
+    const changed = await sys.branches.diff("acme", taskId, forkHead, atB!.commit_id);
+    expect(changed.plan_changed).toBe(true);
+    expect((await sys.branches.state("acme", taskId, forkHead)).plan).toEqual(other);
   });
 });

@@ -90,12 +90,13 @@ export class TaskStore {
   async #withPlan(branch: BranchRecord): Promise<BranchRecord> {
     if (branch.plan) return branch;
     branch.plan = branch.plan_commit
-      ? await this.#planOf(branch.tenant_id, branch.task_id, branch.plan_commit)
+      ? await this.planOf(branch.tenant_id, branch.task_id, branch.plan_commit)
       : null;
     return branch;
   }
 
-  async #planOf(tenant: string, taskId: string, commitId: string): Promise<Plan | null> {
+  /** The plan set by a commit: kept here, or read from that commit (and kept). */
+  async planOf(tenant: string, taskId: string, commitId: string): Promise<Plan | null> {
     const id = `${taskPk(tenant, taskId)}/${commitId}`;
     const kept = this.#plans.get(id);
     if (kept) return kept;

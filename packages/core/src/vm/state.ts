@@ -1,7 +1,8 @@
 /**
  * The VM state at any commit, in two store calls whatever the history's length:
- * the commit itself, then one batch read of its chain and of the commit that holds
- * its plan (see `fenwick.ts`).
+ * the commit itself, then one batch read of its chain (see `fenwick.ts`); its plan
+ * comes from the commit that set it, which the `TaskStore` keeps once read (a
+ * committed plan never changes), at the same time.
  */
 import { NotFoundError } from "../errors";
 import type { Plan } from "../plan/schema";
@@ -52,10 +53,14 @@ export async function stateFromCommit(
   taskId: string,
   commit: CommitRecord,
 ): Promise<StoredState> {
-  const wanted = [...commit.chain];
-  if (commit.plan_commit && commit.plan_commit !== commit.commit_id)
-    wanted.push(commit.plan_commit);
-  const fetched = await store.getCommits(tenant, taskId, wanted);
+  const [fetched, plan] = await Promise.all([
+    store.getCommits(tenant, taskId, commit.chain),
+    commit.plan_commit === commit.commit_id
+      ? (commit.plan ?? null)
+      : commit.plan_commit
+        ? store.planOf(tenant, taskId, commit.plan_commit)
+        : null,
+  ]);
   const byId = new Map(fetched.map((c) => [c.commit_id, c]));
   const chain = commit.chain.map((id) => {
     const found = byId.get(id);
@@ -71,14 +76,12 @@ export async function stateFromCommit(
       varDepth[name] = ancestor.depth;
     }
   }
-  const planHolder =
-    commit.plan_commit === commit.commit_id ? commit : byId.get(commit.plan_commit ?? "");
   return {
     commit,
     pc: commit.pc_after,
     variables,
     varDepth,
-    plan: planHolder?.plan ?? null,
+    plan,
     completed: commit.status_after === "completed",
   };
 }
