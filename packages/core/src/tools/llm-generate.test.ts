@@ -51,6 +51,20 @@ describe("llm_generate", () => {
     expect(user).toContain("Request:\nSummarize.");
   });
 
+  it("asks to cite retrieved chunks by id only when the material holds some", async () => {
+    const { session, requests } = fakeLlm("Deer roam Nara [doc_a:1f2e3d4c:0].");
+    const chunks = [
+      { chunk_id: "doc_a:1f2e3d4c:0", text: "Deer roam Nara.", filename: "nara.pdf" },
+    ];
+    await run({ prompt: "Where do deer roam?", context: chunks }, session);
+    await run({ prompt: `Answer from ${JSON.stringify(chunks)}` }, session);
+    await run({ prompt: "Summarize.", context: { rows: [1, 2] } }, session);
+    const systems = requests.map((r) => r.messages[0]?.content ?? "");
+    expect(systems[0]).toContain("cite it as [chunk_id]");
+    expect(systems[1]).toContain("cite it as [chunk_id]");
+    expect(systems[2]).not.toContain("chunk_id");
+  });
+
   it.each([
     ["a JSON list of names", ["Ada", "Alan"]],
     [{ type: "json_object" }, { a: 1 }],

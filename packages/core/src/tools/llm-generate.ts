@@ -47,9 +47,10 @@ export const llmGenerateTool: Tool<LlmGenerateInput> = {
 async function runLlmGenerate(input: LlmGenerateInput, context: ToolContext): Promise<ToolResult> {
   if (context.outputVars && context.outputVars.length > 1) return runForKeys(input, context);
   const json = asksForJson(input.response_format);
+  const user = userPrompt(input);
   const messages: LlmMessage[] = [
-    { role: "system", content: systemPrompt(context.goal, context.responseFormat, json) },
-    { role: "user", content: userPrompt(input) },
+    { role: "system", content: systemPrompt(context.goal, context.responseFormat, json, user) },
+    { role: "user", content: user },
   ];
   const answer = await context.llm.generate({ purpose: "llm_generate", messages, json });
   if (!json) return { value: answer.text };
@@ -76,11 +77,12 @@ async function runForKeys(input: LlmGenerateInput, context: ToolContext): Promis
     .object(Object.fromEntries(names.map((name) => [name, z.unknown()])))
     .required()
     .strict();
+  const user = userPrompt(input);
   const messages: LlmMessage[] = [
-    { role: "system", content: systemPrompt(context.goal, context.responseFormat, true) },
+    { role: "system", content: systemPrompt(context.goal, context.responseFormat, true, user) },
     {
       role: "user",
-      content: `${userPrompt(input)}\n\nAnswer a JSON object with exactly the keys ${names.map((n) => `"${n}"`).join(", ")}, each holding its part of the answer.`,
+      content: `${user}\n\nAnswer a JSON object with exactly the keys ${names.map((n) => `"${n}"`).join(", ")}, each holding its part of the answer.`,
     },
   ];
   const value = await context.llm.json({
@@ -116,7 +118,15 @@ export function taskLanguage(format: ResponseFormat): string | undefined {
   return undefined;
 }
 
-function systemPrompt(goal: string | null, format: ResponseFormat, json: boolean): string {
+/** Passages from `vector_search` or `retrieve_knowledge_graph` in the material: chunks with their ids. */
+const RETRIEVED_CHUNK = /"chunk_id"\s*:\s*"/;
+
+function systemPrompt(
+  goal: string | null,
+  format: ResponseFormat,
+  json: boolean,
+  user: string,
+): string {
   const lines = [
     "You are one step of a larger task. Do exactly what the user message asks, using the context it gives.",
   ];
@@ -134,6 +144,11 @@ function systemPrompt(goal: string | null, format: ResponseFormat, json: boolean
       json
         ? `Write every natural-language text inside the JSON in ${language}; keep keys as requested.`
         : `Write your answer in ${language}.`,
+    );
+  }
+  if (RETRIEVED_CHUNK.test(user)) {
+    lines.push(
+      "The material holds retrieved passages, each with a chunk_id: after a statement taken from one, cite it as [chunk_id].",
     );
   }
   lines.push(
