@@ -1,3 +1,9 @@
+/**
+ * What is OpenAI's own in `OpenAiLlm`: the request on the wire (response_format,
+ * the key), Retry-After, and the messages of its errors. What every llm port
+ * adapter must do (retries, repairs, budgets, costs, refusals, a server that is
+ * not there) is the conformance suite's: test/conformance/llm-port.test.ts.
+ */
 import {
   createLlmSession,
   type LlmBudget,
@@ -132,95 +138,6 @@ describe("OpenAiLlm with createLlmSession", () => {
     expect(error).toMatchObject({ code: "llm_rate_limited", retryAfterSeconds: 120 });
     expect(llm.calls).toEqual([]);
   });
-
-  it("retries a 500 and then succeeds", async () => {
-    server.queue("jmp_condition", { fault: "500" }, verdict);
-    const llm = session();
-    expect(await llm.json(ask)).toEqual(verdict);
-    expect(llm.calls[0]?.attempts).toBe(2);
-    expect(waits).toHaveLength(1);
-  });
-
-  it("retries a hang past the timeout and then succeeds", async () => {
-    server.queue("jmp_condition", { fault: "hang", ms: 3_000 }, verdict);
-    const llm = session({ timeoutMs: 300 });
-    expect(await llm.json(ask)).toEqual(verdict);
-    expect(llm.calls[0]?.attempts).toBe(2);
-  });
-
-  it("rethrows llm_timeout when every attempt hangs", async () => {
-    server.on("jmp_condition", { fault: "hang", ms: 3_000 });
-    const llm = createLlmSession({
-      port: new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url }),
-      config: LlmConfig.parse({
-        models: { default: "m", reason: "m", eval: "m" },
-        timeoutMs: 100,
-        maxAttempts: 2,
-      }),
-      budget: {},
-      sleep: async () => {},
-    });
-    await expect(llm.json(ask)).rejects.toMatchObject({
-      kind: "retryable",
-      code: "llm_timeout",
-      message: expect.stringContaining("did not answer within 100 ms (LLM_TIMEOUT_MS)"),
-    });
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it("retries a body that is not JSON", async () => {
-    server.queue("jmp_condition", { fault: "malformed" }, verdict);
-    const llm = session();
-    expect(await llm.json(ask)).toEqual(verdict);
-    expect(llm.calls[0]?.attempts).toBe(2);
-  });
-
-  it("repairs content that is not JSON", async () => {
-    server.queue("jmp_condition", { fault: "bad_json" }, verdict);
-    const llm = session();
-    expect(await llm.json(ask)).toEqual(verdict);
-    expect(llm.calls.map((c) => c.attempts)).toEqual([1, 1]);
-    const repair = server.requests[1]?.messages.at(-1)?.content;
-    expect(repair).toMatch(
-      /^Your answer is not valid 'jmp_condition' JSON:\n- the answer is not JSON/,
-    );
-  });
-
-  it("repairs an answer that breaks the schema within the rounds", async () => {
-    server.queue("jmp_condition", { result: "maybe" }, { result: true }, verdict);
-    const llm = session();
-    expect(await llm.json(ask)).toEqual(verdict);
-    expect(server.requests).toHaveLength(3);
-    expect(llm.calls).toHaveLength(3);
-    expect(server.requests[2]?.messages.map((m) => m.role)).toEqual([
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-      "user",
-    ]);
-  });
-
-  it("fails with llm_invalid_output once the rounds are spent", async () => {
-    server.on("jmp_condition", { result: "maybe" });
-    const llm = session({ repairRounds: 1 });
-    await expect(llm.json(ask)).rejects.toMatchObject({
-      kind: "step",
-      code: "llm_invalid_output",
-      details: {
-        errors: ["result: Invalid input: expected boolean, received string", expect.any(String)],
-      },
-    });
-    expect(server.requests).toHaveLength(2);
-    expect(llm.calls).toHaveLength(2);
-  });
-
-  it("refuses before calling when the budget is spent", async () => {
-    server.on("jmp_condition", verdict);
-    const llm = session({ budget: { tokensLeft: 0, maxTokens: 1_000 } });
-    await expect(llm.json(ask)).rejects.toMatchObject({ code: "budget_exceeded" });
-    expect(server.requests).toEqual([]);
-  });
 });
 
 describe("OpenAiLlm errors", () => {
@@ -261,19 +178,6 @@ describe("OpenAiLlm errors", () => {
       kind: "retryable",
       code: "llm_bad_response",
     });
-  });
-
-  it("turns a refusal into a step error", async () => {
-    server.on("text", new Reply(null, { refusal: "I can't help with that." }));
-    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
-    await expect(port.complete(request)).rejects.toMatchObject({ code: "llm_refused" });
-  });
-
-  it("calls a closed port unavailable", async () => {
-    const closed = await startScriptedLlm();
-    await closed.close();
-    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: closed.url });
-    await expect(port.complete(request)).rejects.toMatchObject({ code: "llm_unavailable" });
   });
 });
 
