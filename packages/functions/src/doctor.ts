@@ -189,16 +189,14 @@ export function createDoctor(ports: DoctorPorts): () => Promise<DoctorCheck[]> {
 }
 
 function runChecks(ports: DoctorPorts): Promise<DoctorCheck[]> {
-  {
-    // Each distinct model once, with the roles it serves.
-    const roles = new Map<string, string[]>();
-    for (const [role, model] of Object.entries(ports.llmConfig.models)) {
-      roles.set(model, [...(roles.get(model) ?? []), role]);
-    }
-    return Promise.all([
-      ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "))),
-      checkEmbeddings(ports),
-      checkSandbox(ports),
-    ]);
+  // Each distinct model once, with the roles it serves.
+  const roles = new Map<string, string[]>();
+  for (const [role, model] of Object.entries(ports.llmConfig.models)) {
+    roles.set(model, [...(roles.get(model) ?? []), role]);
   }
+  return Promise.all([
+    ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "))),
+    checkEmbeddings(ports),
+    checkSandbox(ports),
+  ]);
 }
