@@ -10,17 +10,13 @@ import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
 import type { ToolSource } from "./registry";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool } from "./tool";
+import { ToolDescriptionField, ToolNameField } from "./tool-fields";
 
 /** What a code tool is made of: the body of `POST /v1/namespaces/{name}/tools`. */
 export const CodeToolDefinition = z
   .object({
-    name: z
-      .string()
-      .regex(
-        /^[a-z][a-z0-9_]{0,63}$/,
-        "a tool name is 1 to 64 of a-z, 0-9 and _, starting with a letter",
-      ),
-    description: z.string().min(1, "describe what the tool does, for the planner").max(2_000),
+    name: ToolNameField,
+    description: ToolDescriptionField,
     input_schema: z.record(z.string(), z.unknown()).refine((schema) => schema.type === "object", {
       message:
         'input_schema must be a JSON Schema of an object ({"type": "object", "properties": {...}})',

@@ -18,6 +18,7 @@ import { listsLoopbackHost, matchHost, normalizeHost } from "../../net/host-allo
 import { webhookHeaders } from "../../webhooks/signature";
 import type { ToolRecord, ToolSource } from "../registry";
 import type { Tool } from "../tool";
+import { ToolDescriptionField, ToolNameField } from "../tool-fields";
 
 /** A tool's JSON Schema of an object, as integrators write it. */
 export const ObjectSchema = z
@@ -30,13 +31,8 @@ export const ObjectSchema = z
 /** The body of `POST /v1/namespaces/{name}/http-tools`. */
 export const HttpToolDefinition = z
   .object({
-    name: z
-      .string()
-      .regex(
-        /^[a-z][a-z0-9_]{0,63}$/,
-        "a tool name is 1 to 64 of a-z, 0-9 and _, starting with a letter",
-      ),
-    description: z.string().min(1, "describe what the tool does, for the planner").max(2_000),
+    name: ToolNameField,
+    description: ToolDescriptionField,
     url: z.url({ protocol: /^https?$/, error: "url must be an absolute https:// URL" }).max(2048),
     method: z.enum(["POST", "PUT", "PATCH"]).default("POST"),
     input_schema: ObjectSchema,
