@@ -51,7 +51,7 @@ describe("BedrockLlm on the wire", () => {
         temperature: 0.2,
       }),
     );
-    expect(answer).toMatchObject({ text: '{"result":true}', model });
+    expect(answer).toMatchObject({ text: '{"result":true}', model, finishReason: "tool_use" });
     const [sent] = server.requests;
     expect(sent?.path).toBe(`/model/${encodeURIComponent(model)}/converse`);
     expect(sent?.headers.authorization).toMatch(

@@ -9,7 +9,9 @@
  * whose input schema is the answer's JSON schema, forced by `toolChoice`; its
  * input is the answer. A model that refuses a forced tool gets the tool offered
  * instead, and the system prompt asks it to call it; an answer given as text is
- * parsed (and repaired) by core as any other.
+ * parsed (and repaired) by core as any other. Converse's own JSON-schema output
+ * (`outputConfig.textFormat`) is not used: few models take it yet, and the
+ * others refuse the request.
  */
 import {
   BedrockRuntimeClient,
