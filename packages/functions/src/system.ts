@@ -369,12 +369,13 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
-    llm: (budget, traceTo) =>
+    llm: (budget, traceTo, giveUpAt) =>
       createLlmSession({
         port: ports.llm,
         config: options.llm,
         budget,
         now: ports.clock.now,
+        ...(giveUpAt === undefined ? {} : { giveUpAt }),
         ...(traceTo && traceRetentionDays > 0
           ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
           : {}),

@@ -19,6 +19,9 @@ export interface RetryPolicy {
   sleep: (ms: number) => Promise<void>;
   /** In [0, 1): picks the wait below the ceiling ("full jitter"). */
   random: () => number;
+  /** No retry is started past this moment (epoch ms): a step's bound on an unreachable LLM. */
+  giveUpAt?: number;
+  now?: () => number;
 }
 
 /** The defaults of the LLM layer: 0.5 s, 1 s, 2 s ... up to 20 s; Retry-After up to 60 s. */
@@ -45,9 +48,12 @@ export async function withRetries<T>(
       if (!transient || n >= policy.maxAttempts) throw error;
       const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
       if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterSeconds) throw error;
-      await policy.sleep(
-        retryAfter !== undefined ? retryAfter * 1000 : backoffMs(n, policy.random, policy),
-      );
+      const wait =
+        retryAfter !== undefined ? retryAfter * 1000 : backoffMs(n, policy.random, policy);
+      if (policy.giveUpAt !== undefined && (policy.now ?? Date.now)() + wait >= policy.giveUpAt) {
+        throw error;
+      }
+      await policy.sleep(wait);
     }
   }
 }

@@ -29,6 +29,8 @@ export interface LlmSessionDeps {
   random?: () => number;
   /** Milliseconds, for `latency_ms`. */
   now?: () => number;
+  /** No retry is started past this moment (epoch ms): the queue tries the step again instead. */
+  giveUpAt?: number;
   /** Where each call's prompt and answer go; none: no traces are kept. */
   trace?: TraceSink;
 }
@@ -66,6 +68,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     maxAttempts: config.maxAttempts,
     sleep: deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
     random: deps.random ?? Math.random,
+    ...(deps.giveUpAt === undefined ? {} : { giveUpAt: deps.giveUpAt, now }),
   };
 
   function checkBudget(): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RetryableError, StepError } from "../errors";
+import { withRetries } from "../llm/retry";
 import { isLlmUnreachable, retryDelaySeconds, unreachableFailure } from "./retrying";
 
 const down = new RetryableError(
@@ -32,16 +33,44 @@ describe("an unreachable LLM", () => {
     expect(isLlmUnreachable(new StepError("llm_unavailable", "a step error"))).toBe(false);
   });
 
-  it("fails the branch once it has failed for longer than the bound, with the cause", () => {
-    const since = "2026-01-01T00:00:00.000Z";
-    const at = (s: number) => Date.parse(since) + s * 1000;
-    const branch = { retrying: { since } as never };
-    expect(unreachableFailure(branch, down, at(59), 60_000)).toBeNull();
-    expect(unreachableFailure({ retrying: null }, down, at(600), 60_000)).toBeNull();
-    expect(unreachableFailure(branch, limited, at(600), 60_000)).toBeNull();
-    const failure = unreachableFailure(branch, down, at(61), 60_000);
+  it("fails the branch once it has failed for longer than the bound (counted from the first failure, or the step's start), with the cause", () => {
+    const since = Date.parse("2026-01-01T00:00:00.000Z");
+    const at = (s: number) => since + s * 1000;
+    expect(unreachableFailure(since, down, at(59), 60_000)).toBeNull();
+    expect(unreachableFailure(since, limited, at(600), 60_000)).toBeNull();
+    const failure = unreachableFailure(since, down, at(61), 60_000);
     expect(failure).toMatchObject({ kind: "forbidden", code: "llm_unreachable" });
     expect(failure!.message).toMatch(/could not be reached for 61 s \(the limit is 60 s/);
     expect(failure!.message).not.toMatch(/fork/i);
+  });
+});
+
+describe("retries inside a step", () => {
+  it("stop before the bound instead of sleeping past it", async () => {
+    let clock = 0;
+    let attempts = 0;
+    const slept: number[] = [];
+    const failing = withRetries(
+      async () => {
+        attempts++;
+        throw down;
+      },
+      {
+        maxAttempts: 10,
+        baseDelayMs: 1_000,
+        maxDelayMs: 1_000,
+        maxRetryAfterSeconds: 60,
+        random: () => 0.99,
+        sleep: async (ms) => {
+          slept.push(ms);
+          clock += ms;
+        },
+        now: () => clock,
+        giveUpAt: 2_500,
+      },
+    );
+    await expect(failing).rejects.toBe(down);
+    expect(attempts).toBe(3);
+    expect(slept).toEqual([990, 990]);
   });
 });

@@ -12,7 +12,6 @@
  */
 import { classifyFailure, isErrorKind, StackVMError } from "../errors";
 import type { Clock } from "../ports/clock";
-import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { StepMessage } from "./message";
 
@@ -62,17 +61,19 @@ export function retryDelaySeconds(
 
 /**
  * The error that ends a branch whose LLM has not been reached for longer than
- * the bound, or null while it may still be tried.
+ * the bound, or null while it may still be tried. The first attempt counts from
+ * its own start, so an LLM that hangs fails within the bound too (its retries
+ * inside the step stop there: `giveUpAt` of the LLM session).
  */
 export function unreachableFailure(
-  branch: Pick<BranchRecord, "retrying">,
+  /** When the failures began: the first recorded one, else this step's start (epoch ms). */
+  since: number,
   error: unknown,
   now: number,
   unreachableMs: number,
 ): StackVMError | null {
-  const since = branch.retrying?.since;
-  if (!since || !isLlmUnreachable(error)) return null;
-  const elapsed = now - Date.parse(since);
+  if (!isLlmUnreachable(error)) return null;
+  const elapsed = now - since;
   if (elapsed < unreachableMs) return null;
   const seconds = Math.round(elapsed / 1000);
   return new StackVMError(

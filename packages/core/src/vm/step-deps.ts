@@ -38,7 +38,7 @@ export interface StepDeps {
    * A new LLM session for one step, limited to what the branch may still spend;
    * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`).
    */
-  llm: (budget: LlmBudget, traceTo?: string) => LlmSession;
+  llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number) => LlmSession;
   /** Built-in tools. */
   tools: ReadonlyMap<string, Tool>;
   /** Every tool of a namespace (built-in, code, HTTP, MCP): for plans, replans and calls. */

@@ -117,18 +117,20 @@ export async function runStep(
   }
 
   const started = deps.clock.now();
-  const session = deps.llm(budgetLeft(branch), tracePrefix(branch));
+  // An unreachable LLM is retried inside the step only until its bound (`vm/retrying.ts`).
+  const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
+  const failingSince = branch.retrying ? Date.parse(branch.retrying.since) : started;
+  const session = deps.llm(budgetLeft(branch), tracePrefix(branch), failingSince + bound);
   let draft: Draft;
   try {
     if (held?.error) throw held.error;
     draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
-    const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
     draft = draftForFailure(
       deps,
       branch,
-      unreachableFailure(branch, error, deps.clock.now(), bound) ?? error,
+      unreachableFailure(failingSince, error, deps.clock.now(), bound) ?? error,
     );
   }
   const commit = await buildCommit(
