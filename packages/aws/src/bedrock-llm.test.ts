@@ -98,6 +98,22 @@ describe("BedrockLlm on the wire", () => {
     expect(server.requests[1]?.messages[1]?.content).toMatch(/calling the tool 'verdict'/);
   });
 
+  it("takes a structured answer given as text, and names an odd schema's tool as Converse allows", async () => {
+    server.on("plan_update_v2", '{"result": true}');
+    const answer = await llm.complete(
+      request({
+        messages: [{ role: "user", content: "" }],
+        jsonSchema: { name: "plan update.v2", schema },
+      }),
+    );
+    expect(answer.text).toBe('{"result": true}');
+    const sent = server.requests[0]!;
+    expect(sent.body.messages).toEqual([{ role: "user", content: [{ text: "(empty)" }] }]);
+    expect((sent.body.toolConfig as { toolChoice: unknown }).toolChoice).toEqual({
+      tool: { name: "plan_update_v2" },
+    });
+  });
+
   it("says to enable model access when Bedrock refuses the model", async () => {
     server.on("text", {
       fault: "status",

@@ -22,7 +22,7 @@ export function llmSummary(config: RuntimeConfig): LlmSummary | null {
   if (!bedrock && !apiKey && !baseURL) return null;
   const bedrockAt =
     bedrock &&
-    `Amazon Bedrock in ${bedrock.region}${bedrock.endpoint ? ` at ${bedrock.endpoint}` : ""} (IAM role)`;
+    `Amazon Bedrock in ${bedrock.region}${bedrock.endpoint ? ` at ${bedrock.endpoint}` : ""} (AWS credentials: the role on Lambda)`;
   return {
     endpoint: bedrockAt || (baseURL ?? "https://api.openai.com/v1 (OpenAI)"),
     models: {
