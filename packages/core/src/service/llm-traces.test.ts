@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Plan } from "../plan/schema";
 import type { LlmRequest } from "../ports/llm";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
+import { LlmTraceService } from "./llm-traces";
 import { CreateTaskInput } from "./tasks";
 
 const plan: Plan = [
@@ -66,6 +67,15 @@ describe("LlmTraceService", () => {
     await expect(sys.llmTraces.read("acme", taskId, step.commit_id, 1)).rejects.toMatchObject({
       code: "llm_call_not_found",
       message: `commit ${step.commit_id} made 1 LLM call(s): n goes from 0 to 0`,
+    });
+  });
+
+  it("answers a trace kept before traces were turned off as no longer kept", async () => {
+    const { sys, taskId, step } = await run(30);
+    const off = new LlmTraceService({ ...sys, retentionDays: 0 });
+    await expect(off.read("acme", taskId, step.commit_id, 0)).rejects.toMatchObject({
+      code: "llm_trace_expired",
+      message: expect.stringContaining("no longer kept (STACKVM_LLM_TRACE_RETENTION_DAYS=0)"),
     });
   });
 

@@ -86,14 +86,17 @@ export class LlmTraceService {
           : `${gone} keeps no trace: traces were turned off (STACKVM_LLM_TRACE_RETENTION_DAYS=0) or the call is older than traces`,
       );
     }
+    const days = this.deps.retentionDays;
     const expired = notFound(
       "llm_trace_expired",
-      `${gone} has no trace any more: traces are kept ${this.deps.retentionDays} day(s) (STACKVM_LLM_TRACE_RETENTION_DAYS)`,
+      days === 0
+        ? `${gone} has no trace any more: traces are no longer kept (STACKVM_LLM_TRACE_RETENTION_DAYS=0)`
+        : `${gone} has no trace any more: traces are kept ${days} day(s) (STACKVM_LLM_TRACE_RETENTION_DAYS)`,
     );
     const bytes = await this.deps.blobs.get(llmTracePrefix(tenant, taskId), call.trace);
     if (!bytes) throw expired;
     const trace = JSON.parse(new TextDecoder().decode(bytes)) as LlmTrace;
-    if (traceExpired(trace.created_at, this.deps.clock.now(), this.deps.retentionDays)) {
+    if (traceExpired(trace.created_at, this.deps.clock.now(), days)) {
       throw expired;
     }
     return {
