@@ -248,8 +248,6 @@ export class TaskFeed {
     }
     // A step failed and will be tried again: the refresh reads the task's `retrying`.
     if (event === "retrying") return true;
-    // A step failed and will be tried again: the refresh reads the task's `retrying`.
-    if (event === "retrying") return true;
     if (event === "group") {
       // A parallel group started or a member's result is held: shown before any commit.
       const { branch, ...group } = value as RunningGroup & { branch: string };
