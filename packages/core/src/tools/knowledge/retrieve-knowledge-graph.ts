@@ -6,21 +6,12 @@
 import * as z from "zod";
 import type { KnowledgeSearch } from "../../knowledge/search";
 import type { Tool, ToolContext, ToolResult } from "../tool";
+import { KnowledgeBaseField, QueryField, searchResult, searchScope } from "./search-input";
 
 export const RetrieveKnowledgeGraphInput = z
   .object({
-    query: z
-      .string()
-      .trim()
-      .min(1, "query must not be empty")
-      .max(8_000, "query is longer than 8,000 characters: ask a shorter question")
-      .describe("What to look for, in words."),
-    knowledge_base: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Search only this knowledge base; default: every one the namespace allows."),
+    query: QueryField,
+    knowledge_base: KnowledgeBaseField,
   })
   .strict();
 export type RetrieveKnowledgeGraphInput = z.infer<typeof RetrieveKnowledgeGraphInput>;
@@ -36,15 +27,10 @@ export function retrieveKnowledgeGraphTool(
     input: RetrieveKnowledgeGraphInput,
     async run(input: RetrieveKnowledgeGraphInput, context: ToolContext): Promise<ToolResult> {
       const { calls, ...graph } = await search.graph(
-        {
-          tenant: context.tenantId,
-          namespace: context.namespace,
-          knowledgeBase: input.knowledge_base,
-        },
+        searchScope(context, input.knowledge_base),
         input.query,
       );
-      context.llm.calls.push(...calls);
-      return { value: graph, details: { chunks: graph.chunks.map((c) => c.chunk_id) } };
+      return searchResult(context, { calls, chunks: graph.chunks }, graph);
     },
   };
 }

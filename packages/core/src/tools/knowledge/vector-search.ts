@@ -6,15 +6,11 @@
 import * as z from "zod";
 import type { KnowledgeSearch } from "../../knowledge/search";
 import type { Tool, ToolContext, ToolResult } from "../tool";
+import { KnowledgeBaseField, QueryField, searchResult, searchScope } from "./search-input";
 
 export const VectorSearchInput = z
   .object({
-    query: z
-      .string()
-      .trim()
-      .min(1, "query must not be empty")
-      .max(8_000, "query is longer than 8,000 characters: ask a shorter question")
-      .describe("What to look for, in words."),
+    query: QueryField,
     top_k: z
       .number()
       .int()
@@ -22,12 +18,7 @@ export const VectorSearchInput = z
       .max(50)
       .default(5)
       .describe("How many chunks to return (1 to 50, default 5)."),
-    knowledge_base: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Search only this knowledge base; default: every one the namespace allows."),
+    knowledge_base: KnowledgeBaseField,
   })
   .strict();
 export type VectorSearchInput = z.infer<typeof VectorSearchInput>;
@@ -40,18 +31,12 @@ export function vectorSearchTool(search: KnowledgeSearch): Tool<VectorSearchInpu
       "Finds the passages of the tenant's uploaded documents nearest in meaning to a query. Input: query (required), top_k (default 5), knowledge_base (optional). Result: a list of chunks [{chunk_id, text, document_id, filename, position, score}], best first. Pass them as context to llm_generate and ask it to cite chunk_id values.",
     input: VectorSearchInput,
     async run(input: VectorSearchInput, context: ToolContext): Promise<ToolResult> {
-      const { chunks, calls } = await search.chunks(
-        {
-          tenant: context.tenantId,
-          namespace: context.namespace,
-          knowledgeBase: input.knowledge_base,
-        },
+      const found = await search.chunks(
+        searchScope(context, input.knowledge_base),
         input.query,
         input.top_k,
       );
-      // The query's embedding is an LLM call of this step: on its ledger.
-      context.llm.calls.push(...calls);
-      return { value: chunks, details: { chunks: chunks.map((c) => c.chunk_id) } };
+      return searchResult(context, found, found.chunks);
     },
   };
 }
