@@ -142,7 +142,10 @@ function converseOutput(request: RecordedRequest, answer: Answer): Record<string
       estimateTokens(JSON.stringify(answer)),
     );
   }
-  const reply = answer instanceof Reply ? answer : new Reply(typeof answer === "string" ? answer : JSON.stringify(answer));
+  const reply =
+    answer instanceof Reply
+      ? answer
+      : new Reply(typeof answer === "string" ? answer : JSON.stringify(answer));
   const text = reply.extra.refusal ?? reply.content ?? "";
   const content: Record<string, unknown>[] = [];
   if (reply.extra.reasoning_content !== undefined) {
