@@ -110,9 +110,11 @@ const GB = 1024 ** 3;
  * mean units over a task's head moves and reads, when measured, stand for the
  * branch item's size (the size at the task's end overstates the early steps).
  * Without sizes, each write costs the step's average bytes sent rounded up to
- * whole KB, and each read one unit. Lambda: one worker invocation
- * per step (steps of one branch are sequential), billed for the measured
- * duration; time spent waiting on the LLM is billed too and is not in the bench.
+ * whole KB, and each read one unit. Storage: the commit each step leaves (with
+ * DynamoDB's 100 bytes of overhead per item), or without sizes the bytes sent.
+ * Lambda: one worker invocation per step (steps of one branch are sequential),
+ * billed for the measured duration; time spent waiting on the LLM is billed too
+ * and is not in the bench.
  */
 export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] {
   const { dynamodb, sqs, s3, lambda, logs } = counts;
@@ -130,6 +132,9 @@ export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] 
     ? units(commitBytes, 1024) + (dynamodb.writes_per_step - 1) * moveUnits
     : dynamodb.writes_per_step * itemKb;
   const readUnits = sized ? dynamodb.reads_per_step * branchReadUnits : dynamodb.reads_per_step;
+  // What a step leaves stored: its commit (plus the 100 bytes DynamoDB counts per
+  // item); the branch item is rewritten in place. Without sizes, the bytes sent.
+  const storedBytes = commitBytes > 0 ? commitBytes + 100 : dynamodb.bytes_written_per_step;
   const gbSeconds = (lambda.worker_ms_per_step / 1000) * (lambda.memory_mb / 1024);
   const line = (item: string, perStep: number, unit: string, unitPrice: number): CostLine => ({
     item,
@@ -147,12 +152,7 @@ export function costOf(counts: Required<StepCounts>, steps: number): CostLine[] 
     line("S3 PUT", s3.puts_per_step, "requests", prices.s3Put),
     line("S3 GET", s3.gets_per_step, "requests", prices.s3Get),
     line("CloudWatch Logs ingested", logs.bytes_per_step / GB, "GB", prices.logsGbIngested),
-    line(
-      "DynamoDB storage, one month",
-      dynamodb.bytes_written_per_step / GB,
-      "GB-month",
-      prices.dynamoGbMonth,
-    ),
+    line("DynamoDB storage, one month", storedBytes / GB, "GB-month", prices.dynamoGbMonth),
   ];
 }
 

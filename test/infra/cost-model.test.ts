@@ -57,6 +57,11 @@ describe("costOf", () => {
     // The commit: 1 KB; each head move 2.4 units on average, not the end size's 3.
     expect(lines.find((l) => l.item === "DynamoDB writes")?.quantity).toBeCloseTo(10 * 3.4, 9);
     expect(lines.find((l) => l.item === "DynamoDB reads")?.quantity).toBe(10);
+    // A step leaves its commit stored (and DynamoDB's 100 bytes per item), not the bytes sent.
+    expect(lines.find((l) => l.item === "DynamoDB storage, one month")?.quantity).toBeCloseTo(
+      (10 * 550) / 1024 ** 3,
+      12,
+    );
   });
 
   it("bills the worker's duration in GB-seconds on arm64", () => {

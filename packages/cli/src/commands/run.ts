@@ -3,7 +3,7 @@
  * step live as it commits, then the final answer; `stackvm watch` follows a task
  * that is already running.
  */
-import type { Branch, Task } from "@stackvm/core";
+import type { Task } from "@stackvm/core";
 import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { follow } from "../follow";
@@ -17,7 +17,6 @@ import {
   type Totals,
   usd,
 } from "../render";
-import { waitingText } from "./answer";
 
 /** Follows a task to its end, printing commits live; returns the exit code of its status. */
 export async function followTask(ctx: Context, taskId: string, json: boolean): Promise<number> {
@@ -36,7 +35,6 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
     out.line(out.paint("bold", `task ${taskId}`));
     out.wait("planning…");
   }
-  const waits: Promise<void>[] = [];
   try {
     await follow(ctx.client, taskId, {
       commit(commit) {
@@ -51,7 +49,6 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
         const slot = slotText(task);
         if (!json && slot) out.wait(slot);
         else if (!json && task.status === "running" && totals.steps === 0) out.wait("planning…");
-        else if (!json && task.status === "waiting") waits.push(sayWaiting(ctx, task));
       },
       retrying(retry) {
         if (json) return;
@@ -61,7 +58,6 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
         );
       },
     });
-    await Promise.all(waits);
   } finally {
     out.done();
     process.removeListener("SIGINT", interrupt);
@@ -72,16 +68,6 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
   if (task.status === "failed") return EXIT.taskFailed;
   if (task.status === "cancelled") return EXIT.taskCancelled;
   return EXIT.ok;
-}
-
-/** A task that waits: says for what (its result branch's question or time) and how to go on. */
-async function sayWaiting(ctx: Context, task: Task): Promise<void> {
-  const path = `/v1/tasks/${encodeURIComponent(task.task_id)}/branches/${encodeURIComponent(task.branch)}`;
-  const branch = await ctx.client.request<Branch>("GET", path).catch(() => null);
-  const text = branch && waitingText(task.task_id, branch);
-  if (!text) return;
-  ctx.out.line(ctx.out.paint("yellow", text));
-  ctx.out.wait(branch.waiting?.kind === "input" ? "waiting for an answer…" : "waiting…");
 }
 
 function printOutcome(ctx: Context, task: Task, ms: number): void {
