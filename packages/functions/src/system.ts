@@ -103,13 +103,13 @@ export interface SystemOptions {
   /** Whether an LLM is configured; false: a goal (which needs a planner) is refused at once. Unknown (undefined): assumed. */
   llmConfigured?: boolean;
   maxBodyBytes: number;
+  /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
+  llmTraces?: { retentionDays: number; secrets: string[] };
   /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
   afterTerminal?: TerminalHook[];
   /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
   knowledge?: KnowledgeOptions;
   /** Quota defaults; each tenant's overrides live in the store. */
-  /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
-  llmTraces?: { retentionDays: number; secrets: string[] };
   quotas?: Partial<TenantQuotas>;
   /** Outgoing webhooks: attempts (at most the queue's maxReceiveCount), first backoff, receiver timeout. */
   webhooks?: {
@@ -133,16 +133,16 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     planRepairs: config.planRepairs,
     llmUnreachableMs: config.llmUnreachableSeconds * 1000,
     maxBodyBytes: config.maxBodyBytes,
+    llmTraces: {
+      retentionDays: config.llmTraceRetentionDays,
+      secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
+    },
     quotas: config.quotas,
     webhooks: config.webhooks,
     knowledge: config.knowledge,
   };
 }
 
-    llmTraces: {
-      retentionDays: config.llmTraceRetentionDays,
-      secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
-    },
 export type System = ReturnType<typeof createSystem>;
 
 /** The scheduler port where none is configured: schedules answer why. */
@@ -337,6 +337,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       quotaTerminalHook(quotas, slots),
     ],
   });
+  const traceRetentionDays = options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS;
+  const traceSecrets = options.llmTraces?.secrets ?? [];
   const planner = createPlanner({
     clock: ports.clock,
     repairRounds: options.planRepairs,
@@ -352,8 +354,6 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),
   });
   const schedules = new ScheduleService({
-  const traceRetentionDays = options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS;
-  const traceSecrets = options.llmTraces?.secrets ?? [];
     items: ports.items,
     clock: ports.clock,
     tasks,
@@ -398,13 +398,23 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     ...(ports.wakes ? { wakes: ports.wakes } : {}),
   };
 
+  const llmTraces = new LlmTraceService({
+    store,
+    blobs: ports.blobs,
+    clock: ports.clock,
+    tasks,
+    retentionDays: traceRetentionDays,
+  });
+
   const api: ApiDeps = {
     tasks,
+    llmTraces,
     triggers,
     schedules,
     webhooks,
     quotas,
     branches,
+    retries,
     namespaces,
     keys,
     templates,
@@ -414,20 +424,10 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     toolSources,
     knowledge: knowledge.service,
     log: options.log,
-    retries,
     config: {
       adminKey: options.adminKey,
-  const llmTraces = new LlmTraceService({
-    store,
-    blobs: ports.blobs,
-    clock: ports.clock,
-    tasks,
-    retentionDays: traceRetentionDays,
-  });
-
       localMode: options.localMode,
       publicUrl: options.publicUrl,
-    llmTraces,
       maxBodyBytes: options.maxBodyBytes,
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
     },
