@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Plan } from "../plan/schema";
 import type { LlmRequest } from "../ports/llm";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
+import type { StepMessage } from "../vm/message";
+import { runStep } from "../vm/step";
 import { LlmTraceService } from "./llm-traces";
 import { CreateTaskInput } from "./tasks";
 
@@ -94,6 +96,20 @@ describe("LlmTraceService", () => {
     expect(on.sys.items.counts).toEqual(off.sys.items.counts);
     const traces = on.sys.blobs.keys().filter((k) => k.key.startsWith(`llm/acme/${on.taskId}/`));
     expect(traces).toHaveLength(1);
+  });
+
+  it("makes no second call nor trace for a step message delivered again", async () => {
+    const { sys, llm, taskId, step } = await run(30);
+    const traces = () => sys.blobs.keys().filter((k) => k.key.startsWith(`llm/acme/${taskId}/`));
+    const calls = llm.requests.length;
+    const again = sys.queue.sent
+      .map((s) => s.body as StepMessage)
+      .find((m) => m.head === step.parent_id)!;
+    expect((await runStep(sys.step, again)).outcome).toBe("duplicate");
+    expect(llm.requests).toHaveLength(calls);
+    expect(traces()).toHaveLength(1);
+    const trace = await sys.llmTraces.read("acme", taskId, step.commit_id, 0);
+    expect(trace.response.text).toBe("Kinkaku-ji");
   });
 
   it("deletes a task's traces with the task", async () => {
