@@ -432,6 +432,7 @@ export class TaskService {
     }
     await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
     await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
+    await this.deps.blobs.deletePrefix(llmTracePrefix(tenant, taskId));
     // A step that was in flight may have written one more commit: sweep again.
     await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
   }
@@ -451,7 +452,6 @@ function capBudget(budget: Budget, left: { tokens?: number; costUsd?: number }):
 /** Sets a new branch `running`, listed in the sweep index. */
 export function markRunning(branch: BranchRecord, now: string): void {
   branch.status = "running";
-    await this.deps.blobs.deletePrefix(llmTracePrefix(tenant, taskId));
   for (const [[name], value] of sweepIndex(branch, now)) {
     (branch as unknown as Record<string, unknown>)[name!] = value;
   }
