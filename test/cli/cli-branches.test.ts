@@ -11,8 +11,11 @@ import { useTestStack } from "../support/stack";
 import { runCli } from "./run-cli";
 
 const t = useTestStack();
-const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runCli(args, { STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, ...env });
+const cli = (
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  onStdout?: (soFar: string) => void,
+) => runCli(args, { STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, ...env }, onStdout);
 
 const generate = (seq: number, prompt: string, out: string) => ({
   seq_no: seq,
@@ -303,5 +306,36 @@ describe("stackvm answer with waits", () => {
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain("asks nothing: it waits until 2030-01-01T09:00:00");
     await t.api("POST", `/v1/tasks/${timer.body.task_id}/cancel`);
+  });
+});
+
+describe("stackvm watch of a waiting task", () => {
+  it("says what the task waits for and how to answer, then goes on to the answer", async () => {
+    const created = await t.api("POST", "/v1/tasks", {
+      plan: [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "ask_human",
+            tool_params: { question: "How many?", schema: { type: "integer" } },
+            output_vars: "n",
+          },
+        },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${n}" } },
+      ],
+    });
+    const taskId = created.body.task_id as string;
+    let answered = false;
+    const watched = await cli(["watch", taskId], {}, (soFar) => {
+      if (answered || !soFar.includes("waiting for an answer")) return;
+      answered = true;
+      void t.api("POST", `/v1/tasks/${taskId}/branches/main/input`, { answer: 7 });
+    });
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toContain(
+      `waiting for an answer: How many? (answer with \`stackvm answer ${taskId}\`)`,
+    );
+    expect(watched.stdout.trim().endsWith("7")).toBe(true);
   });
 });

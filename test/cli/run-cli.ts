@@ -14,8 +14,12 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the CLI with `env` over this process's (no operator key unless given). */
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+/** Runs the CLI with `env` over this process's (no operator key unless given); `onStdout` sees the output as it comes. */
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  onStdout?: (soFar: string) => void,
+): Promise<CliRun> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
@@ -26,6 +30,7 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
+      onStdout?.(stdout);
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;

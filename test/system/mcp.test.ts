@@ -9,6 +9,7 @@
 import type { Log } from "@stackvm/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EverythingServer, startEverything } from "../support/mcp-server";
+import { call, finish } from "../support/plans";
 import { useTestStack } from "../support/stack";
 
 const SECRET = "Bearer sekret-mcp-token-5f1c";
@@ -33,17 +34,6 @@ async function api(method: string, path: string, body?: unknown) {
   answers.push(JSON.stringify(answer.body));
   return answer;
 }
-
-const call = (seq_no: number, tool_name: string, tool_params: object, output_vars: string[]) => ({
-  seq_no,
-  type: "calling",
-  parameters: { tool_name, tool_params, output_vars },
-});
-const finish = (seq_no: number, value: unknown) => ({
-  seq_no,
-  type: "assign",
-  parameters: { final_answer: value },
-});
 
 async function commitsOf(taskId: string) {
   return (await api("GET", `/v1/tasks/${taskId}/branches/main/commits`)).body.commits as Array<{

@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import type { Log, StepMessage } from "@stackvm/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EverythingServer, startEverything } from "../support/mcp-server";
+import { call, finish } from "../support/plans";
 import { useTestStack } from "../support/stack";
 
 /** The worker's "step outcome" lines, to wait for the copies to be handled. */
@@ -27,17 +28,6 @@ const log: Log = {
   error: quiet,
 };
 const t = useTestStack({ log });
-
-const call = (tool_name: string, tool_params: object) => ({
-  seq_no: 0,
-  type: "calling",
-  parameters: { tool_name, tool_params, output_vars: ["out"] },
-});
-const finish = (value: unknown) => ({
-  seq_no: 1,
-  type: "assign",
-  parameters: { final_answer: value },
-});
 
 /** The receiver of the HTTP tools: `/add` answers at once, `/held` when a second request came. */
 const requests: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
@@ -128,8 +118,13 @@ async function stepCommits(taskId: string) {
 
 describe("a tool call's message delivered twice", () => {
   it.each([
-    ["an HTTP tool", call("add", { a: 2, b: 3 }), "${out.sum}", 5],
-    ["an MCP tool", call("every.get-sum", { a: 2, b: 3 }), "${out}", "The sum of 2 and 3 is 5."],
+    ["an HTTP tool", call(0, "add", { a: 2, b: 3 }, ["out"]), "${out.sum}", 5],
+    [
+      "an MCP tool",
+      call(0, "every.get-sum", { a: 2, b: 3 }, ["out"]),
+      "${out}",
+      "The sum of 2 and 3 is 5.",
+    ],
   ])(
     "calls %s once when the copy comes after the first was handled",
     async (_what, step, value, answer) => {
@@ -137,7 +132,7 @@ describe("a tool call's message delivered twice", () => {
       mcp.calls.length = 0;
       const created = await t.api("POST", "/v1/tasks", {
         namespace: "twice",
-        plan: [step, finish(value)],
+        plan: [step, finish(1, value)],
       });
       expect(created.status, JSON.stringify(created.body)).toBe(202);
       const taskId = created.body.task_id as string;
@@ -168,7 +163,7 @@ describe("a tool call's message delivered twice", () => {
     const before = outcomes.filter((o) => o === "duplicate").length;
     const created = await t.api("POST", "/v1/tasks", {
       namespace: "twice",
-      plan: [call("held", { a: 4, b: 5 }), finish("${out.sum}")],
+      plan: [call(0, "held", { a: 4, b: 5 }, ["out"]), finish(1, "${out.sum}")],
     });
     taskId = created.body.task_id;
     expect(await t.waitForTask(taskId)).toMatchObject({ status: "completed", final_answer: 9 });

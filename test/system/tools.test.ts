@@ -8,20 +8,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, finish } from "../support/plans";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const t = useTestStack();
-
-const call = (seq_no: number, tool_name: string, tool_params: object, output_vars: string[]) => ({
-  seq_no,
-  type: "calling",
-  parameters: { tool_name, tool_params, output_vars },
-});
-const finish = (seq_no: number, value: unknown) => ({
-  seq_no,
-  type: "assign",
-  parameters: { final_answer: value },
-});
 
 async function putNamespace(name: string, body: object) {
   const put = await t.api("PUT", `/v1/namespaces/${name}`, body);

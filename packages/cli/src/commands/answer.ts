@@ -25,6 +25,17 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").trim();
 }
 
+/** What a waiting branch waits for, and what to do about it; null when it does not wait. */
+export function waitingText(taskId: string, branch: Branch): string | null {
+  if (branch.status !== "waiting" || !branch.waiting) return null;
+  const on = branch.name === "main" ? "" : ` on branch ${branch.name}`;
+  if (branch.waiting.kind === "time") {
+    return `waiting${on} until ${branch.waiting.until} (a wait step): it goes on by itself`;
+  }
+  const flag = branch.name === "main" ? "" : ` --branch ${branch.name}`;
+  return `waiting${on} for an answer: ${branch.waiting.question ?? ""} (answer with \`stackvm answer ${taskId}${flag}\`)`;
+}
+
 /**
  * The branch to answer when none is named: the result branch, unless another
  * branch (a fork) is the one that asks; more than one asking: name it.

@@ -18,6 +18,7 @@ import {
   type Totals,
   usd,
 } from "../render";
+import { waitingText } from "./answer";
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
@@ -33,16 +34,15 @@ export async function followBranch(
   const totals: Totals = { tokens: 0, cost: 0, steps: 0 };
   const started = Date.now();
   const stop = new AbortController();
-  let asked = false;
+  const said = new Set<string>();
   // After each of the fork's commits: has it ended, or does it wait for an answer?
   const look = async () => {
     const branch = await client.request<Branch>("GET", path);
     if (TERMINAL.has(branch.status)) stop.abort();
-    else if (!json && !asked && branch.status === "waiting" && branch.waiting?.kind === "input") {
-      asked = true;
-      out.line(
-        `waiting for an answer: ${branch.waiting.question ?? ""} (answer with \`stackvm answer ${taskId} --branch ${name}\`)`,
-      );
+    const waiting = waitingText(taskId, branch);
+    if (!json && waiting && !said.has(waiting)) {
+      said.add(waiting);
+      out.line(out.paint("yellow", waiting));
     }
   };
   const looks: Promise<void>[] = [];

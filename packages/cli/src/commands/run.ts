@@ -3,7 +3,7 @@
  * step live as it commits, then the final answer; `stackvm watch` follows a task
  * that is already running.
  */
-import type { Task } from "@stackvm/core";
+import type { Branch, Task } from "@stackvm/core";
 import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { follow } from "../follow";
@@ -17,6 +17,7 @@ import {
   type Totals,
   usd,
 } from "../render";
+import { waitingText } from "./answer";
 
 /** Follows a task to its end, printing commits live; returns the exit code of its status. */
 export async function followTask(ctx: Context, taskId: string, json: boolean): Promise<number> {
@@ -35,6 +36,7 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
     out.line(out.paint("bold", `task ${taskId}`));
     out.wait("planning…");
   }
+  const waits: Promise<void>[] = [];
   try {
     await follow(ctx.client, taskId, {
       commit(commit) {
@@ -49,6 +51,7 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
         const slot = slotText(task);
         if (!json && slot) out.wait(slot);
         else if (!json && task.status === "running" && totals.steps === 0) out.wait("planning…");
+        else if (!json && task.status === "waiting") waits.push(sayWaiting(ctx, task));
       },
       retrying(retry) {
         if (json) return;
@@ -58,6 +61,7 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
         );
       },
     });
+    await Promise.all(waits);
   } finally {
     out.done();
     process.removeListener("SIGINT", interrupt);
@@ -68,6 +72,16 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
   if (task.status === "failed") return EXIT.taskFailed;
   if (task.status === "cancelled") return EXIT.taskCancelled;
   return EXIT.ok;
+}
+
+/** A task that waits: says for what (its result branch's question or time) and how to go on. */
+async function sayWaiting(ctx: Context, task: Task): Promise<void> {
+  const path = `/v1/tasks/${encodeURIComponent(task.task_id)}/branches/${encodeURIComponent(task.branch)}`;
+  const branch = await ctx.client.request<Branch>("GET", path).catch(() => null);
+  const text = branch && waitingText(task.task_id, branch);
+  if (!text) return;
+  ctx.out.line(ctx.out.paint("yellow", text));
+  ctx.out.wait(branch.waiting?.kind === "input" ? "waiting for an answer…" : "waiting…");
 }
 
 function printOutcome(ctx: Context, task: Task, ms: number): void {
