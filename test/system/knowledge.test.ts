@@ -9,6 +9,7 @@
  * get a 4xx and leave nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { settledDocuments, uploadDocument } from "../support/knowledge";
 import type { RecordedRequest } from "../support/llm-server";
 import { makePdf } from "../support/pdf";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
@@ -32,41 +33,17 @@ const NARA_PDF = makePdf([
 ]);
 
 /** A multipart upload with the stack's key (or `key`). */
-async function upload(
+const upload = (
   kb: string,
-  filename: string,
+  name: string,
   type: string,
   bytes: Uint8Array | string,
   extra: Record<string, string> = {},
   key?: string,
-) {
-  const form = new FormData();
-  form.append(
-    "file",
-    new Blob([typeof bytes === "string" ? bytes : new Uint8Array(bytes)], { type }),
-    filename,
-  );
-  for (const [name, value] of Object.entries(extra)) form.append(name, value);
-  const response = await fetch(`${t.url}/v1/knowledge-bases/${kb}/documents`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key ?? t.apiKey}` },
-    body: form,
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+) => uploadDocument(t, kb, { name, type, bytes }, { extra, ...(key ? { key } : {}) });
 
 /** Polls the knowledge base until no document is pending or ingesting. */
-async function settled(kb: string, key?: string): Promise<any[]> {
-  for (let i = 0; i < 600; i++) {
-    const { body } = await t.api("GET", `/v1/knowledge-bases/${kb}/documents`, undefined, {
-      key: key ?? t.apiKey,
-    });
-    if (body.documents.every((d: any) => d.status === "ready" || d.status === "failed"))
-      return body.documents;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`documents of ${kb} did not settle`);
-}
+const settled = (kb: string, key?: string) => settledDocuments(t, kb, key);
 
 /** The scripted graph: capitalized words are entities, the first related to the others. */
 function graphAnswer(request: RecordedRequest) {
