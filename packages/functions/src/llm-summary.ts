@@ -40,6 +40,7 @@ export function llmBannerLines(summary: LlmSummary | null): string[] {
     return [
       "  LLM:      none configured: goals are refused (422); plans you write run, except LLM steps",
       "            set OPENAI_BASE_URL (e.g. Ollama: http://127.0.0.1:11434/v1) or OPENAI_API_KEY, and LLM_MODEL",
+      "            or LLM_PROVIDER=bedrock with a Bedrock LLM_MODEL (your AWS credentials)",
     ];
   }
   const m = summary.models;

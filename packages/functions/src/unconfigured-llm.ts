@@ -11,7 +11,7 @@ export const unconfiguredLlm: LlmPort = {
     throw new StackVMError(
       "forbidden",
       "llm_not_configured",
-      "no LLM is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any OpenAI-compatible server such as Ollama at http://127.0.0.1:11434/v1) and LLM_MODEL, then restart",
+      "no LLM is configured: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL (any OpenAI-compatible server such as Ollama at http://127.0.0.1:11434/v1) and LLM_MODEL, or LLM_PROVIDER=bedrock and a Bedrock LLM_MODEL (AWS credentials, no key), then restart",
     );
   },
 };
