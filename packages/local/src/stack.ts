@@ -38,9 +38,9 @@ import {
   createWorkerHandler,
   embeddingsPort,
   llmPort,
-  loadConfig,
   type LlmSummary,
   llmSummary,
+  loadConfig,
   recoverStarts,
   resumeRunning,
   type System,
@@ -94,9 +94,9 @@ export interface LocalStack {
   /** The key provisioned at start, or created and printed when none was given. */
   apiKey: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
-  /** The AWS SDK clients every adapter uses (the benchmark meters them). */
   /** The LLM the worker calls (for the start-up banner); null when none is configured. */
   llm: LlmSummary | null;
+  /** The AWS SDK clients every adapter uses (the benchmark meters them). */
   clients: AwsClients;
   queueUrl: string;
   dlqUrl: string;
@@ -195,9 +195,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
     {
       ...systemOptions(config, log, true),
-      resolvePublicUrl: () => publicUrl,
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
+      resolvePublicUrl: () => publicUrl,
       ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
     },
   );
@@ -286,6 +286,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port,
     system,
     apiKey,
+    llm: llmSummary(config),
     endpoints: emulators.endpoints,
     clients,
     queueUrl: queues.queueUrl,
@@ -296,7 +297,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(sweep);
       traceExpiry.stop();
       scheduler.stop();
-    llm: llmSummary(config),
       await drain(server, options.drainMs ?? 29_000);
       await Promise.all([worker.stop(), dlq.stop()]);
       await ownSandbox?.close();
