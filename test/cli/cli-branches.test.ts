@@ -279,6 +279,10 @@ describe("stackvm answer with waits", () => {
     });
     const taskId = created.body.task_id as string;
     await branchIs(taskId, "main", "waiting");
+    const shown = await cli(["task", taskId]);
+    expect(shown.stdout).toContain(
+      `waiting for an answer: How many? (answer with \`stackvm answer ${taskId}\`)`,
+    );
     expect((await cli(["answer", taskId, "--answer", "1"])).code).toBe(0);
     await t.waitForTask(taskId);
     const log = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`);

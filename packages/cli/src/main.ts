@@ -48,7 +48,8 @@ const EXIT_HELP = `Exit codes:
   0  success (run: the task completed)     5  not found (404)
   1  unexpected error                       6  request refused (400, 409, 413, 422, 429)
   2  usage error                            7  run: the task failed
-  3  API unreachable or failing (5xx)       8  run: the task was cancelled
+  3  API unreachable or failing (5xx),      8  run: the task was cancelled
+     or a doctor check failed
   4  no API key, or the key was refused`;
 
 function mainHelp(): string {

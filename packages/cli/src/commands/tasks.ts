@@ -5,6 +5,7 @@ import type { Branch, Commit, Diff, Task } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { answerText, describeCommit, diffLines, fit, taskSummary } from "../render";
+import { waitingText } from "./answer";
 import { followBranch } from "./follow-branch";
 
 const STATUSES = ["queued", "running", "waiting", "completed", "failed", "cancelled"];
@@ -59,6 +60,14 @@ export const taskCommand: Command = {
     const task = await ctx.client.request<Task>("GET", `/v1/tasks/${id(taskId!)}`);
     if (v.json) return printJson(ctx.out, task);
     for (const line of taskSummary(task)) ctx.out.line(line);
+    if (task.status === "waiting") {
+      const branch = await ctx.client.request<Branch>(
+        "GET",
+        `/v1/tasks/${id(task.task_id)}/branches/${id(task.branch)}`,
+      );
+      const waiting = waitingText(task.task_id, branch);
+      if (waiting) ctx.out.line(waiting);
+    }
     if (task.final_answer !== null) {
       ctx.out.line("");
       ctx.out.line(answerText(task.final_answer));
