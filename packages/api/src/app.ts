@@ -25,8 +25,8 @@ import { DOCUMENTS_PATH, registerKnowledgeRoutes, uploadBodyLimit } from "./rout
 import { registerLlmCallRoutes } from "./routes/llm-calls";
 import { registerNamespaceRoutes } from "./routes/namespaces";
 import { registerPlanRoutes } from "./routes/plans";
-import { registerScheduleRoutes } from "./routes/schedules";
 import { registerRetryRoutes } from "./routes/retry";
+import { registerScheduleRoutes } from "./routes/schedules";
 import { registerTaskRoutes } from "./routes/tasks";
 import { registerTemplateRoutes } from "./routes/templates";
 import { registerToolSourceRoutes } from "./routes/tool-sources";
@@ -101,8 +101,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   registerTaskRoutes(app);
   registerBranchRoutes(app);
-  registerLlmCallRoutes(app);
   registerRetryRoutes(app);
+  registerLlmCallRoutes(app);
   registerNamespaceRoutes(app);
   registerToolSourceRoutes(app);
   registerPlanRoutes(app);
