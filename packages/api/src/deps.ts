@@ -45,6 +45,8 @@ export interface DoctorCheck {
 export interface ApiDeps {
   tasks: TaskService;
   branches: BranchService;
+  /** `POST /v1/tasks/{id}/retry`. */
+  retries: RetryService;
   /** The prompts and answers of LLM calls (`.../llm-calls/{n}`). */
   llmTraces: LlmTraceService;
   namespaces: NamespaceService;
@@ -53,8 +55,6 @@ export interface ApiDeps {
   schedules: ScheduleService;
   webhooks: WebhookService;
   quotas: QuotaService;
-  /** `POST /v1/tasks/{id}/retry`. */
-  retries: RetryService;
   templates: TemplateService;
   events: TaskEvents;
   waits: WaitService;
