@@ -74,6 +74,14 @@ describe("the console when a step fails", () => {
     expect(await failed.textContent()).not.toMatch(/fork/i);
     expect(await retrying.count()).toBe(0);
 
+    // The task list says why it failed, in its row.
+    const list = await browser.page({ key: stack.apiKey });
+    pages.push(list);
+    await list.goto(`${stack.url}/ui`);
+    await list
+      .locator(`tr[data-task="${taskId}"] .task-error`, { hasText: "could not be reached" })
+      .waitFor();
+
     stack.llm.reset();
     stack.llm.on("text", "Danube");
     await page.getByRole("button", { name: "Retry", exact: true }).click();

@@ -69,6 +69,11 @@ describe("stackvm retry", () => {
     t.llm.reset();
     t.llm.on("text", "back again");
 
+    // The list says why a task failed, on the line under it.
+    const listed = await cli(["tasks"]);
+    const row = listed.stdout.split("\n").findIndex((line) => line.startsWith(taskId));
+    expect(listed.stdout.split("\n")[row + 1]).toMatch(/^ {2}↳ the LLM could not be reached/);
+
     const bad = await cli(["retry", taskId, "--from", "sideways"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--from must be last-commit or start");

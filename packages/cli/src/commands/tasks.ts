@@ -45,6 +45,8 @@ export const tasksCommand: Command = {
       const head = `${t.task_id}  ${t.status.padEnd(9)}  ${t.created_at.slice(0, 19)}  `;
       const goal = (t.goal ?? "(plan given)").replace(/\s+/g, " ");
       ctx.out.line(head + fit(goal, ctx.out.columns - head.length));
+      // A failed or cancelled task says why on the next line.
+      if (t.error) ctx.out.line(fit(`  ↳ ${t.error.replace(/\s+/g, " ")}`, ctx.out.columns));
     }
     return EXIT.ok;
   },

@@ -110,6 +110,11 @@ export function TasksPage() {
                     <Link href={taskPath(task.task_id)} title={task.goal ?? undefined}>
                       {task.goal ? oneLine(task.goal, 120) : <em>(a submitted plan)</em>}
                     </Link>
+                    {task.error ? (
+                      <div class="muted task-error" title={task.error}>
+                        {oneLine(task.error, 140)}
+                      </div>
+                    ) : null}
                   </td>
                   <td class="wide">{task.namespace}</td>
                   <td title={when(task.created_at)}>{age(task.created_at)}</td>
