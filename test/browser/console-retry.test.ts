@@ -3,12 +3,15 @@
  * The console when things go wrong (issue 18, item 2), in Debian's Chromium
  * against the local stack with the scripted LLM: a step that failed shows its
  * error, attempt and next attempt while it waits; an LLM that cannot be reached
- * fails the task with that cause; "Retry" runs it again from its last commit.
+ * fails the task with that cause; "Retry" runs it again from its last commit;
+ * a task queued for a running slot shows its place in line.
  */
 import { existsSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../support/stack";
+import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
 import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
 
 let stack: TestStack;
@@ -92,5 +95,61 @@ describe("the console when a step fails", () => {
     expect(task.branch).toMatch(/^retry-/);
     expect(await page.locator('[data-fact="branch"]').textContent()).toBe(task.branch);
     await browser.screenshot(page, "31-retried");
+  });
+});
+
+describe("the console when a task waits for a running slot", () => {
+  it("says so with its place in line instead of 'the planner is writing the plan'", async () => {
+    const held: ServerResponse[] = [];
+    const hold = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => hold.listen(0, "127.0.0.1", resolve));
+    try {
+      const made = await stack.api(
+        "POST",
+        "/v1/admin/tenants/narrow/keys",
+        { name: "ci" },
+        {
+          key: ADMIN_KEY,
+        },
+      );
+      const key = made.body.key as string;
+      await stack.api(
+        "PUT",
+        "/v1/admin/tenants/narrow/quotas",
+        { max_running_tasks: 1 },
+        {
+          key: ADMIN_KEY,
+        },
+      );
+      const ns = { allowed_tools: ["http_request"], allowed_hosts: ["127.0.0.1"] };
+      await stack.api("PUT", "/v1/namespaces/held", ns, { key });
+      const url = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/slow`;
+      const body = {
+        namespace: "held",
+        plan: [
+          {
+            seq_no: 0,
+            type: "calling",
+            parameters: { tool_name: "http_request", tool_params: { url }, output_vars: ["r"] },
+          },
+          { seq_no: 1, type: "assign", parameters: { final_answer: "done" } },
+        ],
+      };
+      const first = (await stack.api("POST", "/v1/tasks", body, { key })).body.task_id;
+      const second = (await stack.api("POST", "/v1/tasks", body, { key })).body.task_id;
+      const page = await browser.page({ key });
+      pages.push(page);
+      await page.goto(`${stack.url}/ui/tasks/${second}`);
+      await page
+        .locator('[data-why="slot"]', { hasText: "number 1 in line (all 1 running slot" })
+        .waitFor();
+      await page.getByText("No commit yet: the task waits for a running slot.").waitFor();
+      for (const id of [second, first]) {
+        await stack.api("POST", `/v1/tasks/${id}/cancel`, undefined, { key });
+      }
+    } finally {
+      for (const res of held) res.end("{}");
+      await new Promise<void>((resolve) => hold.close(() => resolve()));
+    }
   });
 });
