@@ -141,7 +141,9 @@ describe("the console when a task waits for a running slot", () => {
       pages.push(page);
       await page.goto(`${stack.url}/ui/tasks/${second}`);
       await page
-        .locator('[data-why="slot"]', { hasText: "number 1 in line (all 1 running slot" })
+        .locator('[data-why="slot"]', {
+          hasText: "number 1 in line (this tenant runs at most 1 at once",
+        })
         .waitFor();
       await page.getByText("No commit yet: the task waits for a running slot.").waitFor();
       for (const id of [second, first]) {

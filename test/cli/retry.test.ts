@@ -1,12 +1,15 @@
 /**
  * The CLI as a process when things go wrong: `run` prints each failed attempt
  * that will be tried again (error, attempt, next attempt), and `stackvm retry`
- * runs a failed task again from its last commit or from the start.
+ * runs a failed task again from its last commit or from the start; `stackvm
+ * task` says when a task waits for a running slot.
  */
 import { spawn } from "node:child_process";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useTestStack } from "../support/stack";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
@@ -15,11 +18,14 @@ const t = useTestStack({
   env: { STACKVM_LLM_UNREACHABLE_SECONDS: "2", LLM_TIMEOUT_MS: "1500", LLM_MAX_ATTEMPTS: "1" },
 });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
-      env: { ...process.env, STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey },
+      env: { ...process.env, STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -94,5 +100,43 @@ describe("stackvm retry", () => {
     expect(twice.code).toBe(0);
     expect(JSON.parse(twice.stdout)).toMatchObject({ forked_from: null, status: "running" });
     expect((await t.waitForTask(taskId)).status).toBe("completed");
+  });
+});
+
+describe("stackvm task for a task queued for a running slot", () => {
+  it("says it waits for a slot, with its place in line", async () => {
+    const held: ServerResponse[] = [];
+    const hold = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => hold.listen(0, "127.0.0.1", resolve));
+    try {
+      const admin = { key: ADMIN_KEY };
+      const made = await t.api("POST", "/v1/admin/tenants/narrow/keys", { name: "ci" }, admin);
+      const key = made.body.key as string;
+      await t.api("PUT", "/v1/admin/tenants/narrow/quotas", { max_running_tasks: 1 }, admin);
+      const ns = { allowed_tools: ["http_request"], allowed_hosts: ["127.0.0.1"] };
+      await t.api("PUT", "/v1/namespaces/held", ns, { key });
+      const url = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/slow`;
+      const call = { tool_name: "http_request", tool_params: { url }, output_vars: ["r"] };
+      const body = {
+        namespace: "held",
+        plan: [
+          { seq_no: 0, type: "calling", parameters: call },
+          { seq_no: 1, type: "assign", parameters: { final_answer: "done" } },
+        ],
+      };
+      const first = (await t.api("POST", "/v1/tasks", body, { key })).body.task_id;
+      const second = (await t.api("POST", "/v1/tasks", body, { key })).body.task_id;
+      const shown = await cli(["task", second], { STACKVM_API_KEY: key });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(
+        /^queued {3}waiting for a running slot: number 1 in line \(at most 1 task run at once, all taken\)$/m,
+      );
+      for (const id of [second, first]) {
+        await t.api("POST", `/v1/tasks/${id}/cancel`, undefined, { key });
+      }
+    } finally {
+      for (const res of held) res.end("{}");
+      await new Promise<void>((resolve) => hold.close(() => resolve()));
+    }
   });
 });

@@ -133,7 +133,7 @@ export function slotText(task: Task): string | null {
   const limit =
     wait.max_running_tasks === null
       ? ""
-      : ` (all ${plural(wait.max_running_tasks, "running slot")} taken)`;
+      : ` (at most ${plural(wait.max_running_tasks, "task")} run at once, all taken)`;
   return `waiting for a running slot: number ${wait.position} in line${limit}`;
 }
 

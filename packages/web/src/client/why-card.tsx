@@ -36,7 +36,7 @@ export function TaskWhy(props: { task: Task }) {
         Waiting for a running slot: number {slot.position} in line
         {slot.max_running_tasks === null
           ? "."
-          : ` (all ${slot.max_running_tasks} running slot${slot.max_running_tasks === 1 ? "" : "s"} of this tenant are taken).`}
+          : ` (this tenant runs at most ${slot.max_running_tasks} at once, and all are taken).`}
       </p>
     );
   }
