@@ -320,8 +320,8 @@ function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): 
   const canReplan =
     decision.action === "record" &&
     decision.code !== "budget_exceeded" &&
-    !planning &&
     decision.code !== "llm_unreachable" &&
+    !planning &&
     branch.updates < deps.maxPlanUpdates;
   const details = (error as StackVMError).details;
   return {
@@ -428,9 +428,9 @@ async function moveHead(
   if (commit.plan) set.push([["plan_commit"], commit.commit_id]);
   // The wait this commit ends (`vm/wait.ts`); ordinary steps write nothing more.
   if (branch.waiting) set.push([["waiting"], null]);
-  // Set by the step that completes; an evaluation commit after it keeps the answer.
   // The failures this commit ends (`vm/retrying.ts`): written only after one.
   if (branch.retrying) set.push([["retrying"], null]);
+  // Set by the step that completes; an evaluation commit after it keeps the answer.
   if (commit.final_answer !== undefined) set.push([["final_answer"], commit.final_answer]);
   if (commit.type === "evaluation") set.push([["verdict"], commit.details?.verdict ?? null]);
   if (commit.status_after === "failed") {
