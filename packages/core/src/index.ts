@@ -245,6 +245,7 @@ export {
   DEFAULT_QUOTAS,
   QuotaOverrides,
   QuotaService,
+  quotaBranchEndHook,
   quotaTerminalHook,
   TenantQuotas,
   taskAdmission,

@@ -34,6 +34,7 @@ import {
   Presenter,
   type Queue,
   QuotaService,
+  quotaBranchEndHook,
   quotaTerminalHook,
   type Resolver,
   RetryService,
@@ -324,6 +325,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, {
+    onBranchEnd: [quotaBranchEndHook(quotas)],
     evaluation: evaluationHook({
       store,
       branches,
@@ -334,7 +336,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     afterTerminal: [
       ...(options.afterTerminal ?? []),
       webhooks.terminalHook(),
-      quotaTerminalHook(quotas, slots),
+      quotaTerminalHook(slots),
     ],
   });
   const traceRetentionDays = options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS;

@@ -219,6 +219,12 @@ export class BranchService {
       evaluationRound?: number;
       /** Runs once the branch is written, before its first step is queued; a throw undoes the fork. */
       beforeEnqueue?: (branch: BranchRecord) => Promise<void>;
+      /**
+       * A run that takes a running slot (a retry): `claim` after the budget is
+       * checked, before the branch is written; when it finds none, the branch is
+       * written `queued` and handed to `wait` instead of its first step being queued.
+       */
+      slot?: { claim: () => Promise<boolean>; wait: (branch: BranchRecord) => Promise<void> };
     } = {},
   ): Promise<Branch> {
     const task = await this.deps.tasks.record(tenant, taskId);
@@ -281,17 +287,20 @@ export class BranchService {
     } else if (state.pc === null || state.plan === null) {
       throw new ValidationError(
         "nothing_to_run",
-        `commit ${source.commit_id} ended its branch: fork it with a suggestion or a plan to run more`,
+        `commit ${source.commit_id} ended its branch, so a fork of it has no step to run: fork it with a suggestion or a plan to run more, fork an earlier commit to run its steps again, or run the task again from its goal (POST /v1/tasks/${taskId}/retry with {"from": "start"})`,
       );
     }
 
-    const now = new Date(this.deps.clock.now()).toISOString();
+    // A fork is a run of its own: refused when the month's budget is spent, and
+    // capped at what is left, as a new task (an evaluation round is part of its task's run).
     const config =
       options.evaluationRound === undefined
-        ? origin.config
+        ? { ...origin.config, budget: await this.deps.tasks.admitRun(tenant, origin.config.budget) }
         : { ...origin.config, evaluation_round: options.evaluationRound };
+    const now = new Date(this.deps.clock.now()).toISOString();
     const branch = newBranch(tenant, taskId, name, config, now);
-    markRunning(branch, now);
+    const admitted = options.slot ? await options.slot.claim() : true;
+    if (admitted) markRunning(branch, now);
     Object.assign(branch, {
       head: source.commit_id,
       prev_head: source.parent_id,
@@ -310,7 +319,8 @@ export class BranchService {
     await this.deps.store.createBranch(branch);
     try {
       await options.beforeEnqueue?.(branch);
-      await enqueueNext(this.deps, branch, source.commit_id);
+      if (admitted) await enqueueNext(this.deps, branch, source.commit_id);
+      else await options.slot?.wait(branch);
     } catch (error) {
       // All or nothing: a fork whose first step could not be queued is undone (unless
       // a step ran after all), so the caller's error is the truth and a retry forks

@@ -1,8 +1,8 @@
 /**
  * What happens around a branch's steps: the task turns `running` with its first
  * commit, and when its result branch ends the task record takes the branch's
- * status and answer, then the terminal hooks run (evaluation, then the hooks of
- * an ended task: outgoing webhooks, quotas).
+ * status and answer. Hooks: first those of every ended branch (quotas count its
+ * usage), then evaluation, then those of an ended task (outgoing webhooks, quotas).
  */
 
 import { isErrorKind } from "../errors";
@@ -37,7 +37,15 @@ export type TaskEndHook = (
   branches: () => Promise<BranchRecord[]>,
 ) => Promise<void>;
 
+/**
+ * Runs for every branch that ends, first, whether or not the task ended with it
+ * (a fork or a retry of a task that ended before): quotas count its usage.
+ */
+export type BranchEndHook = (branch: BranchRecord) => Promise<void>;
+
 export interface LifecycleHooks {
+  /** Run in order for every ended branch, before the others (quotas' usage). */
+  onBranchEnd?: BranchEndHook[];
   /** Runs first, for every ended branch (evaluation). */
   evaluation?: EvaluationHook;
   /** Run in order once the task ended on the branch (outgoing webhooks, quotas). */
@@ -49,7 +57,7 @@ export function taskLifecycle(
   clock: Clock,
   hooks: LifecycleHooks = {},
 ): Lifecycle {
-  const { evaluation, afterTerminal = [] } = hooks;
+  const { evaluation, afterTerminal = [], onBranchEnd = [] } = hooks;
   return {
     async onStart(branch: BranchRecord) {
       if (branch.name !== "main") return;
@@ -66,6 +74,7 @@ export function taskLifecycle(
     },
     async onTerminal(branch: BranchRecord) {
       const { tenant_id: tenant, task_id: taskId } = branch;
+      for (const hook of onBranchEnd) await hook(branch);
       let task = await store.getTask(tenant, taskId);
       if (!task) return;
       // A rejected answer is not the end of an evaluated task: the evaluation hook

@@ -54,8 +54,8 @@ describe("monthly budget", () => {
         [["usage", "output_tokens"], 10],
       ],
     });
-    await sys.quotas.recordUsage("acme", task.task_id);
-    await sys.quotas.recordUsage("acme", task.task_id);
+    await sys.quotas.recordUsage("acme", task.task_id, "main");
+    await sys.quotas.recordUsage("acme", task.task_id, "main");
     expect(await sys.quotas.usage("acme")).toMatchObject({ tokens: 25 });
     const refused = await start(sys, "x").catch((e: unknown) => e);
     expect(refused).toMatchObject({ kind: "rate_limited", code: "monthly_budget_exhausted" });

@@ -14,8 +14,9 @@
  * Running tasks: see `running-slots.ts`. Budget: a task may not start when the
  * month's budget is spent (429 until the month ends), and a task that starts gets
  * at most what is left as its own token and cost budget, which the LLM layer
- * enforces before each call. Tasks add their usage to the month when they end, so
- * tasks running side by side may together go past the budget by what each was
+ * enforces before each call; a retry or a fork is refused and capped the same
+ * way. Every run (a branch: `main`, a fork, a retry) adds its usage to the month
+ * when it ends, so runs side by side may together go past the budget by what each was
  * allowed: the budget bounds spending, it is not an exact meter. A document's
  * ingest (its graph calls and embeddings) is checked and counted the same way.
  */
@@ -24,11 +25,10 @@ import { isErrorKind, RateLimitedError } from "../errors";
 import { type SlotWait, ZERO_USAGE } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
-import { taskKey, tenantPk } from "../store/keys";
-import type { BranchRecord, TaskRecord } from "../store/records";
+import { branchKey, tenantPk } from "../store/keys";
+import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import type { TaskEndHook } from "./lifecycle";
-import { addUsage } from "./present";
+import type { BranchEndHook, TaskEndHook } from "./lifecycle";
 import type { RunningSlots } from "./running-slots";
 
 export const TenantQuotas = z
@@ -283,33 +283,28 @@ export class QuotaService {
   }
 
   /**
-   * Adds an ended task's usage to its month, once: a marker on the task record
-   * (set on condition it is absent) makes a repeated terminal hook count nothing.
-   * A crash between the marker and the addition loses that task's count, which
-   * errs on the tenant's side. `branches`: the task's branches when the caller
-   * has them (the terminal hooks share one listing); listed here otherwise.
+   * Adds an ended branch's usage to its month, once: a marker on the branch
+   * record (set on condition it is absent) makes a repeated hook count nothing.
+   * Every branch counts its own steps (a fork starts from zero usage), so every
+   * run counts: `main`, a fork, a retry, an evaluation round. A crash between
+   * the marker and the addition loses that branch's count, which errs on the
+   * tenant's side.
    */
-  async recordUsage(
-    tenant: string,
-    taskId: string,
-    branches: () => Promise<BranchRecord[]> = () => this.deps.store.listBranches(tenant, taskId),
-  ): Promise<void> {
+  async recordUsage(tenant: string, taskId: string, branch: string): Promise<void> {
     const month = this.month();
-    // The marker's update answers the task record: no second read.
-    const task = (await this.deps.items
+    // The marker's update answers the branch record: no second read.
+    const counted = (await this.deps.items
       .update(
-        taskKey(tenant, taskId),
+        branchKey(tenant, taskId, branch),
         { set: [[["usage_counted"], month]] },
         { exists: true, equals: { usage_counted: null } },
       )
       .catch((error: unknown) => {
         if (isErrorKind(error, "conflict")) return null;
         throw error;
-      })) as unknown as TaskRecord | null;
-    if (!task) return;
-    const usage = (await branches()).reduce((sum, b) => addUsage(sum, b.usage), {
-      ...(task.deleted_usage ?? ZERO_USAGE),
-    });
+      })) as unknown as BranchRecord | null;
+    if (!counted) return;
+    const usage = counted.usage ?? ZERO_USAGE;
     await this.addToMonth(
       tenant,
       { tokens: usage.input_tokens + usage.output_tokens, cost_usd: usage.cost_usd },
@@ -339,12 +334,17 @@ export interface TaskAdmission {
   budgetLeft(tenant: string): Promise<BudgetLeft>;
   /** Claims a running slot; false: the task is written `queued` and waits. */
   claim(tenant: string, taskId: string): Promise<boolean>;
-  /** Lists the task as waiting (its `main` branch is written `queued`, not enqueued). */
-  wait(tenant: string, taskId: string, createdAt: string): Promise<void>;
+  /**
+   * Lists the task as waiting: its branch (`main` for a new task, the new branch
+   * of a retry) is written `queued`, not enqueued.
+   */
+  wait(tenant: string, taskId: string, since: string, branch?: string): Promise<void>;
   /** Frees the task's slot (a start undone), then starts waiting tasks that now fit. */
   release(tenant: string, taskId: string): Promise<void>;
   /** The task's place in line for a slot; null when it waits for none. */
   position?(tenant: string, taskId: string): Promise<SlotWait | null>;
+  /** The places in line of all the tenant's waiting tasks, in one read of the line. */
+  positions?(tenant: string): Promise<Map<string, SlotWait>>;
 }
 
 /** The admission of new tasks from the quotas and the slots. */
@@ -352,20 +352,28 @@ export function taskAdmission(quotas: QuotaService, slots: RunningSlots): TaskAd
   return {
     budgetLeft: (tenant) => quotas.budgetLeft(tenant),
     claim: (tenant, taskId) => slots.claim(tenant, taskId),
-    wait: (tenant, taskId, createdAt) => slots.wait(tenant, taskId, createdAt),
+    wait: (tenant, taskId, since, branch) => slots.wait(tenant, taskId, since, branch),
     release: (tenant, taskId) => slots.release(tenant, taskId),
     position: (tenant, taskId) => slots.position(tenant, taskId),
+    positions: (tenant) => slots.positions(tenant),
   };
 }
 
 /**
- * The terminal hook of quotas, which the lifecycle runs when a task ended (its
- * record took a terminal status from its result branch): the task's usage counts
- * for the month and its slot is freed, which starts the oldest waiting task.
+ * The hook of quotas that the lifecycle runs for every branch that ends (a fork
+ * or a retry of a task that ended before included): its usage counts for the month.
  */
-export function quotaTerminalHook(quotas: QuotaService, slots: RunningSlots): TaskEndHook {
-  return async (_branch, task, branches) => {
-    await quotas.recordUsage(task.tenant_id, task.task_id, branches);
+export function quotaBranchEndHook(quotas: QuotaService): BranchEndHook {
+  return (branch) => quotas.recordUsage(branch.tenant_id, branch.task_id, branch.name);
+}
+
+/**
+ * The terminal hook of quotas, which the lifecycle runs when a task ended (its
+ * record took a terminal status from its result branch): its slot is freed,
+ * which starts the oldest waiting task.
+ */
+export function quotaTerminalHook(slots: RunningSlots): TaskEndHook {
+  return async (_branch, task) => {
     await slots.release(task.tenant_id, task.task_id);
   };
 }

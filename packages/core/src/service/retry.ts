@@ -9,6 +9,12 @@
  *   branch's head, so the step that failed runs again; a task with no plan yet
  *   (it failed while planning) starts over as with "start".
  *
+ * A retry is a new run of the task: refused (429 `monthly_budget_exhausted`)
+ * when the month's budget is spent and capped at what is left, as a new task;
+ * it claims the task's running slot, or waits `queued` for one (the task shows
+ * `waiting_for_slot`), and frees it when it ends; its usage counts for the month
+ * when its branch ends (`quotas.ts`).
+ *
  * A task still at work (queued, running, waiting) answers 409: cancel it first.
  * The branch becomes the result with a conditional write on the task, so two
  * retries sent at once make one run (the other answers 409, its branch undone);
@@ -47,6 +53,13 @@ export interface RetryServiceDeps {
   branches: BranchService;
 }
 
+/** The task's running slot, as a retry claims it (`RetryService.slot`). */
+interface RetrySlot {
+  held: boolean;
+  claim: () => Promise<boolean>;
+  wait: (branch: BranchRecord) => Promise<void>;
+}
+
 export class RetryService {
   constructor(private readonly deps: RetryServiceDeps) {}
 
@@ -82,20 +95,50 @@ export class RetryService {
       );
     }
     const promote = (branch: BranchRecord) => this.promote(task, branch);
+    const slot = this.slot(task, name);
+    const undo = (error: unknown) => this.undone(task, name, idempotencyKey, slot.held, error);
     const head = result?.head ?? null;
     if (from === "last_commit" && result && head !== null) {
       const state = await this.deps.branches.storedState(task, head);
+      if (state.plan !== null && state.pc === null) {
+        throw new ValidationError(
+          "nothing_to_run",
+          `task '${taskId}' ${status} at its last commit ${head}, so there is no step left to run from it: run it again from its goal with {"from": "start"}, or fork an earlier commit to run from there (POST /v1/tasks/${taskId}/branches with {"from_commit": "<commit_id>"}; GET /v1/tasks/${taskId}/branches/${task.branch}/commits lists them)`,
+          { from, commit_id: head },
+        );
+      }
       if (state.plan !== null) {
         const branch = await this.deps.branches
-          .fork(tenant, taskId, { from_commit: head, name }, { beforeEnqueue: promote })
-          .catch((error: unknown) => this.undone(task, name, idempotencyKey, error));
+          .fork(tenant, taskId, { from_commit: head, name }, { beforeEnqueue: promote, slot })
+          .catch(undo);
         return { branch, replayed: false };
       }
     }
-    const branch = await this.fromStart(task, result, name).catch((error: unknown) =>
-      this.undone(task, name, idempotencyKey, error),
-    );
+    const branch = await this.fromStart(task, result, name, slot).catch(undo);
     return { branch, replayed: false };
+  }
+
+  /**
+   * The task's running slot for the retry's branch: `held` once claimed, so that
+   * a retry undone frees it; without one, the branch waits `queued` in line.
+   */
+  private slot(task: TaskRecord, name: string): RetrySlot {
+    const { tenant_id: tenant, task_id: taskId } = task;
+    const slot: RetrySlot = {
+      held: false,
+      claim: async () => {
+        slot.held = await this.deps.tasks.claimSlot(tenant, taskId);
+        return slot.held;
+      },
+      wait: () =>
+        this.deps.tasks.waitForSlot(
+          tenant,
+          taskId,
+          new Date(this.deps.clock.now()).toISOString(),
+          name,
+        ),
+    };
+    return slot;
   }
 
   /**
@@ -107,6 +150,7 @@ export class RetryService {
     task: TaskRecord,
     name: string,
     idempotencyKey: string | null,
+    heldSlot: boolean,
     error: unknown,
   ): Promise<never> {
     if (idempotencyKey !== null && (error as { code?: string }).code === "branch_exists") {
@@ -115,7 +159,11 @@ export class RetryService {
         "retry_in_progress",
       );
     }
-    if (!isErrorKind(error, "conflict")) await this.restore(task, name).catch(() => undefined);
+    // A conflict: another retry was first, and runs in the task's slot.
+    if (!isErrorKind(error, "conflict")) {
+      await this.restore(task, name).catch(() => undefined);
+      if (heldSlot) await this.deps.tasks.releaseSlot(task.tenant_id, task.task_id);
+    }
     throw error;
   }
 
@@ -124,6 +172,7 @@ export class RetryService {
     task: TaskRecord,
     result: BranchRecord | null,
     name: string,
+    slot: RetrySlot,
   ): Promise<Branch> {
     const { tenant_id: tenant, task_id: taskId } = task;
     if (!result) {
@@ -134,14 +183,17 @@ export class RetryService {
     }
     const plan = await this.submittedPlan(result);
     if (plan === null) this.deps.tasks.requireLlm();
+    const budget = await this.deps.tasks.admitRun(tenant, result.config.budget);
+    const admitted = await slot.claim();
     const now = new Date(this.deps.clock.now()).toISOString();
-    const branch = newBranch(tenant, taskId, name, result.config, now);
+    const branch = newBranch(tenant, taskId, name, { ...result.config, budget }, now);
     branch.plan = plan;
-    markRunning(branch, now);
+    if (admitted) markRunning(branch, now);
     await this.deps.store.createBranch(branch);
     try {
       await this.promote(task, branch);
-      await enqueueNext(this.deps, branch, null);
+      if (admitted) await enqueueNext(this.deps, branch, null);
+      else await slot.wait(branch);
     } catch (error) {
       // All or nothing: the branch goes (`undone` puts the task back).
       await this.deps.store.items
@@ -176,7 +228,7 @@ export class RetryService {
         task.task_id,
         {
           branch: branch.name,
-          status: "running",
+          status: branch.status,
           final_answer: null,
           error: null,
           updated_at: new Date(this.deps.clock.now()).toISOString(),

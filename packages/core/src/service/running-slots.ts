@@ -4,7 +4,10 @@
  * `T#{t}` / `RUNNING`, which also counts them (`count`). A task that finds no
  * room is written `queued`, with its branch not yet enqueued, and waits in
  * `T#{t}` / `WAIT#{created_at}#{task}` (oldest first). When a task ends, its slot
- * is freed and the oldest waiting tasks start.
+ * is freed and the oldest waiting tasks start. A retry of an ended task is a new
+ * run of it: it claims the task's slot again, or waits in the same line with its
+ * branch named (`WAIT#{asked_at}#{task}`, `branch`). A fork runs within its
+ * task's slot and claims none (see docs/http-api.md, "Quotas").
  *
  * Claiming and freeing cost a constant number of store calls, whatever the
  * limit (they read every numbered slot item before, and `POST /v1/tasks` took
@@ -118,7 +121,17 @@ export class RunningSlots {
    * asked for a task that is `queued`.
    */
   async position(tenant: string, taskId: string): Promise<SlotWait | null> {
-    let ahead = 0;
+    return (await this.positions(tenant, taskId)).get(taskId) ?? null;
+  }
+
+  /**
+   * The places in line of the tenant's waiting tasks (1: it starts next), read
+   * from the waiting list in one query per 100 waiting tasks, up to `upTo` when
+   * given: a page of `GET /v1/tasks` reads it once for all its rows.
+   */
+  async positions(tenant: string, upTo?: string): Promise<Map<string, SlotWait>> {
+    const found = new Map<string, SlotWait>();
+    let limit: number | null = null;
     let cursor: string | null = null;
     do {
       const page = await this.deps.items.query({
@@ -128,14 +141,14 @@ export class RunningSlots {
         cursor,
       });
       for (const item of page.items) {
-        if (item.task_id === taskId) {
-          return { position: ahead + 1, max_running_tasks: await this.deps.limit(tenant) };
-        }
-        ahead++;
+        limit ??= await this.deps.limit(tenant);
+        const taskId = item.task_id as string;
+        found.set(taskId, { position: found.size + 1, max_running_tasks: limit });
+        if (taskId === upTo) return found;
       }
       cursor = page.cursor;
-    } while (cursor && ahead < 10_000);
-    return null;
+    } while (cursor && found.size < 10_000);
+    return found;
   }
 
   /** Frees the task's slot, then starts the oldest waiting tasks that now fit. */
@@ -194,7 +207,7 @@ export class RunningSlots {
           set: [
             [["status"], "running"],
             [["updated_at"], now],
-            ...sweepIndex({ tenant_id: tenant, task_id: taskId, name: "main" }, now),
+            ...sweepIndex({ tenant_id: tenant, task_id: taskId, name }, now),
           ],
         },
         { exists: true, equals: { status: "queued" } },
@@ -205,10 +218,26 @@ export class RunningSlots {
       const existing = await this.deps.store.getBranch(tenant, taskId, name);
       return existing ? "taken" : "gone";
     }
+    // A retry's branch (the task's result) turns the task `running`, as `main`'s first commit does.
+    if (name !== "main") await this.markTaskRunning(tenant, taskId, name, now);
     // A new task's head is null: its first step; a resumed branch runs on from its head.
     await enqueueNext(this.deps, branch, branch.head, branch.head === null ? "" : `slot-${now}`);
     this.deps.log.info("a waiting task started", { tenant_id: tenant, task_id: taskId });
     return "started";
+  }
+
+  /** The task `running` again, if it still waits on this branch (one conditional update). */
+  private async markTaskRunning(tenant: string, taskId: string, name: string, now: string) {
+    await this.deps.store
+      .updateTask(
+        tenant,
+        taskId,
+        { status: "running", updated_at: now },
+        { exists: true, equals: { status: "queued", branch: name } },
+      )
+      .catch((error: unknown) => {
+        if (!isErrorKind(error, "conflict")) throw error;
+      });
   }
 
   /**

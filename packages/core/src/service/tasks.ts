@@ -251,6 +251,34 @@ export class TaskService {
     );
   }
 
+  /**
+   * For another run of a task (a retry or a fork): its budget, lowered to what
+   * the month has left; `RateLimitedError` (`monthly_budget_exhausted`, 429) when
+   * the month's budget is spent, as for a new task.
+   */
+  async admitRun(tenant: string, budget: Budget): Promise<Budget> {
+    const left = this.deps.admission ? await this.deps.admission.budgetLeft(tenant) : {};
+    return capBudget(budget, left);
+  }
+
+  /**
+   * Claims the task's running slot for a retry; false when all are taken (the
+   * retry's branch is then written `queued` and waits with {@link waitForSlot}).
+   */
+  claimSlot(tenant: string, taskId: string): Promise<boolean> {
+    return this.deps.admission ? this.deps.admission.claim(tenant, taskId) : Promise.resolve(true);
+  }
+
+  /** Lists the task's `queued` branch as waiting for a slot, since `since`. */
+  async waitForSlot(tenant: string, taskId: string, since: string, branch: string): Promise<void> {
+    await this.deps.admission?.wait(tenant, taskId, since, branch);
+  }
+
+  /** Frees the task's slot (a retry undone). */
+  async releaseSlot(tenant: string, taskId: string): Promise<void> {
+    await this.deps.admission?.release(tenant, taskId);
+  }
+
   /** The branch's inputs as they are stored: large ones in the blob store. */
   private spillInputs(branch: BranchRecord): Promise<Record<string, unknown>> {
     const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
@@ -398,7 +426,17 @@ export class TaskService {
         this.deps.presenter.task(task, await this.deps.store.listBranches(tenant, task.task_id)),
       ),
     );
-    return { tasks, next_cursor: page.cursor };
+    // Rows queued for a running slot say their place in line: one read of the
+    // tenant's line for the whole page, and only when a row is queued.
+    if (!tasks.some((t) => t.status === "queued") || !this.deps.admission?.positions) {
+      return { tasks, next_cursor: page.cursor };
+    }
+    const line = await this.deps.admission.positions(tenant);
+    const rows = tasks.map((t) => {
+      const wait = t.status === "queued" ? line.get(t.task_id) : undefined;
+      return wait ? { ...t, waiting_for_slot: wait } : t;
+    });
+    return { tasks: rows, next_cursor: page.cursor };
   }
 
   /** Asks every branch that is not finished to stop at its next step boundary. */

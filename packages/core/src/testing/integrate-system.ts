@@ -6,15 +6,18 @@
 import type { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
+import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
 import { Presenter } from "../service/present";
 import {
   DEFAULT_QUOTAS,
   QuotaService,
+  quotaBranchEndHook,
   quotaTerminalHook,
   type TenantQuotas,
   taskAdmission,
 } from "../service/quotas";
+import { RetryService } from "../service/retry";
 import { RunningSlots } from "../service/running-slots";
 import { ScheduleService } from "../service/schedules";
 import { TaskService } from "../service/tasks";
@@ -94,11 +97,15 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     admission: taskAdmission(quotas, slots),
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
   });
+  // Forks and retries through the same admission (budget and slots) as tasks.
+  const branches = new BranchService({ store, blobs, queue, clock, presenter, tasks });
+  const retries = new RetryService({ store, queue, clock, presenter, tasks, branches });
   const lifecycle = taskLifecycle(store, clock, {
+    onBranchEnd: [quotaBranchEndHook(quotas)],
     afterTerminal: [
       ...(options.beforeHooks ? [options.beforeHooks] : []),
       webhooks.terminalHook(),
-      quotaTerminalHook(quotas, slots),
+      quotaTerminalHook(slots),
     ],
   });
   const step: StepDeps = {
@@ -148,6 +155,8 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   return {
     ...base,
     tasks,
+    branches,
+    retries,
     quotas,
     slots,
     webhooks,
