@@ -70,6 +70,44 @@ describe("plans written for the original StackVM", () => {
     if (!refused.ok) expect(codes(refused.problems)).toContain("unknown_jump_target");
   });
 
+  it("reads the first spec's jmp_if and single output_var as jmp and output_vars", () => {
+    const plan = [
+      { seq_no: 0, type: "llm_generate", parameters: { prompt: "Version?", output_var: "v" } },
+      {
+        seq_no: 1,
+        type: "jmp_if",
+        parameters: { condition_prompt: "Found ${v}?", jump_if_true: 2, jump_if_false: 3 },
+      },
+      { seq_no: 2, type: "llm_generate", parameters: { prompt: "p", output_var: "v" } },
+      done(3, "${v}"),
+    ];
+    const result = validatePlan(plan, context);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.plan[0]?.parameters).toEqual({
+      tool_name: "llm_generate",
+      tool_params: { prompt: "Version?" },
+      output_vars: ["v"],
+    });
+    expect(result.plan[1]?.type).toBe("jmp");
+    expect(result.plan[2]?.parameters).toMatchObject({ output_vars: ["v"] });
+    expect(codes(result.warnings)).toEqual(
+      expect.arrayContaining(["tool_as_type", "output_var", "jmp_if"]),
+    );
+  });
+
+  it("leaves output_var alone when output_vars is also given (the plan is judged as written)", () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "llm_generate",
+        parameters: { prompt: "p", output_vars: ["a"], output_var: "b" },
+      },
+      done(1, "${b}"),
+    ];
+    expect(validatePlan(plan, context).ok).toBe(false);
+  });
+
   it("still refuses a reference to a variable nothing sets (stricter than StackVM)", () => {
     const result = validatePlan([done(0, "${nowhere}")], context);
     expect(result.ok).toBe(false);

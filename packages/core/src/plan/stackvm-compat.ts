@@ -7,6 +7,9 @@
  *   tool, its `parameters` as `tool_params` (and `output_vars` taken from them);
  * - a `calling` of `llm_generate`: a `null` context is left out, and parameters
  *   the tool does not take (StackVM's `llm_generate` ignored them) are dropped;
+ * - StackVM's spec before 2024-10-15: `jmp_if` (merged into `jmp` then, with the
+ *   same parameters) into `jmp`, and, in an instruction whose type is a tool
+ *   (the form of that spec), a single `output_var` name into `output_vars: [name]`;
  *
  * each with a warning, so the answer that accepts the plan says what changed.
  * Where the language stays stricter (an unknown reference is an error, not text
@@ -37,7 +40,17 @@ export function normalizeStackvmPlan(
     if (!isObject(raw)) return raw;
     const entry = { index, seqNo: typeof raw.seq_no === "number" ? raw.seq_no : null };
     let instruction = raw;
-    const type = raw.type;
+    if (raw.type === "jmp_if" && isObject(raw.parameters)) {
+      instruction = { ...raw, type: "jmp" };
+      warnings.add({
+        seq_no: entry.seqNo,
+        path: planPath(index, ["type"]),
+        code: "jmp_if",
+        message: `The instruction at ${label(entry)} has the type "jmp_if" of StackVM's first spec: it is read as a conditional jmp.`,
+        hint: 'Write {"type": "jmp", "parameters": {"condition_prompt": ..., "jump_if_true": ..., "jump_if_false": ...}}.',
+      });
+    }
+    const type = instruction.type;
     if (
       typeof type === "string" &&
       !TYPES.has(type) &&
@@ -45,6 +58,9 @@ export function normalizeStackvmPlan(
       isObject(raw.parameters)
     ) {
       const { output_vars, ...toolParams } = raw.parameters;
+      const { output_var } = toolParams;
+      const single = typeof output_var === "string" && output_vars === undefined;
+      if (single) delete toolParams.output_var;
       instruction = {
         ...raw,
         type: "calling",
@@ -52,8 +68,18 @@ export function normalizeStackvmPlan(
           tool_name: type,
           tool_params: toolParams,
           ...(output_vars === undefined ? {} : { output_vars }),
+          ...(single ? { output_vars: [output_var] } : {}),
         },
       };
+      if (single) {
+        warnings.add({
+          seq_no: entry.seqNo,
+          path: planPath(index, ["parameters", "output_var"]),
+          code: "output_var",
+          message: `The instruction at ${label(entry)} names its output with "output_var" of StackVM's first spec: it is read as output_vars ["${output_var}"].`,
+          hint: `Write "output_vars": ["${output_var}"].`,
+        });
+      }
       warnings.add({
         seq_no: entry.seqNo,
         path: planPath(index, ["type"]),

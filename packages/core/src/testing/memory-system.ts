@@ -22,6 +22,7 @@ import { TaskService } from "../service/tasks";
 import { TaskStore } from "../store/task-store";
 import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
+import type { Tool } from "../tools/tool";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
 import { type StepDeps, silentLog } from "../vm/step-deps";
@@ -77,15 +78,21 @@ const noSandbox: SandboxPort = {
 };
 
 export function memorySystem(
-  /** `traces`: each step's LLM calls store their traces, kept `traces` days. */
-  options: { llm?: FakeLlm; maxPlanUpdates?: number; traces?: number } = {},
+  /**
+   * `traces`: each step's LLM calls store their traces, kept `traces` days.
+   * `tools`: built-ins of the system beside the registry's (the knowledge tools over a scripted search).
+   */
+  options: { llm?: FakeLlm; maxPlanUpdates?: number; traces?: number; tools?: Tool[] } = {},
 ) {
   const clock = new ManualClock();
   const items = countingStore(new MemoryItemStore());
   const blobs = new MemoryBlobs({ clock });
   const queue = new MemoryQueue({ clock });
   const llm = options.llm ?? new FakeLlm();
-  const tools = builtinTools();
+  const tools = new Map([
+    ...builtinTools(),
+    ...(options.tools ?? []).map((tool) => [tool.name, tool] as const),
+  ]);
   const store = new TaskStore(items);
   const { namespaces, registry } = createNamespaces(items, clock, tools.values(), [codeToolSource]);
   const presenter = new Presenter(blobs);
