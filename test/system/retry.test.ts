@@ -273,3 +273,50 @@ describe("a task waiting for a running slot", () => {
     }
   });
 });
+
+describe("a retry and the tenant's monthly budget", () => {
+  it("counts every run's tokens for the month, then refuses a retry with 429 once the month is spent", async () => {
+    const made = await t.api(
+      "POST",
+      "/v1/admin/tenants/metered/keys",
+      { name: "ci" },
+      { key: ADMIN_KEY },
+    );
+    const key = made.body.key as string;
+    const usage = async () =>
+      (await t.api("GET", "/v1/admin/tenants/metered/quotas", undefined, { key: ADMIN_KEY })).body
+        .usage.tokens as number;
+    t.llm.reset();
+    t.llm.on("text", "hi");
+    const taskId = await start({ plan: PLAN }, key);
+    expect((await t.waitForTask(taskId, { key })).status).toBe("completed");
+    const once = await usage();
+    expect(once).toBeGreaterThan(0);
+
+    const again = await retry(taskId, { from: "start" }, { key });
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    expect((await t.waitForTask(taskId, { key })).branch).toBe(again.body.name);
+    expect(await usage()).toBe(2 * once);
+
+    // Nothing is left to run after the last commit of a completed task: the answer says what to do.
+    const nothing = await retry(taskId, { from: "last_commit" }, { key });
+    expect(nothing.status).toBe(422);
+    expect(nothing.body.error.code).toBe("nothing_to_run");
+    expect(nothing.body.error.message).toContain('{"from": "start"}');
+    expect(nothing.body.error.message).toContain("fork an earlier commit");
+
+    const spent = await t.api(
+      "PUT",
+      "/v1/admin/tenants/metered/quotas",
+      { monthly_token_budget: 2 * once },
+      { key: ADMIN_KEY },
+    );
+    expect(spent.status).toBe(200);
+    const refused = await retry(taskId, { from: "start" }, { key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("monthly_budget_exhausted");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const branches = await t.api("GET", `/v1/tasks/${taskId}/branches`, undefined, { key });
+    expect(branches.body.branches).toHaveLength(2);
+  });
+});

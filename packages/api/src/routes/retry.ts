@@ -19,7 +19,11 @@ export function registerRetryRoutes(app: ApiApp): void {
         "`last_commit`: a fork that runs again from the result branch's last commit, so the step that failed " +
         "runs again; a task that has no plan yet (it failed while planning) starts over as with `start`. " +
         "The new branch becomes the task's result branch at once. A task that is still queued, running or " +
-        "waiting answers 409 (`task_not_ended`): cancel it first. With an `Idempotency-Key` header, the same " +
+        "waiting answers 409 (`task_not_ended`): cancel it first. `last_commit` on a task that completed " +
+        'answers 422 (`nothing_to_run`): retry with `"start"`, or fork an earlier commit. A retry is a new ' +
+        "run for the quotas: 429 (`monthly_budget_exhausted`) when the month's budget is spent; it takes a " +
+        "running slot, or the branch and the task are `queued` (with `waiting_for_slot`) until one frees; " +
+        "its usage counts for the month. With an `Idempotency-Key` header, the same " +
         "key answers the branch it made (200) instead of making another.",
       security: bearer,
       request: {
