@@ -365,6 +365,8 @@ export class BranchService {
       -1,
       ...others.flatMap((b) => b.lineage.filter((l) => l.bid === branch.bid).map((l) => l.upto)),
     );
+    // A branch deleted before it ended spent its tokens all the same.
+    await this.deps.tasks.countUsage(tenant, taskId, name);
     await this.deps.store.items.delete(branchKey(tenant, taskId, name));
     const doomed = [];
     let cursor: string | null = null;

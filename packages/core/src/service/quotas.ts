@@ -345,6 +345,8 @@ export interface TaskAdmission {
   position?(tenant: string, taskId: string): Promise<SlotWait | null>;
   /** The places in line of all the tenant's waiting tasks, in one read of the line. */
   positions?(tenant: string): Promise<Map<string, SlotWait>>;
+  /** Counts a branch's usage for the month, once (before it is deleted unfinished). */
+  countUsage?(tenant: string, taskId: string, branch: string): Promise<void>;
 }
 
 /** The admission of new tasks from the quotas and the slots. */
@@ -356,6 +358,7 @@ export function taskAdmission(quotas: QuotaService, slots: RunningSlots): TaskAd
     release: (tenant, taskId) => slots.release(tenant, taskId),
     position: (tenant, taskId) => slots.position(tenant, taskId),
     positions: (tenant) => slots.positions(tenant),
+    countUsage: (tenant, taskId, branch) => quotas.recordUsage(tenant, taskId, branch),
   };
 }
 

@@ -141,3 +141,22 @@ describe("a retry from the last commit of a completed task", () => {
     expect((await sys.store.listBranches("acme", taskId)).map((b) => b.name)).toEqual(["main"]);
   });
 });
+
+describe("usage of a run deleted before it ended", () => {
+  it("counts a deleted fork's and a deleted task's tokens for the month", async () => {
+    const sys = integrateSystem();
+    const taskId = await start(sys, "a");
+    await sys.drain();
+    const root = (await sys.branches.commits("acme", taskId, "main", 10, null)).commits.at(-1);
+    const fork = await sys.branches.fork("acme", taskId, { from_commit: root!.commit_id });
+    await spend(sys, taskId, fork.name, 4);
+    await sys.branches.delete("acme", taskId, fork.name);
+    expect(await sys.quotas.usage("acme")).toMatchObject({ tokens: 4 });
+
+    const running = await start(sys, "b");
+    await spend(sys, running, "main", 6);
+    await sys.tasks.delete("acme", running);
+    await sys.drain();
+    expect(await sys.quotas.usage("acme")).toMatchObject({ tokens: 10 });
+  });
+});

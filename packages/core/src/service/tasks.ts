@@ -274,6 +274,14 @@ export class TaskService {
     await this.deps.admission?.wait(tenant, taskId, since, branch);
   }
 
+  /**
+   * Counts a branch's usage for the month before it is deleted: one that had not
+   * ended (whose end would have counted it) spent tokens all the same.
+   */
+  async countUsage(tenant: string, taskId: string, branch: string): Promise<void> {
+    await this.deps.admission?.countUsage?.(tenant, taskId, branch);
+  }
+
   /** Frees the task's slot (a retry undone). */
   async releaseSlot(tenant: string, taskId: string): Promise<void> {
     await this.deps.admission?.release(tenant, taskId);
@@ -464,8 +472,10 @@ export class TaskService {
   async delete(tenant: string, taskId: string): Promise<void> {
     await this.record(tenant, taskId);
     const branches = await this.deps.store.listBranches(tenant, taskId);
-    // Stop running branches first, so that no step writes into a half-deleted task.
+    // Stop running branches first, so that no step writes into a half-deleted task;
+    // what they spent counts for the month all the same.
     for (const b of branches) {
+      await this.countUsage(tenant, taskId, b.name);
       await this.deps.store.items.delete(branchKey(tenant, taskId, b.name)).catch(() => undefined);
     }
     await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
