@@ -35,10 +35,19 @@ export async function followBranch(
   const started = Date.now();
   const stop = new AbortController();
   const said = new Set<string>();
+  const seen = new Set<string>();
+  // The head of the ended branch: following stops once its commit is printed.
+  let lastHead: string | null = null;
+  const stopAt = (head: string | null, forkedAt: string | undefined) => {
+    lastHead = head;
+    if (head === null || head === forkedAt || seen.has(head)) stop.abort();
+  };
   // After each of the fork's commits: has it ended, or does it wait for an answer?
+  // A branch read may already be ended while later commits are still on their way
+  // in the stream, so it stops at the ended head's commit, not at the read.
   const look = async () => {
     const branch = await client.request<Branch>("GET", path);
-    if (TERMINAL.has(branch.status)) stop.abort();
+    if (TERMINAL.has(branch.status)) stopAt(branch.head, branch.forked_from?.commit_id);
     const waiting = waitingText(taskId, branch);
     if (!json && waiting && !said.has(waiting)) {
       said.add(waiting);
@@ -53,11 +62,13 @@ export async function followBranch(
       taskId,
       {
         commit(commit) {
-          if (commit.branch !== name) return;
+          if (commit.branch !== name || seen.has(commit.commit_id)) return;
+          seen.add(commit.commit_id);
           addCommit(totals, commit);
           looks.push(look().catch(() => undefined));
+          if (!json) out.line(commitLine(out, commit, totals));
+          if (commit.commit_id === lastHead) stop.abort();
           if (json) return;
-          out.line(commitLine(out, commit, totals));
           out.wait(
             `running · ${plural(totals.steps, "commit")} · ${plural(totals.tokens, "token")} · ${usd(totals.cost)}`,
           );
