@@ -3,41 +3,14 @@
  * call's conversation and answer, `--json`, and what it says for a call that
  * does not exist or an N that is no number.
  */
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestStack } from "../support/stack";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
+import { runCli } from "./run-cli";
 
 const t = useTestStack();
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        STACKVM_URL: t.url,
-        STACKVM_API_KEY: t.apiKey,
-        STACKVM_ADMIN_KEY: undefined,
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding("utf8").on("data", (c: string) => {
-      stderr += c;
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) =>
+  runCli(args, { STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, NO_COLOR: "1" });
 
 const PLAN = {
   reasoning: "one generation",

@@ -3,53 +3,20 @@
  * output, the read commands with `--json`, namespaces, keys, and the exit codes
  * and messages of failures.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
+import { type CliRun, runCli } from "./run-cli";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI; `onStdout` sees the output as it comes. */
-function cli(
+/** Runs the CLI against the test stack; `onStdout` sees the output as it comes. */
+const cli = (
   args: string[],
   env: Record<string, string | undefined> = {},
   onStdout?: (soFar: string) => void,
-): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        STACKVM_URL: t.url,
-        STACKVM_API_KEY: t.apiKey,
-        STACKVM_ADMIN_KEY: undefined,
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-      onStdout?.(stdout);
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
+): Promise<CliRun> =>
+  runCli(args, { STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, ...env }, onStdout);
 
 const PLAN = [
   {

@@ -4,42 +4,18 @@
  * runs a failed task again from its last commit or from the start; `stackvm
  * task` says when a task waits for a running slot.
  */
-import { spawn } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "packages/cli/bin/stackvm.js");
+import { runCli } from "./run-cli";
 
 const t = useTestStack({
   env: { STACKVM_LLM_UNREACHABLE_SECONDS: "2", LLM_TIMEOUT_MS: "1500", LLM_MAX_ATTEMPTS: "1" },
 });
 
-function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { STACKVM_URL: t.url, STACKVM_API_KEY: t.apiKey, ...env });
 
 const PLAN = [
   {
