@@ -109,11 +109,23 @@ export function findGroups(plan: Plan): PlanGroup[] {
  * (from `pc` on, so that a fork inside a group runs only what follows), at most
  * `width` of them; null when fewer than two would.
  */
+/**
+ * The groups of each plan the VM steps through, found once: a plan version is
+ * immutable and the store hands out one object per version, so a calling step
+ * does not analyse the whole plan again.
+ */
+const groupsOf = new WeakMap<Plan, PlanGroup[]>();
+
 export function groupRunAt(plan: Plan, pc: number, width: number): number[] | null {
   if (width < 2) return null;
   const at = plan.find((i) => i.seq_no === pc);
   if (at?.type !== "calling") return null;
-  for (const group of findGroups(plan)) {
+  let groups = groupsOf.get(plan);
+  if (!groups) {
+    groups = findGroups(plan);
+    groupsOf.set(plan, groups);
+  }
+  for (const group of groups) {
     const index = group.members.indexOf(pc);
     if (index < 0) continue;
     const run = group.members.slice(index, index + width);
