@@ -271,8 +271,10 @@ describe("the web console", () => {
     await page.getByRole("button", { name: "Start task" }).click();
     await page.locator(".plan-general", { hasText: "not valid JSON" }).waitFor();
 
+    // A shape problem (no parameters), an unknown tool and a missing reference:
+    // the console shows all three, as the API finds them, not only the first kind.
     const plan = [
-      { seq_no: 0, type: "assign", parameters: { topic: "otters" } },
+      { seq_no: 0, type: "assign" },
       {
         seq_no: 1,
         type: "calling",
@@ -280,21 +282,50 @@ describe("the web console", () => {
       },
       { seq_no: 2, type: "assign", parameters: { final_answer: "${missing}" } },
     ];
+    const expected = (await stack.api("POST", "/v1/plans/validate", { plan, namespace: "default" }))
+      .body.problems.length;
+    expect(expected).toBeGreaterThanOrEqual(3);
     await editor.fill(JSON.stringify(plan, null, 2));
-    await page.getByRole("button", { name: "Start task" }).click();
-
-    const second = page.locator('.instr.has-problems[data-index="1"]');
-    await second.waitFor();
-    expect(await second.locator(".problem-message").textContent()).toContain("web_search");
-    expect(await second.locator(".problem-hint").textContent()).toContain("llm_generate");
-    expect(
-      await page.locator('.instr.has-problems[data-index="2"] .problem-message').textContent(),
-    ).toContain("missing");
-    expect(await page.locator('.instr[data-index="0"]').getAttribute("class")).not.toContain(
-      "has-problems",
-    );
+    for (const button of ["Check plan", "Start task"]) {
+      await page.getByRole("button", { name: button }).click();
+      const second = page.locator('.instr.has-problems[data-index="1"]');
+      await second.waitFor();
+      expect(await second.locator(".problem-message").textContent()).toContain("web_search");
+      expect(await second.locator(".problem-hint").textContent()).toContain("llm_generate");
+      expect(
+        await page.locator('.instr.has-problems[data-index="2"] .problem-message').textContent(),
+      ).toContain("missing");
+      expect(await page.locator('.instr.has-problems[data-index="0"]').count()).toBe(1);
+      expect(await page.locator(".plan-problems h3").textContent()).toContain(
+        `${expected} problems`,
+      );
+    }
     expect(page.url()).toMatch(/\/ui\/tasks\/new$/);
     await browser.screenshot(page, "08-plan-problems");
+
+    // Forms the API accepts are not refused by the console: StackVM's tool-as-type
+    // (checked, with its warning) and a wait, which then starts.
+    await editor.fill(
+      JSON.stringify([
+        { seq_no: 0, type: "llm_generate", parameters: { prompt: "Hi", output_vars: ["hi"] } },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${hi}" } },
+      ]),
+    );
+    await page.getByRole("button", { name: "Check plan" }).click();
+    const verdict = page.locator(".plan-verdict");
+    await verdict.waitFor();
+    expect(await verdict.textContent()).toContain("The plan is valid");
+    expect(await verdict.locator(".plan-warnings li").first().textContent()).toContain(
+      "llm_generate",
+    );
+    await editor.fill(
+      JSON.stringify([
+        { seq_no: 0, type: "wait", parameters: { seconds: 1 } },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "waited" } },
+      ]),
+    );
+    await page.getByRole("button", { name: "Start task" }).click();
+    await page.waitForURL(/\/ui\/tasks\/tsk_/);
   });
 
   it("saves a commit's plan as a template, lists it, and edits a namespace", async () => {

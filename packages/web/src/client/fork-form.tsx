@@ -9,7 +9,7 @@ import type { Branch, Commit, PlanProblem, State } from "@stackvm/core";
 import { useEffect, useState } from "hono/jsx/dom";
 import { ApiError, seg } from "./api";
 import { commitTitle } from "./instruction-text";
-import { checkPlanShape, checkPlanText } from "./plan-check";
+import { checkPlanText } from "./plan-check";
 import { PlanEditor } from "./plan-editor";
 import { placeProblems, problemsOf } from "./plan-problems";
 import { PlanView } from "./plan-view";
@@ -104,13 +104,6 @@ export function ForkForm(props: {
         body.plan = checked.plan;
       } else if (mode === "step") {
         const instruction = parseJsonField(stepText, "The instruction");
-        const shape = checkPlanShape([instruction]);
-        if (shape.length)
-          throw new ApiError(
-            0,
-            "bad_instruction",
-            shape.map((p) => `${p.message} ${p.hint}`).join(" "),
-          );
         body.step = { seq_no: Number(seqNo), instruction };
       }
     } catch (e) {

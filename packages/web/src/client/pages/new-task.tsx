@@ -1,8 +1,10 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
- * Starts a task from a goal or from a plan. A plan is checked here first (JSON,
- * the shape of each instruction) and then by the API, whose 422 lists every
- * problem; all of them show at the instruction they concern.
+ * Starts a task from a goal or from a plan. A plan's text must parse as JSON
+ * here; everything else is the API's to judge: "Check plan" asks
+ * `POST /v1/plans/validate` without starting anything, and "Start task" shows
+ * the 422's problems the same way, each at the instruction it concerns, so the
+ * console never finds fewer problems than the API.
  */
 import type { Namespace, PlanProblem } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
@@ -22,6 +24,42 @@ const EXAMPLE_PLAN = `[
   {"seq_no": 1, "type": "assign", "parameters": {"final_answer": "\${facts}"}}
 ]`;
 
+/** The answer of `POST /v1/plans/validate`. */
+interface PlanVerdict {
+  valid: boolean;
+  problems: PlanProblem[];
+  warnings: PlanProblem[];
+  groups: { members: number[]; name: string | null }[];
+}
+
+/** A plan the API accepts: say so, with each warning (StackVM forms rewritten, jumps never reached). */
+function PlanVerdictNote(props: { verdict: PlanVerdict; namespace: string }) {
+  const { warnings, groups } = props.verdict;
+  return (
+    <div class="plan-verdict" role="status">
+      <p>
+        The plan is valid in namespace <code>{props.namespace}</code>
+        {groups.length > 0
+          ? `; ${groups.length === 1 ? "1 group runs" : `${groups.length} groups run`} its members at once`
+          : ""}
+        {warnings.length > 0
+          ? `, with ${warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}:`
+          : "."}
+      </p>
+      {warnings.length > 0 ? (
+        <ul class="plan-warnings">
+          {warnings.map((w) => (
+            <li>
+              {w.seq_no === null ? "" : `seq_no ${w.seq_no}: `}
+              {w.message} <span class="muted">{w.hint}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 export function NewTaskPage() {
   const api = useApi();
   const [mode, setMode] = useState<"goal" | "plan">("goal");
@@ -34,14 +72,56 @@ export function NewTaskPage() {
   const [evaluate, setEvaluate] = useState(false);
   const [inputsText, setInputsText] = useState("");
   const [problems, setProblems] = useState<PlanProblem[] | null>(null);
+  const [verdict, setVerdict] = useState<PlanVerdict | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [pending, setPending] = useState(false);
   const namespaces = useLoad(() => api.get<{ namespaces: Namespace[] }>("/v1/namespaces"), []);
+
+  /** Inputs as an object, or an ApiError that says how to write them. */
+  const readInputs = (): Record<string, unknown> | undefined => {
+    if (!inputsText.trim()) return undefined;
+    const inputs = parseJsonField(inputsText, "Inputs");
+    if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
+      throw new ApiError(
+        0,
+        "bad_inputs",
+        'Inputs must be a JSON object, like {"topic": "otters"}.',
+      );
+    }
+    return inputs as Record<string, unknown>;
+  };
+
+  const check = async () => {
+    setError(null);
+    setProblems(null);
+    setVerdict(null);
+    const checked = checkPlanText(planText);
+    if (checked.problems.length > 0) {
+      setProblems(checked.problems);
+      return;
+    }
+    setPending(true);
+    try {
+      const inputs = readInputs();
+      const answer = await api.post<PlanVerdict>("/v1/plans/validate", {
+        plan: checked.plan,
+        namespace,
+        inputs: Object.keys(inputs ?? {}),
+      });
+      setVerdict(answer);
+      if (!answer.valid) setProblems(answer.problems);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setPending(false);
+    }
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setError(null);
     setProblems(null);
+    setVerdict(null);
     const body: Record<string, unknown> = { namespace };
     try {
       if (goal.trim()) body.goal = goal.trim();
@@ -65,17 +145,8 @@ export function NewTaskPage() {
       }
       body.budget = { max_steps: steps };
       if (evaluate) body.evaluate = true;
-      if (inputsText.trim()) {
-        const inputs = parseJsonField(inputsText, "Inputs");
-        if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
-          throw new ApiError(
-            0,
-            "bad_inputs",
-            'Inputs must be a JSON object, like {"topic": "otters"}.',
-          );
-        }
-        body.inputs = inputs;
-      }
+      const inputs = readInputs();
+      if (inputs) body.inputs = inputs;
     } catch (e) {
       setError(e);
       return;
@@ -143,6 +214,7 @@ export function NewTaskPage() {
             onInput={(v) => {
               setPlanText(v);
               setProblems(null);
+              setVerdict(null);
             }}
             problems={problems}
           />
@@ -217,9 +289,15 @@ export function NewTaskPage() {
 
         <div class="actions">
           <button type="submit" class="primary" disabled={pending}>
-            {pending ? "Starting…" : "Start task"}
+            {pending ? "Working…" : "Start task"}
           </button>
+          {mode === "plan" ? (
+            <button type="button" disabled={pending} onClick={check}>
+              Check plan
+            </button>
+          ) : null}
         </div>
+        {verdict?.valid ? <PlanVerdictNote verdict={verdict} namespace={namespace} /> : null}
         <ErrorBox error={error} title="The task was not started" />
         {problems && problems.length > 0 ? (
           <p class="error-text" role="alert">
