@@ -22,7 +22,7 @@
  */
 import { queue } from "./queue";
 import { scheduleEnvironment, scheduleManagementPermissions } from "./schedules";
-import { adminKey } from "./secrets";
+import { adminKey, llmConfiguredEnvironment } from "./secrets";
 import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsSealPermissions } from "./tool-secrets";
 
@@ -46,6 +46,7 @@ export const api = new sst.aws.Function("Api", {
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_ADMIN_KEY: adminKey.value,
     ...llmTraceEnvironment,
+    ...llmConfiguredEnvironment,
     ...scheduleEnvironment,
     ...toolSecretsEnvironment,
   },

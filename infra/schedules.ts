@@ -16,6 +16,7 @@
  * the tenants' schedules.
  */
 import { queue, workerTimeoutSeconds } from "./queue";
+import { llmConfiguredEnvironment } from "./secrets";
 import { bucket, table } from "./storage";
 
 /** The group that holds every tenant schedule of this stage. */
@@ -39,6 +40,7 @@ export const scheduler = new sst.aws.Function("Scheduler", {
     STACKVM_TABLE: table.name,
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_BUCKET: bucket.name,
+    ...llmConfiguredEnvironment,
   },
 });
 

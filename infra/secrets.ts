@@ -46,6 +46,22 @@ export const llmEnvironment = {
 };
 
 /**
+ * Whether the deployment has an LLM, for the functions that start tasks without
+ * calling one (the API, the scheduler): a goal is refused at once with 422 when
+ * there is none, instead of being accepted and failing a moment later. Only the
+ * verdict reaches them, not the key.
+ */
+export const llmConfiguredEnvironment = {
+  STACKVM_LLM_CONFIGURED: $resolve([
+    llmSecrets.provider.value,
+    llmSecrets.apiKey.value,
+    llmSecrets.baseUrl.value,
+  ]).apply(([provider, apiKey, baseUrl]) =>
+    provider === "bedrock" || apiKey !== "" || baseUrl !== "" ? "true" : "false",
+  ),
+};
+
+/**
  * An environment without its empty values: an empty secret means "not set",
  * and a variable that is set but empty would fail the entry file's
  * validation (an empty `OPENAI_BASE_URL` is not a URL).

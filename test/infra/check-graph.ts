@@ -57,6 +57,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_SCHEDULER_FUNCTION_ARN",
     "STACKVM_SCHEDULE_DLQ_ARN",
     "STACKVM_LLM_TRACE_RETENTION_DAYS",
+    "STACKVM_LLM_CONFIGURED",
   ],
   worker: [
     "STACKVM_TABLE",
@@ -70,7 +71,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_SCHEDULE_DLQ_ARN",
   ],
   sandbox: [],
-  scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET"],
+  scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET", "STACKVM_LLM_CONFIGURED"],
   sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET", "STACKVM_STALLED_AFTER_SECONDS"],
   dlq: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
 };

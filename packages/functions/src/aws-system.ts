@@ -102,7 +102,12 @@ export function awsRuntime(
         ? { wakes: lazyEventBridgeWakes(config.region, targetOptions(config.wakes)) }
         : {}),
     },
-    systemOptions(config, log, false),
+    {
+      ...systemOptions(config, log, false),
+      // The API and the scheduler have no LLM settings of their own: the deployment says
+      // whether it has an LLM (infra/secrets.ts), so a goal without one answers 422 at once.
+      ...(config.llmConfigured === null ? {} : { llmConfigured: config.llmConfigured }),
+    },
   );
   return { config, logger, log, system };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { awsRuntime } from "./aws-system";
 import { loadConfig } from "./config";
 
 const base = {
@@ -82,5 +83,23 @@ describe("the LLM provider in the configuration", () => {
     expect(() => loadConfig({ ...base, LLM_PROVIDER: "anthropic" })).toThrow(
       /LLM_PROVIDER: must be openai or bedrock, not 'anthropic'/,
     );
+  });
+});
+
+describe("whether the deployment has an LLM (STACKVM_LLM_CONFIGURED)", () => {
+  it("is read as said, and unsaid when absent", () => {
+    expect(loadConfig({ ...base, STACKVM_LLM_CONFIGURED: "true" }).llmConfigured).toBe(true);
+    expect(loadConfig({ ...base, STACKVM_LLM_CONFIGURED: "false" }).llmConfigured).toBe(false);
+    expect(loadConfig(base).llmConfigured).toBeNull();
+    expect(() => loadConfig({ ...base, STACKVM_LLM_CONFIGURED: "yes" })).toThrow(
+      /STACKVM_LLM_CONFIGURED/,
+    );
+  });
+
+  it("makes a function without LLM settings refuse a goal at once, before any write", () => {
+    const without = awsRuntime({ ...base, STACKVM_LLM_CONFIGURED: "false" });
+    expect(() => without.system.tasks.requireLlm()).toThrow(/no LLM is configured.*sst secret/);
+    const withLlm = awsRuntime({ ...base, STACKVM_LLM_CONFIGURED: "true" });
+    expect(() => withLlm.system.tasks.requireLlm()).not.toThrow();
   });
 });

@@ -64,6 +64,9 @@ const Env = z.object({
   // An LLM that cannot be reached fails its task after this long (the retries fit
   // in the queue's 5 receives up to about 5 minutes).
   STACKVM_LLM_UNREACHABLE_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
+  // Whether the deployment has an LLM, for a function that does not get its settings (the
+  // API): infra/api.ts sets it from the LLM secrets, so a goal is refused at once without one.
+  STACKVM_LLM_CONFIGURED: z.enum(["true", "false"]).optional(),
   // EventBridge Scheduler (infra/schedules.ts); without them schedules cannot be created.
   STACKVM_SCHEDULE_GROUP: z.string().min(1).optional(),
   STACKVM_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
@@ -119,6 +122,8 @@ export interface RuntimeConfig {
   stalledAfterSeconds: number;
   /** `STACKVM_LLM_UNREACHABLE_SECONDS`: how long an LLM that cannot be reached is retried. */
   llmUnreachableSeconds: number;
+  /** `STACKVM_LLM_CONFIGURED` as said by the deployment, or null to judge by the LLM settings here. */
+  llmConfigured: boolean | null;
   /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
   knowledge: { embeddingModel: string; indexUri: string; maxUploadBytes: number };
   /** Where tenants' schedules go on AWS; null when not configured. */
@@ -197,6 +202,8 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     },
     stalledAfterSeconds: e.STACKVM_STALLED_AFTER_SECONDS,
     llmUnreachableSeconds: e.STACKVM_LLM_UNREACHABLE_SECONDS,
+    llmConfigured:
+      e.STACKVM_LLM_CONFIGURED === undefined ? null : e.STACKVM_LLM_CONFIGURED === "true",
     schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),
     wakes: scheduleTarget(e, e.STACKVM_WAKE_GROUP),
   };

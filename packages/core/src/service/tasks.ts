@@ -247,7 +247,7 @@ export class TaskService {
     if (this.deps.llmConfigured !== false) return;
     throw new ValidationError(
       "llm_not_configured",
-      "no LLM is configured, and a goal needs one to write its plan: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart; or send a plan instead of a goal",
+      "no LLM is configured, and a goal needs one to write its plan: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart (on AWS: npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock, then deploy); or send a plan instead of a goal",
     );
   }
 
