@@ -86,6 +86,8 @@ export async function startEverything(): Promise<EverythingServer> {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
-    start: listen,
+    async start() {
+      if (!server) await listen();
+    },
   };
 }

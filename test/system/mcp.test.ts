@@ -4,12 +4,15 @@
  * Streamable HTTP, on loopback) through the whole local stack: a goal whose plan
  * calls two of its tools, its tools under /v1/tools, a schema violation refused at
  * validation, an erroring tool that triggers a plan update, the server stopped
- * mid-run and back, and a secret header that appears nowhere but on the wire.
+ * mid-run and back, a host the namespace no longer allows refused at call time,
+ * and a secret header that appears nowhere but on the wire (answers, commits,
+ * events, logs).
  */
 import type { Log } from "@stackvm/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EverythingServer, startEverything } from "../support/mcp-server";
 import { call, finish } from "../support/plans";
+import { readSse } from "../support/sse";
 import { useTestStack } from "../support/stack";
 
 const SECRET = "Bearer sekret-mcp-token-5f1c";
@@ -28,10 +31,15 @@ const t = useTestStack({ log });
 let mcp: EverythingServer;
 /** Every answer the API gave in this file, to search for the secret. */
 const answers: string[] = [];
+/** Every task started in this file, whose events stream is searched for the secret. */
+const taskIds: string[] = [];
 
 async function api(method: string, path: string, body?: unknown) {
   const answer = await t.api(method, path, body);
   answers.push(JSON.stringify(answer.body));
+  if (method === "POST" && path === "/v1/tasks" && answer.body?.task_id) {
+    taskIds.push(answer.body.task_id);
+  }
   return answer;
 }
 
@@ -46,9 +54,10 @@ async function commitsOf(taskId: string) {
 
 beforeAll(async () => {
   mcp = await startEverything();
-  expect((await api("PUT", "/v1/namespaces/mcp", { allowed_hosts: ["127.0.0.1"] })).status).toBe(
-    200,
-  );
+  // Built-ins are allowed when listed (llm_generate: a step between two calls);
+  // the servers' tools without being listed.
+  const namespace = { allowed_hosts: ["127.0.0.1"], allowed_tools: ["llm_generate"] };
+  expect((await api("PUT", "/v1/namespaces/mcp", namespace)).status).toBe(200);
 });
 afterAll(async () => {
   await mcp.stop();
@@ -169,34 +178,89 @@ describe("an MCP server as a tool source", () => {
   });
 
   it("names the server when it is down mid-run, and the branch recovers when it is back", async () => {
-    await mcp.stop();
+    // The first call reaches the server; the step after it (an llm_generate that
+    // reads its output, so the two are no parallel group) stops the server; the next call finds it down, and the plan update that
+    // follows brings it back.
+    t.llm.on("text", async () => {
+      await mcp.stop();
+      return "stopped";
+    });
     t.llm.on("plan_update", async () => {
       await mcp.start();
       return {
         reasoning: "the server is back: call it again",
-        plan: [call(0, "every.echo", { message: "again" }, ["echoed"]), finish(1, "${echoed}")],
-        resume_at: 0,
+        plan: [
+          call(0, "every.echo", { message: "hello" }, ["first"]),
+          call(1, "llm_generate", { prompt: "Go on after ${first}" }, ["note"]),
+          call(2, "every.echo", { message: "again" }, ["echoed"]),
+          finish(3, "${first} / ${echoed}"),
+        ],
+        resume_at: 2,
       };
     });
     const created = await api("POST", "/v1/tasks", {
       namespace: "mcp",
-      plan: [call(0, "every.echo", { message: "hello" }, ["echoed"]), finish(1, "${echoed}")],
+      plan: [
+        call(0, "every.echo", { message: "hello" }, ["first"]),
+        call(1, "llm_generate", { prompt: "Go on after ${first}" }, ["note"]),
+        call(2, "every.echo", { message: "${note}" }, ["echoed"]),
+        finish(3, "${first} / ${echoed}"),
+      ],
     });
+    expect(created.body).toMatchObject({ status: "queued" });
     const task = await t.waitForTask(created.body.task_id);
 
-    expect(task).toMatchObject({ status: "completed", final_answer: "Echo: again" });
-    const error = (await commitsOf(task.task_id)).find((c) => c.type === "error");
-    expect(error?.error?.code).toBe("mcp_unreachable");
-    expect(error?.error?.message).toMatch(/MCP server 'every'/);
+    expect(task).toMatchObject({ status: "completed", final_answer: "Echo: hello / Echo: again" });
+    const commits = (await commitsOf(task.task_id)).reverse(); // oldest first
+    const firstCall = commits.findIndex((c) => c.outputs?.first === "Echo: hello");
+    const error = commits.findIndex((c) => c.type === "error");
+    expect(firstCall).toBeGreaterThanOrEqual(0);
+    expect(error).toBeGreaterThan(firstCall);
+    expect(commits[error]?.error?.code).toBe("mcp_unreachable");
+    expect(commits[error]?.error?.message).toMatch(/MCP server 'every'/);
   });
 
-  it("never shows the secret header in an answer, a commit or a log line", async () => {
+  it("refuses a call at call time once the namespace no longer allows the server's host", async () => {
+    const narrowed = { allowed_hosts: ["mcp.example.com"], allowed_tools: ["llm_generate"] };
+    expect((await api("PUT", "/v1/namespaces/mcp", narrowed)).status).toBe(200);
+    try {
+      const callsBefore = mcp.calls.length;
+      t.llm.on("plan_update", { fault: "status", status: 400, message: "no replan here" });
+      const created = await api("POST", "/v1/tasks", {
+        namespace: "mcp",
+        plan: [call(0, "every.echo", { message: "hi" }, ["echoed"]), finish(1, "${echoed}")],
+      });
+      expect(created.status).toBe(202);
+      const task = await t.waitForTask(created.body.task_id);
+      expect(task.status).toBe("failed");
+      // Loopback is reachable only when the namespace lists it, so the guard
+      // refuses the address itself (a public host not listed: host_not_allowed).
+      const error = (await commitsOf(task.task_id)).find(
+        (c) => c.error?.code === "address_forbidden",
+      );
+      expect(error?.error?.message).toMatch(/refused to connect to 127\.0\.0\.1/);
+      expect(mcp.calls.length).toBe(callsBefore);
+    } finally {
+      const namespace = { allowed_hosts: ["127.0.0.1"], allowed_tools: ["llm_generate"] };
+      expect((await api("PUT", "/v1/namespaces/mcp", namespace)).status).toBe(200);
+    }
+  });
+
+  it("never shows the secret header in an answer, a commit, an event or a log line", async () => {
     const servers = await api("GET", "/v1/namespaces/mcp/mcp-servers");
     expect(servers.body.mcp_servers[0].headers.Authorization).toBe("***");
     const refreshed = await api("POST", "/v1/namespaces/mcp/mcp-servers/every/refresh");
     expect(refreshed.status).toBe(200);
+    const events: string[] = [];
+    expect(taskIds.length).toBeGreaterThanOrEqual(3);
+    for (const id of taskIds) {
+      const read = await readSse(`${t.url}/v1/tasks/${id}/events`, t.apiKey);
+      expect(read.status).toBe(200);
+      events.push(...read.events.map((e) => `${e.event} ${e.data}`));
+    }
+    expect(events.some((e) => e.includes("every.echo"))).toBe(true);
     const token = SECRET.split(" ")[1]!;
-    for (const text of [...answers, ...lines]) expect(text).not.toContain(token);
+    for (const text of [...answers, ...events, ...lines]) expect(text).not.toContain(token);
     expect(lines.length).toBeGreaterThan(0);
   });
 
