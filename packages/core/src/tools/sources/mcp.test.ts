@@ -1,0 +1,111 @@
+/**
+ * The MCP source's cache of `tools/list`: trusted for MCP_TOOLS_TTL_MS, listed
+ * again after it (saved in the record), and kept when the server does not answer
+ * the new listing. The wire itself is tested against a real MCP server in
+ * test/system/mcp.test.ts; here the client port is scripted so that the clock
+ * can move.
+ */
+import { describe, expect, it } from "vitest";
+import type { NamespaceConfig } from "../../model";
+import {
+  MCP_TOOLS_TTL_MS,
+  type McpClient,
+  type McpServerRecord,
+  type McpToolInfo,
+  mcpToolSource,
+} from "./mcp";
+
+const info = (name: string): McpToolInfo => ({
+  name,
+  description: `the ${name} tool`,
+  input_schema: { type: "object" },
+});
+
+const T0 = Date.parse("2026-11-26T10:00:00Z");
+
+function harness(listing: () => McpToolInfo[]) {
+  let now = T0;
+  const saved: Array<{ tools: string[]; at: string }> = [];
+  let lists = 0;
+  const client: McpClient = {
+    async listTools() {
+      lists += 1;
+      return listing();
+    },
+    async callTool() {
+      throw new Error("not called here");
+    },
+  };
+  const source = mcpToolSource({
+    client,
+    secrets: { seal: async (s) => s, open: async (s) => s },
+    now: () => now,
+    localMode: true,
+    saveTools: async (_tenant, _namespace, _server, tools, at) => {
+      saved.push({ tools: tools.map((t) => t.name), at });
+    },
+  });
+  const record: McpServerRecord = {
+    kind: "mcp",
+    name: "every",
+    url: "http://127.0.0.1:9/mcp",
+    headers: {},
+    secret_headers: [],
+    allow: null,
+    tools: [info("echo")],
+    listed_at: new Date(T0).toISOString(),
+  };
+  const namespace = { name: "ns", allowed_hosts: ["127.0.0.1"] } as unknown as NamespaceConfig;
+  return {
+    names: async (r: McpServerRecord = record) =>
+      (await source.tools("tnt", namespace, r)).map((t) => t.name),
+    advance: (ms: number) => {
+      now += ms;
+    },
+    record,
+    saved,
+    lists: () => lists,
+  };
+}
+
+describe("the MCP source's tools/list cache", () => {
+  it("trusts the stored list within the TTL and lists again after it, saving the new list", async () => {
+    const h = harness(() => [info("echo"), info("get-sum")]);
+    expect(await h.names()).toEqual(["every.echo"]);
+    h.advance(MCP_TOOLS_TTL_MS);
+    expect(await h.names()).toEqual(["every.echo"]);
+    expect(h.lists()).toBe(0);
+
+    h.advance(1);
+    expect(await h.names()).toEqual(["every.echo", "every.get-sum"]);
+    expect(h.lists()).toBe(1);
+    expect(h.saved).toEqual([
+      { tools: ["echo", "get-sum"], at: new Date(T0 + MCP_TOOLS_TTL_MS + 1).toISOString() },
+    ]);
+  });
+
+  it("lists a server never listed at once", async () => {
+    const h = harness(() => [info("echo")]);
+    expect(await h.names({ ...h.record, tools: [], listed_at: null })).toEqual(["every.echo"]);
+    expect(h.lists()).toBe(1);
+  });
+
+  it("keeps the stored list when the server does not answer the new listing", async () => {
+    const h = harness(() => {
+      throw new Error("ECONNREFUSED");
+    });
+    h.advance(MCP_TOOLS_TTL_MS + 1);
+    expect(await h.names()).toEqual(["every.echo"]);
+    expect(h.lists()).toBe(1);
+    expect(h.saved).toEqual([]);
+  });
+
+  it("applies the server's allow list to a fresh listing", async () => {
+    const h = harness(() => [info("echo"), info("get-sum"), info("get-env")]);
+    h.advance(MCP_TOOLS_TTL_MS + 1);
+    expect(await h.names({ ...h.record, allow: ["echo", "get-sum"] })).toEqual([
+      "every.echo",
+      "every.get-sum",
+    ]);
+  });
+});
