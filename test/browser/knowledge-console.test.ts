@@ -118,6 +118,48 @@ describe("the console's tools and knowledge", () => {
     await browser.screenshot(page, "20-tools-by-source");
   });
 
+  it("shows an MCP tool call's input and output in its commit", async () => {
+    // The "sources" namespace and its server come from the test above.
+    const created = await ok(
+      "POST",
+      "/v1/tasks",
+      {
+        namespace: "sources",
+        plan: [
+          {
+            seq_no: 0,
+            type: "calling",
+            parameters: {
+              tool_name: "every.get-sum",
+              tool_params: { a: 19, b: 23 },
+              output_vars: ["sum"],
+            },
+          },
+          { seq_no: 1, type: "assign", parameters: { final_answer: "${sum}" } },
+        ],
+      },
+      202,
+    );
+    const task = await stack.waitForTask(created.task_id);
+    expect(task.status).toBe("completed");
+
+    const page = await open(`/ui/tasks/${created.task_id}`);
+    await page.locator(".commit-row", { hasText: "#0 calling" }).click();
+    const panel = page.locator(".commit-panel");
+    await panel.getByRole("heading", { name: /#0 calling/ }).waitFor();
+    const section = (title: string) =>
+      panel.locator(".commit-section", { has: page.getByRole("heading", { name: title }) });
+    const instruction = await section("Instruction, as written").textContent();
+    expect(instruction).toContain("every.get-sum");
+    const inputs = await section("Inputs, references resolved").textContent();
+    expect(inputs).toMatch(/19/);
+    expect(inputs).toMatch(/23/);
+    const outputs = await section("Outputs").textContent();
+    expect(outputs).toContain("sum");
+    expect(outputs).toContain("42");
+    await browser.screenshot(page, "21-mcp-call");
+  });
+
   it("shows each knowledge base's documents with their status, chunks and error", async () => {
     await ok("POST", "/v1/knowledge-bases", { name: "travel", description: "Japan" }, 201);
     const nara = makePdf([["Nara deer roam the park near Todaiji temple."]]);
