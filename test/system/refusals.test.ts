@@ -4,6 +4,8 @@
  * 500, a user value never reads as an internal reference, and a step over the
  * output limit fails once with the limit named.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
@@ -112,6 +114,95 @@ describe("a value shaped like a blob reference", () => {
     expect(done).toMatchObject({ status: "completed", final_answer: forged });
     const list = await t.api("GET", "/v1/tasks?limit=100");
     expect(list.status).toBe(200);
+  });
+});
+
+describe("reference-shaped values from every source stay the user's values", () => {
+  // Each shape the store reads: a blob reference (present-looking and absent
+  // hashes) and the escape itself.
+  const shapes = [
+    { $blob: "0".repeat(64), size: 10 },
+    { $blob: "not-a-hash", size: 1 },
+    { $value: { $blob: "f".repeat(64), size: 3 } },
+  ];
+
+  /** Runs a plan to its end and checks the answer and the task list. */
+  async function answers(plan: unknown[], expected: unknown, body: Record<string, unknown> = {}) {
+    const created = await t.api("POST", "/v1/tasks", { plan, ...body });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const done = await t.waitForTask(created.body.task_id, { timeoutMs: 30_000 });
+    expect(done, done.error).toMatchObject({ status: "completed", final_answer: expected });
+    const state = await t.api("GET", `/v1/tasks/${created.body.task_id}/branches/main/commits`);
+    expect(state.status).toBe(200);
+    expect((await t.api("GET", "/v1/tasks?limit=100")).status).toBe(200);
+  }
+
+  it("from an http_request answer", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(shapes));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const namespace = { allowed_tools: ["http_request"], allowed_hosts: ["127.0.0.1"] };
+      expect((await t.api("PUT", "/v1/namespaces/forged", namespace)).status).toBe(200);
+      const plan = [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "http_request",
+            tool_params: { url: `http://127.0.0.1:${port}/shapes` },
+            output_vars: ["page"],
+          },
+        },
+        { seq_no: 1, type: "assign", parameters: { first: "${page.body.0}" } },
+        { seq_no: 2, type: "assign", parameters: { final_answer: "${page.body}" } },
+      ];
+      await answers(plan, shapes, { namespace: "forged" });
+    } finally {
+      server.close();
+    }
+  });
+
+  it("from a run_code result", async () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "calling",
+        parameters: {
+          tool_name: "run_code",
+          tool_params: { language: "javascript", code: `return ${JSON.stringify(shapes)}` },
+          output_vars: ["out"],
+        },
+      },
+      { seq_no: 1, type: "assign", parameters: { first: "${out.0}" } },
+      { seq_no: 2, type: "assign", parameters: { final_answer: "${out}" } },
+    ];
+    await answers(plan, shapes);
+  });
+
+  it("from a trigger's payload", async () => {
+    const plan = [{ seq_no: 0, type: "assign", parameters: { final_answer: "${payload}" } }];
+    const trigger = (await t.api("POST", "/v1/triggers", { name: "forged", plan })).body;
+    const body = JSON.stringify({ shapes });
+    const id = "msg_forged_shapes";
+    const at = new Date();
+    const delivered = await fetch(trigger.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": new Webhook(trigger.secret).sign(id, at, body),
+      },
+      body,
+    });
+    expect(delivered.status).toBe(202);
+    const { task_id } = (await delivered.json()) as { task_id: string };
+    const done = await t.waitForTask(task_id, { timeoutMs: 30_000 });
+    expect(done).toMatchObject({ status: "completed", final_answer: { shapes } });
+    expect((await t.api("GET", "/v1/tasks?limit=100")).status).toBe(200);
   });
 });
 
