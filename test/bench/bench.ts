@@ -228,11 +228,26 @@ async function localStack(t: TestStack) {
   }
   const forkMs = median(forks);
 
-  // 6. Flat as it grows: one long task (its plan loops, so its state grows to 450 variables).
-  const longTask = await start({ plan: loopPlan(450), budget: { max_steps: 1_001 } });
-  await watcher.ended(longTask);
-  const early = median(watcher.gaps(longTask, 1, 100));
-  const late = median(watcher.gaps(longTask, 900, 1_000));
+  // 6. Flat as it grows: steps 900-1,000 of a long task against its steps 1-100.
+  // Its plan loops over the same 10 variables, so that only its history grows
+  // (what more variables cost is measured apart, in 2, and by the 450-variable
+  // task below). One task's two windows are seconds apart, and a 2-core machine's
+  // other work moves one window's median alone by more than the goal's 20%:
+  // three tasks, and the median of their ratios.
+  const longTask = async (vars: number) => {
+    const id = await start({ plan: loopPlan(vars), budget: { max_steps: 1_001 } });
+    await watcher.ended(id);
+    const early = median(watcher.gaps(id, 1, 100));
+    const late = median(watcher.gaps(id, 900, 1_000));
+    return { early, late, ratio: late / early };
+  };
+  const longTasks = [await longTask(10), await longTask(10), await longTask(10)];
+  const byRatio = [...longTasks].sort((a, b) => a.ratio - b.ratio);
+  const { early, late } = byRatio[1]!;
+  const longRatios = longTasks.map((l) => round(l.ratio));
+  // A long task whose state grows to 450 variables: its step reads and moves a
+  // branch item that holds them all.
+  const wide = await longTask(450);
 
   // 7. ... and a table with 10,000 finished tasks in it.
   const filled = await fillFinishedTasks(t, ids[0]!, 10_000);
@@ -266,6 +281,10 @@ async function localStack(t: TestStack) {
       long_task_steps_1_100_ms: round(early),
       long_task_steps_900_1000_ms: round(late),
       long_task_ratio: round(late / early),
+      long_task_ratios: longRatios,
+      long_task_450_vars_steps_1_100_ms: round(wide.early),
+      long_task_450_vars_steps_900_1000_ms: round(wide.late),
+      long_task_450_vars_ratio: round(wide.ratio),
       table_10_tasks_ms: round(tenTasks),
       table_10000_tasks_ms: round(manyTasks),
       table_items_added: filled,
@@ -353,9 +372,17 @@ async function main() {
   print("diff, head against step 50", local.history_ms.diff);
 
   heading("Flat as it grows (median overhead per step, ms; ratios ≤ 1.2 is the goal)");
-  print("one long task, steps 1-100", local.growth.long_task_steps_1_100_ms);
-  print("one long task, steps 900-1,000", local.growth.long_task_steps_900_1000_ms);
-  print("  ratio", local.growth.long_task_ratio);
+  print("long task over 10 variables, steps 1-100", local.growth.long_task_steps_1_100_ms);
+  print("long task over 10 variables, steps 900-1,000", local.growth.long_task_steps_900_1000_ms);
+  print(
+    "  ratio (median of three tasks)",
+    `${local.growth.long_task_ratio} (${local.growth.long_task_ratios.join(", ")})`,
+  );
+  print(
+    "long task whose state grows to 450 variables, 1-100 / 900-1,000",
+    `${local.growth.long_task_450_vars_steps_1_100_ms} / ${local.growth.long_task_450_vars_steps_900_1000_ms}`,
+  );
+  print("  ratio (history and state both grow)", local.growth.long_task_450_vars_ratio);
   print("100-step task, table with 10 finished tasks", local.growth.table_10_tasks_ms);
   print("100-step task, table with 10,000 finished tasks", local.growth.table_10000_tasks_ms);
   print("  ratio", local.growth.table_ratio);
