@@ -42,6 +42,8 @@ describe("an unreachable LLM", () => {
     expect(failure).toMatchObject({ kind: "forbidden", code: "llm_unreachable" });
     expect(failure!.message).toMatch(/could not be reached for 61 s \(the limit is 60 s/);
     expect(failure!.message).not.toMatch(/fork/i);
+    // The advice fits either provider: an OpenAI-compatible server or Bedrock.
+    expect(failure!.message).toMatch(/OPENAI_BASE_URL, or Bedrock/);
   });
 });
 

@@ -79,7 +79,7 @@ export function unreachableFailure(
   return new StackVMError(
     "forbidden",
     "llm_unreachable",
-    `the LLM could not be reached for ${seconds} s (the limit is ${Math.round(unreachableMs / 1000)} s, STACKVM_LLM_UNREACHABLE_SECONDS): ${(error as Error).message}. Check that the server at OPENAI_BASE_URL is running, then retry the task.`,
+    `the LLM could not be reached for ${seconds} s (the limit is ${Math.round(unreachableMs / 1000)} s, STACKVM_LLM_UNREACHABLE_SECONDS): ${(error as Error).message}. Check that the LLM endpoint named above answers (the server at OPENAI_BASE_URL, or Bedrock in its region with model access), then retry the task.`,
   );
 }
 
