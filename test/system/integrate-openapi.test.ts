@@ -50,6 +50,26 @@ const SPEC_ROUTES = [
   "delete /v1/keys/{key_id}",
   "post /v1/admin/tenants/{tenant}/keys",
   "get /v1/webhook-secret",
+  // Version 1.1: tool sources, plan validation, knowledge bases, waits, retry, LLM traces.
+  "post /v1/namespaces/{name}/mcp-servers",
+  "get /v1/namespaces/{name}/mcp-servers",
+  "post /v1/namespaces/{name}/mcp-servers/{server}/refresh",
+  "delete /v1/namespaces/{name}/mcp-servers/{server}",
+  "post /v1/namespaces/{name}/http-tools",
+  "delete /v1/namespaces/{name}/http-tools/{tool}",
+  "post /v1/plans/validate",
+  "post /v1/knowledge-bases",
+  "get /v1/knowledge-bases",
+  "get /v1/knowledge-bases/{kb}",
+  "delete /v1/knowledge-bases/{kb}",
+  "post /v1/knowledge-bases/{kb}/documents",
+  "get /v1/knowledge-bases/{kb}/documents",
+  "get /v1/knowledge-bases/{kb}/documents/{document_id}",
+  "delete /v1/knowledge-bases/{kb}/documents/{document_id}",
+  "post /v1/tasks/{task_id}/branches/{name}/input",
+  "post /v1/resume/{token}",
+  "post /v1/tasks/{task_id}/retry",
+  "get /v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}",
 ];
 
 let t: TestStack;
@@ -83,6 +103,18 @@ describe("/openapi.json", () => {
       ),
     );
     expect(SPEC_ROUTES.filter((route) => !listed.has(route))).toEqual([]);
+  });
+
+  it("has the status waiting on branches, and their waiting state (version 1.1)", () => {
+    const branch = (
+      doc.paths["/v1/tasks/{task_id}/branches/{name}"]!.get!.responses as Record<
+        string,
+        { content: { "application/json": { schema: { properties: Record<string, unknown> } } } }
+      >
+    )["200"]!.content["application/json"].schema.properties;
+    expect(JSON.stringify(branch.status)).toContain('"waiting"');
+    expect(branch).toHaveProperty("waiting");
+    expect(branch).toHaveProperty("group");
   });
 
   it("groups every route under one tag of its resource, each tag described", () => {
