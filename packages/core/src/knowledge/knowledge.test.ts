@@ -33,11 +33,11 @@ const LLM: LlmConfig = {
   prices: { "emb-model": { input: 1, output: 0 } },
 } as unknown as LlmConfig;
 
-/** Capitalized words are entities; each pair in a sentence is related. */
+/** Capitalized words (or words in capitals) are entities; each pair in a sentence is related. */
 const graphLlm: LlmPort = {
   async complete(request) {
     const text = request.messages.at(-1)?.content.split("\n\n").slice(1).join("\n\n") ?? "";
-    const names = [...new Set(text.match(/\b[A-Z][a-z]{2,}\b/g) ?? [])].slice(0, 6);
+    const names = [...new Set(text.match(/\b[A-Z](?:[a-z]{2,}|[A-Z]{2,})\b/g) ?? [])].slice(0, 6);
     const answer = {
       entities: names.map((name) => ({ name, description: `${name} as the text describes it` })),
       relationships: names.slice(1).map((name) => ({
@@ -105,8 +105,6 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     llm: () => createLlmSession({ port: graphLlm, config: LLM, budget: {} }),
     log: silentLog,
   });
-  const search = new KnowledgeSearch({ knowledge, index, embedder });
-  const [vectorSearch, graph] = knowledgeTools(search);
   /** Runs every queued ingest message once, in order. */
   const drain = async () => {
     const outcomes: string[] = [];
@@ -116,19 +114,31 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     }
     return outcomes;
   };
+  let embeds = 0;
+  const countingEmbedder: typeof embedder = {
+    ...embedder,
+    embed: (texts) => {
+      embeds += 1;
+      return embedder.embed(texts);
+    },
+  };
+  const search = new KnowledgeSearch({ knowledge, index, embedder: countingEmbedder });
+  const [vectorSearch, graph] = knowledgeTools(search);
   const run = async (
     tool: typeof vectorSearch,
     input: unknown,
     tenant = "t1",
     namespace: Record<string, unknown> = {},
+    budget: { tokensLeft?: number } = {},
   ) => {
-    const session = createLlmSession({ port: graphLlm, config: LLM, budget: {} });
+    const session = createLlmSession({ port: graphLlm, config: LLM, budget });
     const context = testToolContext({ tenantId: tenant, llm: session, namespace });
     const result = await tool!.run(tool!.input.parse(input), context);
     return { value: result.value as any, calls: session.calls };
   };
   return {
     uploads,
+    embeds: () => embeds,
     advance: (ms: number) => {
       now += ms;
     },
@@ -221,6 +231,48 @@ describe("knowledge", () => {
       description: "Osaka relates to Hideyoshi",
     });
     expect(value.chunks[0]).toMatchObject({ filename: "japan.md", position: 1 });
+  });
+
+  it("merges an entity named in several chunks by its normalized name", async () => {
+    for (const [filename, text] of [
+      ["nara.md", "# Nara\n\nTodaiji holds the Great Buddha of Nara."],
+      ["rebuild.md", "# Rebuild\n\nTODAIJI was rebuilt by Chogen."],
+    ] as const) {
+      await k.knowledge.upload("t1", "travel", {
+        filename,
+        contentType: "text/markdown",
+        bytes: te(text),
+      });
+    }
+    await k.drain();
+    const { value } = await k.run(k.graph, { query: "Todaiji" });
+    const todaiji = (value.entities as Array<{ name: string; description: string }>).filter(
+      (e) => e.name.toLowerCase() === "todaiji",
+    );
+    expect(todaiji).toHaveLength(1);
+    expect(todaiji[0]!.description).toContain("Todaiji as the text describes it");
+    expect(todaiji[0]!.description).toContain("TODAIJI as the text describes it");
+    expect(value.relationships.map((r: { target: string }) => r.target)).toEqual(
+      expect.arrayContaining(["Buddha", "Chogen"]),
+    );
+  });
+
+  it("checks the branch's budget before a search embeds its query", async () => {
+    await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    await k.drain();
+    const before = k.embeds();
+    for (const tool of [k.vectorSearch, k.graph]) {
+      await expect(k.run(tool, { query: "Osaka" }, "t1", {}, { tokensLeft: 0 })).rejects.toThrow(
+        /budget/,
+      );
+    }
+    expect(k.embeds()).toBe(before);
+    await k.run(k.vectorSearch, { query: "Osaka" }, "t1", {}, { tokensLeft: 100 });
+    expect(k.embeds()).toBe(before + 1);
   });
 
   it("keeps chunk ids stable when the same content is ingested again", async () => {

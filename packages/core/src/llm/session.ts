@@ -174,6 +174,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
 
   return {
     calls,
+    checkBudget,
 
     async generate(options: GenerateOptions) {
       const request = {

@@ -41,6 +41,12 @@ export interface LlmSession {
     options: GenerateOptions,
   ): Promise<{ text: string; value?: unknown; reasoning?: string }>;
   json<T>(options: JsonOptions<T>): Promise<T>;
+  /**
+   * Throws `BudgetExceededError` when the branch has no tokens or dollars left,
+   * as every call through the session does first: for spending that does not
+   * go through it (a search's embedding of its query).
+   */
+  checkBudget(): void;
 }
 
 /** What a session may still spend; checked before each call. */

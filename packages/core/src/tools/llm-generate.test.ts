@@ -8,6 +8,7 @@ function fakeLlm(text: string, value?: unknown) {
   const requests: GenerateOptions[] = [];
   const session: LlmSession = {
     calls: [],
+    checkBudget() {},
     async generate(options) {
       requests.push(options);
       return value === undefined ? { text } : { text, value };

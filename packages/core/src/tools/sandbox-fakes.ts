@@ -63,6 +63,7 @@ export function scriptedLlm(answers: unknown[]) {
   const calls: LlmCall[] = [];
   const session: LlmSession = {
     calls,
+    checkBudget() {},
     async generate() {
       throw new Error("scripted llm: generate was not expected");
     },

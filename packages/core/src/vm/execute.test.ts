@@ -15,6 +15,7 @@ const echo: Tool<{ value: unknown }> = {
 function session(answer: unknown): LlmSession {
   return {
     calls: [],
+    checkBudget() {},
     generate: async () => ({ text: String(answer) }),
     json: async () => answer as never,
   };

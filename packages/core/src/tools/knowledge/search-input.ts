@@ -25,8 +25,13 @@ export const KnowledgeBaseField = z
   .optional()
   .describe("Search only this knowledge base; default: every one the namespace allows.");
 
-/** Where a call searches: the step's tenant and namespace, and the knowledge base asked for. */
+/**
+ * Where a call searches: the step's tenant and namespace, and the knowledge base
+ * asked for. A search embeds its query, which spends tokens: the branch's budget
+ * is checked first, as before any LLM call.
+ */
 export function searchScope(context: ToolContext, knowledgeBase: string | undefined): SearchScope {
+  context.llm.checkBudget();
   return { tenant: context.tenantId, namespace: context.namespace, knowledgeBase };
 }
 
