@@ -208,6 +208,8 @@ export class IngestService {
     left: BudgetLeft,
   ): Promise<KnowledgeGraph[]> {
     const graphs: KnowledgeGraph[] = new Array(chunks.length);
+    // Said before the first call, so that a short document does not read as still extracting.
+    await this.#progress(record, "graph", 0, chunks.length);
     const session = this.deps.llm({
       ...(left.tokens === undefined ? {} : { tokensLeft: left.tokens }),
       ...(left.costUsd === undefined ? {} : { costLeftUsd: left.costUsd }),

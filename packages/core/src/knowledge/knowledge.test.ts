@@ -33,9 +33,13 @@ const LLM: LlmConfig = {
   prices: { "emb-model": { input: 1, output: 0 } },
 } as unknown as LlmConfig;
 
+/** Called at each knowledge_graph call, before it answers (a test's look at progress). */
+let onGraphCall: (() => Promise<void>) | null = null;
+
 /** Capitalized words (or words in capitals) are entities; each pair in a sentence is related. */
 const graphLlm: LlmPort = {
   async complete(request) {
+    await onGraphCall?.();
     const text = request.messages.at(-1)?.content.split("\n\n").slice(1).join("\n\n") ?? "";
     const names = [...new Set(text.match(/\b[A-Z](?:[a-z]{2,}|[A-Z]{2,})\b/g) ?? [])].slice(0, 6);
     const answer = {
@@ -231,6 +235,25 @@ describe("knowledge", () => {
       description: "Osaka relates to Hideyoshi",
     });
     expect(value.chunks[0]).toMatchObject({ filename: "japan.md", position: 1 });
+  });
+
+  it("shows the graph stage as soon as it starts, before the first chunk's graph", async () => {
+    const doc = await k.knowledge.upload("t1", "travel", {
+      filename: "japan.md",
+      contentType: "text/markdown",
+      bytes: te(MD),
+    });
+    const seen: unknown[] = [];
+    onGraphCall = async () => {
+      seen.push((await k.knowledge.getDocument("t1", "travel", doc.document_id)).progress);
+    };
+    try {
+      await k.drain();
+    } finally {
+      onGraphCall = null;
+    }
+    expect(seen[0]).toMatchObject({ stage: "graph", done: 0 });
+    expect((seen[0] as { total: number }).total).toBeGreaterThan(0);
   });
 
   it("merges an entity named in several chunks by its normalized name", async () => {
