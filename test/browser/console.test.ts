@@ -15,9 +15,20 @@ let stack: TestStack;
 let browser: TestBrowser;
 const pages: Page[] = [];
 
-/** Answers of the scripted LLM. A tool prompt with "slowly" waits until `release()`. */
-let release: () => void = () => {};
-const gate = () => new Promise<void>((resolve) => (release = resolve));
+/**
+ * Answers of the scripted LLM. A tool prompt with "slowly" waits until `release()`,
+ * whether the call came before it or comes after it: on a loaded machine the test
+ * may release before the step has reached the LLM, and a gate armed only by the
+ * call then never opened (the task never completed).
+ */
+let released = false;
+const waiting: Array<() => void> = [];
+const gate = () =>
+  released ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve));
+const release = () => {
+  released = true;
+  for (const resolve of waiting.splice(0)) resolve();
+};
 
 const factsPlan = (topic: string) => [
   {
