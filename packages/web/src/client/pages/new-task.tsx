@@ -40,7 +40,7 @@ function PlanVerdictNote(props: { verdict: PlanVerdict; namespace: string }) {
       <p>
         The plan is valid in namespace <code>{props.namespace}</code>
         {groups.length > 0
-          ? `; ${groups.length === 1 ? "1 group runs" : `${groups.length} groups run`} its members at once`
+          ? `; ${groups.length === 1 ? "1 group runs its" : `${groups.length} groups run their`} members at once`
           : ""}
         {warnings.length > 0
           ? `, with ${warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}:`
