@@ -15,6 +15,7 @@
  * and a repair round sees all problems at once.
  */
 
+import type { PlanCompat } from "./compat-mode";
 import {
   closestName,
   label,
@@ -43,6 +44,7 @@ export function checkFlow(
   inputs: ReadonlySet<string>,
   problems: ProblemList,
   warnings: ProblemList,
+  compat: PlanCompat = "strict",
 ): void {
   const end = plan.length;
   const indexOfSeq = new Map<number, number>();
@@ -69,7 +71,9 @@ export function checkFlow(
       else setAt.set(name, [ins.index]);
     }
   });
-  const context = { plan, inputs, setAt, problems };
+  // StackVM compatibility mode: such a reference runs as its own text, so it is a warning.
+  const unset = compat === "stackvm" ? warnings : problems;
+  const context = { plan, inputs, setAt, problems, unset };
   plan.forEach((ins, i) => {
     if (reached[i]) checkReferences(ins, before[i]!, context);
   });
@@ -209,6 +213,8 @@ interface ReferenceContext {
   inputs: ReadonlySet<string>;
   setAt: ReadonlyMap<string, number[]>;
   problems: ProblemList;
+  /** Where a reference to a variable not set on every path goes: problems, or warnings in `stackvm` mode. */
+  unset: ProblemList;
 }
 
 /** Check 4 at one reachable instruction. Reasoning text is recorded, not resolved. */
@@ -281,7 +287,10 @@ function checkDefined(
           : `Either ${setIt}, or use one of: ${listNames(known)}.`,
     };
   }
-  ctx.problems.add({ seq_no: ins.seqNo, path, ...problem });
+  if (ctx.unset !== ctx.problems) {
+    problem.message += ` In StackVM compatibility mode the step runs with ${ref.text} left as text where it is not set.`;
+  }
+  ctx.unset.add({ seq_no: ins.seqNo, path, ...problem });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -12,6 +12,7 @@
  * the text `${secret}` cannot pull another variable in.
  */
 import { StepError } from "../errors";
+import type { PlanCompat } from "./compat-mode";
 import { listNames } from "./problems";
 
 /** What the VM knows about a name: its value, or that it does not exist. */
@@ -40,6 +41,9 @@ export interface Reference {
 export const MAX_VALUE_DEPTH = 28;
 
 type Part = string | Omit<Reference, "where">;
+
+/** A reference that did not resolve, in `stackvm` mode: its text stays. */
+const UNRESOLVED = Symbol("unresolved");
 
 const REFERENCE = /\\\$\{|\$\{\s*([A-Za-z0-9_]+)((?:\.[^\s.{}$\\]+)*)\s*\}/g;
 
@@ -75,20 +79,27 @@ function parseTemplate(text: string): Part[] | string {
  * takes the referenced value with its JSON type; a reference inside longer text
  * becomes text (strings as they are, other values as compact JSON).
  *
- * @throws StepError `unknown_reference` when a variable or a path does not exist,
- *   `value_too_deep` when `value` nests deeper than {@link MAX_VALUE_DEPTH}.
+ * With `unresolved: "stackvm"`, a reference to a variable that does not exist or
+ * a path that does not resolve is left as the text it was written (`${x}`).
+ *
+ * @throws StepError `unknown_reference` when a variable or a path does not exist
+ *   (strict mode), `value_too_deep` when `value` nests deeper than {@link MAX_VALUE_DEPTH}.
  * @example
  * const lookup = lookupVariables({ user: { name: "Ada", langs: ["en", "fr"] } });
  * resolveReferences("${user.langs}", lookup)            // ["en", "fr"]
  * resolveReferences("Hi ${user.name} (${user.langs.1})", lookup) // "Hi Ada (fr)"
  * resolveReferences({ note: "costs \\${5}" }, lookup)    // { note: "costs ${5}" }
  */
-export function resolveReferences(value: unknown, lookup: Lookup): unknown {
-  return resolveAt(value, lookup, 0);
+export function resolveReferences(
+  value: unknown,
+  lookup: Lookup,
+  unresolved: PlanCompat = "strict",
+): unknown {
+  return resolveAt(value, lookup, unresolved, 0);
 }
 
-function resolveAt(value: unknown, lookup: Lookup, depth: number): unknown {
-  if (typeof value === "string") return resolveString(value, lookup);
+function resolveAt(value: unknown, lookup: Lookup, unresolved: PlanCompat, depth: number): unknown {
+  if (typeof value === "string") return resolveString(value, lookup, unresolved);
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_VALUE_DEPTH) {
     throw new StepError(
@@ -96,20 +107,41 @@ function resolveAt(value: unknown, lookup: Lookup, depth: number): unknown {
       `A parameter nests objects and arrays more than ${MAX_VALUE_DEPTH} levels deep. Flatten it.`,
     );
   }
-  if (Array.isArray(value)) return value.map((item) => resolveAt(item, lookup, depth + 1));
+  if (Array.isArray(value)) {
+    return value.map((item) => resolveAt(item, lookup, unresolved, depth + 1));
+  }
   // fromEntries defines own properties, so a key such as "__proto__" stays a plain key.
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, resolveAt(item, lookup, depth + 1)]),
+    Object.entries(value).map(([key, item]) => [
+      key,
+      resolveAt(item, lookup, unresolved, depth + 1),
+    ]),
   );
 }
 
-function resolveString(text: string, lookup: Lookup): unknown {
+function resolveString(text: string, lookup: Lookup, unresolved: PlanCompat): unknown {
   const parts = parseTemplate(text);
   if (typeof parts === "string") return parts;
+  const value = (part: Omit<Reference, "where">): unknown => {
+    if (unresolved === "strict") return referencedValue(part, lookup);
+    try {
+      return referencedValue(part, lookup);
+    } catch (error) {
+      if (error instanceof StepError && error.code === "unknown_reference") return UNRESOLVED;
+      throw error;
+    }
+  };
   const [first] = parts;
-  if (parts.length === 1 && typeof first === "object") return referencedValue(first, lookup);
+  if (parts.length === 1 && typeof first === "object") {
+    const found = value(first);
+    return found === UNRESOLVED ? first.text : found;
+  }
   return parts
-    .map((part) => (typeof part === "string" ? part : asText(referencedValue(part, lookup))))
+    .map((part) => {
+      if (typeof part === "string") return part;
+      const found = value(part);
+      return found === UNRESOLVED ? part.text : asText(found);
+    })
     .join("");
 }
 
