@@ -24,6 +24,7 @@ import {
   type ProblemList,
   planPath,
 } from "./problems";
+import { checkReferenceForm, textOnlyVariables } from "./reference-form";
 import { findReferences } from "./references";
 import { FINAL_ANSWER, VariableName } from "./schema";
 
@@ -73,7 +74,8 @@ export function checkFlow(
   });
   // StackVM compatibility mode: such a reference runs as its own text, so it is a warning.
   const unset = compat === "stackvm" ? warnings : problems;
-  const context = { plan, inputs, setAt, problems, unset };
+  const form = { compat, textOnly: textOnlyVariables(plan), warnings };
+  const context = { plan, inputs, setAt, problems, unset, form };
   plan.forEach((ins, i) => {
     if (reached[i]) checkReferences(ins, before[i]!, context);
   });
@@ -215,6 +217,7 @@ interface ReferenceContext {
   problems: ProblemList;
   /** Where a reference to a variable not set on every path goes: problems, or warnings in `stackvm` mode. */
   unset: ProblemList;
+  form: Parameters<typeof checkReferenceForm>[3];
 }
 
 /** Check 4 at one reachable instruction. Reasoning text is recorded, not resolved. */
@@ -237,7 +240,7 @@ function checkReferences(
             message: `In the assign at ${label(ins)}, "${key}" uses ${ref.text}, but "${ref.name}" is set by the same assign; the keys of one assign are set together, so "${key}" would see the old value.`,
             hint: `Split it into two assign steps: set "${ref.name}" first, then "${key}" in the next step.`,
           });
-        } else {
+        } else if (checkReferenceForm(ins, ref, path, ctx.form)) {
           checkDefined(ins, ref, path, set, ctx);
         }
       }
@@ -246,7 +249,8 @@ function checkReferences(
     const [value, prefix] =
       ins.type === "calling" ? [p.tool_params, ["parameters", "tool_params"]] : [p, ["parameters"]];
     for (const ref of findReferences(value)) {
-      checkDefined(ins, ref, planPath(ins.index, [...prefix, ...ref.where]), set, ctx);
+      const path = planPath(ins.index, [...prefix, ...ref.where]);
+      if (checkReferenceForm(ins, ref, path, ctx.form)) checkDefined(ins, ref, path, set, ctx);
     }
   }
 }

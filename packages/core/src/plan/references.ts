@@ -12,7 +12,6 @@
  * the text `${secret}` cannot pull another variable in.
  */
 import { StepError } from "../errors";
-import type { PlanCompat } from "./compat-mode";
 import { listNames } from "./problems";
 
 /** What the VM knows about a name: its value, or that it does not exist. */
@@ -74,32 +73,50 @@ function parseTemplate(text: string): Part[] | string {
 }
 
 /**
+ * StackVM compatibility mode (`compat-mode.ts`) at run time: as the original VM
+ * did, a reference that does not resolve stays as its text, and only strings at
+ * most `levels` deep are resolved (0: `value` itself when it is a string; 1: also
+ * the values of an object such as `tool_params`); deeper ones stay as written.
+ */
+export interface StackvmResolution {
+  levels: number;
+}
+
+/**
  * Resolves every reference in every string of `value`, at any depth of objects and
  * arrays; object keys are left as they are. A string that is exactly one reference
  * takes the referenced value with its JSON type; a reference inside longer text
  * becomes text (strings as they are, other values as compact JSON).
  *
- * With `unresolved: "stackvm"`, a reference to a variable that does not exist or
- * a path that does not resolve is left as the text it was written (`${x}`).
+ * With `stackvm`, a reference to a variable that does not exist or a path that
+ * does not resolve is left as the text it was written (`${x}`), and strings
+ * deeper than `stackvm.levels` are left as they are.
  *
  * @throws StepError `unknown_reference` when a variable or a path does not exist
- *   (strict mode), `value_too_deep` when `value` nests deeper than {@link MAX_VALUE_DEPTH}.
+ *   (not with `stackvm`), `value_too_deep` when `value` nests deeper than {@link MAX_VALUE_DEPTH}.
  * @example
  * const lookup = lookupVariables({ user: { name: "Ada", langs: ["en", "fr"] } });
  * resolveReferences("${user.langs}", lookup)            // ["en", "fr"]
  * resolveReferences("Hi ${user.name} (${user.langs.1})", lookup) // "Hi Ada (fr)"
  * resolveReferences({ note: "costs \\${5}" }, lookup)    // { note: "costs ${5}" }
+ * resolveReferences("${nobody} ${user.age}", lookup, { levels: 0 }) // "${nobody} ${user.age}"
  */
 export function resolveReferences(
   value: unknown,
   lookup: Lookup,
-  unresolved: PlanCompat = "strict",
+  stackvm?: StackvmResolution,
 ): unknown {
-  return resolveAt(value, lookup, unresolved, 0);
+  return resolveAt(value, lookup, stackvm, 0);
 }
 
-function resolveAt(value: unknown, lookup: Lookup, unresolved: PlanCompat, depth: number): unknown {
-  if (typeof value === "string") return resolveString(value, lookup, unresolved);
+function resolveAt(
+  value: unknown,
+  lookup: Lookup,
+  stackvm: StackvmResolution | undefined,
+  depth: number,
+): unknown {
+  if (stackvm && depth > stackvm.levels) return value;
+  if (typeof value === "string") return resolveString(value, lookup, stackvm !== undefined);
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_VALUE_DEPTH) {
     throw new StepError(
@@ -108,22 +125,19 @@ function resolveAt(value: unknown, lookup: Lookup, unresolved: PlanCompat, depth
     );
   }
   if (Array.isArray(value)) {
-    return value.map((item) => resolveAt(item, lookup, unresolved, depth + 1));
+    return value.map((item) => resolveAt(item, lookup, stackvm, depth + 1));
   }
   // fromEntries defines own properties, so a key such as "__proto__" stays a plain key.
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [
-      key,
-      resolveAt(item, lookup, unresolved, depth + 1),
-    ]),
+    Object.entries(value).map(([key, item]) => [key, resolveAt(item, lookup, stackvm, depth + 1)]),
   );
 }
 
-function resolveString(text: string, lookup: Lookup, unresolved: PlanCompat): unknown {
+function resolveString(text: string, lookup: Lookup, lenient: boolean): unknown {
   const parts = parseTemplate(text);
   if (typeof parts === "string") return parts;
   const value = (part: Omit<Reference, "where">): unknown => {
-    if (unresolved === "strict") return referencedValue(part, lookup);
+    if (!lenient) return referencedValue(part, lookup);
     try {
       return referencedValue(part, lookup);
     } catch (error) {

@@ -64,9 +64,11 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
       ? { found: true, value: input.variables[name] }
       : { found: false };
   const fallThrough = nextSeqNo(input.plan, instruction.seq_no);
-  // StackVM compatibility mode (the namespace's or the task's): unresolved references stay text.
-  const unresolved = input.toolContext.namespace.plan_compat ?? "strict";
-  const resolve = (value: unknown) => resolveReferences(value, lookup, unresolved);
+  // StackVM compatibility mode (the namespace's or the task's): as the original VM, only
+  // top-level strings are resolved (`levels`), and a reference that does not resolve stays text.
+  const stackvm = input.toolContext.namespace.plan_compat === "stackvm";
+  const resolve = (value: unknown, levels = 0) =>
+    resolveReferences(value, lookup, stackvm ? { levels } : undefined);
 
   switch (instruction.type) {
     case "assign": {
@@ -139,7 +141,7 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
           "tool_not_allowed",
         );
       }
-      const params = resolve(rawParams);
+      const params = resolve(rawParams, 1);
       const parsed = tool.input.safeParse(params);
       if (!parsed.success) {
         throw new StepError(
