@@ -51,7 +51,9 @@ export const NamespaceInput = z
     /** Members of a parallel group run at once, at most this many (1: one at a time; default 4). */
     parallel_width: z.number().int().min(1).max(MAX_GROUP_WIDTH).optional(),
     /** `stackvm`: plans run in StackVM compatibility mode (plan-language.md); default `strict`. */
-    plan_compat: PlanCompat.optional(),
+    plan_compat: PlanCompat.optional().describe(
+      "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
+    ),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;

@@ -41,10 +41,16 @@ export const CreateTaskInput = z
     plan: z.array(z.unknown()).optional(),
     inputs: z.record(VariableName, z.unknown()).default({}),
     // null is absent, as StackVM's own API example sends it.
-    response_format: z.record(z.string(), z.unknown()).nullable().optional(),
+    response_format: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe('How to answer, e.g. {"lang": "Japanese"}; null is the same as absent'),
     namespace: z.string().min(1).max(64).default("default"),
     /** Overrides the namespace's `plan_compat` for this task (plan-language.md). */
-    plan_compat: PlanCompat.optional(),
+    plan_compat: PlanCompat.optional().describe(
+      "stackvm: run the plan in StackVM compatibility mode (docs/plan-language.md); absent: the namespace's plan_compat",
+    ),
     budget: Budget.default({ max_steps: 200 }),
     webhook_url: z.string().url().max(2048).optional(),
     evaluate: z.boolean().default(false),
