@@ -93,14 +93,19 @@ export interface StartedTask {
 export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {}
 
-  /** Validates a plan against the namespace's tools; 422 with every problem. */
+  /**
+   * Validates a plan against the namespace's tools; 422 with every problem. `compat`:
+   * the branch's own mode (a task may override its namespace's); absent, the namespace's.
+   */
   async validate(
     tenant: string,
     namespace: string,
     plan: unknown,
     inputs: Iterable<string>,
+    compat?: PlanCompat,
   ): Promise<Plan> {
-    return this.validateIn(await this.deps.namespaces.resolve(tenant, namespace), plan, inputs);
+    const resolved = await this.deps.namespaces.resolve(tenant, namespace);
+    return this.checkPlan(resolved, plan, inputs, compat).plan;
   }
 
   /**

@@ -86,4 +86,29 @@ describe("StackVM compatibility mode at run time", () => {
     const after = (await sys.tasks.list("acme", { limit: 100, cursor: null })).tasks.length;
     expect(after).toBe(before);
   });
+
+  it("checks a fork's plan in the task's own mode, as its steps run", async () => {
+    const { sys, task } = await run(unset, { namespace: "default", plan_compat: "stackvm" });
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    const root = commits.at(-1)!.commit_id;
+    const other = [{ seq_no: 0, type: "assign", parameters: { final_answer: "${elsewhere}" } }];
+    const fork = await sys.branches.fork("acme", task.task_id, {
+      from_commit: root,
+      name: "again",
+      plan: other,
+    });
+    await sys.drain();
+    const again = await sys.branches.get("acme", task.task_id, fork.name);
+    expect(again.final_answer).toBe("${elsewhere}");
+    // The strict default task refuses the same fork.
+    const strict = await run([{ seq_no: 0, type: "assign", parameters: { final_answer: 1 } }], {
+      namespace: "default",
+    });
+    const first = (
+      await strict.sys.branches.commits("acme", strict.task.task_id, "main", 10, null)
+    ).commits.at(-1)!.commit_id;
+    await expect(
+      strict.sys.branches.fork("acme", strict.task.task_id, { from_commit: first, plan: other }),
+    ).rejects.toThrow(/elsewhere/);
+  });
 });
