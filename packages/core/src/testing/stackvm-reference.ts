@@ -25,7 +25,8 @@
  * and `jmp_if` was the conditional `jmp` (merged into it on 2024-10-13).
  * Not modelled, as no sampled plan needs them: arithmetic in `assign` (the
  * evaluator refuses such a plan), garbage collection of variables (it never
- * changes an answer), and step results reused on a backward jump.
+ * changes an answer; `variables` is every variable the run set), step results
+ * reused on a backward jump, and the parallel look-ahead (it runs the same steps).
  */
 
 /** The answers both VMs are given: the scripted LLM and the scripted retrieval. */
