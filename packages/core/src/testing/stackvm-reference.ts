@@ -138,8 +138,9 @@ export function stackvmRun(plan: readonly Instruction[], script: StackvmScript):
               call.outputVars,
             )
           : script.retrieve(call.tool, String(params.query));
+      // No output vars: the call runs and sets nothing (StackVM's `_set_output_vars`).
       if (call.outputVars.length === 1) set(call.outputVars[0]!, result);
-      else {
+      else if (call.outputVars.length > 1) {
         const object = firstJsonObject(result);
         for (const name of call.outputVars) {
           if (!(name in object)) throw new Error(`the result has no key ${name}`);
