@@ -174,9 +174,15 @@ describe("stackvm read commands", () => {
       "http_request",
       "--description",
       "Research tasks",
+      "--plan-compat",
+      "stackvm",
     ]);
     expect(create.code).toBe(0);
     expect(create.stdout).toContain("allowed tools  llm_generate, http_request");
+    expect(create.stdout).toContain("plan compat    stackvm");
+    const typo = await cli(["namespace", "update", "research", "--plan-compat", "lenient"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("--plan-compat is strict or stackvm");
     const again = await cli(["namespace", "create", "research", "--allowed-tools", "llm_generate"]);
     expect(again.code).toBe(6);
     expect(again.stderr).toContain("stackvm namespace update research");
@@ -193,6 +199,7 @@ describe("stackvm read commands", () => {
       allowed_tools: ["llm_generate", "http_request"],
       allowed_hosts: ["api.example.com"],
       description: "Research tasks",
+      plan_compat: "stackvm",
     });
     const list = JSON.parse((await cli(["namespace", "list", "--json"])).stdout);
     expect(list.namespaces.map((n: { name: string }) => n.name)).toContain("research");

@@ -147,6 +147,7 @@ export {
   MAX_ARITHMETIC_DEPTH,
   MAX_ARITHMETIC_LENGTH,
 } from "./plan/arithmetic";
+export { PlanCompat } from "./plan/compat-mode";
 export {
   DEFAULT_GROUP_WIDTH,
   findGroups,

@@ -4,6 +4,7 @@
  * document and type the API's answers.
  */
 import * as z from "zod";
+import { PlanCompat } from "./plan/compat-mode";
 import { Plan } from "./plan/schema";
 import { SandboxLimitsRequest } from "./sandbox/protocol";
 
@@ -246,5 +247,10 @@ export const NamespaceConfig = z.object({
   knowledge_bases: z.array(z.string()).optional(),
   /** Members of a parallel group that run at once (`plan/groups.ts`); absent: 4. */
   parallel_width: z.number().int().optional(),
+  /**
+   * `stackvm`: StackVM compatibility mode (plan-language.md): references nothing
+   * sets are warnings, and run as the text they were written. Absent: `strict`.
+   */
+  plan_compat: PlanCompat.optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

@@ -4,7 +4,7 @@
  * the original StackVM come back normalized, with a warning for each rewrite.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { findGroups, validatePlan } from "@stackvm/core";
+import { findGroups, PlanCompat, validatePlan } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json, jsonBody } from "../schemas";
 
@@ -20,6 +20,10 @@ const ValidateRequest = z
       .max(500)
       .default([])
       .openapi({ description: "Names of the task inputs the plan may reference" }),
+    plan_compat: PlanCompat.optional().openapi({
+      description:
+        "`stackvm` checks the plan in StackVM compatibility mode (references nothing sets are warnings); absent: the namespace's `plan_compat`",
+    }),
   })
   .strict();
 
@@ -65,12 +69,15 @@ export function registerPlanRoutes(app: ApiApp): void {
       responses: { 200: json(ValidateAnswer, "The verdict"), ...commonErrors },
     }),
     async (c) => {
-      const { plan, namespace, inputs } = c.req.valid("json");
-      const { tools } = await c.get("deps").namespaces.resolve(c.get("tenantId"), namespace);
+      const { plan, namespace, inputs, plan_compat } = c.req.valid("json");
+      const { tools, config } = await c
+        .get("deps")
+        .namespaces.resolve(c.get("tenantId"), namespace);
       const result = validatePlan(plan, {
         tools: tools.all,
         allowedTools: tools.allowed,
         inputs: new Set(inputs),
+        compat: plan_compat ?? config.plan_compat ?? "strict",
       });
       return c.json(
         result.ok

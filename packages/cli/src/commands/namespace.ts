@@ -18,6 +18,10 @@ const FIELDS = {
     description: "a host http_request may reach",
   },
   description: { type: "string", description: "what the namespace is for" },
+  "plan-compat": {
+    type: "string",
+    description: "strict (default) or stackvm: StackVM compatibility mode for its plans",
+  },
 } as const;
 
 const path = (name: string) => `/v1/namespaces/${encodeURIComponent(name)}`;
@@ -29,7 +33,14 @@ function show(ns: Namespace): string[] {
     `allowed tools  ${ns.allowed_tools.join(", ") || "-"}`,
     `allowed hosts  ${ns.allowed_hosts.join(", ") || "-"}`,
     ...(ns.code_tools.length ? [`code tools     ${ns.code_tools.join(", ")}`] : []),
+    `plan compat    ${ns.plan_compat ?? "strict"}`,
   ];
+}
+
+/** `--plan-compat`, checked here so a typo is a usage error, not a 400. */
+function planCompat(value: unknown, command: string): "strict" | "stackvm" | undefined {
+  if (value === undefined || value === "strict" || value === "stackvm") return value;
+  throw usage(`--plan-compat is strict or stackvm, not '${String(value)}'`, command);
 }
 
 const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
@@ -39,10 +50,11 @@ export const namespaceCommands: Command[] = [
     name: "namespace create",
     summary: "Create a namespace (fails if it exists: use update).",
     usage:
-      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--json]',
+      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--plan-compat strict|stackvm] [--json]',
     options: { ...FIELDS, ...JSON_OPTION },
     args: ["NAME"],
     async run(ctx, v, [name]) {
+      const compat = planCompat(v["plan-compat"], "namespace create");
       const exists = await ctx.client.request("GET", path(name!)).then(
         () => true,
         (error: unknown) => {
@@ -62,6 +74,7 @@ export const namespaceCommands: Command[] = [
           allowed_tools: list(v["allowed-tools"]) ?? [],
           allowed_hosts: list(v["allowed-hosts"]) ?? [],
           description: v.description ?? "",
+          ...(compat ? { plan_compat: compat } : {}),
         },
       });
       if (v.json) printJson(ctx.out, ns);
@@ -73,13 +86,19 @@ export const namespaceCommands: Command[] = [
     name: "namespace update",
     summary: "Change a namespace; flags not given keep their values.",
     usage:
-      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--json]',
+      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--plan-compat strict|stackvm] [--json]',
     options: { ...FIELDS, ...JSON_OPTION },
     args: ["NAME"],
     async run(ctx, v, [name]) {
-      if (!v["allowed-tools"] && !v["allowed-hosts"] && v.description === undefined) {
+      const compat = planCompat(v["plan-compat"], "namespace update");
+      if (
+        !v["allowed-tools"] &&
+        !v["allowed-hosts"] &&
+        v.description === undefined &&
+        compat === undefined
+      ) {
         throw usage(
-          "nothing to change: give --allowed-tools, --allowed-hosts or --description",
+          "nothing to change: give --allowed-tools, --allowed-hosts, --description or --plan-compat",
           "namespace update",
         );
       }
@@ -89,6 +108,7 @@ export const namespaceCommands: Command[] = [
           allowed_tools: list(v["allowed-tools"]) ?? current.allowed_tools,
           allowed_hosts: list(v["allowed-hosts"]) ?? current.allowed_hosts,
           description: v.description ?? current.description,
+          plan_compat: compat ?? current.plan_compat ?? "strict",
         },
       });
       if (v.json) printJson(ctx.out, ns);

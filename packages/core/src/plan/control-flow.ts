@@ -15,6 +15,7 @@
  * and a repair round sees all problems at once.
  */
 
+import type { PlanCompat } from "./compat-mode";
 import {
   closestName,
   label,
@@ -23,6 +24,7 @@ import {
   type ProblemList,
   planPath,
 } from "./problems";
+import { checkReferenceForm, textOnlyVariables } from "./reference-form";
 import { findReferences } from "./references";
 import { FINAL_ANSWER, VariableName } from "./schema";
 
@@ -43,6 +45,7 @@ export function checkFlow(
   inputs: ReadonlySet<string>,
   problems: ProblemList,
   warnings: ProblemList,
+  compat: PlanCompat = "strict",
 ): void {
   const end = plan.length;
   const indexOfSeq = new Map<number, number>();
@@ -69,7 +72,10 @@ export function checkFlow(
       else setAt.set(name, [ins.index]);
     }
   });
-  const context = { plan, inputs, setAt, problems };
+  // StackVM compatibility mode: such a reference runs as its own text, so it is a warning.
+  const unset = compat === "stackvm" ? warnings : problems;
+  const form = { compat, textOnly: textOnlyVariables(plan), warnings };
+  const context = { plan, inputs, setAt, problems, unset, form };
   plan.forEach((ins, i) => {
     if (reached[i]) checkReferences(ins, before[i]!, context);
   });
@@ -209,6 +215,9 @@ interface ReferenceContext {
   inputs: ReadonlySet<string>;
   setAt: ReadonlyMap<string, number[]>;
   problems: ProblemList;
+  /** Where a reference to a variable not set on every path goes: problems, or warnings in `stackvm` mode. */
+  unset: ProblemList;
+  form: Parameters<typeof checkReferenceForm>[3];
 }
 
 /** Check 4 at one reachable instruction. Reasoning text is recorded, not resolved. */
@@ -231,7 +240,7 @@ function checkReferences(
             message: `In the assign at ${label(ins)}, "${key}" uses ${ref.text}, but "${ref.name}" is set by the same assign; the keys of one assign are set together, so "${key}" would see the old value.`,
             hint: `Split it into two assign steps: set "${ref.name}" first, then "${key}" in the next step.`,
           });
-        } else {
+        } else if (checkReferenceForm(ins, ref, path, ctx.form)) {
           checkDefined(ins, ref, path, set, ctx);
         }
       }
@@ -240,7 +249,8 @@ function checkReferences(
     const [value, prefix] =
       ins.type === "calling" ? [p.tool_params, ["parameters", "tool_params"]] : [p, ["parameters"]];
     for (const ref of findReferences(value)) {
-      checkDefined(ins, ref, planPath(ins.index, [...prefix, ...ref.where]), set, ctx);
+      const path = planPath(ins.index, [...prefix, ...ref.where]);
+      if (checkReferenceForm(ins, ref, path, ctx.form)) checkDefined(ins, ref, path, set, ctx);
     }
   }
 }
@@ -281,7 +291,10 @@ function checkDefined(
           : `Either ${setIt}, or use one of: ${listNames(known)}.`,
     };
   }
-  ctx.problems.add({ seq_no: ins.seqNo, path, ...problem });
+  if (ctx.unset !== ctx.problems) {
+    problem.message += ` In StackVM compatibility mode the step runs with ${ref.text} left as text where it is not set.`;
+  }
+  ctx.unset.add({ seq_no: ins.seqNo, path, ...problem });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

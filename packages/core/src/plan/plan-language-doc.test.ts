@@ -3,14 +3,15 @@
  * fenced `json` block there is a plan, preceded by a comment that states what
  * to expect of it:
  *
- *     <!-- check: {"inputs": {...}, "final_answer": ..., "invalid": [...], "warnings": [...]} -->
+ *     <!-- check: {"inputs": {...}, "final_answer": ..., "invalid": [...], "warnings": [...], "plan_compat": "stackvm"} -->
  *
  * `invalid` lists problem codes the validator must report (the plan is refused);
  * otherwise the plan must pass with no warning but those listed, and with a
  * `final_answer` it is run to that answer in the in-memory VM (only plans that
  * need no LLM and no sandbox are run). The namespace's own tools the page
  * calls (`crm.find_customer`, `refund`, `average`) are declared here with the
- * inputs the page gives them.
+ * inputs the page gives them. `plan_compat` checks and runs the plan in that
+ * mode (StackVM compatibility mode); absent, strict.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -29,6 +30,7 @@ interface Check {
   final_answer?: unknown;
   invalid?: string[];
   warnings?: string[];
+  plan_compat?: "strict" | "stackvm";
 }
 
 interface Example {
@@ -74,6 +76,7 @@ const validate = (example: Example) =>
     tools,
     allowedTools: new Set(tools.keys()),
     inputs: new Set(Object.keys(example.check.inputs ?? {})),
+    compat: example.check.plan_compat ?? "strict",
   });
 
 const codes = (list: Array<{ code: string }>) => list.map((p) => p.code);
@@ -112,7 +115,11 @@ describe("the plans of docs/plan-language.md", () => {
       const sys = memorySystem();
       const { task } = await sys.tasks.create(
         "acme",
-        CreateTaskInput.parse({ plan: example.plan, inputs: example.check.inputs ?? {} }),
+        CreateTaskInput.parse({
+          plan: example.plan,
+          inputs: example.check.inputs ?? {},
+          ...(example.check.plan_compat ? { plan_compat: example.check.plan_compat } : {}),
+        }),
       );
       await sys.drain();
       const done = await sys.tasks.get("acme", task.task_id);

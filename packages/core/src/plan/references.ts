@@ -41,6 +41,9 @@ export const MAX_VALUE_DEPTH = 28;
 
 type Part = string | Omit<Reference, "where">;
 
+/** A reference that did not resolve, in `stackvm` mode: its text stays. */
+const UNRESOLVED = Symbol("unresolved");
+
 const REFERENCE = /\\\$\{|\$\{\s*([A-Za-z0-9_]+)((?:\.[^\s.{}$\\]+)*)\s*\}/g;
 
 /**
@@ -70,25 +73,50 @@ function parseTemplate(text: string): Part[] | string {
 }
 
 /**
+ * StackVM compatibility mode (`compat-mode.ts`) at run time: as the original VM
+ * did, a reference that does not resolve stays as its text, and only strings at
+ * most `levels` deep are resolved (0: `value` itself when it is a string; 1: also
+ * the values of an object such as `tool_params`); deeper ones stay as written.
+ */
+export interface StackvmResolution {
+  levels: number;
+}
+
+/**
  * Resolves every reference in every string of `value`, at any depth of objects and
  * arrays; object keys are left as they are. A string that is exactly one reference
  * takes the referenced value with its JSON type; a reference inside longer text
  * becomes text (strings as they are, other values as compact JSON).
  *
- * @throws StepError `unknown_reference` when a variable or a path does not exist,
- *   `value_too_deep` when `value` nests deeper than {@link MAX_VALUE_DEPTH}.
+ * With `stackvm`, a reference to a variable that does not exist or a path that
+ * does not resolve is left as the text it was written (`${x}`), and strings
+ * deeper than `stackvm.levels` are left as they are.
+ *
+ * @throws StepError `unknown_reference` when a variable or a path does not exist
+ *   (not with `stackvm`), `value_too_deep` when `value` nests deeper than {@link MAX_VALUE_DEPTH}.
  * @example
  * const lookup = lookupVariables({ user: { name: "Ada", langs: ["en", "fr"] } });
  * resolveReferences("${user.langs}", lookup)            // ["en", "fr"]
  * resolveReferences("Hi ${user.name} (${user.langs.1})", lookup) // "Hi Ada (fr)"
  * resolveReferences({ note: "costs \\${5}" }, lookup)    // { note: "costs ${5}" }
+ * resolveReferences("${nobody} ${user.age}", lookup, { levels: 0 }) // "${nobody} ${user.age}"
  */
-export function resolveReferences(value: unknown, lookup: Lookup): unknown {
-  return resolveAt(value, lookup, 0);
+export function resolveReferences(
+  value: unknown,
+  lookup: Lookup,
+  stackvm?: StackvmResolution,
+): unknown {
+  return resolveAt(value, lookup, stackvm, 0);
 }
 
-function resolveAt(value: unknown, lookup: Lookup, depth: number): unknown {
-  if (typeof value === "string") return resolveString(value, lookup);
+function resolveAt(
+  value: unknown,
+  lookup: Lookup,
+  stackvm: StackvmResolution | undefined,
+  depth: number,
+): unknown {
+  if (stackvm && depth > stackvm.levels) return value;
+  if (typeof value === "string") return resolveString(value, lookup, stackvm !== undefined);
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_VALUE_DEPTH) {
     throw new StepError(
@@ -96,20 +124,38 @@ function resolveAt(value: unknown, lookup: Lookup, depth: number): unknown {
       `A parameter nests objects and arrays more than ${MAX_VALUE_DEPTH} levels deep. Flatten it.`,
     );
   }
-  if (Array.isArray(value)) return value.map((item) => resolveAt(item, lookup, depth + 1));
+  if (Array.isArray(value)) {
+    return value.map((item) => resolveAt(item, lookup, stackvm, depth + 1));
+  }
   // fromEntries defines own properties, so a key such as "__proto__" stays a plain key.
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, resolveAt(item, lookup, depth + 1)]),
+    Object.entries(value).map(([key, item]) => [key, resolveAt(item, lookup, stackvm, depth + 1)]),
   );
 }
 
-function resolveString(text: string, lookup: Lookup): unknown {
+function resolveString(text: string, lookup: Lookup, lenient: boolean): unknown {
   const parts = parseTemplate(text);
   if (typeof parts === "string") return parts;
+  const value = (part: Omit<Reference, "where">): unknown => {
+    if (!lenient) return referencedValue(part, lookup);
+    try {
+      return referencedValue(part, lookup);
+    } catch (error) {
+      if (error instanceof StepError && error.code === "unknown_reference") return UNRESOLVED;
+      throw error;
+    }
+  };
   const [first] = parts;
-  if (parts.length === 1 && typeof first === "object") return referencedValue(first, lookup);
+  if (parts.length === 1 && typeof first === "object") {
+    const found = value(first);
+    return found === UNRESOLVED ? first.text : found;
+  }
   return parts
-    .map((part) => (typeof part === "string" ? part : asText(referencedValue(part, lookup))))
+    .map((part) => {
+      if (typeof part === "string") return part;
+      const found = value(part);
+      return found === UNRESOLVED ? part.text : asText(found);
+    })
     .join("");
 }
 

@@ -112,4 +112,55 @@ describe("plans written for the original StackVM", () => {
     const result = validatePlan([done(0, "${nowhere}")], context);
     expect(result.ok).toBe(false);
   });
+
+  it("runs an instruction typed as a tool whose parameters are already a calling (issue 24)", () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "llm_generate",
+        parameters: {
+          tool_name: "llm_generate",
+          tool_params: { prompt: "Say hi" },
+          output_vars: ["final_answer"],
+        },
+      },
+    ];
+    const result = validatePlan(plan, context);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.plan).toEqual([
+      {
+        seq_no: 0,
+        type: "calling",
+        parameters: {
+          tool_name: "llm_generate",
+          tool_params: { prompt: "Say hi" },
+          output_vars: ["final_answer"],
+        },
+      },
+    ]);
+    expect(codes(result.warnings)).toEqual(["tool_as_type"]);
+  });
+
+  it("counts a calling that sets final_answer as ending its branch (issue 24)", () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "calling",
+        parameters: {
+          tool_name: "llm_generate",
+          tool_params: { prompt: "hi" },
+          output_vars: ["final_answer"],
+        },
+      },
+      { seq_no: 1, type: "jmp", parameters: { target_seq: 7 } },
+    ];
+    const result = validatePlan(plan, context);
+    expect(result.ok).toBe(true);
+    expect(codes(result.warnings)).toEqual(["unknown_jump_target"]);
+    // The same jmp reached (final_answer set only after it) is still refused.
+    const reached = validatePlan([plan[1], { ...plan[0], seq_no: 2 }], context);
+    expect(reached.ok).toBe(false);
+    if (!reached.ok) expect(codes(reached.problems)).toContain("unknown_jump_target");
+  });
 });

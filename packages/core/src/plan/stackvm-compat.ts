@@ -11,10 +11,18 @@
  *   same parameters) into `jmp`, and, in an instruction whose type is a tool
  *   (the form of that spec), a single `output_var` name into `output_vars: [name]`;
  *
+ * - an instruction of any other type whose `parameters` are already in calling
+ *   form (`tool_name`, `tool_params`) into that `calling` (StackVM's VM ran an
+ *   unknown type as a calling);
+ * - in StackVM compatibility mode only (`compat-mode.ts`): a variable name with
+ *   stray spaces (an output var, an assign's key) trimmed; StackVM matched
+ *   `${ name}` to the name " name" by text, and our references allow the spaces.
+ *
  * each with a warning, so the answer that accepts the plan says what changed.
  * Where the language stays stricter (an unknown reference is an error, not text
- * left as `${x}`), nothing is rewritten here.
+ * left as `${x}`, unless in compatibility mode), nothing is rewritten here.
  */
+import type { PlanCompat } from "./compat-mode";
 import type { ProblemList } from "./problems";
 import { label, planPath } from "./problems";
 
@@ -35,6 +43,7 @@ export function normalizeStackvmPlan(
   plan: readonly unknown[],
   tools: { has(name: string): boolean },
   warnings: ProblemList,
+  compat: PlanCompat = "strict",
 ): unknown[] {
   return Array.from(plan, (raw: unknown, index) => {
     if (!isObject(raw)) return raw;
@@ -51,7 +60,17 @@ export function normalizeStackvmPlan(
       });
     }
     const type = instruction.type;
-    if (
+    if (typeof type === "string" && !TYPES.has(type) && isCallingForm(raw.parameters)) {
+      // Already {tool_name, tool_params, output_vars}: StackVM ran it as that calling.
+      instruction = { ...raw, type: "calling" };
+      warnings.add({
+        seq_no: entry.seqNo,
+        path: planPath(index, ["type"]),
+        code: "tool_as_type",
+        message: `The instruction at ${label(entry)} has the type "${type}" and parameters of a calling: it is read as a calling of "${String(raw.parameters.tool_name)}".`,
+        hint: 'Write "type": "calling".',
+      });
+    } else if (
       typeof type === "string" &&
       !TYPES.has(type) &&
       tools.has(type) &&
@@ -88,8 +107,55 @@ export function normalizeStackvmPlan(
         hint: `Write {"type": "calling", "parameters": {"tool_name": "${type}", "tool_params": {...}, "output_vars": [...]}}.`,
       });
     }
-    return normalizeLlmGenerate(instruction, entry, warnings);
+    const normalized = normalizeLlmGenerate(instruction, entry, warnings);
+    return compat === "stackvm" ? trimNames(normalized, entry, warnings) : normalized;
   });
+}
+
+/** Parameters already in calling form: a tool name and an object of tool params. */
+function isCallingForm(p: unknown): p is Record<string, unknown> {
+  return isObject(p) && typeof p.tool_name === "string" && isObject(p.tool_params);
+}
+
+/** StackVM compatibility mode: output vars and assign keys with stray spaces, trimmed. */
+function trimNames(
+  instruction: Record<string, unknown>,
+  entry: { index: number; seqNo: number | null },
+  warnings: ProblemList,
+): Record<string, unknown> {
+  const p = instruction.parameters;
+  if (!isObject(p)) return instruction;
+  const warn = (name: string, keys: PropertyKey[]) =>
+    warnings.add({
+      seq_no: entry.seqNo,
+      path: planPath(entry.index, ["parameters", ...keys]),
+      code: "name_trimmed",
+      message: `The variable name ${JSON.stringify(name)} at ${label(entry)} has stray spaces; it is read as "${name.trim()}".`,
+      hint: `Write "${name.trim()}".`,
+    });
+  const stray = (name: unknown): name is string =>
+    typeof name === "string" && name !== name.trim() && name.trim() !== "";
+  if (instruction.type === "calling" && Array.isArray(p.output_vars)) {
+    if (!p.output_vars.some(stray)) return instruction;
+    const output_vars = p.output_vars.map((name: unknown, i) => {
+      if (!stray(name)) return name;
+      warn(name, ["output_vars", i]);
+      return name.trim();
+    });
+    return { ...instruction, parameters: { ...p, output_vars } };
+  }
+  if (instruction.type === "assign") {
+    const keys = Object.keys(p);
+    // A trimmed name that another key already has is left for validation to refuse.
+    if (!keys.some((k) => stray(k) && !Object.hasOwn(p, k.trim()))) return instruction;
+    const entries = Object.entries(p).map(([key, value]): [string, unknown] => {
+      if (!stray(key) || Object.hasOwn(p, key.trim())) return [key, value];
+      warn(key, [key]);
+      return [key.trim(), value];
+    });
+    return { ...instruction, parameters: Object.fromEntries(entries) };
+  }
+  return instruction;
 }
 
 function normalizeLlmGenerate(

@@ -10,13 +10,14 @@
  * 4. references are set on every path, 5. `final_answer` is reachable,
  * 6. unreachable instructions are warnings (`control-flow.ts`).
  */
+import type { PlanCompat } from "./compat-mode";
 import { checkFlow } from "./control-flow";
 import { checkGroupMarks } from "./groups";
 import { shapeProblem } from "./json-shape";
 import { checkParameters, INSTRUCTION_TYPES, type InstructionType } from "./parameters-check";
 import { label, type PlanProblem, ProblemList, planPath } from "./problems";
 import { MAX_VALUE_DEPTH } from "./references";
-import { MAX_PLAN_LENGTH, Plan } from "./schema";
+import { FINAL_ANSWER, MAX_PLAN_LENGTH, Plan } from "./schema";
 import { normalizeStackvmPlan } from "./stackvm-compat";
 import { checkToolCall, type ToolInput } from "./tool-check";
 
@@ -27,6 +28,11 @@ export interface ValidationContext {
   allowedTools: ReadonlySet<string>;
   /** Variables that exist before the plan runs (task inputs). */
   inputs: ReadonlySet<string>;
+  /**
+   * `stackvm`: StackVM compatibility mode (`compat-mode.ts`): names with stray
+   * spaces are trimmed and references nothing sets are warnings. Default `strict`.
+   */
+  compat?: PlanCompat;
 }
 
 export type ValidationResult =
@@ -96,7 +102,8 @@ export function validatePlan(input: unknown, context: ValidationContext): Valida
 
   // Array.from visits holes too, so every index gets an entry.
   // Plans written for the original StackVM: its forms rewritten, each with a warning.
-  const plan = normalizeStackvmPlan(input, context.tools, warnings);
+  const compat = context.compat ?? "strict";
+  const plan = normalizeStackvmPlan(input, context.tools, warnings, compat);
   const entries = Array.from(plan, (raw: unknown, index) =>
     readInstruction(raw, index, context, problems, warnings),
   );
@@ -115,7 +122,8 @@ export function validatePlan(input: unknown, context: ValidationContext): Valida
       warnings,
     );
   }
-  checkFlow(entries, context.inputs, problems, warnings);
+  // In StackVM compatibility mode, a reference nothing sets runs as text: a warning.
+  checkFlow(entries, context.inputs, problems, warnings, compat);
 
   if (problems.size === 0) {
     const parsed = Plan.safeParse(plan);
@@ -316,13 +324,20 @@ function reachableIndexes(entries: readonly Entry[]): Set<number> {
         if (target !== undefined) stack.push(target);
       }
       if ("target_seq" in p) continue;
-    } else if (e.type === "assign" && Object.hasOwn(p, "final_answer")) continue;
+    } else if (setsFinalAnswer(e.type, p)) continue;
     stack.push(index + 1);
   }
   return seen;
 }
 
-/** True when `value` nests containers deeper than `limit`; iterative, for any depth. */
+/** An assign or a calling that sets final_answer ends the branch (the VM stops there). */
+function setsFinalAnswer(type: InstructionType | null, p: Record<string, unknown>): boolean {
+  if (type === "assign") return Object.hasOwn(p, FINAL_ANSWER);
+  if (type !== "calling") return false;
+  const out = p.output_vars;
+  return out === FINAL_ANSWER || (Array.isArray(out) && out.includes(FINAL_ANSWER));
+}
+
 function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";

@@ -249,6 +249,8 @@ export class BranchService {
 
     let pending: PendingWork | null = null;
     const plan: Plan | null = state.plan;
+    // The task's mode (its own, or its namespace's when it started), as its steps run.
+    const compat = origin.config.namespace.plan_compat ?? "strict";
     if (input.suggestion !== undefined) {
       const reason = options.evaluationRound === undefined ? "fork" : "evaluation";
       pending = { kind: "replan", reason, suggestion: input.suggestion };
@@ -258,6 +260,7 @@ export class BranchService {
         origin.config.namespace.name,
         input.plan,
         Object.keys(state.variables),
+        compat,
       );
       pending = { kind: "replace_plan", plan: validated };
     } else if (input.step !== undefined) {
@@ -282,6 +285,7 @@ export class BranchService {
         origin.config.namespace.name,
         replaced,
         Object.keys(state.variables),
+        compat,
       );
       pending = { kind: "replace_step", seq_no: input.step.seq_no, instruction: parsed.data };
     } else if (state.pc === null || state.plan === null) {

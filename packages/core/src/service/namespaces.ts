@@ -8,6 +8,7 @@ import { isErrorKind, NotFoundError, ValidationError } from "../errors";
 import { KnowledgeBaseName } from "../knowledge/model";
 import type { NamespaceConfig } from "../model";
 import { hostPatternProblem } from "../net/host-allow-list";
+import { PlanCompat } from "../plan/compat-mode";
 import { MAX_GROUP_WIDTH } from "../plan/groups";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
@@ -49,6 +50,10 @@ export const NamespaceInput = z
     knowledge_bases: z.array(KnowledgeBaseName).max(100).optional(),
     /** Members of a parallel group run at once, at most this many (1: one at a time; default 4). */
     parallel_width: z.number().int().min(1).max(MAX_GROUP_WIDTH).optional(),
+    /** `stackvm`: plans run in StackVM compatibility mode (plan-language.md); default `strict`. */
+    plan_compat: PlanCompat.optional().describe(
+      "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
+    ),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -64,6 +69,7 @@ export const Namespace = z.object({
   sandbox_limits: SandboxLimitsRequest.optional(),
   knowledge_bases: z.array(z.string()).optional(),
   parallel_width: z.number().int().optional(),
+  plan_compat: PlanCompat,
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });
@@ -158,6 +164,7 @@ export class NamespaceService implements ToolRecords {
         ...(typeof stored.parallel_width === "number"
           ? { parallel_width: stored.parallel_width }
           : {}),
+        plan_compat: stored.plan_compat === "stackvm" ? "stackvm" : "strict",
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -170,6 +177,7 @@ export class NamespaceService implements ToolRecords {
         allowed_hosts: [],
         description: "All built-in tools, no hosts.",
         ...own,
+        plan_compat: "strict",
         created_at: null,
         updated_at: null,
       };
@@ -208,6 +216,7 @@ export class NamespaceService implements ToolRecords {
       ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
       ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
       ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
+      ...(input.plan_compat === "stackvm" ? { plan_compat: "stackvm" } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -372,5 +381,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
     ...(ns.knowledge_bases ? { knowledge_bases: ns.knowledge_bases } : {}),
     ...(ns.parallel_width ? { parallel_width: ns.parallel_width } : {}),
+    ...(ns.plan_compat === "stackvm" ? { plan_compat: "stackvm" as const } : {}),
   };
 }

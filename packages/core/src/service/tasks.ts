@@ -13,6 +13,7 @@ import {
   TERMINAL_STATUSES,
   ZERO_USAGE,
 } from "../model";
+import { PlanCompat } from "../plan/compat-mode";
 import type { PlanProblem } from "../plan/problems";
 import { type Plan, VariableName } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
@@ -39,8 +40,17 @@ export const CreateTaskInput = z
     goal: z.string().min(1).max(10_000).optional(),
     plan: z.array(z.unknown()).optional(),
     inputs: z.record(VariableName, z.unknown()).default({}),
-    response_format: z.record(z.string(), z.unknown()).optional(),
+    // null is absent, as StackVM's own API example sends it.
+    response_format: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe('How to answer, e.g. {"lang": "Japanese"}; null is the same as absent'),
     namespace: z.string().min(1).max(64).default("default"),
+    /** Overrides the namespace's `plan_compat` for this task (plan-language.md). */
+    plan_compat: PlanCompat.optional().describe(
+      "stackvm: run the plan in StackVM compatibility mode (docs/plan-language.md); absent: the namespace's plan_compat",
+    ),
     budget: Budget.default({ max_steps: 200 }),
     webhook_url: z.string().url().max(2048).optional(),
     evaluate: z.boolean().default(false),
@@ -83,14 +93,19 @@ export interface StartedTask {
 export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {}
 
-  /** Validates a plan against the namespace's tools; 422 with every problem. */
+  /**
+   * Validates a plan against the namespace's tools; 422 with every problem. `compat`:
+   * the branch's own mode (a task may override its namespace's); absent, the namespace's.
+   */
   async validate(
     tenant: string,
     namespace: string,
     plan: unknown,
     inputs: Iterable<string>,
+    compat?: PlanCompat,
   ): Promise<Plan> {
-    return this.validateIn(await this.deps.namespaces.resolve(tenant, namespace), plan, inputs);
+    const resolved = await this.deps.namespaces.resolve(tenant, namespace);
+    return this.checkPlan(resolved, plan, inputs, compat).plan;
   }
 
   /**
@@ -109,11 +124,13 @@ export class TaskService {
     namespace: ResolvedNamespace,
     plan: unknown,
     inputs: Iterable<string>,
+    compat: PlanCompat = namespace.config.plan_compat ?? "strict",
   ): { plan: Plan; warnings: PlanProblem[] } {
     const result = validatePlan(plan, {
       tools: namespace.tools.all,
       allowedTools: namespace.tools.allowed,
       inputs: new Set(inputs),
+      compat,
     });
     if (!result.ok) {
       throw new ValidationError(
@@ -159,7 +176,11 @@ export class TaskService {
   ): Promise<StartedTask> {
     let taskId = givenTaskId ?? newTaskId();
     if (input.plan === undefined) this.requireLlm();
-    const resolved = await this.deps.namespaces.resolve(tenant, input.namespace);
+    const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
+    // The task's own plan_compat wins; the branch's copy of the namespace carries it to the VM.
+    const resolved: ResolvedNamespace = input.plan_compat
+      ? { ...namespace, config: { ...namespace.config, plan_compat: input.plan_compat } }
+      : namespace;
     if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;

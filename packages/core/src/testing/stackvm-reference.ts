@@ -7,21 +7,26 @@
  * The rules modelled (StackVM's `instruction_handlers.py`, `variable_manager.py`,
  * `engine.py`, as the project's research notes describe them):
  * - the program counter is an index into the plan; a jump names a `seq_no`;
- * - `${name}` and `${name.key}` become Python's `str()` of the value; a name that
- *   is not set stays as the text `${name}`; only the top-level values of
- *   `tool_params` and of `assign` are interpolated;
+ * - `${name}` and `${name.key}` become Python's `str()` of the value, by text
+ *   replacement for each variable set, in the order they were first set (so a
+ *   name with a stray space, " x", is matched by `${ x}`); a reference that
+ *   matches no variable, or a key that a dict value lacks or a value that is no
+ *   dict, stays as its text; only the top-level values of `tool_params` and of
+ *   `assign` are interpolated;
  * - a conditional `jmp` asks the LLM and goes to `jump_if_true` or `jump_if_false`;
  * - a `calling` with one output var stores the whole result; with several, the
  *   first JSON object of the (string) result, by key;
  * - setting a variable whose name is a substring of "final_answer" ends the run
  *   (StackVM's `var_name in ("final_answer")`, kept as it was);
- * - `reasoning` does nothing.
+ * - `reasoning` does nothing;
+ * - an instruction of an unknown type runs as a `calling` of its `tool_name`.
  * Plans of StackVM's first spec ran the same way in the VM of their time: a tool
  * name as the type was the call (`llm_generate{prompt, context, output_var}`),
  * and `jmp_if` was the conditional `jmp` (merged into it on 2024-10-13).
  * Not modelled, as no sampled plan needs them: arithmetic in `assign` (the
  * evaluator refuses such a plan), garbage collection of variables (it never
- * changes an answer), and step results reused on a backward jump.
+ * changes an answer; `variables` is every variable the run set), step results
+ * reused on a backward jump, and the parallel look-ahead (it runs the same steps).
  */
 
 /** The answers both VMs are given: the scripted LLM and the scripted retrieval. */
@@ -37,7 +42,6 @@ export interface StackvmScript {
 type Instruction = { seq_no: number; type: string; parameters: Record<string, unknown> };
 
 const MATH = /^(?=.*[-+*/().%])[-+*/().%\d\s]+$/;
-const REFERENCE = /\$\{(\w+)(?:\.(\w+))?\}/g;
 
 /** Python's `str()` of a JSON value, as StackVM put a value into text. */
 export function pythonStr(value: unknown): string {
@@ -58,20 +62,36 @@ function pythonRepr(value: unknown): string {
   return String(value);
 }
 
+/** What StackVM's run of a plan ends with. */
+export interface StackvmRun {
+  /** The seq_no of every step run, in order (jumps and reasoning included). */
+  path: number[];
+  /** Every variable set, with its last value, in the order first set. */
+  variables: Map<string, unknown>;
+  finalAnswer: unknown;
+}
+
 /** The final answer StackVM gives for `plan`, or throws where it would fail the step. */
 export function stackvmAnswer(plan: readonly Instruction[], script: StackvmScript): unknown {
+  return stackvmRun(plan, script).finalAnswer;
+}
+
+/** StackVM's run of `plan`: its path, variables and final answer; throws where it would fail. */
+export function stackvmRun(plan: readonly Instruction[], script: StackvmScript): StackvmRun {
   const vars = new Map<string, unknown>();
+  const path: number[] = [];
   const interpolate = (value: unknown): unknown => {
     if (typeof value !== "string") return value;
-    return value.replace(REFERENCE, (whole, name: string, key?: string) => {
-      if (!vars.has(name)) return whole;
-      const v = vars.get(name);
-      if (key === undefined) return pythonStr(v);
-      if (typeof v === "object" && v !== null && key in v) {
-        return pythonStr((v as Record<string, unknown>)[key]);
+    let text = value;
+    for (const [name, v] of vars) {
+      text = text.replaceAll(`\${${name}}`, pythonStr(v));
+      if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+        for (const [key, item] of Object.entries(v)) {
+          text = text.replaceAll(`\${${name}.${key}}`, pythonStr(item));
+        }
       }
-      return whole;
-    });
+    }
+    return text;
   };
   const indexOf = (seq: unknown) => {
     const i = plan.findIndex((s) => s.seq_no === seq);
@@ -88,6 +108,7 @@ export function stackvmAnswer(plan: readonly Instruction[], script: StackvmScrip
     if (pc >= plan.length) throw new Error(`Program counter out of range: ${pc}`);
     if (steps > 1000) throw new Error("the plan does not end");
     const { seq_no: seq, type, parameters: p } = plan[pc]!;
+    path.push(seq);
     let next = pc + 1;
     if (type === "reasoning") {
       // logged only
@@ -117,8 +138,9 @@ export function stackvmAnswer(plan: readonly Instruction[], script: StackvmScrip
               call.outputVars,
             )
           : script.retrieve(call.tool, String(params.query));
+      // No output vars: the call runs and sets nothing (StackVM's `_set_output_vars`).
       if (call.outputVars.length === 1) set(call.outputVars[0]!, result);
-      else {
+      else if (call.outputVars.length > 1) {
         const object = firstJsonObject(result);
         for (const name of call.outputVars) {
           if (!(name in object)) throw new Error(`the result has no key ${name}`);
@@ -128,12 +150,12 @@ export function stackvmAnswer(plan: readonly Instruction[], script: StackvmScrip
     }
     pc = next;
   }
-  return vars.get("final_answer");
+  return { path, variables: vars, finalAnswer: vars.get("final_answer") };
 }
 
 /** A call in either form: `calling{tool_name, tool_params, output_vars}` or a tool name as the type. */
 function asCall(type: string, p: Record<string, unknown>) {
-  if (type === "calling") {
+  if (type === "calling" || typeof p.tool_name === "string") {
     return {
       tool: String(p.tool_name),
       params: p.tool_params as Record<string, unknown>,

@@ -64,12 +64,17 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
       ? { found: true, value: input.variables[name] }
       : { found: false };
   const fallThrough = nextSeqNo(input.plan, instruction.seq_no);
+  // StackVM compatibility mode (the namespace's or the task's): as the original VM, only
+  // top-level strings are resolved (`levels`), and a reference that does not resolve stays text.
+  const stackvm = input.toolContext.namespace.plan_compat === "stackvm";
+  const resolve = (value: unknown, levels = 0) =>
+    resolveReferences(value, lookup, stackvm ? { levels } : undefined);
 
   switch (instruction.type) {
     case "assign": {
       const outputs: Record<string, unknown> = {};
       for (const [name, raw] of Object.entries(instruction.parameters)) {
-        const value = resolveReferences(raw, lookup);
+        const value = resolve(raw);
         outputs[name] = typeof value === "string" ? (evaluateArithmetic(value) ?? value) : value;
       }
       return {
@@ -91,8 +96,8 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
       if ("target_seq" in p) {
         return { instruction, inputs: p, outputs: {}, pcAfter: p.target_seq, completed: false };
       }
-      const prompt = resolveReferences(p.condition_prompt, lookup) as string;
-      const context = p.context === undefined ? undefined : resolveReferences(p.context, lookup);
+      const prompt = resolve(p.condition_prompt) as string;
+      const context = p.context === undefined ? undefined : resolve(p.context);
       const verdict = await input.llm.json({
         purpose: "jmp_condition",
         role: "reason",
@@ -136,7 +141,7 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
           "tool_not_allowed",
         );
       }
-      const params = resolveReferences(rawParams, lookup);
+      const params = resolve(rawParams, 1);
       const parsed = tool.input.safeParse(params);
       if (!parsed.success) {
         throw new StepError(
