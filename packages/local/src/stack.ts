@@ -24,6 +24,7 @@ import {
   isErrorKind,
   type LlmPort,
   type Log,
+  type Resolver,
   type SandboxPort,
   sendWake,
   systemClock,
@@ -83,6 +84,8 @@ export interface LocalStackOptions {
   openSandboxBridge?: boolean;
   /** The clock of steps and wakes (tests of `wait` move it instead of sleeping). */
   clock?: Clock;
+  /** Name resolution for outgoing requests (tests resolve names to loopback without DNS). */
+  resolve?: Resolver;
   /** Hooks that run when a task ends on a branch, before its outgoing webhook (a test makes one throw to play a worker killed there). */
   afterTerminal?: TerminalHook[];
 }
@@ -169,6 +172,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     clock,
     log,
   });
+  const base = systemOptions(config, log, true);
+  // The guard refuses the stack's own listeners whatever the operator opened:
+  // both emulators now, the API's port once it listens. (The sandbox host has
+  // no port: it talks to this process over a pipe.)
+  const ownPorts = new Set(base.outbound.ownPorts);
+  for (const endpoint of Object.values(emulators.endpoints))
+    ownPorts.add(Number(new URL(endpoint).port));
+  if (options.port !== 0) ownPorts.add(options.port);
+  const outbound = {
+    ...base.outbound,
+    ownPorts,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  };
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),
@@ -194,7 +210,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       secrets: new AesSecretBox(localSecretKey(options.dataDir)),
     },
     {
-      ...systemOptions(config, log, true),
+      ...base,
+      outbound,
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       resolvePublicUrl: () => publicUrl,
@@ -237,6 +254,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     server.once("error", (error) => reject(listenError(error, host, options.port)));
   }).catch(abandon);
   const port = (server.address() as AddressInfo).port;
+  ownPorts.add(port);
 
   const worker = startPoller({
     sqs: clients.sqs,
