@@ -44,6 +44,8 @@ export interface Emulators {
   region: string;
   /** The only credentials the emulators accept (random per data folder); the SDK signs with them. */
   credentials: { accessKeyId: string; secretAccessKey: string };
+  /** Their HTTP servers (tests watch what reaches them). */
+  servers: { dynamodb: http.Server; fauxqs: http.Server };
   /** Stops both emulators and closes their connections and files. */
   stop(): Promise<void>;
 }
@@ -90,8 +92,9 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
     });
 
   let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
+  const fauxqsServers: http.Server[] = [];
   try {
-    fauxqs = await pinListenHost(host, credentials, () =>
+    fauxqs = await pinListenHost(host, credentials, fauxqsServers, () =>
       startFauxqs({ port: 0, logger: false, ...(fauxqsDir ? { dataDir: fauxqsDir } : {}) }),
     );
   } catch (error) {
@@ -114,6 +117,7 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
     },
     region: "us-east-1",
     credentials,
+    servers: { dynamodb: dynamo, fauxqs: fauxqsServers[0]! },
     async stop() {
       await Promise.all([stopDynamo(), fauxqs.stop()]);
     },
@@ -127,13 +131,19 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
  * `http.createServer` is only replaced for that synchronous stretch, when no
  * other code can run.
  */
-function pinListenHost<T>(host: string, credentials: EmulatorCredentials, start: () => T): T {
+function pinListenHost<T>(
+  host: string,
+  credentials: EmulatorCredentials,
+  created: http.Server[],
+  start: () => T,
+): T {
   const createServer = http.createServer;
   // The overloads of createServer and listen cannot be forwarded with their types.
   http.createServer = ((...args: Parameters<typeof createServer>) => {
     const server = createServer(...args);
     // Fastify hands its handler to createServer: the check goes in front of it here.
     requireSignature(server, credentials);
+    created.push(server);
     const listen = server.listen;
     server.listen = ((...listenArgs: unknown[]) => {
       const [first, ...rest] = listenArgs;

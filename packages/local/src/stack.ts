@@ -4,6 +4,7 @@
  * a poller in the place of Lambda's SQS event source mapping (for the step queue
  * and for the DLQ), and timers in the place of the cron sweep.
  */
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "@stackvm/api";
@@ -97,6 +98,8 @@ export interface LocalStack {
   /** The key provisioned at start, or created and printed when none was given. */
   apiKey: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
+  /** The stack's own listening servers: the API and both emulators (tests watch what reaches them). */
+  servers: { api: Server; dynamodb: Server; fauxqs: Server };
   /** The LLM the worker calls (for the start-up banner); null when none is configured. */
   llm: LlmSummary | null;
   /** The AWS SDK clients every adapter uses (the benchmark meters them). */
@@ -306,6 +309,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     apiKey,
     llm: llmSummary(config),
     endpoints: emulators.endpoints,
+    servers: { ...emulators.servers, api: server as unknown as Server },
     clients,
     queueUrl: queues.queueUrl,
     dlqUrl: queues.dlqUrl,
