@@ -137,7 +137,6 @@ export {
 export {
   hostPatternProblem,
   isLoopbackHost,
-  listsLoopbackHost,
   matchHost,
   normalizeHost,
 } from "./net/host-allow-list";
