@@ -24,6 +24,15 @@ describe("matchHost", () => {
   });
 });
 
+describe("isLoopbackHost", () => {
+  it("knows loopback in its spellings", () => {
+    expect(isLoopbackHost("127.1.2.3")).toBe(true);
+    expect(isLoopbackHost("::ffff:127.0.0.1")).toBe(true);
+    expect(isLoopbackHost("api.localhost")).toBe(true);
+    expect(isLoopbackHost("10.0.0.1")).toBe(false);
+  });
+});
+
 describe("hostPatternProblem", () => {
   it.each(["api.example.com", "*.example.com", "127.0.0.1", "::1", "[::1]", "my_host.internal"])(
     "accepts %s",
