@@ -57,6 +57,10 @@ export async function startTestStack(
       // Tests poll hard and start many tasks at once; the quota tests lower these per tenant.
       STACKVM_RATE_LIMIT_RPS: "100000",
       STACKVM_MAX_RUNNING_TASKS: "1000",
+      // The operator's opt-in a developer gives to call servers on this machine:
+      // tests run their MCP, HTTP-tool and webhook servers on loopback. The
+      // stack's own ports stay refused (test/system/tenant-walls.test.ts).
+      STACKVM_OPEN_PRIVATE_RANGES: "127.0.0.0/8,::1",
       ...env,
     },
   });

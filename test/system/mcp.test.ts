@@ -233,12 +233,12 @@ describe("an MCP server as a tool source", () => {
       expect(created.status).toBe(202);
       const task = await t.waitForTask(created.body.task_id);
       expect(task.status).toBe("failed");
-      // Loopback is reachable only when the namespace lists it, so the guard
-      // refuses the address itself (a public host not listed: host_not_allowed).
+      // The operator opened loopback (the harness's STACKVM_OPEN_PRIVATE_RANGES),
+      // so what refuses it is the namespace's own allow-list, checked at each call.
       const error = (await commitsOf(task.task_id)).find(
-        (c) => c.error?.code === "address_forbidden",
+        (c) => c.error?.code === "host_not_allowed",
       );
-      expect(error?.error?.message).toMatch(/refused to connect to 127\.0\.0\.1/);
+      expect(error?.error?.message).toMatch(/host '127\.0\.0\.1' is not allowed/);
       expect(mcp.calls.length).toBe(callsBefore);
     } finally {
       const namespace = { allowed_hosts: ["127.0.0.1"], allowed_tools: ["llm_generate"] };

@@ -179,7 +179,7 @@ describe("HTTP tools", () => {
   });
 
   it.each([
-    ["the metadata address", "http://169.254.169.254/latest/meta-data", /not https/],
+    ["the metadata address", "http://169.254.169.254/latest/meta-data", /metadata/],
     ["a host the namespace does not allow", "https://api.example.com/add", /allowed_hosts/],
     ["loopback over https when not listed", "https://localhost/add", /allowed_hosts/],
   ])("refuses a URL to %s with 422 and stores nothing", async (_what, url, message) => {
@@ -195,7 +195,7 @@ describe("HTTP tools", () => {
     expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("sneaky");
   });
 
-  it("refuses the metadata address at call time even when the namespace lists it", async () => {
+  it("refuses the metadata address when the tool is added, even when the namespace lists it", async () => {
     await putNamespace("meta", { allowed_hosts: ["169.254.169.254"] });
     const added = await t.api("POST", "/v1/namespaces/meta/http-tools", {
       name: "steal",
@@ -203,18 +203,12 @@ describe("HTTP tools", () => {
       url: "https://169.254.169.254/latest/meta-data",
       input_schema: { type: "object" },
     });
-    expect(added.status).toBe(201);
-    t.llm.on("plan_update", { fault: "status", status: 400, message: "no replan here" });
-    const created = await t.api("POST", "/v1/tasks", {
-      namespace: "meta",
-      plan: [call(0, "steal", {}, ["out"]), finish(1, "${out}")],
-    });
-    const task = await t.waitForTask(created.body.task_id);
-    const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits`);
-    const codes = commits.body.commits.map(
-      (c: { error: { code?: string } | null }) => c.error?.code,
+    expect(added.status).toBe(422);
+    expect(added.body.error.message).toMatch(
+      /cloud metadata address.*allowed_hosts cannot open it/,
     );
-    expect(codes).toContain("address_forbidden");
+    const listed = await t.api("GET", "/v1/tools?namespace=meta");
+    expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain("steal");
   });
 
   it("refuses a schema violation at validation with a hint, and a taken name", async () => {

@@ -39,7 +39,8 @@ function guardedFetchLike(connection: McpConnection) {
       { url: String(url), method, headers, ...(body === undefined ? {} : { body }) },
       {
         allowedHosts: connection.allowedHosts,
-        allowLoopback: connection.allowLoopback,
+        policy: connection.policy,
+        ...(connection.policy.resolve ? { resolve: connection.policy.resolve } : {}),
         timeoutMs: connection.timeoutMs,
         maxResponseBytes: connection.maxResponseBytes,
         maxRedirects: 0,

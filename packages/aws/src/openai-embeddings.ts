@@ -11,14 +11,19 @@ import {
   StepError,
 } from "@stackvm/core";
 import OpenAI, { APIConnectionError, APIError } from "openai";
-import { retryAfterSeconds } from "./openai-llm";
+import { NO_REDIRECTS, retryAfterSeconds } from "./openai-llm";
 
 export class OpenAiEmbeddings implements EmbeddingPort {
   private readonly client: OpenAI;
 
   /** Takes the same key and base URL as the LLM (`OPENAI_API_KEY`, `OPENAI_BASE_URL`). */
   constructor(options: { apiKey: string; baseURL?: string }) {
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      maxRetries: 0,
+      fetchOptions: NO_REDIRECTS,
+    });
   }
 
   async embed(request: EmbeddingRequest): Promise<EmbeddingResponse> {

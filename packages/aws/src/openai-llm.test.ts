@@ -4,6 +4,9 @@
  * adapter must do (retries, repairs, budgets, costs, refusals, a server that is
  * not there) is the conformance suite's: test/conformance/llm-port.test.ts.
  */
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   createLlmSession,
   type LlmBudget,
@@ -19,6 +22,7 @@ import {
   type ScriptedLlm,
   startScriptedLlm,
 } from "../../../test/support/llm-server";
+import { OpenAiEmbeddings } from "./openai-embeddings";
 import { OpenAiLlm, retryAfterSeconds } from "./openai-llm";
 
 const Verdict = z.object({ result: z.boolean(), explanation: z.string() });
@@ -194,5 +198,41 @@ describe("retryAfterSeconds", () => {
     [{}, undefined],
   ])("reads %j as %s", (headers, seconds) => {
     expect(retryAfterSeconds(new Headers(headers), now)).toBe(seconds);
+  });
+});
+
+describe("OpenAiLlm and OpenAiEmbeddings redirects", () => {
+  it("follow none: a redirecting server cannot send the stack to another listener", async () => {
+    let reached = 0;
+    const target = createServer((_req, res) => {
+      reached++;
+      res.end("{}");
+    });
+    await new Promise<void>((r) => target.listen(0, "127.0.0.1", r));
+    const to = `http://127.0.0.1:${(target.address() as AddressInfo).port}/v1`;
+    const redirector = createServer((req, res) => {
+      res.writeHead(307, { location: `${to}${req.url?.replace(/^\/v1/, "")}` }).end();
+    });
+    await new Promise<void>((r) => redirector.listen(0, "127.0.0.1", r));
+    const baseURL = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/v1`;
+    try {
+      const llm = new OpenAiLlm({ apiKey: "sk-test", baseURL });
+      await expect(
+        llm.complete({
+          model: "m",
+          purpose: "generate",
+          messages,
+          timeoutMs: 5000,
+        } as unknown as LlmRequest),
+      ).rejects.toThrow();
+      const embeddings = new OpenAiEmbeddings({ apiKey: "sk-test", baseURL });
+      await expect(
+        embeddings.embed({ model: "e", input: ["x"], timeoutMs: 5000 } as never),
+      ).rejects.toThrow();
+      expect(reached).toBe(0);
+    } finally {
+      target.close();
+      redirector.close();
+    }
   });
 });

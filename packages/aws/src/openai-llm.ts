@@ -29,6 +29,14 @@ export interface OpenAiLlmOptions {
 }
 
 /**
+ * The LLM and embeddings endpoints are the operator's (`OPENAI_BASE_URL`, often
+ * on loopback, Ollama); no tenant setting reaches them. Their clients follow no
+ * redirect, so a server there cannot bounce the stack to its own listeners or
+ * the metadata address: an OpenAI-compatible API does not redirect.
+ */
+export const NO_REDIRECTS = { redirect: "error" } as const;
+
+/**
  * @example
  * const llm = new OpenAiLlm({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL });
  * const session = createLlmSession({ port: llm, config: loadLlmConfig(env), budget: {} });
@@ -47,6 +55,7 @@ export class OpenAiLlm implements LlmPort {
         apiKey: options.apiKey,
         baseURL: options.baseURL,
         maxRetries: 0,
+        fetchOptions: NO_REDIRECTS,
       });
       this.now = options.now ?? Date.now;
     }

@@ -137,10 +137,18 @@ export {
 export {
   hostPatternProblem,
   isLoopbackHost,
-  listsLoopbackHost,
   matchHost,
   normalizeHost,
 } from "./net/host-allow-list";
+export { localUrlProblem, privateTarget, urlPort } from "./net/local-url";
+export type { OpenRange, OutboundPolicy } from "./net/outbound-policy";
+export {
+  CLOSED_POLICY,
+  LOOPBACK_OPENED,
+  METADATA_ADDRESSES,
+  parseOpenRanges,
+  runtimeApiPort,
+} from "./net/outbound-policy";
 export { webhookUrlCheck } from "./net/webhook-url";
 export {
   evaluateArithmetic,

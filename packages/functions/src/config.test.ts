@@ -103,3 +103,28 @@ describe("whether the deployment has an LLM (STACKVM_LLM_CONFIGURED)", () => {
     expect(() => withLlm.system.tasks.requireLlm()).not.toThrow();
   });
 });
+
+describe("the outbound guard's settings", () => {
+  it("opens nothing private unless STACKVM_OPEN_PRIVATE_RANGES says so", () => {
+    expect(loadConfig(base).openRanges).toEqual([]);
+    expect(
+      loadConfig({ ...base, STACKVM_OPEN_PRIVATE_RANGES: "127.0.0.1, 10.0.0.0/8" }).openRanges,
+    ).toHaveLength(2);
+  });
+
+  it.each(["169.254.169.254", "0.0.0.0/0", "example.com"])(
+    "stops the start on STACKVM_OPEN_PRIVATE_RANGES=%s, naming it",
+    (value) => {
+      expect(() => loadConfig({ ...base, STACKVM_OPEN_PRIVATE_RANGES: value })).toThrow(
+        new RegExp(`STACKVM_OPEN_PRIVATE_RANGES: '${value.replace(/\./g, "\\.")}'`),
+      );
+    },
+  );
+
+  it("counts Lambda's runtime API among the stack's own ports", () => {
+    expect(loadConfig({ ...base, AWS_LAMBDA_RUNTIME_API: "127.0.0.1:9001" }).ownPorts).toEqual([
+      9001,
+    ]);
+    expect(loadConfig(base).ownPorts).toEqual([]);
+  });
+});

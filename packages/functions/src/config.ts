@@ -2,7 +2,14 @@
  * Configuration, read once at start by each entry file and validated with zod: a
  * wrong or missing setting stops the start with a message naming it.
  */
-import { DEFAULT_TRACE_RETENTION_DAYS, type LlmConfig, loadLlmConfig } from "@stackvm/core";
+import {
+  DEFAULT_TRACE_RETENTION_DAYS,
+  type LlmConfig,
+  loadLlmConfig,
+  type OpenRange,
+  parseOpenRanges,
+  runtimeApiPort,
+} from "@stackvm/core";
 import * as z from "zod";
 import {
   DEFAULT_EMBEDDING_MODELS,
@@ -55,6 +62,8 @@ const Env = z.object({
   STACKVM_MONTHLY_TOKEN_BUDGET: z.coerce.number().int().min(0).optional(),
   STACKVM_MONTHLY_COST_BUDGET_USD: z.coerce.number().min(0).optional(),
   // Outgoing webhooks: attempts stay within the queue's maxReceiveCount (5).
+  // Loopback and private ranges outgoing requests may reach (outbound-policy.ts); none by default.
+  STACKVM_OPEN_PRIVATE_RANGES: z.string().optional(),
   STACKVM_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(5).default(5),
   STACKVM_WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   STACKVM_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
@@ -126,6 +135,10 @@ export interface RuntimeConfig {
   llmConfigured: boolean | null;
   /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
   knowledge: { embeddingModel: string; indexUri: string; maxUploadBytes: number };
+  /** `STACKVM_OPEN_PRIVATE_RANGES`: the loopback and private ranges the operator opened to outgoing requests. */
+  openRanges: OpenRange[];
+  /** Ports of this machine's own services that no outgoing request may reach (Lambda's runtime API). */
+  ownPorts: number[];
   /** Where tenants' schedules go on AWS; null when not configured. */
   schedules: ScheduleTarget | null;
   /** Where the worker's one-time wakes go on AWS; null when not configured. */
@@ -162,6 +175,12 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     throw new ConfigError(
       "bad configuration: LLM_PROVIDER=bedrock needs LLM_MODEL, a Bedrock model id or inference profile enabled in your account, e.g. LLM_MODEL=us.anthropic.claude-3-5-haiku-20241022-v1:0 or LLM_MODEL=amazon.nova-lite-v1:0",
     );
+  }
+  let openRanges: OpenRange[];
+  try {
+    openRanges = parseOpenRanges(e.STACKVM_OPEN_PRIVATE_RANGES);
+  } catch (error) {
+    throw new ConfigError(`bad configuration: ${(error as Error).message}`);
   }
   let llm: LlmConfig;
   try {
@@ -204,6 +223,8 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     llmUnreachableSeconds: e.STACKVM_LLM_UNREACHABLE_SECONDS,
     llmConfigured:
       e.STACKVM_LLM_CONFIGURED === undefined ? null : e.STACKVM_LLM_CONFIGURED === "true",
+    openRanges,
+    ownPorts: [runtimeApiPort(env)].filter((port): port is number => port !== null),
     schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),
     wakes: scheduleTarget(e, e.STACKVM_WAKE_GROUP),
   };

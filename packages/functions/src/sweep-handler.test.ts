@@ -1,4 +1,5 @@
 import {
+  CLOSED_POLICY,
   CreateTaskInput,
   type Item,
   type ItemStore,
@@ -58,6 +59,7 @@ function memoryWiring(faults: Fault[] = []) {
       llm: loadLlmConfig({ LLM_MODEL: "test-model" }),
       log: silentLog,
       localMode: true,
+      outbound: CLOSED_POLICY,
       adminKey: null,
       publicUrl: null,
       maxPlanUpdates: 1,

@@ -31,6 +31,7 @@ import {
   type Log,
   type McpClient,
   mcpToolSource,
+  type OutboundPolicy,
   Presenter,
   type Queue,
   QuotaService,
@@ -93,6 +94,11 @@ export interface SystemOptions {
   llm: LlmConfig;
   log: Log;
   localMode: boolean;
+  /**
+   * What outgoing requests (tools, MCP servers, webhooks) may reach. `ownPorts`
+   * is live: the local stack adds its listeners' ports as they start.
+   */
+  outbound: OutboundPolicy;
   adminKey: string | null;
   publicUrl: string | null;
   /** The public origin when only known after start (the local stack's port); else `publicUrl`. */
@@ -128,6 +134,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     llm: config.llm,
     log,
     localMode,
+    outbound: { openRanges: config.openRanges, ownPorts: new Set(config.ownPorts) },
     adminKey: config.adminKey,
     publicUrl: config.publicUrl,
     maxPlanUpdates: config.maxPlanUpdates,
@@ -218,7 +225,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     ...builtinTools(),
     ...knowledge.tools.map((tool) => [tool.name, tool] as const),
   ]);
-  const checkWebhookUrl = webhookUrlCheck(options.localMode);
+  const checkWebhookUrl = webhookUrlCheck(options.outbound);
   const store = new TaskStore(ports.items);
   // The one registry of tools: built-ins here (a built-in family that needs a port,
   // such as knowledge search, is added to this first list), then one source per
@@ -232,7 +239,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       client: mcp,
       secrets,
       now: ports.clock.now,
-      localMode: options.localMode,
+      outbound: options.outbound,
       saveTools: (tenant, ns, server, list, at) =>
         toolSources.saveTools(tenant, ns, server, list, at),
     }),
@@ -242,7 +249,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     clock: ports.clock,
     secrets,
     mcp,
-    localMode: options.localMode,
+    outbound: options.outbound,
     builtinNames: () => registry.builtinNames(),
   });
   const keys = new ApiKeyService(ports.items, ports.clock);
@@ -268,7 +275,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     clock: ports.clock,
     presenter,
     log: options.log,
-    localMode: options.localMode,
+    outbound: options.outbound,
     checkUrl: checkWebhookUrl,
     maxAttempts: options.webhooks?.maxAttempts ?? 5,
     backoffBaseSeconds: options.webhooks?.backoffBaseSeconds ?? 30,
@@ -387,7 +394,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     planner,
     evaluator: createEvaluator(),
     log: options.log,
-    localMode: options.localMode,
+    outbound: options.outbound,
     maxPlanUpdates: options.maxPlanUpdates,
     ...(options.llmUnreachableMs === undefined
       ? {}

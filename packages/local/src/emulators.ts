@@ -17,7 +17,10 @@
  *   next message, which then waits out its visibility timeout.
  * - fauxqs 2.4.1 listens on 0.0.0.0 whatever `host` says, with no option for
  *   it: `pinListenHost` makes the server it creates listen on `host` instead, as
- *   it holds every tenant's queues and blobs with no authentication.
+ *   it holds every tenant's queues and blobs.
+ * - Neither checks a signature. Both are put behind `requireSignature`, which
+ *   answers 403 to any request not signed with this data folder's own random
+ *   credentials (`emulator-credentials.ts`): reaching a port is not enough.
  */
 import { mkdir } from "node:fs/promises";
 import http from "node:http";
@@ -25,6 +28,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
+import { emulatorCredentials } from "./emulator-credentials";
+import { requireSignature } from "./signed-only";
+import type { EmulatorCredentials } from "./sigv4-check";
 
 export interface EmulatorsOptions {
   /** Where state lives across restarts (`dynamodb/`, `fauxqs/` inside); null keeps it in memory. */
@@ -36,8 +42,10 @@ export interface EmulatorsOptions {
 export interface Emulators {
   endpoints: { dynamodb: string; sqs: string; s3: string };
   region: string;
-  /** Fake credentials: the emulators accept any, the SDK signs with them. */
+  /** The only credentials the emulators accept (random per data folder); the SDK signs with them. */
   credentials: { accessKeyId: string; secretAccessKey: string };
+  /** Their HTTP servers (tests watch what reaches them). */
+  servers: { dynamodb: http.Server; fauxqs: http.Server };
   /** Stops both emulators and closes their connections and files. */
   stop(): Promise<void>;
 }
@@ -59,6 +67,7 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
   const fauxqsDir = dataDir === null ? undefined : join(dataDir, "fauxqs");
   if (dynamoDir) await mkdir(dynamoDir, { recursive: true });
   if (fauxqsDir) await mkdir(fauxqsDir, { recursive: true });
+  const credentials = emulatorCredentials(dataDir);
 
   // Tables are usable at once (dynalite keeps them CREATING for 500 ms by default).
   const dynamo = dynalite({
@@ -67,6 +76,7 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  requireSignature(dynamo, credentials);
   await new Promise<void>((resolve, reject) => {
     dynamo.once("error", reject);
     dynamo.listen(0, host, () => {
@@ -82,8 +92,9 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
     });
 
   let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
+  const fauxqsServers: http.Server[] = [];
   try {
-    fauxqs = await pinListenHost(host, () =>
+    fauxqs = await pinListenHost(host, credentials, fauxqsServers, () =>
       startFauxqs({ port: 0, logger: false, ...(fauxqsDir ? { dataDir: fauxqsDir } : {}) }),
     );
   } catch (error) {
@@ -105,7 +116,8 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
       s3: sqsEndpoint,
     },
     region: "us-east-1",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    credentials,
+    servers: { dynamodb: dynamo, fauxqs: fauxqsServers[0]! },
     async stop() {
       await Promise.all([stopDynamo(), fauxqs.stop()]);
     },
@@ -114,16 +126,24 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
 
 /**
  * Runs `start` with every HTTP server it creates before its first `await` made to
- * listen on `host`, whatever address it asks for. fauxqs builds its Fastify app
+ * listen on `host`, whatever address it asks for, and to refuse unsigned requests. fauxqs builds its Fastify app
  * (and so its server) synchronously, then calls `listen({ host: "0.0.0.0" })`;
  * `http.createServer` is only replaced for that synchronous stretch, when no
  * other code can run.
  */
-function pinListenHost<T>(host: string, start: () => T): T {
+function pinListenHost<T>(
+  host: string,
+  credentials: EmulatorCredentials,
+  created: http.Server[],
+  start: () => T,
+): T {
   const createServer = http.createServer;
   // The overloads of createServer and listen cannot be forwarded with their types.
   http.createServer = ((...args: Parameters<typeof createServer>) => {
     const server = createServer(...args);
+    // Fastify hands its handler to createServer: the check goes in front of it here.
+    requireSignature(server, credentials);
+    created.push(server);
     const listen = server.listen;
     server.listen = ((...listenArgs: unknown[]) => {
       const [first, ...rest] = listenArgs;

@@ -4,6 +4,7 @@
  * a poller in the place of Lambda's SQS event source mapping (for the step queue
  * and for the DLQ), and timers in the place of the cron sweep.
  */
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "@stackvm/api";
@@ -24,6 +25,7 @@ import {
   isErrorKind,
   type LlmPort,
   type Log,
+  type Resolver,
   type SandboxPort,
   sendWake,
   systemClock,
@@ -83,6 +85,8 @@ export interface LocalStackOptions {
   openSandboxBridge?: boolean;
   /** The clock of steps and wakes (tests of `wait` move it instead of sleeping). */
   clock?: Clock;
+  /** Name resolution for outgoing requests (tests resolve names to loopback without DNS). */
+  resolve?: Resolver;
   /** Hooks that run when a task ends on a branch, before its outgoing webhook (a test makes one throw to play a worker killed there). */
   afterTerminal?: TerminalHook[];
 }
@@ -94,6 +98,8 @@ export interface LocalStack {
   /** The key provisioned at start, or created and printed when none was given. */
   apiKey: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
+  /** The stack's own listening servers: the API and both emulators (tests watch what reaches them). */
+  servers: { api: Server; dynamodb: Server; fauxqs: Server };
   /** The LLM the worker calls (for the start-up banner); null when none is configured. */
   llm: LlmSummary | null;
   /** The AWS SDK clients every adapter uses (the benchmark meters them). */
@@ -169,6 +175,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     clock,
     log,
   });
+  const base = systemOptions(config, log, true);
+  // The guard refuses the stack's own listeners whatever the operator opened:
+  // both emulators now, the API's port once it listens. (The sandbox host has
+  // no port: it talks to this process over a pipe.)
+  const ownPorts = new Set(base.outbound.ownPorts);
+  for (const endpoint of Object.values(emulators.endpoints))
+    ownPorts.add(Number(new URL(endpoint).port));
+  if (options.port !== 0) ownPorts.add(options.port);
+  const outbound = {
+    ...base.outbound,
+    ownPorts,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  };
   const system = createSystem(
     {
       items: new DynamoItemStore(clients.doc, config.table),
@@ -194,7 +213,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       secrets: new AesSecretBox(localSecretKey(options.dataDir)),
     },
     {
-      ...systemOptions(config, log, true),
+      ...base,
+      outbound,
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       resolvePublicUrl: () => publicUrl,
@@ -237,6 +257,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     server.once("error", (error) => reject(listenError(error, host, options.port)));
   }).catch(abandon);
   const port = (server.address() as AddressInfo).port;
+  ownPorts.add(port);
 
   const worker = startPoller({
     sqs: clients.sqs,
@@ -288,6 +309,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     apiKey,
     llm: llmSummary(config),
     endpoints: emulators.endpoints,
+    servers: { ...emulators.servers, api: server as unknown as Server },
     clients,
     queueUrl: queues.queueUrl,
     dlqUrl: queues.dlqUrl,

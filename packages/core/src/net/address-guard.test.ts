@@ -1,6 +1,8 @@
 import type { LookupAddress } from "node:dns";
+import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
 import { forbiddenAddressReason, guardedLookup } from "./address-guard";
+import { LOOPBACK_OPENED, parseOpenRanges } from "./outbound-policy";
 
 describe("forbiddenAddressReason", () => {
   it.each([
@@ -13,7 +15,7 @@ describe("forbiddenAddressReason", () => {
     ["192.168.1.1", "private"],
     ["fc00::1", "unique local"],
     ["fd12:3456::1", "unique local"],
-    ["169.254.169.254", "link-local"],
+    ["169.254.169.254", "metadata"],
     ["fe80::1", "link-local"],
     ["0.0.0.0", "unspecified"],
     ["0.1.2.3", "unspecified"],
@@ -24,7 +26,8 @@ describe("forbiddenAddressReason", () => {
     ["255.255.255.255", "broadcast"],
     ["::ffff:127.0.0.1", "loopback"],
     ["::ffff:7f00:1", "loopback"],
-    ["::ffff:a9fe:a9fe", "link-local"],
+    ["::ffff:a9fe:a9fe", "metadata"],
+    ["169.254.1.1", "link-local"],
     ["::ffff:10.0.0.1", "private"],
     ["2002:7f00:1::", "6to4"],
     ["64:ff9b::a9fe:a9fe", "rfc6052"],
@@ -40,10 +43,57 @@ describe("forbiddenAddressReason", () => {
     },
   );
 
-  it("allows loopback only when the policy says so, and nothing else private", () => {
-    expect(forbiddenAddressReason("127.0.0.1", { allowLoopback: true })).toBeNull();
-    expect(forbiddenAddressReason("::1", { allowLoopback: true })).toBeNull();
-    expect(forbiddenAddressReason("10.0.0.1", { allowLoopback: true })).toContain("private");
+  it("opens only the ranges the operator opened, and only loopback, private or CGNAT ones", () => {
+    const policy = { openRanges: parseOpenRanges("127.0.0.0/8, ::1, 10.1.0.0/16") };
+    expect(forbiddenAddressReason("127.0.0.1", policy)).toBeNull();
+    expect(forbiddenAddressReason("::1", policy)).toBeNull();
+    expect(forbiddenAddressReason("::ffff:127.0.0.1", policy)).toBeNull();
+    expect(forbiddenAddressReason("10.1.2.3", policy)).toBeNull();
+    expect(forbiddenAddressReason("10.2.0.1", policy)).toContain("private");
+    expect(forbiddenAddressReason("192.168.1.1", policy)).toContain("private");
+  });
+
+  it.each(["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254", "100.100.100.200"])(
+    "refuses the metadata address %s even inside an opened range",
+    (address) => {
+      const policy = { openRanges: parseOpenRanges("fc00::/7, 100.64.0.0/10") };
+      expect(forbiddenAddressReason(address, policy)).toMatch(/metadata|link-local/);
+    },
+  );
+
+  it.each(["127.0.0.1", "127.0.0.9", "::1", "0.0.0.0", "::", "::ffff:127.0.0.1"])(
+    "refuses the stack's own port on %s whatever is opened",
+    (address) => {
+      const policy = { ...LOOPBACK_OPENED, ownPorts: new Set([8000]) };
+      expect(forbiddenAddressReason(address, policy, 8000)).toContain("own listeners");
+      if (address !== "0.0.0.0" && address !== "::") {
+        expect(forbiddenAddressReason(address, policy, 8001)).toBeNull();
+      }
+    },
+  );
+
+  it("refuses an own port on this machine's own interface addresses", () => {
+    const mine = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry && !entry.internal && entry.family === "IPv4");
+    // A machine with loopback only has nothing more to check here (the case above covers it).
+    const address = mine?.address ?? "127.0.0.1";
+    const policy = { ownPorts: new Set([8000]) };
+    expect(forbiddenAddressReason(address, policy, 8000)).toContain("own listeners");
+  });
+});
+
+describe("parseOpenRanges", () => {
+  it.each(["0.0.0.0/0", "169.254.0.0/16", "8.8.8.8", "fe80::/10", "not-a-range", "10.0.0.0/99"])(
+    "refuses %s with the reason",
+    (entry) => {
+      expect(() => parseOpenRanges(entry)).toThrow(/STACKVM_OPEN_PRIVATE_RANGES: '/);
+    },
+  );
+
+  it("reads addresses and ranges separated by commas or spaces", () => {
+    expect(parseOpenRanges(" 127.0.0.1, ::1 10.0.0.0/8 ")).toHaveLength(3);
+    expect(parseOpenRanges(undefined)).toEqual([]);
   });
 });
 

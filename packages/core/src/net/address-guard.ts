@@ -3,7 +3,9 @@
  * unicast addresses pass: loopback, private, link-local (with the cloud metadata
  * address 169.254.169.254), CGNAT, multicast, `0.0.0.0/8`, documentation and other
  * special ranges are refused, also when written as IPv4-mapped IPv6 or in odd IPv4
- * spellings. The check runs on the addresses a name resolves to, at connect time
+ * spellings. The operator may open loopback, private and CGNAT ranges
+ * (`OutboundPolicy.openRanges`); the stack's own ports on this machine and the
+ * metadata addresses stay refused whatever it opens (see `outbound-policy.ts`). The check runs on the addresses a name resolves to, at connect time
  * (see `guardedLookup`), so a name that resolves to a private address, or that
  * re-resolves to one later (DNS rebinding), never gets a connection.
  *
@@ -14,16 +16,15 @@
 import type { LookupAddress, LookupOneOptions } from "node:dns";
 import { promises as dns } from "node:dns";
 import type { LookupFunction } from "node:net";
+import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 import { StepError } from "../errors";
+import { isOpened, METADATA_ADDRESSES, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
 
+/** What the operator opened, and the stack's own ports (see `OutboundPolicy`). */
 export interface AddressPolicy {
-  /**
-   * Let loopback addresses (127.0.0.0/8, ::1) through. Only for local mode, for
-   * hosts that the caller listed explicitly (a webhook or a demo server on this
-   * machine); never on AWS.
-   */
-  allowLoopback?: boolean;
+  openRanges?: readonly OpenRange[];
+  ownPorts?: ReadonlySet<number>;
 }
 
 /** Resolves a host name to every address it has (as `dns.lookup` with `all: true`). */
@@ -49,27 +50,51 @@ const RANGE_NAMES: Record<string, string> = {
  * forbiddenAddressReason("::ffff:169.254.169.254") // "a link-local address (...)"
  * forbiddenAddressReason("93.184.215.14") // null
  */
-export function forbiddenAddressReason(address: string, policy: AddressPolicy = {}): string | null {
+export function forbiddenAddressReason(
+  address: string,
+  policy: AddressPolicy = {},
+  port?: number,
+): string | null {
   if (!ipaddr.isValid(address)) return "not an IP address";
   // process() turns IPv4-mapped IPv6 (::ffff:7f00:1) into the IPv4 it carries.
-  const range = ipaddr.process(address).range();
+  const ip = ipaddr.process(address);
+  const range = ip.range();
+  if (METADATA_ADDRESSES.includes(ip.toString())) return "a cloud metadata address";
+  if (port !== undefined && policy.ownPorts?.has(port) && isThisMachine(ip)) {
+    return `one of this stack's own listeners (port ${port} on this machine)`;
+  }
   if (range === "unicast") return null;
-  if (range === "loopback" && policy.allowLoopback) return null;
+  if (OPENABLE_RANGES.has(range) && isOpened(ip, policy.openRanges ?? [])) return null;
   return RANGE_NAMES[range] ?? `in the special-purpose range '${range}'`;
+}
+
+/** Loopback, 0.0.0.0/:: (which reach this machine on Linux), or an address of one of its interfaces. */
+function isThisMachine(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  const range = ip.range();
+  if (range === "loopback" || range === "unspecified") return true;
+  const text = ip.toString();
+  return Object.values(networkInterfaces()).some((list) =>
+    (list ?? []).some((entry) => ipaddr.process(entry.address.split("%")[0]!).toString() === text),
+  );
 }
 
 /**
  * Throws `StepError("address_forbidden")` unless the address may be connected to.
  * `host` names what the request asked for, for the message.
  */
-export function assertAddressAllowed(address: string, policy: AddressPolicy, host = address): void {
-  const reason = forbiddenAddressReason(address, policy);
+export function assertAddressAllowed(
+  address: string,
+  policy: AddressPolicy,
+  host = address,
+  port?: number,
+): void {
+  const reason = forbiddenAddressReason(address, policy, port);
   if (reason === null) return;
   const via = host === address ? "" : ` (${host} resolves to it)`;
   throw new StepError(
     "address_forbidden",
-    `refused to connect to ${address}${via}: it is ${reason}. Requests may only go to public internet addresses.`,
-    { host, address },
+    `refused to connect to ${address}${via}: it is ${reason}. Requests may only go to public internet addresses; a namespace's allowed_hosts cannot open private ones (the operator's STACKVM_OPEN_PRIVATE_RANGES can, never for the stack's own ports or metadata addresses).`,
+    { host, address, ...(port === undefined ? {} : { port }) },
   );
 }
 
@@ -91,7 +116,11 @@ export const systemResolver: Resolver = async (hostname) => {
  * socket. Refusing on any (not just skipping the bad ones) keeps a name that mixes
  * a public and a private address from being used to reach the private one.
  */
-export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupFunction {
+export function guardedLookup(
+  resolve: Resolver,
+  policy: AddressPolicy,
+  port?: number,
+): LookupFunction {
   return (hostname, options, callback) => {
     const done = callback as (
       error: Error | null,
@@ -105,7 +134,7 @@ export function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupF
             host: hostname,
           });
         }
-        for (const entry of resolved) assertAddressAllowed(entry.address, policy, hostname);
+        for (const entry of resolved) assertAddressAllowed(entry.address, policy, hostname, port);
         const family = familyNumber((options as LookupOneOptions).family);
         const usable = family ? resolved.filter((entry) => entry.family === family) : resolved;
         const first = usable[0];

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { guardedFetch } from "./guarded-fetch";
+import { LOOPBACK_OPENED } from "./outbound-policy";
 import { startTestServer, type TestServer, trapOutsideConnections } from "./test-support";
 
 let first: TestServer;
@@ -17,7 +18,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const loopbackOk = { allowLoopback: true };
+/** The operator opened loopback (STACKVM_OPEN_PRIVATE_RANGES=127.0.0.0/8,::1). */
+const loopbackOk = { policy: LOOPBACK_OPENED };
 
 describe("guardedFetch", () => {
   it("drops credentials when a redirect leaves the origin, keeps the rest", async () => {
@@ -72,13 +74,24 @@ describe("guardedFetch", () => {
     expect(second.requests).toHaveLength(0);
   });
 
-  it("decides loopback per hop when given a function", async () => {
+  it("refuses a redirect to one of the stack's own ports, with loopback opened", async () => {
     const to = encodeURIComponent(`${second.origin}/echo`);
-    const onlyFirst = { allowLoopback: (url: URL) => url.port === String(first.port) };
+    const ownSecond = {
+      policy: { ...LOOPBACK_OPENED, ownPorts: new Set([second.port]) },
+    };
     await expect(
-      guardedFetch({ url: `${first.origin}/redirect?to=${to}` }, onlyFirst),
-    ).rejects.toMatchObject({ code: "address_forbidden" });
+      guardedFetch({ url: `${first.origin}/redirect?to=${to}` }, ownSecond),
+    ).rejects.toMatchObject({ code: "address_forbidden", details: { port: second.port } });
+    expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(0);
+  });
+
+  it("refuses an own port reached by name through lookup (localhost)", async () => {
+    const own = { policy: { ...LOOPBACK_OPENED, ownPorts: new Set([first.port]) } };
+    await expect(
+      guardedFetch({ url: `http://localhost:${first.port}/echo` }, own),
+    ).rejects.toMatchObject({ code: "address_forbidden" });
+    expect(first.requests).toHaveLength(0);
   });
 
   it("never allows loopback by default", async () => {

@@ -37,8 +37,12 @@ export interface GuardedRequest {
 export interface GuardedFetchOptions {
   /** Hosts each hop may go to (see `matchHost`); undefined: any host (addresses are still guarded). */
   allowedHosts?: readonly string[];
-  /** Whether loopback addresses are allowed for this hop's URL; default never. */
-  allowLoopback?: boolean | ((url: URL) => boolean);
+  /**
+   * The ranges the operator opened and the stack's own ports (an `OutboundPolicy`);
+   * default: only public addresses. Applies to every hop alike: a tenant's
+   * `allowed_hosts` never widens it.
+   */
+  policy?: AddressPolicy;
   /** Name resolution; tests inject one so that nothing leaves the machine. */
   resolve?: Resolver;
   /** Deadline for the whole exchange, redirects included. */
@@ -82,8 +86,8 @@ export async function guardedFetch(
   let body = request.body;
 
   for (let redirects = 0; ; redirects++) {
-    const policy = checkHop(url, options);
-    const answer = await sendOnce(url, method, headers, body, policy, options, deadline);
+    const port = checkHop(url, options);
+    const answer = await sendOnce(url, method, headers, body, port, options, deadline);
     const location = answer.headers.location;
     if (!REDIRECTS.has(answer.status) || location === undefined) {
       return { ...answer, url: url.href, redirects };
@@ -120,20 +124,20 @@ function parseUrl(text: string, base?: URL): URL {
   return new URL(text, base);
 }
 
-/** Checks one hop before it is sent; returns the address policy for its connection. */
-function checkHop(url: URL, options: GuardedFetchOptions): AddressPolicy {
+/** Checks one hop before it is sent; returns the port it connects to. */
+function checkHop(url: URL, options: GuardedFetchOptions): number {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new StepError(
       "invalid_url",
       `${url.href}: only http:// and https:// URLs can be requested`,
     );
   }
-  const allow = options.allowLoopback;
-  const policy = { allowLoopback: typeof allow === "function" ? allow(url) : (allow ?? false) };
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const host = normalizeHost(url.hostname);
   // An IP literal never goes through lookup, so it is checked here; first, because
   // "add it to allowed_hosts" would be the wrong advice for a forbidden address.
-  if (isIP(host)) assertAddressAllowed(host, policy);
+  // (The URL parser has already turned 127.1, 2130706433 and 0x7f.1 into 127.0.0.1.)
+  if (isIP(host)) assertAddressAllowed(host, options.policy ?? {}, host, port);
   if (options.allowedHosts && matchHost(host, options.allowedHosts) === undefined) {
     const listed = options.allowedHosts.length ? options.allowedHosts.join(", ") : "none";
     throw new StepError(
@@ -142,7 +146,7 @@ function checkHop(url: URL, options: GuardedFetchOptions): AddressPolicy {
       { host, allowed_hosts: options.allowedHosts },
     );
   }
-  return policy;
+  return port;
 }
 
 /** What to add to allow a host: the host, and for a name under a domain, its wildcard too. */
@@ -163,7 +167,7 @@ function sendOnce(
   method: string,
   headers: Record<string, string>,
   body: string | Uint8Array | undefined,
-  policy: AddressPolicy,
+  port: number,
   options: GuardedFetchOptions,
   deadline: number,
 ): Promise<HopAnswer> {
@@ -176,7 +180,7 @@ function sendOnce(
     const req = send(url, {
       method,
       headers: outgoing,
-      lookup: guardedLookup(options.resolve ?? systemResolver, policy),
+      lookup: guardedLookup(options.resolve ?? systemResolver, options.policy ?? {}, port),
       // No shared keep-alive pool: a pooled socket could have been opened by an
       // unguarded request to the same host:port.
       agent: false,

@@ -45,15 +45,6 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * True when the patterns list this loopback host by itself, not through a
- * wildcard: the only way a namespace opts into loopback (and only in local mode).
- */
-export function listsLoopbackHost(hostname: string, patterns: readonly string[]): boolean {
-  const match = matchHost(hostname, patterns);
-  return match !== undefined && !match.trim().startsWith("*") && isLoopbackHost(hostname);
-}
-
-/**
  * Says what is wrong with an allow-list entry, or null when it is fine. For the
  * namespace API, so that `https://api.example.com/` is refused with a hint rather
  * than silently matching nothing.

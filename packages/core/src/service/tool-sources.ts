@@ -5,6 +5,7 @@
  * are stored and shown as `***`; a refused definition leaves nothing behind.
  */
 import { NotFoundError, ValidationError } from "../errors";
+import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Clock } from "../ports/clock";
 import type { SecretBox } from "../ports/secrets";
 import { describeTool, mcpRecordKey, type ToolDescription } from "../tools/registry";
@@ -25,7 +26,8 @@ export interface ToolSourceServiceDeps {
   clock: Clock;
   secrets: SecretBox;
   mcp: McpClient;
-  localMode: boolean;
+  /** What outgoing requests may reach: URLs it refuses are refused when registered. */
+  outbound: OutboundPolicy;
   /** Built-in tool names, which HTTP tools cannot take. */
   builtinNames: () => string[];
 }
@@ -160,7 +162,7 @@ export class ToolSourceService {
   }
 
   private checkUrl(url: string, config: { name: string; allowed_hosts: string[] }): void {
-    const problem = toolUrlProblem(url, config, this.deps.localMode);
+    const problem = toolUrlProblem(url, config, this.deps.outbound);
     if (problem) throw new ValidationError("url_not_allowed", problem);
   }
 }

@@ -18,7 +18,7 @@
 import { isErrorKind } from "../errors";
 import type { WebhookDelivery } from "../model";
 import { type GuardedFetchOptions, guardedFetch } from "../net/guarded-fetch";
-import { isLoopbackHost } from "../net/host-allow-list";
+import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
@@ -43,9 +43,9 @@ export interface WebhookServiceDeps {
   clock: Clock;
   presenter: Presenter;
   log: Log;
-  /** Local mode: loopback receivers are allowed (as `checkUrl` allows them). */
-  localMode: boolean;
-  /** The same check as at task creation: https, or loopback in local mode. */
+  /** What receivers may be reached: the operator's open ranges, the stack's own ports. */
+  outbound: OutboundPolicy;
+  /** The same check as at task creation (`webhookUrlCheck` of the same policy). */
   checkUrl: (url: string) => void;
   /**
    * Attempts per delivery. Keep it at most the queue's `maxReceiveCount`: each
@@ -211,11 +211,13 @@ export class WebhookService {
           body: item.body,
         },
         {
-          allowLoopback: (url) => this.deps.localMode && isLoopbackHost(url.hostname),
+          policy: this.deps.outbound,
           timeoutMs: this.deps.timeoutMs,
           maxRedirects: 0,
           maxResponseBytes: 64 * 1024,
-          ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}),
+          ...(this.deps.resolve || this.deps.outbound.resolve
+            ? { resolve: (this.deps.resolve ?? this.deps.outbound.resolve)! }
+            : {}),
         },
       );
       status = response.status;

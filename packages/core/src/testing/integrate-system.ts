@@ -3,8 +3,10 @@
  * system wires them (quotas, running slots, triggers, schedules, outgoing
  * webhooks), for their unit tests. Not exported from the package.
  */
+
 import type { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
+import { LOOPBACK_OPENED } from "../net/outbound-policy";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
@@ -79,7 +81,8 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     clock,
     presenter,
     log: silentLog,
-    localMode: true,
+    // The operator's opt-in, as a developer gives it (tests call servers on loopback).
+    outbound: LOOPBACK_OPENED,
     checkUrl: () => undefined,
     maxAttempts: options.webhookMaxAttempts ?? 5,
     backoffBaseSeconds: options.webhookBackoffSeconds ?? 1,

@@ -8,6 +8,7 @@ import { createLlmSession } from "../llm/session";
 import { MemoryBlobs } from "../memory/memory-blobs";
 import { MemoryItemStore } from "../memory/memory-item-store";
 import { MemoryQueue } from "../memory/memory-queue";
+import { LOOPBACK_OPENED } from "../net/outbound-policy";
 import { createPlanner } from "../planning/planner";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
@@ -127,7 +128,8 @@ export function memorySystem(
     registry,
     planner: createPlanner({ clock, repairRounds: 2 }),
     log: silentLog,
-    localMode: true,
+    // The operator's opt-in, as a developer gives it (tests call servers on loopback).
+    outbound: LOOPBACK_OPENED,
     maxPlanUpdates: options.maxPlanUpdates ?? 3,
     onStart: lifecycle.onStart,
     onTerminal: lifecycle.onTerminal,

@@ -1,5 +1,6 @@
 import type { LookupAddress } from "node:dns";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { LOOPBACK_OPENED } from "../net/outbound-policy";
 import { startTestServer, type TestServer, trapOutsideConnections } from "../net/test-support";
 import { createHttpRequestTool, HttpRequestInput } from "./http-request";
 import { testToolContext } from "./test-context";
@@ -36,9 +37,12 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Local mode with the test server's host listed: the only way loopback is reachable. */
+/** Loopback opened by the operator and the test server's host listed: both are needed. */
 const local = (hosts: string[] = []) =>
-  testToolContext({ localMode: true, namespace: { allowed_hosts: ["127.0.0.1", ...hosts] } });
+  testToolContext({
+    outbound: LOOPBACK_OPENED,
+    namespace: { allowed_hosts: ["127.0.0.1", ...hosts] },
+  });
 
 function call(input: unknown, context = local()) {
   return tool.run(HttpRequestInput.parse(input), context);
@@ -118,12 +122,20 @@ describe("http_request", () => {
     expect(resolved).toEqual(["loopback.example.com"]);
   });
 
-  it("refuses a listed name resolving to loopback in local mode: only loopback hosts count", async () => {
-    const context = local(["loopback.example.com"]);
+  it("refuses a listed name resolving to loopback unless the operator opened loopback", async () => {
+    const listed = ["127.0.0.1", "loopback.example.com"];
+    const closed = testToolContext({ namespace: { allowed_hosts: listed } });
     await expect(
-      call({ url: `http://loopback.example.com:${server.port}/echo` }, context),
+      call({ url: `http://loopback.example.com:${server.port}/echo` }, closed),
     ).rejects.toMatchObject({ code: "address_forbidden" });
-    expect(server.requests.some((r) => r.headers.host?.startsWith("loopback"))).toBe(false);
+    const ownPort = testToolContext({
+      outbound: { ...LOOPBACK_OPENED, ownPorts: new Set([server.port]) },
+      namespace: { allowed_hosts: listed },
+    });
+    await expect(
+      call({ url: `http://loopback.example.com:${server.port}/echo` }, ownPort),
+    ).rejects.toMatchObject({ code: "address_forbidden", details: { port: server.port } });
+    expect(server.requests).toHaveLength(0);
   });
 
   it("refuses a name when one of its addresses is private (DNS rebinding)", async () => {

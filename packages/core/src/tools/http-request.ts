@@ -3,10 +3,9 @@
  * that makes this safe lives in `net/guarded-fetch`; this file is the tool's
  * contract: its input schema, the headers it always sends, the shape of its result.
  *
- * Loopback: refused, except in local mode for a loopback host that the namespace
- * lists by itself (`localhost`, `127.0.0.1`, `::1`; a wildcard never counts).
- * That is what the local demo and the tests against a local server use; on AWS
- * `localMode` is false and loopback is always refused.
+ * Loopback and private addresses: refused whatever the namespace lists; only the
+ * operator opens them (`STACKVM_OPEN_PRIVATE_RANGES`, see `net/outbound-policy`),
+ * and never the stack's own ports or metadata addresses.
  */
 import * as z from "zod";
 import {
@@ -16,7 +15,6 @@ import {
   type GuardedFetchOptions,
   guardedFetch,
 } from "../net/guarded-fetch";
-import { listsLoopbackHost } from "../net/host-allow-list";
 import type { Tool, ToolContext, ToolResult } from "./tool";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
@@ -137,7 +135,8 @@ async function runHttpRequest(
     {
       ...options,
       allowedHosts,
-      allowLoopback: (url) => context.localMode && listsLoopbackHost(url.hostname, allowedHosts),
+      policy: context.outbound,
+      ...(context.outbound.resolve ? { resolve: context.outbound.resolve } : {}),
     },
   );
   return {

@@ -3,7 +3,9 @@
  * parts a test does not give throw when touched, so a tool that uses more than it
  * should fails loudly.
  */
+
 import type { NamespaceConfig } from "../model";
+import { CLOSED_POLICY } from "../net/outbound-policy";
 import type { ToolContext } from "./tool";
 
 function unused(name: string): never {
@@ -30,7 +32,7 @@ export function testToolContext(
     sandbox: refuseAll as ToolContext["sandbox"],
     blobs: refuseAll as ToolContext["blobs"],
     blobPrefix: "t/t1/task1",
-    localMode: false,
+    outbound: CLOSED_POLICY,
     ...rest,
     namespace: {
       name: "default",

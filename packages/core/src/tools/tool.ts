@@ -5,6 +5,7 @@
 import type * as z from "zod";
 import type { LlmSession } from "../llm/types";
 import type { NamespaceConfig, ResponseFormat } from "../model";
+import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { SandboxPort } from "../ports/sandbox";
 import type { WaitingRecord } from "../vm/wait";
@@ -23,8 +24,8 @@ export interface ToolContext {
   blobs: Blobs;
   /** Where this task's blobs go (`t/{tenant}/{task}`). */
   blobPrefix: string;
-  /** True in local mode: loopback URLs may be allowed where AWS would refuse them. */
-  localMode: boolean;
+  /** What outgoing requests may reach: the operator's open ranges and the stack's own ports. */
+  outbound: OutboundPolicy;
   /**
    * The names the calling fills when it names several `output_vars`: a tool that
    * can shape its answer (`llm_generate`) answers an object with exactly these keys.

@@ -2,7 +2,9 @@
  * What the step function needs from the outside world, all through ports, so that
  * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
  */
+
 import type { LlmBudget, LlmSession } from "../llm/types";
+import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
@@ -47,7 +49,8 @@ export interface StepDeps {
   /** Judges final answers of branches whose task asked for evaluation; none: no evaluation. */
   evaluator?: Evaluator;
   log: Log;
-  localMode: boolean;
+  /** What outgoing requests of tools may reach (the operator's setting, the stack's own ports). */
+  outbound: OutboundPolicy;
   /** How long an LLM that cannot be reached is retried before the branch fails (`vm/retrying.ts`); default a minute. */
   llmUnreachableMs?: number;
   /** Plan updates allowed per branch after step errors. */

@@ -571,7 +571,7 @@ function toolContext(deps: StepDeps, branch: BranchRecord, session: LlmSession):
     sandbox: deps.sandbox,
     blobs: deps.blobs,
     blobPrefix: taskBlobPrefix(branch.tenant_id, branch.task_id),
-    localMode: deps.localMode,
+    outbound: deps.outbound,
     waiting: branch.waiting ?? null,
     now: deps.clock.now(),
   };

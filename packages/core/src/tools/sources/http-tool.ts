@@ -14,7 +14,9 @@ import { StepError, ValidationError } from "../../errors";
 import type { NamespaceConfig } from "../../model";
 import type { Resolver } from "../../net/address-guard";
 import { guardedFetch } from "../../net/guarded-fetch";
-import { listsLoopbackHost, matchHost, normalizeHost } from "../../net/host-allow-list";
+import { matchHost, normalizeHost } from "../../net/host-allow-list";
+import { localUrlProblem, privateTarget } from "../../net/local-url";
+import type { OutboundPolicy } from "../../net/outbound-policy";
 import { webhookHeaders } from "../../webhooks/signature";
 import type { ToolRecord, ToolSource } from "../registry";
 import type { Tool } from "../tool";
@@ -67,19 +69,23 @@ export function schemaOf(schema: Record<string, unknown>, what: string): z.ZodTy
 
 /**
  * Says why an HTTP tool's or MCP server's URL cannot be used by the namespace, or
- * null: https (http only for a loopback host in local mode), and the host in the
- * namespace's `allowed_hosts`.
+ * null: https (http only for a loopback or private address the operator opened),
+ * an address the guard lets through, and the host in the namespace's
+ * `allowed_hosts`. The guard checks again at each connection; this is the early,
+ * clear refusal when the server is registered.
  */
 export function toolUrlProblem(
   url: string,
   namespace: Pick<NamespaceConfig, "name" | "allowed_hosts">,
-  localMode: boolean,
+  outbound: OutboundPolicy,
 ): string | null {
   const parsed = new URL(url);
   const host = normalizeHost(parsed.hostname);
-  const loopback = localMode && listsLoopbackHost(host, namespace.allowed_hosts);
-  if (parsed.protocol !== "https:" && !loopback) {
-    return `${url} is not https: use an https:// URL (plain http is only for a loopback host in local mode)`;
+  const local = localUrlProblem(parsed, outbound);
+  if (local !== null) return local;
+  // Past the check above, a private target is one the operator opened.
+  if (parsed.protocol !== "https:" && privateTarget(parsed) === null) {
+    return `${url} is not https: use an https:// URL (plain http is only for a loopback or private address the operator opened with STACKVM_OPEN_PRIVATE_RANGES)`;
   }
   if (matchHost(host, namespace.allowed_hosts) === undefined) {
     return `the host '${host}' is not in the allowed_hosts of the namespace '${namespace.name}': add it with PUT /v1/namespaces/${namespace.name} first`;
@@ -140,11 +146,13 @@ export function httpTool(record: ToolRecord, deps: HttpToolDeps): Tool<Record<st
         },
         {
           allowedHosts,
-          allowLoopback: (u) => context.localMode && listsLoopbackHost(u.hostname, allowedHosts),
+          policy: context.outbound,
           maxRedirects: 0,
           ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
           ...(deps.maxResponseBytes ? { maxResponseBytes: deps.maxResponseBytes } : {}),
-          ...(deps.resolve ? { resolve: deps.resolve } : {}),
+          ...(deps.resolve || context.outbound.resolve
+            ? { resolve: (deps.resolve ?? context.outbound.resolve)! }
+            : {}),
         },
       );
       const text = response.body.toString("utf8");

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { NamespaceConfig } from "../../model";
+import { LOOPBACK_OPENED } from "../../net/outbound-policy";
 import {
   MCP_TOOLS_TTL_MS,
   type McpClient,
@@ -40,7 +41,7 @@ function harness(listing: () => McpToolInfo[]) {
     client,
     secrets: { seal: async (s) => s, open: async (s) => s },
     now: () => now,
-    localMode: true,
+    outbound: LOOPBACK_OPENED,
     saveTools: async (_tenant, _namespace, _server, tools, at) => {
       saved.push({ tools: tools.map((t) => t.name), at });
     },

@@ -19,7 +19,7 @@
  */
 import * as z from "zod";
 import { StepError } from "../../errors";
-import { listsLoopbackHost } from "../../net/host-allow-list";
+import type { OutboundPolicy } from "../../net/outbound-policy";
 import type { SecretBox, SecretContext } from "../../ports/secrets";
 import type { ToolRecord, ToolSource } from "../registry";
 import type { Tool, ToolContext } from "../tool";
@@ -92,7 +92,8 @@ export interface McpConnection {
   /** Every header, secrets opened. */
   headers: Record<string, string>;
   allowedHosts: readonly string[];
-  allowLoopback: boolean;
+  /** The address policy every connection is checked against (`OutboundPolicy`). */
+  policy: OutboundPolicy;
   /** The step's idempotency key, sent as `Idempotency-Key` on every request of a call. */
   idempotencyKey?: string;
   timeoutMs: number;
@@ -134,7 +135,8 @@ export interface McpSourceDeps {
   client: McpClient;
   secrets: SecretBox;
   now(): number;
-  localMode: boolean;
+  /** What the server's address may be (the operator's open ranges, the stack's own ports). */
+  outbound: OutboundPolicy;
   /** Saves a fresh `tools/list` in the server's record. */
   saveTools(
     tenant: string,
@@ -177,7 +179,7 @@ export async function mcpConnection(
   tenant: string,
   namespace: { name: string; allowed_hosts: readonly string[] },
   record: McpServerRecord,
-  deps: Pick<McpSourceDeps, "secrets" | "localMode" | "timeoutMs" | "maxResponseBytes">,
+  deps: Pick<McpSourceDeps, "secrets" | "outbound" | "timeoutMs" | "maxResponseBytes">,
   idempotencyKey?: string,
 ): Promise<McpConnection> {
   const secret = new Set(record.secret_headers.map((h) => h.toLowerCase()));
@@ -187,13 +189,12 @@ export async function mcpConnection(
       ? await deps.secrets.open(value, secretContext(tenant, namespace.name, record.name, name))
       : value;
   }
-  const host = new URL(record.url).hostname;
   return {
     server: record.name,
     url: record.url,
     headers,
     allowedHosts: namespace.allowed_hosts,
-    allowLoopback: deps.localMode && listsLoopbackHost(host, namespace.allowed_hosts),
+    policy: deps.outbound,
     ...(idempotencyKey ? { idempotencyKey } : {}),
     timeoutMs: deps.timeoutMs ?? 15_000,
     maxResponseBytes: deps.maxResponseBytes ?? 1024 * 1024,
