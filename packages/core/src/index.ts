@@ -28,6 +28,7 @@ export {
   cosine,
   createEmbedder,
   DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_PDF_LIMITS,
   DocumentId,
   type Embedder,
   ExtractError,
@@ -46,6 +47,7 @@ export {
   KnowledgeSearch,
   KnowledgeService,
   MemoryKnowledgeIndex,
+  type PdfLimits,
   type Upload,
 } from "./knowledge";
 export { DEFAULT_LLM_PRICES, LlmConfig, LlmPrice, LlmPrices, loadLlmConfig } from "./llm/config";

@@ -14,6 +14,7 @@ export {
   isPdf,
   SUPPORTED_TYPES,
 } from "./extract";
+export { DEFAULT_PDF_LIMITS, type PdfLimits } from "./pdf-text";
 export {
   checkIndexName,
   cosine,
