@@ -60,12 +60,16 @@ describe("hostile documents", () => {
       if (documents.every((d) => d.status === "ready" || d.status === "failed")) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    console.log(`hostile documents settled in ${Math.round(performance.now() - started)} ms; slowest bystander read ${Math.round(slowest)} ms; peak RSS +${Math.round((peakRss - rssBefore) / 2 ** 20)} MiB`);
+    console.log(
+      `hostile documents settled in ${Math.round(performance.now() - started)} ms; slowest bystander read ${Math.round(slowest)} ms; peak RSS +${Math.round((peakRss - rssBefore) / 2 ** 20)} MiB`,
+    );
     const byName = Object.fromEntries(documents.map((d) => [d.filename, d]));
     expect(byName["spaces.txt"]).toMatchObject({ status: "ready" });
     expect(byName["angles.html"]).toMatchObject({ status: "ready" });
     expect(byName["shared.pdf"]).toMatchObject({ status: "failed" });
-    expect(byName["shared.pdf"].error.code).toMatch(/^(document_too_long|pdf_too_large|pdf_too_slow)$/);
+    expect(byName["shared.pdf"].error.code).toMatch(
+      /^(document_too_long|pdf_too_large|pdf_too_slow)$/,
+    );
     expect(byName["shared.pdf"].error.message).toMatch(/split it/);
     // Generous for a loaded machine: before, the text alone held the API 39 s.
     expect(slowest).toBeLessThan(5_000);

@@ -342,6 +342,11 @@ export type {
   McpToolInfo,
 } from "./tools/sources/mcp";
 export { McpServer, McpServerDefinition, mcpToolSource } from "./tools/sources/mcp";
+export {
+  DEFAULT_MCP_CALL_LIMITS,
+  McpCallLimiter,
+  type McpCallLimits,
+} from "./tools/sources/mcp-limits";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";

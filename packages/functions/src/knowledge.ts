@@ -21,8 +21,8 @@ import {
   type LlmConfig,
   type LlmPort,
   type Log,
-  type Queue,
   type PdfLimits,
+  type Queue,
 } from "@stackvm/core";
 
 export interface KnowledgeOptions {

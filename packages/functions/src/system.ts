@@ -29,6 +29,7 @@ import {
   type LlmPort,
   LlmTraceService,
   type Log,
+  McpCallLimiter,
   type McpClient,
   mcpToolSource,
   Presenter,
@@ -233,6 +234,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       secrets,
       now: ports.clock.now,
       localMode: options.localMode,
+      // One per process: the local worker's four slots, or one Lambda instance's.
+      limiter: new McpCallLimiter(),
       saveTools: (tenant, ns, server, list, at) =>
         toolSources.saveTools(tenant, ns, server, list, at),
     }),

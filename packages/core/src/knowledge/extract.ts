@@ -45,7 +45,6 @@ export const MAX_EXTRACTED_CHARS = 5_000_000;
 /** The most pages a PDF may have. */
 export const MAX_PDF_PAGES = DEFAULT_PDF_LIMITS.pages;
 
-
 /**
  * The content type a document is read as: the declared one when it is known
  * (parameters such as `; charset=utf-8` dropped), else the one its file name's

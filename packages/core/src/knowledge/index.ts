@@ -14,7 +14,6 @@ export {
   isPdf,
   SUPPORTED_TYPES,
 } from "./extract";
-export { DEFAULT_PDF_LIMITS, type PdfLimits } from "./pdf-text";
 export {
   checkIndexName,
   cosine,
@@ -49,6 +48,7 @@ export {
   KnowledgeGraph,
   normalizeEntityName,
 } from "./model";
+export { DEFAULT_PDF_LIMITS, type PdfLimits } from "./pdf-text";
 export {
   type GraphAnswer,
   KnowledgeSearch,

@@ -25,9 +25,9 @@ import type { Log } from "../vm/step-deps";
 import { type Chunk, chunkText } from "./chunk";
 import type { Embedder } from "./embedder";
 import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";
-import type { PdfLimits } from "./pdf-text";
 import type { IndexRow, KnowledgeIndex } from "./index-port";
 import { type IngestMessage, type IngestUsage, KnowledgeGraph, normalizeEntityName } from "./model";
+import type { PdfLimits } from "./pdf-text";
 import {
   type DocumentRecord,
   documentBlobPrefix,
