@@ -86,4 +86,29 @@ describe("hostile documents", () => {
     expect(again.body).toMatchObject({ status: "failed", updated_at: failedAt });
     await settledDocuments(t, "hostile");
   }, 240_000);
+
+  it("takes a presigned PUT over the S3 emulator's former 11 MiB body limit, as S3 does up to 100 MiB", async () => {
+    const asked = await t.api("POST", "/v1/knowledge-bases/hostile/documents", {
+      filename: "big.txt",
+      content_type: "text/plain",
+    });
+    expect(asked.status).toBe(201);
+    const bytes = 12 * 1024 * 1024;
+    const put = await fetch(asked.body.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: "word ".repeat(bytes / 4).slice(0, bytes),
+    });
+    expect(put.status).toBe(200);
+    const id = asked.body.document.document_id;
+    let document: any = null;
+    for (let i = 0; i < 600; i++) {
+      document = (await t.api("GET", `/v1/knowledge-bases/hostile/documents/${id}`)).body;
+      if (document.status === "ready" || document.status === "failed") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Arrived whole; then too long to index as one document, which says so.
+    expect(document).toMatchObject({ size: bytes, status: "failed" });
+    expect(document.error.code).toBe("document_too_long");
+  }, 120_000);
 });
