@@ -21,6 +21,10 @@ export interface ScriptedMcpServer {
   headers: IncomingHttpHeaders[];
   /** What `tools/list` answers; change it between listings. */
   tools: ScriptedTool[];
+  /** Runs before each `tools/list` is answered (to make it slow, say). */
+  beforeList: () => Promise<void>;
+  /** `tools/list` requests received so far. */
+  lists: number;
   /** How a `tools/call` is answered (the text of its one content item). */
   onCall: (name: string, args: Record<string, unknown>) => Promise<string>;
   /** Calls in flight now, and the most there were at once. */
@@ -33,6 +37,8 @@ export async function startScriptedMcp(tools: ScriptedTool[]): Promise<ScriptedM
     url: "",
     headers: [],
     tools,
+    beforeList: async () => {},
+    lists: 0,
     onCall: async (name) => `called ${name}`,
     inFlight: { now: 0, most: 0 },
     stop: async () => {},
@@ -42,13 +48,17 @@ export async function startScriptedMcp(tools: ScriptedTool[]): Promise<ScriptedM
       { name: "scripted", version: "1.0.0" },
       { capabilities: { tools: {} } },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: state.tools.map((t) => ({
-        name: t.name,
-        description: t.description ?? `the ${t.name} tool`,
-        inputSchema: { type: "object" as const },
-      })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      state.lists += 1;
+      await state.beforeList();
+      return {
+        tools: state.tools.map((t) => ({
+          name: t.name,
+          description: t.description ?? `the ${t.name} tool`,
+          inputSchema: { type: "object" as const },
+        })),
+      };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       state.inFlight.now += 1;
       state.inFlight.most = Math.max(state.inFlight.most, state.inFlight.now);
