@@ -26,7 +26,7 @@ describe("S3Uploads on the S3 emulator", () => {
     await emulators?.stop();
   });
 
-  async function put(key: string, body: Uint8Array | string) {
+  async function put(key: string, body: string) {
     const url = await uploads.presignPut(key, "text/plain", 60);
     const answer = await fetch(url, {
       method: "PUT",

@@ -332,13 +332,7 @@ function mcpTool(
     source: "mcp",
     inputSchema: info.input_schema,
     async run(args, context) {
-      const connection = await mcpConnection(
-        tenant,
-        namespace,
-        record,
-        deps,
-        context.idempotencyKey,
-      );
+      // The place first: a call over a limit goes back to the queue before any secret is opened.
       const release =
         deps.limiter?.acquire(
           tenant,
@@ -347,6 +341,13 @@ function mcpTool(
         ) ?? (() => {});
       let result: McpCallResult;
       try {
+        const connection = await mcpConnection(
+          tenant,
+          namespace,
+          record,
+          deps,
+          context.idempotencyKey,
+        );
         result = await deps.client.callTool(connection, info.name, args);
       } finally {
         release();
