@@ -64,6 +64,19 @@ export function secretBoxSuite(name: string, make: () => Promise<SecretBoxFixtur
       await expect(fixture.box.open(sealed, { ...context, ...change })).rejects.toThrow();
     });
 
+    it("binds the URL: a value sealed for one URL opens for it only; one sealed before URLs were bound opens without", async () => {
+      const bound = { ...context, url: "https://mcp.example.com/mcp" };
+      const sealed = await fixture.box.seal("Bearer abc", bound);
+      expect(await fixture.box.open(sealed, bound)).toBe("Bearer abc");
+      await expect(
+        fixture.box.open(sealed, { ...bound, url: "https://attacker.example/mcp" }),
+      ).rejects.toThrow();
+      await expect(fixture.box.open(sealed, context)).rejects.toThrow();
+      const legacy = await fixture.box.seal("Bearer old", context);
+      expect(await fixture.box.open(legacy, context)).toBe("Bearer old");
+      await expect(fixture.box.open(legacy, bound)).rejects.toThrow();
+    });
+
     it("refuses a tampered value, another box's value and plain text", async () => {
       const sealed = await fixture.box.seal("Bearer abc", context);
       await expect(fixture.box.open(tampered(sealed), context)).rejects.toThrow();

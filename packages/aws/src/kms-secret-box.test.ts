@@ -61,6 +61,16 @@ describe("KmsSecretBox", () => {
     expect(sealed).toMatch(/^kms1\.[A-Za-z0-9_-]+\.v1\./);
   });
 
+  it("binds the data key to the server's URL when the context has one", async () => {
+    kms.calls.length = 0;
+    const box = boxOn(kms, KEY);
+    const bound = { ...context, url: "https://mcp.example.com/mcp" };
+    await box.seal("Bearer abc", bound);
+    expect(kms.calls[0]?.body.EncryptionContext).toMatchObject({
+      "stackvm:url": "https://mcp.example.com/mcp",
+    });
+  });
+
   it("lets KMS refuse another tenant's data key (InvalidCiphertextException)", async () => {
     const box = boxOn(kms, KEY);
     const sealed = await box.seal("Bearer abc", context);

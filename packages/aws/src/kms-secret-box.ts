@@ -7,7 +7,7 @@
  * fit (a header may hold 8 KiB; KMS `Encrypt` takes 4 KiB).
  *
  * The context is the data key's encryption context, field by field (tenant,
- * namespace, purpose, name): KMS decrypts the data key only for the same
+ * namespace, purpose, name, and the server's URL when bound): KMS decrypts the data key only for the same
  * context, so one tenant's sealed value copied into another tenant's record, or
  * into another namespace, does not open. The value's own seal binds the same
  * context as additional data.
@@ -31,6 +31,8 @@ export function encryptionContext(context: SecretContext): Record<string, string
     "stackvm:tenant": context.tenant,
     "stackvm:namespace": context.namespace,
     "stackvm:name": context.name,
+    // Only when bound: data keys made before URLs were bound have no such pair.
+    ...(context.url === undefined ? {} : { "stackvm:url": context.url }),
   };
 }
 

@@ -25,7 +25,10 @@ import {
 /** Statuses whose answers have no body (the Response constructor refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-function guardedFetchLike(connection: McpConnection) {
+/** The time one call or listing has left: one deadline for all its requests. */
+type Budget = () => number;
+
+function guardedFetchLike(connection: McpConnection, left: Budget) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const method = (init?.method ?? "GET").toUpperCase();
     if (method === "GET") return new Response(null, { status: 405 });
@@ -41,7 +44,7 @@ function guardedFetchLike(connection: McpConnection) {
         allowedHosts: connection.allowedHosts,
         policy: connection.policy,
         ...(connection.policy.resolve ? { resolve: connection.policy.resolve } : {}),
-        timeoutMs: connection.timeoutMs,
+        timeoutMs: left(),
         maxResponseBytes: connection.maxResponseBytes,
         maxRedirects: 0,
       },
@@ -69,22 +72,41 @@ function asStepError(connection: McpConnection, error: unknown): StackVMError {
   );
 }
 
+/** How long ending the session may take: a courtesy to the server, not worth a slot. */
+const SESSION_END_MS = 1_000;
+
+/**
+ * One connection for one piece of work, all of it within `connection.timeoutMs`:
+ * initialize, the requests and the session's end share one deadline (each used
+ * to have its own, so a slow server held a worker slot three times as long).
+ */
 async function withClient<T>(
   connection: McpConnection,
-  work: (client: Client) => Promise<T>,
+  work: (client: Client, options: { timeout: number; signal: AbortSignal }) => Promise<T>,
 ): Promise<T> {
+  const deadline = Date.now() + connection.timeoutMs;
+  const left: Budget = () => Math.max(1, deadline - Date.now());
+  const signal = AbortSignal.timeout(connection.timeoutMs);
   const transport = new StreamableHTTPClientTransport(new URL(connection.url), {
     requestInit: { headers: connection.headers },
-    fetch: guardedFetchLike(connection),
+    fetch: guardedFetchLike(connection, left),
   });
   const client = new Client({ name: "stackvm", version: "1.0.0" });
   try {
-    await client.connect(transport, { timeout: connection.timeoutMs });
-    return await work(client);
+    await client.connect(transport, { timeout: left(), signal });
+    return await work(client, {
+      get timeout() {
+        return left();
+      },
+      signal,
+    });
   } catch (error) {
     throw asStepError(connection, error);
   } finally {
-    await transport.terminateSession().catch(() => undefined);
+    await Promise.race([
+      transport.terminateSession().catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, SESSION_END_MS).unref()),
+    ]);
     await client.close().catch(() => undefined);
   }
 }
@@ -92,12 +114,13 @@ async function withClient<T>(
 /** The MCP client port over the official SDK. */
 export class SdkMcpClient implements McpClient {
   async listTools(connection: McpConnection): Promise<McpToolInfo[]> {
-    return withClient(connection, async (client) => {
+    return withClient(connection, async (client, options) => {
       const tools: McpToolInfo[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 20; page++) {
         const answer = await client.listTools(cursor ? { cursor } : undefined, {
-          timeout: connection.timeoutMs,
+          timeout: options.timeout,
+          signal: options.signal,
         });
         for (const tool of answer.tools) {
           tools.push({
@@ -118,9 +141,10 @@ export class SdkMcpClient implements McpClient {
     tool: string,
     args: Record<string, unknown>,
   ): Promise<McpCallResult> {
-    return withClient(connection, async (client) => {
+    return withClient(connection, async (client, options) => {
       const answer = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: connection.timeoutMs,
+        timeout: options.timeout,
+        signal: options.signal,
       });
       return {
         content: (answer.content ?? []) as McpCallResult["content"],

@@ -1,6 +1,6 @@
 /**
  * The uploads port on S3: a presigned `PUT` URL for one object of the bucket,
- * its size by `HEAD`, its bytes by `GET`.
+ * its size by `HEAD`, its bytes by a ranged `GET` that reads no more than allowed.
  */
 import {
   GetObjectCommand,
@@ -41,17 +41,29 @@ export class S3Uploads implements DocumentUploads {
     }
   }
 
-  async get(key: string): Promise<Uint8Array | null> {
+  async get(key: string, maxBytes: number): Promise<Uint8Array | null> {
     try {
+      // A range, so that an object PUT again bigger after its HEAD is not read whole.
       const out = await this.s3.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: checkPrefix(key) }),
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: checkPrefix(key),
+          Range: `bytes=0-${maxBytes}`,
+        }),
       );
       return out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
     } catch (error) {
       if (isMissing(error)) return null;
+      // An empty object has no byte 0 to start a range at.
+      if (isEmptyRange(error)) return new Uint8Array(0);
       throw error;
     }
   }
+}
+
+function isEmptyRange(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === "InvalidRange" || e.$metadata?.httpStatusCode === 416;
 }
 
 function isMissing(error: unknown): boolean {

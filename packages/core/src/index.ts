@@ -28,6 +28,7 @@ export {
   cosine,
   createEmbedder,
   DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_PDF_LIMITS,
   DocumentId,
   type Embedder,
   ExtractError,
@@ -46,6 +47,7 @@ export {
   KnowledgeSearch,
   KnowledgeService,
   MemoryKnowledgeIndex,
+  type PdfLimits,
   type Upload,
 } from "./knowledge";
 export { DEFAULT_LLM_PRICES, LlmConfig, LlmPrice, LlmPrices, loadLlmConfig } from "./llm/config";
@@ -349,6 +351,11 @@ export type {
   McpToolInfo,
 } from "./tools/sources/mcp";
 export { McpServer, McpServerDefinition, mcpToolSource } from "./tools/sources/mcp";
+export {
+  DEFAULT_MCP_CALL_LIMITS,
+  McpCallLimiter,
+  type McpCallLimits,
+} from "./tools/sources/mcp-limits";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";

@@ -3,10 +3,12 @@
  * wrong or missing setting stops the start with a message naming it.
  */
 import {
+  DEFAULT_PDF_LIMITS,
   DEFAULT_TRACE_RETENTION_DAYS,
   type LlmConfig,
   loadLlmConfig,
   type OpenRange,
+  type PdfLimits,
   parseOpenRanges,
   runtimeApiPort,
 } from "@stackvm/core";
@@ -102,6 +104,18 @@ const Env = z.object({
     .min(1024)
     .max(1 << 30)
     .default(5 << 20),
+  STACKVM_KNOWLEDGE_PDF_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(64)
+    .max(8192)
+    .default(DEFAULT_PDF_LIMITS.memoryMb),
+  STACKVM_KNOWLEDGE_PDF_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(900)
+    .default(DEFAULT_PDF_LIMITS.timeMs / 1000),
 });
 
 export interface RuntimeConfig {
@@ -134,7 +148,12 @@ export interface RuntimeConfig {
   /** `STACKVM_LLM_CONFIGURED` as said by the deployment, or null to judge by the LLM settings here. */
   llmConfigured: boolean | null;
   /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
-  knowledge: { embeddingModel: string; indexUri: string; maxUploadBytes: number };
+  knowledge: {
+    embeddingModel: string;
+    indexUri: string;
+    maxUploadBytes: number;
+    pdfLimits: PdfLimits;
+  };
   /** `STACKVM_OPEN_PRIVATE_RANGES`: the loopback and private ranges the operator opened to outgoing requests. */
   openRanges: OpenRange[];
   /** Ports of this machine's own services that no outgoing request may reach (Lambda's runtime API). */
@@ -207,6 +226,11 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
       embeddingModel: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[providers.embeddings],
       indexUri: e.STACKVM_KNOWLEDGE_INDEX ?? `s3://${e.STACKVM_BUCKET}/knowledge-index`,
       maxUploadBytes: e.STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES,
+      pdfLimits: {
+        ...DEFAULT_PDF_LIMITS,
+        memoryMb: e.STACKVM_KNOWLEDGE_PDF_MEMORY_MB,
+        timeMs: e.STACKVM_KNOWLEDGE_PDF_SECONDS * 1000,
+      },
     },
     quotas: {
       requests_per_second: e.STACKVM_RATE_LIMIT_RPS,

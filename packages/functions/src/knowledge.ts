@@ -21,6 +21,7 @@ import {
   type LlmConfig,
   type LlmPort,
   type Log,
+  type PdfLimits,
   type Queue,
 } from "@stackvm/core";
 
@@ -29,6 +30,8 @@ export interface KnowledgeOptions {
   embeddingModel: string;
   /** The largest document one multipart upload may carry. */
   maxUploadBytes: number;
+  /** What reading one PDF may take (`STACKVM_KNOWLEDGE_PDF_MEMORY_MB`, `_PDF_SECONDS`). */
+  pdfLimits?: PdfLimits;
 }
 
 export interface KnowledgePorts {
@@ -76,6 +79,7 @@ export function createKnowledge(
     llm: (budget) =>
       createLlmSession({ port: ports.llm, config: llm, budget, now: ports.clock.now }),
     ...(budget ? { budget } : {}),
+    ...(options.pdfLimits ? { pdfLimits: options.pdfLimits } : {}),
     log,
   });
   const search = new KnowledgeSearch({ knowledge: service, index: ports.index, embedder });

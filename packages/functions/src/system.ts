@@ -29,6 +29,7 @@ import {
   type LlmPort,
   LlmTraceService,
   type Log,
+  McpCallLimiter,
   type McpClient,
   mcpToolSource,
   type OutboundPolicy,
@@ -240,6 +241,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       secrets,
       now: ports.clock.now,
       outbound: options.outbound,
+      // One per process: the local worker's four slots, or one Lambda instance's.
+      limiter: new McpCallLimiter(),
       saveTools: (tenant, ns, server, list, at) =>
         toolSources.saveTools(tenant, ns, server, list, at),
     }),

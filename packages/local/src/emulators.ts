@@ -15,6 +15,9 @@
  * - fauxqs 2.4.1 with persistence fails ChangeMessageVisibility to 0 (SqsQueue
  *   uses 1 s instead), and a long poll aborted by the client still takes the
  *   next message, which then waits out its visibility timeout.
+ * - fauxqs 2.4.1 takes request bodies up to 11 MiB; patches/fauxqs+2.4.1.patch
+ *   raises it to 101 MiB, so that a presigned PUT of a document up to the
+ *   documented 100 MiB is taken locally as S3 takes it.
  * - fauxqs 2.4.1 listens on 0.0.0.0 whatever `host` says, with no option for
  *   it: `pinListenHost` makes the server it creates listen on `host` instead, as
  *   it holds every tenant's queues and blobs.

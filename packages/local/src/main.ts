@@ -68,7 +68,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info("stopping", { reason });
-    // Requests get up to 29 s to finish; past this, steps still running come back to the queue within seconds.
+    // Requests get up to 29 s to finish, steps 5 s (then they come back to the queue); this is the backstop.
     const force = setTimeout(() => process.exit(1), 45_000);
     force.unref();
     await stack.stop();

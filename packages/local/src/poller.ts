@@ -51,8 +51,14 @@ export interface PollerOptions {
 }
 
 export interface Poller {
-  /** Stops polling at once (aborting the long polls) and waits for the batches in flight. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling at once (aborting the long polls) and waits for the batches in
+   * flight, for at most `graceMs` when given: past it, the batches still running
+   * are left (their visibility no longer extended), and their messages come
+   * back to the queue when it runs out, as after a crash; the steps are made to
+   * be run again.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** After a failed receive (emulator restarting, network), wait before the next. */
@@ -161,6 +167,7 @@ export function startPoller(options: PollerOptions): Poller {
     const event: SQSEvent = { Records: messages.map((m) => toRecord(m, eventSourceARN, region)) };
     let failed: Set<string> | "all";
     const keepHidden = hideWhileHandled(messages);
+    hidden.add(keepHidden);
     try {
       const result = await options.handler(event, lambdaContext(functionName, region, timeoutMs));
       failed = failures(result, event);
@@ -169,6 +176,7 @@ export function startPoller(options: PollerOptions): Poller {
       failed = "all";
     } finally {
       keepHidden.stop();
+      hidden.delete(keepHidden);
     }
     if (failed === "all") return;
     const done = event.Records.filter((r) => !failed.has(r.messageId));
@@ -221,11 +229,23 @@ export function startPoller(options: PollerOptions): Poller {
     };
   }
 
+  /** The visibility extensions of the batches in flight. */
+  const hidden = new Set<{ stop(): void }>();
   const loops = Array.from({ length: options.concurrency }, () => loop());
   return {
-    async stop() {
+    async stop(graceMs?: number) {
       abort.abort();
-      await Promise.all(loops);
+      const all = Promise.all(loops);
+      if (graceMs === undefined) return void (await all);
+      let timer: NodeJS.Timeout | undefined;
+      const expired = await Promise.race([
+        all.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (expired) for (const keepHidden of hidden) keepHidden.stop();
     },
   };
 }

@@ -4,7 +4,7 @@
  * a poller in the place of Lambda's SQS event source mapping (for the step queue
  * and for the DLQ), and timers in the place of the cron sweep.
  */
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "@stackvm/api";
@@ -78,6 +78,12 @@ export interface LocalStackOptions {
   stalledAfterMs?: number;
   /** How long `stop()` lets HTTP requests in flight finish before it cuts them (default 29 s, the longest API Gateway lets a request live). */
   drainMs?: number;
+  /**
+   * How long `stop()` waits for steps in flight (default 5 s); past it their
+   * messages come back to the queue when their visibility runs out, as after a
+   * crash, and run again on the next start.
+   */
+  stepGraceMs?: number;
   /** Overrides for tests. */
   llm?: LlmPort;
   sandbox?: SandboxPort;
@@ -258,6 +264,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }).catch(abandon);
   const port = (server.address() as AddressInfo).port;
   ownPorts.add(port);
+  const streams = trackStreams(server);
 
   const worker = startPoller({
     sqs: clients.sqs,
@@ -319,8 +326,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       clearInterval(sweep);
       traceExpiry.stop();
       scheduler.stop();
-      await drain(server, options.drainMs ?? 29_000);
-      await Promise.all([worker.stop(), dlq.stop()]);
+      // The worker stops beside the drain, not after it: each took its own time before.
+      const grace = options.stepGraceMs ?? 5_000;
+      await Promise.all([
+        drain(server, options.drainMs ?? 29_000, streams),
+        worker.stop(grace),
+        dlq.stop(grace),
+      ]);
       await ownSandbox?.close();
       clients.destroy();
       await emulators.stop();
@@ -368,11 +380,34 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 }
 
 /**
- * Closes the server gracefully: no new connection is taken, idle keep-alive
- * connections close at once, and requests in flight get `drainMs` to finish
- * (each connection closes after its answer) before the rest are cut.
+ * The responses in flight that are event streams: they never end by
+ * themselves, so a stop ends them rather than wait out the drain for them (a
+ * console left open held every stop for 29 s).
  */
-async function drain(server: ReturnType<typeof serve>, drainMs: number): Promise<void> {
+function trackStreams(server: ReturnType<typeof serve>): Set<ServerResponse> {
+  const open = new Set<ServerResponse>();
+  (server as unknown as Server).on("request", (req: IncomingMessage, res: ServerResponse) => {
+    // By the request: the adapter writes the stream's headers straight to the socket.
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    if (!path.endsWith("/events") && !String(req.headers.accept).includes("text/event-stream"))
+      return;
+    open.add(res);
+    res.once("close", () => open.delete(res));
+  });
+  return open;
+}
+
+/**
+ * Closes the server gracefully: no new connection is taken, idle keep-alive
+ * connections close at once, event streams are ended (their clients reconnect
+ * with Last-Event-ID), and requests in flight get `drainMs` to finish (each
+ * connection closes after its answer) before the rest are cut.
+ */
+async function drain(
+  server: ReturnType<typeof serve>,
+  drainMs: number,
+  responses: Set<ServerResponse>,
+): Promise<void> {
   const http = server as unknown as {
     closeIdleConnections?: () => void;
     closeAllConnections?: () => void;
@@ -384,5 +419,6 @@ async function drain(server: ReturnType<typeof serve>, drainMs: number): Promise
       resolve();
     });
     http.closeIdleConnections?.();
+    for (const res of responses) res.socket?.destroy();
   });
 }

@@ -48,6 +48,7 @@ export {
   KnowledgeGraph,
   normalizeEntityName,
 } from "./model";
+export { DEFAULT_PDF_LIMITS, type PdfLimits } from "./pdf-text";
 export {
   type GraphAnswer,
   KnowledgeSearch,

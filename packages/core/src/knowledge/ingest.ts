@@ -27,7 +27,14 @@ import type { Embedder } from "./embedder";
 import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";
 import type { IndexRow, KnowledgeIndex } from "./index-port";
 import { type IngestMessage, type IngestUsage, KnowledgeGraph, normalizeEntityName } from "./model";
-import { type DocumentRecord, documentBlobPrefix, documentKey, uploadKey } from "./records";
+import type { PdfLimits } from "./pdf-text";
+import {
+  type DocumentRecord,
+  documentBlobPrefix,
+  documentKey,
+  MAX_PRESIGNED_BYTES,
+  uploadKey,
+} from "./records";
 
 export interface IngestDeps {
   items: ItemStore;
@@ -44,6 +51,10 @@ export interface IngestDeps {
   log: Log;
   /** Graph extractions in flight at once. */
   graphConcurrency?: number;
+  /** The largest presigned upload (100 MiB unless set); the read stops past it. */
+  maxPresignedBytes?: number;
+  /** What reading one PDF may take (memory, time, pages, characters). */
+  pdfLimits?: PdfLimits;
 }
 
 export type IngestOutcome = "ready" | "failed" | "stale" | "duplicate" | "deleted";
@@ -58,6 +69,10 @@ export interface IngestBudget {
 
 export class IngestService {
   constructor(private readonly deps: IngestDeps) {}
+
+  get #maxPresigned(): number {
+    return this.deps.maxPresignedBytes ?? MAX_PRESIGNED_BYTES;
+  }
 
   /**
    * Ingests the document of the message.
@@ -94,13 +109,24 @@ export class IngestService {
               documentBlobPrefix(tenant, kb, documentId, version),
               record.sha256,
             )
-          : ((await this.deps.uploads?.get(uploadKey(record))) ?? null);
+          : ((await this.deps.uploads?.get(uploadKey(record), this.#maxPresigned)) ?? null);
       if (bytes === null)
         throw new ExtractError(
           "original_missing",
           "the uploaded original is gone from storage: upload the document again",
         );
-      const text = await extractText(bytes, record.content_type as keyof typeof DOCUMENT_TYPES);
+      if (record.upload !== "multipart" && bytes.byteLength > this.#maxPresigned) {
+        // PUT again through the same URL, bigger, after its size was checked on arrival.
+        throw new ExtractError(
+          "too_large",
+          `the upload is now over the ${this.#maxPresigned} bytes a document may have (it was replaced after it arrived): split it, and upload it again`,
+        );
+      }
+      const text = await extractText(
+        bytes,
+        record.content_type as keyof typeof DOCUMENT_TYPES,
+        this.deps.pdfLimits,
+      );
       let chunks: Chunk[];
       try {
         chunks = chunkText(text);

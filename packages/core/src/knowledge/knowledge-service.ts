@@ -36,6 +36,7 @@ import {
   ingestGroup,
   kbBlobPrefix,
   kbKey,
+  MAX_PRESIGNED_BYTES,
   presentDocument,
   uploadKey,
   ZERO_INGEST_USAGE,
@@ -349,7 +350,7 @@ export class KnowledgeService {
     const size = await uploads.size(uploadKey(record));
     const key = documentKey(record.tenant_id, record.knowledge_base, record.document_id);
     const condition = { exists: true, equals: { version: record.version, upload: "presigned" } };
-    const max = this.deps.maxPresignedBytes ?? 100 << 20;
+    const max = this.deps.maxPresignedBytes ?? MAX_PRESIGNED_BYTES;
     let changes: Array<[string[], unknown]>;
     if (size === null) {
       const waited = this.deps.clock.now() - Date.parse(record.updated_at);

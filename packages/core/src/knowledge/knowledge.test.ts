@@ -3,7 +3,7 @@
  * tools, and the attacks on them (hostile uploads, a message twice, a crash
  * mid-ingest, a delete racing an ingest, another tenant, a namespace's limits).
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { bagOfWords } from "../../../../test/support/llm-server";
 import { makePdf } from "../../../../test/support/pdf";
 import type { LlmConfig } from "../llm/config";
@@ -103,6 +103,7 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     items,
     blobs,
     uploads,
+    maxPresignedBytes: 1_000,
     clock,
     index,
     embedder,
@@ -660,6 +661,27 @@ describe("knowledge", () => {
         error: { code: "upload_not_received" },
       });
       expect(k.queue.sent).toEqual([]);
+    });
+
+    it("fails an upload PUT again bigger after it arrived, reading no more than the limit", async () => {
+      const { document, upload_url } = await k.knowledge.presign("t1", "travel", {
+        filename: "swap.md",
+        content_type: "text/markdown",
+      });
+      const key = new URL(upload_url).pathname.slice(1).replace(/^uploads\//, "");
+      k.uploads.put(key, te(MD));
+      await k.knowledge.getDocument("t1", "travel", document.document_id);
+      expect(k.queue.sent).toHaveLength(1);
+      // The URL still works for its hour: the same key, now 50 times the limit.
+      k.uploads.put(key, new Uint8Array(50_000).fill(0x61));
+      const read = vi.spyOn(k.uploads, "get");
+      expect(await k.drain()).toEqual(["failed"]);
+      expect(read).toHaveBeenCalledWith(key, 1_000);
+      expect((await read.mock.results[0]!.value)!.byteLength).toBe(1_001);
+      expect(await k.knowledge.getDocument("t1", "travel", document.document_id)).toMatchObject({
+        status: "failed",
+        error: { code: "too_large" },
+      });
     });
 
     it("refuses a type ingestion cannot read, and odd fields, before writing anything", async () => {

@@ -9,6 +9,9 @@ import type { Item, ItemKey } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
 import type { DocumentStatus, IngestUsage, KnowledgeDocument } from "./model";
 
+/** The largest presigned upload a document may be (the documented 100 MiB). */
+export const MAX_PRESIGNED_BYTES = 100 * 1024 * 1024;
+
 export const kbKey = (tenant: string, kb: string): ItemKey => ({
   pk: tenantPk(tenant),
   sk: `KB#${kb}`,

@@ -15,8 +15,8 @@ export class MemoryUploads implements DocumentUploads {
     return this.#objects.get(key)?.byteLength ?? null;
   }
 
-  async get(key: string): Promise<Uint8Array | null> {
-    return this.#objects.get(key) ?? null;
+  async get(key: string, maxBytes: number): Promise<Uint8Array | null> {
+    return this.#objects.get(key)?.subarray(0, maxBytes + 1) ?? null;
   }
 
   /** What the client's PUT to the URL does. */

@@ -19,8 +19,17 @@ export interface SecretContext {
   namespace: string;
   /** Its place in the namespace, e.g. `{server}|{header}`. */
   name: string;
+  /**
+   * Where the secret may be sent (an MCP server's URL): a record whose URL is
+   * changed does not open it. Absent in contexts sealed before it existed.
+   */
+  url?: string;
 }
 
-/** The context as one text, `{purpose}|{tenant}|{namespace}|{name}` (the local box's additional data). */
+/**
+ * The context as one text, `{purpose}|{tenant}|{namespace}|{name}`, then
+ * `|{url}` when it has one (the local box's additional data; a context without
+ * a URL gives the same text as before URLs were bound, so old seals open).
+ */
 export const secretContextText = (context: SecretContext): string =>
-  `${context.purpose}|${context.tenant}|${context.namespace}|${context.name}`;
+  `${context.purpose}|${context.tenant}|${context.namespace}|${context.name}${context.url === undefined ? "" : `|${context.url}`}`;

@@ -9,6 +9,10 @@ export interface DocumentUploads {
   presignPut(key: string, contentType: string, seconds: number): Promise<string>;
   /** The object's size in bytes, or null while it has not arrived. */
   size(key: string): Promise<number | null>;
-  /** The object's bytes, or null when absent. */
-  get(key: string): Promise<Uint8Array | null>;
+  /**
+   * The object's bytes, or null when absent; at most `maxBytes + 1` of them
+   * (a longer answer means the object is over `maxBytes`): the object may have
+   * been PUT again, bigger, after its size was checked.
+   */
+  get(key: string, maxBytes: number): Promise<Uint8Array | null>;
 }

@@ -11,6 +11,8 @@ import type { SecretBox } from "../ports/secrets";
 import { describeTool, mcpRecordKey, type ToolDescription } from "../tools/registry";
 import { type HttpToolDefinition, httpTool, toolUrlProblem } from "../tools/sources/http-tool";
 import {
+  duplicateToolError,
+  duplicateToolNames,
   type McpClient,
   type McpServer,
   type McpServerDefinition,
@@ -80,7 +82,10 @@ export class ToolSourceService {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(definition.headers)) {
       headers[name] = secret.has(name.toLowerCase())
-        ? await this.deps.secrets.seal(value, secretContext(tenant, ns, definition.name, name))
+        ? await this.deps.secrets.seal(
+            value,
+            secretContext(tenant, ns, definition.name, name, definition.url),
+          )
         : value;
     }
     const record: McpServerRecord = {
@@ -92,6 +97,7 @@ export class ToolSourceService {
       allow: definition.tools ?? null,
       tools: [],
       listed_at: null,
+      secrets_bound_to_url: true,
     };
     const listed = await this.list(tenant, config, record);
     await this.deps.namespaces.putToolRecord(
@@ -158,6 +164,8 @@ export class ToolSourceService {
         `the tools of the MCP server '${record.name}' could not be listed: ${(error as Error).message}. Check its url and headers, and that it speaks Streamable HTTP`,
       );
     }
+    const twice = duplicateToolNames(tools);
+    if (twice.length > 0) throw duplicateToolError(record.name, twice);
     return { ...record, tools, listed_at: new Date(this.deps.clock.now()).toISOString() };
   }
 

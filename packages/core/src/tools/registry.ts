@@ -90,7 +90,22 @@ export interface ToolSource {
    * an MCP server. A record that cannot give tools now (an MCP server that does not
    * answer) gives none rather than failing every plan of the namespace.
    */
-  tools(tenant: string, namespace: NamespaceConfig, record: ToolRecord): Promise<Tool[]>;
+  tools(
+    tenant: string,
+    namespace: NamespaceConfig,
+    record: ToolRecord,
+    options?: ToolSourceOptions,
+  ): Promise<Tool[]>;
+}
+
+/** How a source is asked for tools. */
+export interface ToolSourceOptions {
+  /**
+   * True on a step's call (the worker): a source may refresh what it cached (an
+   * MCP server's stale `tools/list`). False on the API's request path, which
+   * answers from what is stored and never waits on a tool server.
+   */
+  refresh: boolean;
 }
 
 /** Where the registry reads a namespace's records (`NamespaceService` provides it). */
@@ -158,7 +173,7 @@ export class ToolRegistry {
     const all = new Map(this.builtinMap);
     const allowed = new Set(namespace.allowed_tools.filter((name) => all.has(name)));
     const lists = await Promise.all(
-      records.map((record) => this.toolsOf(tenant, namespace, record)),
+      records.map((record) => this.toolsOf(tenant, namespace, record, { refresh: false })),
     );
     for (const tool of lists.flat()) {
       if (all.has(tool.name)) {
@@ -185,7 +200,7 @@ export class ToolRegistry {
       return { all: this.builtinMap, allowed };
     }
     const record = await this.records.getToolRecord(tenant, namespace.name, key);
-    const tools = record ? await this.toolsOf(tenant, namespace, record) : [];
+    const tools = record ? await this.toolsOf(tenant, namespace, record, { refresh: true }) : [];
     const all = new Map(this.builtinMap);
     for (const tool of tools) {
       all.set(tool.name, tool);
@@ -209,9 +224,10 @@ export class ToolRegistry {
     tenant: string,
     namespace: NamespaceConfig,
     record: ToolRecord,
+    options: ToolSourceOptions,
   ): Promise<Tool[]> {
     const source = this.sources.get(recordKind(record));
-    return source ? source.tools(tenant, namespace, record) : [];
+    return source ? source.tools(tenant, namespace, record, options) : [];
   }
 }
 

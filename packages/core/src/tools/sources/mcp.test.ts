@@ -58,8 +58,9 @@ function harness(listing: () => McpToolInfo[]) {
   };
   const namespace = { name: "ns", allowed_hosts: ["127.0.0.1"] } as unknown as NamespaceConfig;
   return {
-    names: async (r: McpServerRecord = record) =>
-      (await source.tools("tnt", namespace, r)).map((t) => t.name),
+    /** The tools as a step's call sees them (`refresh`), or as the API does. */
+    names: async (r: McpServerRecord = record, refresh = true) =>
+      (await source.tools("tnt", namespace, r, { refresh })).map((t) => t.name),
     advance: (ms: number) => {
       now += ms;
     },
@@ -99,6 +100,23 @@ describe("the MCP source's tools/list cache", () => {
     expect(await h.names()).toEqual(["every.echo"]);
     expect(h.lists()).toBe(1);
     expect(h.saved).toEqual([]);
+  });
+
+  it("never lists on the API's request path: a stale list is answered as stored", async () => {
+    const h = harness(() => [info("echo"), info("get-sum")]);
+    h.advance(MCP_TOOLS_TTL_MS * 10);
+    expect(await h.names(h.record, false)).toEqual(["every.echo"]);
+    expect(h.lists()).toBe(0);
+  });
+
+  it("keeps the stored list when a relist names a tool twice, and reads a stored twice-named list first-name-wins", async () => {
+    const h = harness(() => [info("x"), info("x"), info("y")]);
+    h.advance(MCP_TOOLS_TTL_MS + 1);
+    expect(await h.names()).toEqual(["every.echo"]);
+    expect(h.lists()).toBe(1);
+    expect(h.saved).toEqual([]);
+    const stored = { ...h.record, tools: [info("x"), info("x"), info("z")] };
+    expect(await h.names(stored, false)).toEqual(["every.x", "every.z"]);
   });
 
   it("applies the server's allow list to a fresh listing", async () => {

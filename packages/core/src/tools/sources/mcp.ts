@@ -6,7 +6,14 @@
  * through `guardedFetch`.
  *
  * - `tools/list` is cached in the server's record (`tools`, `listed_at`) and listed
- *   again when older than {@link MCP_TOOLS_TTL_MS} or on the refresh route;
+ *   again when older than {@link MCP_TOOLS_TTL_MS} by the worker, when a step calls
+ *   one of its tools, or on the refresh route; never on the API's request path
+ *   (submit, validate and the tool list answer from the record);
+ * - a listing that names a tool twice is refused (at registration and refresh,
+ *   422 `mcp_duplicate_tool`; on a relist the stored list stands), and a stored
+ *   list is read first-name-wins, so one server cannot break its namespace;
+ * - calls in flight are limited per tenant and per server ({@link McpCallLimiter}),
+ *   and one call (connect, request, session end) has one deadline in all;
  * - a call's input is checked against the tool's `inputSchema` before it leaves
  *   (the executor parses it with the tool's zod schema);
  * - `structuredContent` becomes the value; else the text (one text item), or the
@@ -14,16 +21,19 @@
  *   value holds their reference;
  * - `isError` is a step error (which may trigger a plan update); a server that
  *   does not answer is a step error that names it;
- * - headers named secret are sealed at rest ({@link SecretBox}) and opened only
- *   here, for the request; they never reach a commit, a log line or an answer.
+ * - headers named secret are sealed at rest ({@link SecretBox}), bound to the
+ *   tenant, namespace, server, header and the server's URL, and opened only here,
+ *   for the request; they never reach a commit, a log line or an answer. A record
+ *   whose URL was changed does not open them.
  */
 import * as z from "zod";
-import { StepError } from "../../errors";
+import { StepError, ValidationError } from "../../errors";
 import type { OutboundPolicy } from "../../net/outbound-policy";
 import type { SecretBox, SecretContext } from "../../ports/secrets";
-import type { ToolRecord, ToolSource } from "../registry";
+import type { ToolRecord, ToolSource, ToolSourceOptions } from "../registry";
 import type { Tool, ToolContext } from "../tool";
 import { schemaOf } from "./http-tool";
+import type { McpCallLimiter } from "./mcp-limits";
 
 /** How long a server's `tools/list` is trusted before it is listed again. */
 export const MCP_TOOLS_TTL_MS = 5 * 60 * 1000;
@@ -145,21 +155,31 @@ export interface McpSourceDeps {
     tools: McpToolInfo[],
     listedAt: string,
   ): Promise<void>;
+  /** The most time one call or listing may take, all its requests together (15 s). */
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** Calls in flight per tenant and per server; none: no limit (unit tests). */
+  limiter?: McpCallLimiter;
 }
 
-/** The secret box context of one header of one server: bound to the sealed value. */
+/**
+ * The secret box context of one header of one server: bound to the sealed value.
+ * `url` is the server's URL, so that a record whose URL is changed cannot send
+ * the secret elsewhere; records sealed before the URL was bound (no
+ * `secrets_bound_to_url`) open without it.
+ */
 export const secretContext = (
   tenant: string,
   namespace: string,
   server: string,
   header: string,
+  url?: string,
 ): SecretContext => ({
   purpose: "mcp-header",
   tenant,
   namespace,
   name: `${server}|${header.toLowerCase()}`,
+  ...(url === undefined ? {} : { url }),
 });
 
 /** A stored server record's fields. */
@@ -172,6 +192,32 @@ export interface McpServerRecord extends ToolRecord {
   allow: string[] | null;
   tools: McpToolInfo[];
   listed_at: string | null;
+  /** True when the secret headers were sealed with the URL in their context (all new records). */
+  secrets_bound_to_url?: boolean;
+}
+
+/** Names a listing gives more than once (a hostile or broken server). */
+export function duplicateToolNames(tools: readonly McpToolInfo[]): string[] {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) twice.add(tool.name);
+    seen.add(tool.name);
+  }
+  return [...twice];
+}
+
+/** A listing refused for naming a tool twice: 422 at registration and refresh. */
+export function duplicateToolError(server: string, names: readonly string[]): ValidationError {
+  return new ValidationError(
+    "mcp_duplicate_tool",
+    `the MCP server '${server}' lists more than one tool named ${names
+      .slice(0, 5)
+      .map((n) => `'${n}'`)
+      .join(
+        ", ",
+      )}: tool names must be unique within a server; fix the server, then add or refresh it again`,
+  );
 }
 
 /** The connection to a server, with its secret headers opened. */
@@ -184,10 +230,24 @@ export async function mcpConnection(
 ): Promise<McpConnection> {
   const secret = new Set(record.secret_headers.map((h) => h.toLowerCase()));
   const headers: Record<string, string> = {};
+  const url = record.secrets_bound_to_url ? record.url : undefined;
   for (const [name, value] of Object.entries(record.headers)) {
-    headers[name] = secret.has(name.toLowerCase())
-      ? await deps.secrets.open(value, secretContext(tenant, namespace.name, record.name, name))
-      : value;
+    if (!secret.has(name.toLowerCase())) {
+      headers[name] = value;
+      continue;
+    }
+    try {
+      headers[name] = await deps.secrets.open(
+        value,
+        secretContext(tenant, namespace.name, record.name, name, url),
+      );
+    } catch {
+      throw new StepError(
+        "mcp_secret_unopenable",
+        `the secret header '${name}' of the MCP server '${record.name}' does not open for ${record.url}: it was sealed for another URL, namespace or key. Nothing was sent; delete the server and add it again with its headers`,
+        { server: record.name },
+      );
+    }
   }
   return {
     server: record.name,
@@ -212,25 +272,44 @@ export function allowedMcpTools(record: McpServerRecord): McpToolInfo[] {
 export function mcpToolSource(deps: McpSourceDeps): ToolSource {
   return {
     kind: "mcp",
-    async tools(tenant, namespace, raw) {
+    async tools(tenant, namespace, raw, options?: ToolSourceOptions) {
       let record = raw as McpServerRecord;
       const listedAt = record.listed_at ? Date.parse(record.listed_at) : 0;
-      if (deps.now() - listedAt > MCP_TOOLS_TTL_MS) {
+      // Only a step's call lists again (the worker, within the call limits); the
+      // API answers from the record and never waits on the server.
+      const release =
+        options?.refresh && deps.now() - listedAt > MCP_TOOLS_TTL_MS
+          ? (deps.limiter?.tryAcquire(tenant, serverKey(tenant, namespace.name, record.name)) ??
+            (deps.limiter ? null : () => {}))
+          : null;
+      if (release) {
         try {
           const connection = await mcpConnection(tenant, namespace, record, deps);
           const tools = await deps.client.listTools(connection);
-          const at = new Date(deps.now()).toISOString();
-          await deps.saveTools(tenant, namespace.name, record.name, tools, at);
-          record = { ...record, tools, listed_at: at };
+          // A listing that names a tool twice is not taken: the stored list stands.
+          if (duplicateToolNames(tools).length === 0) {
+            const at = new Date(deps.now()).toISOString();
+            await deps.saveTools(tenant, namespace.name, record.name, tools, at);
+            record = { ...record, tools, listed_at: at };
+          }
         } catch {
           // The cached list stands: a server that is down now still has its tools
           // known, and a call of one fails with a step error that names the server.
+        } finally {
+          release();
         }
       }
-      return allowedMcpTools(record).map((info) => mcpTool(tenant, namespace, record, info, deps));
+      const seen = new Set<string>();
+      return allowedMcpTools(record)
+        .filter((info) => !seen.has(info.name) && seen.add(info.name))
+        .map((info) => mcpTool(tenant, namespace, record, info, deps));
     },
   };
 }
+
+/** The limiter's key of one server of one namespace. */
+const serverKey = (tenant: string, namespace: string, server: string): string =>
+  `${tenant}|${namespace}|${server}`;
 
 function mcpTool(
   tenant: string,
@@ -254,14 +333,26 @@ function mcpTool(
     source: "mcp",
     inputSchema: info.input_schema,
     async run(args, context) {
-      const connection = await mcpConnection(
-        tenant,
-        namespace,
-        record,
-        deps,
-        context.idempotencyKey,
-      );
-      const result = await deps.client.callTool(connection, info.name, args);
+      // The place first: a call over a limit goes back to the queue before any secret is opened.
+      const release =
+        deps.limiter?.acquire(
+          tenant,
+          serverKey(tenant, namespace.name, record.name),
+          record.name,
+        ) ?? (() => {});
+      let result: McpCallResult;
+      try {
+        const connection = await mcpConnection(
+          tenant,
+          namespace,
+          record,
+          deps,
+          context.idempotencyKey,
+        );
+        result = await deps.client.callTool(connection, info.name, args);
+      } finally {
+        release();
+      }
       if (result.isError) {
         const text = result.content
           .flatMap((c) => (c.type === "text" ? [c.text] : []))
