@@ -1,13 +1,36 @@
 /**
  * The local stack with no LLM configured: a goal is refused at once with a 422
- * that names the settings, and leaves no task; a plan still runs; the start-up
- * banner says that no LLM is configured and what that means.
+ * that names the settings, and leaves no task; a plan still runs; a plan whose
+ * step fails names that step as its first cause everywhere (task, list, CLI,
+ * webhook), with no plan update tried; the start-up banner says that no LLM is
+ * configured and what that means.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { llmBannerLines } from "@stackvm/functions";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli/run-cli";
 import { useTestStack } from "../support/stack";
 
 const t = useTestStack({ env: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined } });
+
+/** A webhook receiver on loopback (allowed in local mode): the bodies it got. */
+const delivered: string[] = [];
+let receiver: Server;
+let hook: string;
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      delivered.push(Buffer.concat(chunks).toString("utf8"));
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
 describe("no LLM configured", () => {
   it("answers 422 to a goal, saying which settings to set, and keeps no task", async () => {
@@ -26,6 +49,46 @@ describe("no LLM configured", () => {
     expect(created.status).toBe(202);
     const done = await t.waitForTask(created.body.task_id);
     expect(done).toMatchObject({ status: "completed", final_answer: 42 });
+  });
+
+  it("fails a plan at its failed step, names that step everywhere, and tries no plan update", async () => {
+    const plan = [
+      { seq_no: 0, type: "assign", parameters: { a: 6 } },
+      { seq_no: 1, type: "assign", parameters: { b: "${a} / 0" } },
+      { seq_no: 2, type: "assign", parameters: { final_answer: "${b}" } },
+    ];
+    const created = await t.api("POST", "/v1/tasks", { plan, webhook_url: hook });
+    expect(created.status).toBe(202);
+    const id = created.body.task_id;
+    const done = await t.waitForTask(id);
+    const cause = /^step 1 failed: \[arithmetic_error\] Cannot compute "6 \/ 0"/;
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatch(cause);
+    expect(done.error).toContain("No plan update was tried: no LLM is configured");
+    expect(done.error).not.toContain("OPENAI_API_KEY");
+
+    const commits = await t.api("GET", `/v1/tasks/${id}/branches/main/commits`);
+    expect(commits.body.commits.map((c: { type: string }) => c.type)).toEqual([
+      "error",
+      "step",
+      "plan",
+    ]);
+    const listed = await t.api("GET", "/v1/tasks");
+    const row = listed.body.tasks.find((r: { task_id: string }) => r.task_id === id);
+    expect(row.error).toBe(done.error);
+
+    const deadline = Date.now() + 30_000;
+    while (!delivered.some((b) => b.includes(id)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const payload = JSON.parse(delivered.find((b) => b.includes(id))!);
+    expect(payload.data.error).toBe(done.error);
+
+    const shown = await runCli(["task", id], {
+      STACKVM_URL: t.url,
+      STACKVM_API_KEY: t.apiKey,
+    });
+    expect(shown.stdout.replace(/\s+/g, " ")).toContain("step 1 failed: [arithmetic_error]");
   });
 
   it("says so in the start-up banner", () => {

@@ -389,6 +389,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     log: options.log,
     localMode: options.localMode,
     maxPlanUpdates: options.maxPlanUpdates,
+    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
     ...(options.llmUnreachableMs === undefined
       ? {}
       : { llmUnreachableMs: options.llmUnreachableMs }),

@@ -82,7 +82,14 @@ export function memorySystem(
    * `traces`: each step's LLM calls store their traces, kept `traces` days.
    * `tools`: built-ins of the system beside the registry's (the knowledge tools over a scripted search).
    */
-  options: { llm?: FakeLlm; maxPlanUpdates?: number; traces?: number; tools?: Tool[] } = {},
+  options: {
+    llm?: FakeLlm;
+    maxPlanUpdates?: number;
+    traces?: number;
+    tools?: Tool[];
+    /** False: no LLM is configured (a failed step is not followed by a plan update). */
+    llmConfigured?: boolean;
+  } = {},
 ) {
   const clock = new ManualClock();
   const items = countingStore(new MemoryItemStore());
@@ -129,6 +136,7 @@ export function memorySystem(
     log: silentLog,
     localMode: true,
     maxPlanUpdates: options.maxPlanUpdates ?? 3,
+    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
     onStart: lifecycle.onStart,
     onTerminal: lifecycle.onTerminal,
   };
