@@ -15,8 +15,10 @@ import type { ApiEnv } from "./env";
 import { errorBody, malformedBody, notFound, onError } from "./errors";
 import { checkJsonBody } from "./json-body";
 import { describeJsonBodyAnswers } from "./openapi-answers";
+import { completeContract, LICENSE } from "./openapi-contract";
 import { API_TAGS, tagRoutes } from "./openapi-tags";
 import { rateLimit } from "./rate-limit";
+import { registerBlobRoutes } from "./routes/blobs";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerDoctorRoutes } from "./routes/doctor";
 import { registerEventRoutes } from "./routes/events";
@@ -102,6 +104,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerTaskRoutes(app);
   registerBranchRoutes(app);
   registerRetryRoutes(app);
+  registerBlobRoutes(app);
   registerLlmCallRoutes(app);
   registerNamespaceRoutes(app);
   registerToolSourceRoutes(app);
@@ -120,7 +123,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   tagRoutes(app);
   describeJsonBodyAnswers(app);
-  app.doc31("/openapi.json", {
+  completeContract(app, deps.config.maxBodyBytes);
+  app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     tags: [...API_TAGS],
     info: {
@@ -128,8 +132,13 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       version: "1.0.0",
       description:
         "Turns a goal into a plan and runs it one instruction per invocation, committing every step to a branch.",
+      license: LICENSE,
     },
-  });
+    // The origin this document was read from: the one its routes answer on.
+    servers: [
+      { url: deps.config.publicUrl ?? new URL(c.req.url).origin, description: "This service" },
+    ],
+  }));
 
   const allowed = allowedMethods(app);
   app.notFound((c) => notFound(c, allowed(c.req.path)));

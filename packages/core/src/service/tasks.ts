@@ -387,6 +387,20 @@ export class TaskService {
     }
   }
 
+  /**
+   * The bytes of a blob one of the task's steps stored (a tool's image, a sandbox's
+   * file: `{"$ref": "s3", "sha256": …}` in its value); 404 for a missing task, also
+   * another tenant's, and for a blob the task does not hold.
+   */
+  async blob(tenant: string, taskId: string, sha256: string): Promise<Uint8Array> {
+    await this.record(tenant, taskId);
+    const bytes = await this.deps.blobs.get(taskBlobPrefix(tenant, taskId), sha256);
+    if (!bytes) {
+      throw new NotFoundError(`blob of task '${taskId}'`, sha256);
+    }
+    return bytes;
+  }
+
   async get(tenant: string, taskId: string): Promise<Task> {
     // Both reads at once: a missing task answers 404 whatever the branch query found.
     const [task, branches] = await Promise.all([
