@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans carry ${name} references
 /**
  * The local stack with no LLM configured: a goal is refused at once with a 422
  * that names the settings, and leaves no task; a plan still runs; a plan whose
@@ -10,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { llmBannerLines } from "@stackvm/functions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli";
+import { uploadDocument } from "../support/knowledge";
 import { useTestStack } from "../support/stack";
 
 const t = useTestStack({ env: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined } });
@@ -89,6 +91,57 @@ describe("no LLM configured", () => {
       STACKVM_API_KEY: t.apiKey,
     });
     expect(shown.stdout.replace(/\s+/g, " ")).toContain("step 1 failed: [arithmetic_error]");
+  });
+
+  it("refuses a goal trigger, a goal schedule and a fork with a suggestion with 422, storing nothing", async () => {
+    const trigger = await t.api("POST", "/v1/triggers", {
+      name: "gh",
+      goal: "Summarize ${payload}",
+    });
+    expect(trigger.status).toBe(422);
+    expect(trigger.body.error.code).toBe("llm_not_configured");
+    expect(trigger.body.error.message).toContain("give the trigger a plan instead of a goal");
+    expect((await t.api("GET", "/v1/triggers")).body.triggers).toEqual([]);
+
+    const schedule = await t.api("POST", "/v1/schedules", {
+      name: "daily",
+      cron: "0 9 * * *",
+      timezone: "UTC",
+      goal: "Plan my day",
+    });
+    expect(schedule.status).toBe(422);
+    expect(schedule.body.error.code).toBe("llm_not_configured");
+    expect((await t.api("GET", "/v1/schedules")).body.schedules).toEqual([]);
+
+    const plan = [{ seq_no: 0, type: "assign", parameters: { final_answer: 1 } }];
+    const created = await t.api("POST", "/v1/tasks", { plan });
+    await t.waitForTask(created.body.task_id);
+    const id = created.body.task_id;
+    const [root] = (await t.api("GET", `/v1/tasks/${id}/branches/main/commits`)).body.commits.slice(
+      -1,
+    );
+    const fork = await t.api("POST", `/v1/tasks/${id}/branches`, {
+      from_commit: root.commit_id,
+      suggestion: "answer 2 instead",
+    });
+    expect(fork.status).toBe(422);
+    expect(fork.body.error.message).toContain("fork with an edited plan or step instead");
+    const branches = (await t.api("GET", `/v1/tasks/${id}/branches`)).body.branches;
+    expect(branches.map((b: { name: string }) => b.name)).toEqual(["main"]);
+  });
+
+  it("refuses a document upload with no embedding endpoint, naming it, and keeps no document", async () => {
+    expect((await t.api("POST", "/v1/knowledge-bases", { name: "notes" })).status).toBe(201);
+    const upload = await uploadDocument(t, "notes", {
+      name: "a.txt",
+      type: "text/plain",
+      bytes: "Otters hold hands while they sleep.",
+    });
+    expect(upload.status).toBe(422);
+    expect(upload.body.error.code).toBe("embeddings_not_configured");
+    expect(upload.body.error.message).toContain("EMBEDDING_MODEL");
+    const docs = await t.api("GET", "/v1/knowledge-bases/notes/documents");
+    expect(docs.body.documents).toEqual([]);
   });
 
   it("says so in the start-up banner", () => {

@@ -290,6 +290,7 @@ export {
 } from "./service/triggers";
 export type { WaitServiceDeps } from "./service/waits";
 export { WaitService } from "./service/waits";
+export { webhookTargetCheck } from "./service/webhook-target";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
 export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";

@@ -29,6 +29,8 @@ export interface KnowledgeOptions {
   embeddingModel: string;
   /** The largest document one multipart upload may carry. */
   maxUploadBytes: number;
+  /** False when no embedding endpoint is configured: uploads are refused at once (422). */
+  embeddingsConfigured?: boolean;
 }
 
 export interface KnowledgePorts {
@@ -59,6 +61,9 @@ export function createKnowledge(
     clock: ports.clock,
     maxUploadBytes: options.maxUploadBytes,
     ...(ports.uploads ? { uploads: ports.uploads } : {}),
+    ...(options.embeddingsConfigured === undefined
+      ? {}
+      : { embeddingsConfigured: options.embeddingsConfigured }),
   });
   const embedder = createEmbedder({
     port: ports.embeddings,

@@ -59,7 +59,7 @@ import {
   WaitService,
   type WakePort,
   WebhookService,
-  webhookUrlCheck,
+  webhookTargetCheck,
 } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 import type { DlqDeps } from "./dlq-handler";
@@ -218,7 +218,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     ...builtinTools(),
     ...knowledge.tools.map((tool) => [tool.name, tool] as const),
   ]);
-  const checkWebhookUrl = webhookUrlCheck(options.localMode);
+  const checkWebhookUrl = webhookTargetCheck(options.localMode);
   const store = new TaskStore(ports.items);
   // The one registry of tools: built-ins here (a built-in family that needs a port,
   // such as knowledge search, is added to this first list), then one source per
@@ -362,7 +362,6 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     namespaces,
     scheduler: ports.scheduler ?? noScheduler,
     log: options.log,
-    checkWebhookUrl,
   });
 
   const step: StepDeps = {

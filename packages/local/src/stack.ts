@@ -36,6 +36,7 @@ import {
   createSweepHandler,
   createSystem,
   createWorkerHandler,
+  embeddingsConfigured,
   embeddingsPort,
   type LlmSummary,
   llmPort,
@@ -195,6 +196,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
     {
       ...systemOptions(config, log, true),
+      // No embedding endpoint: a document upload is refused at once, not failed later.
+      knowledge: { ...config.knowledge, embeddingsConfigured: embeddingsConfigured(config) },
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       resolvePublicUrl: () => publicUrl,

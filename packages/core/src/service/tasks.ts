@@ -242,13 +242,24 @@ export class TaskService {
     return { task, replayed, warnings };
   }
 
-  /** Refuses work that needs a planner when no LLM is configured, saying what to set. */
-  requireLlm(): void {
+  /**
+   * Refuses work that needs a planner when no LLM is configured, saying what to set;
+   * `need` says what needs it, `instead` what works without one.
+   */
+  requireLlm(
+    need = "a goal needs one to write its plan",
+    instead = "send a plan instead of a goal",
+  ): void {
     if (this.deps.llmConfigured !== false) return;
     throw new ValidationError(
       "llm_not_configured",
-      "no LLM is configured, and a goal needs one to write its plan: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart (on AWS: npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock, then deploy); or send a plan instead of a goal",
+      `no LLM is configured, and ${need}: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart (on AWS: npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock, then deploy); or ${instead}`,
     );
+  }
+
+  /** Refuses a webhook URL that delivery would refuse (`webhook-target.ts`), before anything is stored. */
+  checkWebhookUrl(url: string): void {
+    this.deps.checkWebhookUrl(url);
   }
 
   /**
