@@ -71,11 +71,15 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   });
   const generalLimit = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
-    onError: (c) =>
-      c.json(
+    onError: (c) => {
+      // The rest of the body is never read, so the server closes the connection after
+      // this answer: say so, or a client reuses a socket that is about to close.
+      c.header("connection", "close");
+      return c.json(
         errorBody("too_large", `the request body is over ${deps.config.maxBodyBytes} bytes`),
         413,
-      ),
+      );
+    },
   });
   // Document uploads have their own, larger limit (STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES).
   const uploadLimit = uploadBodyLimit(deps.config.maxUploadBytes ?? deps.config.maxBodyBytes);
