@@ -14,7 +14,12 @@ import { StepError, ValidationError } from "../../errors";
 import type { NamespaceConfig } from "../../model";
 import type { Resolver } from "../../net/address-guard";
 import { guardedFetch } from "../../net/guarded-fetch";
-import { listsLoopbackHost, matchHost, normalizeHost } from "../../net/host-allow-list";
+import {
+  isLoopbackHost,
+  listsLoopbackHost,
+  matchHost,
+  normalizeHost,
+} from "../../net/host-allow-list";
 import { webhookHeaders } from "../../webhooks/signature";
 import type { ToolRecord, ToolSource } from "../registry";
 import type { Tool } from "../tool";
@@ -79,6 +84,10 @@ export function toolUrlProblem(
   const host = normalizeHost(parsed.hostname);
   const loopback = localMode && listsLoopbackHost(host, namespace.allowed_hosts);
   if (parsed.protocol !== "https:" && !loopback) {
+    // A loopback host in local mode is one step away: the namespace must list it.
+    if (localMode && isLoopbackHost(host)) {
+      return `${url} is plain http to a loopback host, which local mode allows only for a host the namespace lists: add '${host}' to the allowed_hosts of the namespace '${namespace.name}' (PUT /v1/namespaces/${namespace.name}) first`;
+    }
     return `${url} is not https: use an https:// URL (plain http is only for a loopback host in local mode)`;
   }
   if (matchHost(host, namespace.allowed_hosts) === undefined) {
