@@ -239,6 +239,8 @@ export function CommitPanel(props: {
   onPick: () => void;
   onClearAgainst: () => void;
   onForked: (branch: Branch, how: string) => void;
+  /** The task has a goal: only then can its plan be saved as a template (the API answers 422 `no_goal`). */
+  canSaveTemplate: boolean;
 }) {
   const api = useApi();
   const { commit } = props;
@@ -264,6 +266,7 @@ export function CommitPanel(props: {
           <button
             type="button"
             disabled={save.pending}
+            hidden={!props.canSaveTemplate}
             onClick={() =>
               save.run(async () => {
                 const saved = await api.post<{ template_id: string }>(
