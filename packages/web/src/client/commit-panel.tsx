@@ -263,25 +263,26 @@ export function CommitPanel(props: {
           >
             Fork from here…
           </button>
-          <button
-            type="button"
-            disabled={save.pending}
-            hidden={!props.canSaveTemplate}
-            onClick={() =>
-              save.run(async () => {
-                const saved = await api.post<{ template_id: string }>(
-                  `/v1/tasks/${seg(props.taskId)}/commits/${seg(commit.commit_id)}/save-plan`,
-                );
-                return (
-                  <>
-                    Saved the plan at this commit as template <code>{saved.template_id}</code>.
-                  </>
-                );
-              })
-            }
-          >
-            Save plan as template
-          </button>
+          {props.canSaveTemplate ? (
+            <button
+              type="button"
+              disabled={save.pending}
+              onClick={() =>
+                save.run(async () => {
+                  const saved = await api.post<{ template_id: string }>(
+                    `/v1/tasks/${seg(props.taskId)}/commits/${seg(commit.commit_id)}/save-plan`,
+                  );
+                  return (
+                    <>
+                      Saved the plan at this commit as template <code>{saved.template_id}</code>.
+                    </>
+                  );
+                })
+              }
+            >
+              Save plan as template
+            </button>
+          ) : null}
         </div>
       </div>
       <ActionResult action={save} title="The plan was not saved" />
