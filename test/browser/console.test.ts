@@ -273,6 +273,25 @@ describe("the web console", () => {
     await browser.screenshot(page, "07-promoted");
   });
 
+  it("starts its example plan with no example inputs, and names the plan task apart", async () => {
+    const page = await open("/ui/tasks/new");
+    await page.getByLabel("a plan (JSON, run as is)").check();
+    expect(await page.locator("#inputs").inputValue()).toBe("");
+    await page.getByRole("button", { name: "Start task" }).click();
+    await page.waitForURL(/\/ui\/tasks\/tsk_/);
+    const taskId = page.url().split("/").pop()!;
+    const done = await stack.waitForTask(taskId);
+    expect(done).toMatchObject({ status: "completed", final_answer: 42 });
+    const [plan] = (
+      await stack.api("GET", `/v1/tasks/${taskId}/branches/main/commits`)
+    ).body.commits.slice(-1);
+    expect(plan.outputs).toEqual({});
+    await page.locator("#task-title", { hasText: `plan task ${taskId}` }).waitFor();
+    // A task with no goal has no plan to save as a template (the API would answer 422 no_goal).
+    await page.locator(".commit-panel").first().waitFor();
+    expect(await page.getByRole("button", { name: "Save plan as template" }).count()).toBe(0);
+  });
+
   it("shows each problem of a rejected plan at its instruction", async () => {
     const page = await open("/ui/tasks/new");
     await page.getByLabel("a plan (JSON, run as is)").check();

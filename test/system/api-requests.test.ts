@@ -4,6 +4,7 @@
  * JSON (400 with where it breaks), and a method a path does not take (405 with
  * `Allow`). Each answer has the error shape and leaves nothing behind.
  */
+import { Agent, request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { useTestStack } from "../support/stack";
 
@@ -154,5 +155,42 @@ describe("a method that a path does not take", () => {
     const response = await fetch(`${t.url}/v1/tasks`, { method: "PUT" });
     expect(response.status).toBe(401);
     expect(response.headers.get("allow")).toBeNull();
+  });
+});
+
+describe("a body over the limit", () => {
+  /** POSTs `bytes` of JSON on a keep-alive agent; the status and `Connection` header. */
+  const post = (agent: Agent, bytes: number) =>
+    new Promise<{ status: number; connection: string | undefined }>((done, fail) => {
+      const body = JSON.stringify({ plan, metadata: { pad: "x".repeat(bytes) } });
+      const req = request(`${t.url}/v1/tasks`, {
+        method: "POST",
+        agent,
+        headers: {
+          authorization: `Bearer ${t.apiKey}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        res.on("end", () => done({ status: res.statusCode!, connection: res.headers.connection }));
+      });
+      req.on("error", fail);
+      req.end(body);
+    });
+
+  it("answers 413 with Connection: close, and the client's next request works", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await post(agent, 2 << 20);
+      expect(refused.status).toBe(413);
+      expect(refused.connection).toBe("close");
+      const next = await post(agent, 10);
+      expect(next.status).toBe(202);
+      expect(next.connection).toBe("keep-alive");
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -121,10 +121,12 @@ const NOT_WALKED = [
 /**
  * Routes whose isolation their own system tests walk with a second tenant,
  * because their records need set-up of their own (a knowledge base with a
- * document, a waiting branch, an MCP server): knowledge.test.ts, tools.test.ts
- * (HTTP tools and MCP servers) and waits.test.ts. Any other new route still fails the walk.
+ * document, a waiting branch, an MCP server, a stored blob): knowledge.test.ts,
+ * tools.test.ts (HTTP tools and MCP servers), waits.test.ts and mcp.test.ts (a
+ * tool's image as a blob). Any other new route still fails the walk.
  */
 const WALKED_ELSEWHERE = [
+  "get /v1/tasks/{task_id}/blobs/{sha256}",
   "post /v1/namespaces/{name}/mcp-servers",
   "get /v1/namespaces/{name}/mcp-servers",
   "post /v1/namespaces/{name}/mcp-servers/{server}/refresh",

@@ -120,4 +120,35 @@ describe("outgoing webhooks", () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe("bad_webhook_url");
   });
+
+  it.each(["https://10.0.0.5/hook", "https://169.254.169.254/latest"])(
+    "refuses %s when given to a task, a trigger or a schedule, and stores none",
+    async (url) => {
+      const task = await t.api("POST", "/v1/tasks", { plan, webhook_url: url });
+      expect(task.status).toBe(422);
+      expect(task.body.error.code).toBe("bad_webhook_url");
+      expect(task.body.error.message).toMatch(/private|link-local/);
+      const trigger = await t.api("POST", "/v1/triggers", { name: "t", plan, webhook_url: url });
+      expect(trigger.status).toBe(422);
+      expect(trigger.body.error.code).toBe("bad_webhook_url");
+      const schedule = await t.api("POST", "/v1/schedules", {
+        name: "s",
+        cron: "0 9 * * *",
+        timezone: "UTC",
+        plan,
+        webhook_url: url,
+      });
+      expect(schedule.status).toBe(422);
+      expect(schedule.body.error.code).toBe("bad_webhook_url");
+      const tasks = (await t.api("GET", "/v1/tasks")).body.tasks as Array<{ task_id: string }>;
+      const triggers = (await t.api("GET", "/v1/triggers")).body.triggers as unknown[];
+      const schedules = (await t.api("GET", "/v1/schedules")).body.schedules as unknown[];
+      expect(triggers).toEqual([]);
+      expect(schedules).toEqual([]);
+      for (const { task_id } of tasks) {
+        const one = await t.api("GET", `/v1/tasks/${task_id}`);
+        expect(one.body.webhook?.url ?? null).not.toBe(url);
+      }
+    },
+  );
 });

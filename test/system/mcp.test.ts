@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EverythingServer, startEverything } from "../support/mcp-server";
 import { call, finish } from "../support/plans";
 import { readSse } from "../support/sse";
-import { useTestStack } from "../support/stack";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const SECRET = "Bearer sekret-mcp-token-5f1c";
 const lines: string[] = [];
@@ -175,6 +175,35 @@ describe("an MCP server as a tool source", () => {
       (item) => typeof item === "object" && item.type === "image",
     );
     expect(image).toMatchObject({ mime_type: "image/png", blob: { $ref: "s3" } });
+
+    // The reference downloads, for its tenant only.
+    const sha = (image!.blob as { sha256: string }).sha256;
+    const path = `/v1/tasks/${created.body.task_id}/blobs/${sha}`;
+    const got = await fetch(`${t.url}${path}?type=image/png`, {
+      headers: { authorization: `Bearer ${t.apiKey}` },
+    });
+    expect(got.status).toBe(200);
+    expect(got.headers.get("content-type")).toBe("image/png");
+    const bytes = new Uint8Array(await got.arrayBuffer());
+    expect([...bytes.slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect(bytes.byteLength).toBe((image!.blob as { size: number }).size);
+    const asPage = await fetch(`${t.url}${path}?type=text/html`, {
+      headers: { authorization: `Bearer ${t.apiKey}` },
+    });
+    expect(asPage.headers.get("content-type")).toBe("application/octet-stream");
+    expect(asPage.headers.get("content-disposition")).toMatch(/^attachment/);
+    expect(asPage.headers.get("content-security-policy")).toContain("sandbox");
+    const other = await t.api(
+      "POST",
+      "/v1/admin/tenants/blob-thief/keys",
+      { name: "b" },
+      { key: ADMIN_KEY },
+    );
+    expect(other.status).toBe(201);
+    const stolen = await t.api("GET", path, undefined, { key: other.body.key });
+    expect(stolen.status).toBe(404);
+    const missing = await t.api("GET", path.replace(sha, "0".repeat(64)));
+    expect(missing.status).toBe(404);
   });
 
   it("names the server when it is down mid-run, and the branch recovers when it is back", async () => {

@@ -207,6 +207,11 @@ describe("POST /v1/tasks/{id}/retry", () => {
     const later = await retry(taskId, { from: "last_commit" }, { headers });
     expect(later.status).toBe(200);
     expect(later.body.name).toBe(made[0]!.body.name);
+    // The key names its body, as a task's does: another body with it is refused, not ignored.
+    const reused = await retry(taskId, { from: "start" }, { headers });
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.code).toBe("idempotency_key_reused");
+    expect(reused.body.error.message).toContain("use a new key");
     await t.waitForTask(taskId);
     const branches = await t.api("GET", `/v1/tasks/${taskId}/branches`);
     expect(branches.body.branches.map((x: any) => x.name).sort()).toEqual(

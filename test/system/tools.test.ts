@@ -182,6 +182,11 @@ describe("HTTP tools", () => {
     ["the metadata address", "http://169.254.169.254/latest/meta-data", /metadata/],
     ["a host the namespace does not allow", "https://api.example.com/add", /allowed_hosts/],
     ["loopback over https when not listed", "https://localhost/add", /allowed_hosts/],
+    [
+      "loopback over http when not listed (the fix named: allowed_hosts)",
+      "http://localhost:9/add",
+      /the host 'localhost' is not in the allowed_hosts of the namespace 'hooks': add it/,
+    ],
   ])("refuses a URL to %s with 422 and stores nothing", async (_what, url, message) => {
     const added = await t.api("POST", "/v1/namespaces/hooks/http-tools", {
       name: "sneaky",

@@ -15,8 +15,10 @@ import type { ApiEnv } from "./env";
 import { errorBody, malformedBody, notFound, onError } from "./errors";
 import { checkJsonBody } from "./json-body";
 import { describeJsonBodyAnswers } from "./openapi-answers";
+import { completeContract, LICENSE } from "./openapi-contract";
 import { API_TAGS, tagRoutes } from "./openapi-tags";
 import { rateLimit } from "./rate-limit";
+import { registerBlobRoutes } from "./routes/blobs";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerDoctorRoutes } from "./routes/doctor";
 import { registerEventRoutes } from "./routes/events";
@@ -69,11 +71,15 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   });
   const generalLimit = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
-    onError: (c) =>
-      c.json(
+    onError: (c) => {
+      // The rest of the body is never read, so the server closes the connection after
+      // this answer: say so, or a client reuses a socket that is about to close.
+      c.header("connection", "close");
+      return c.json(
         errorBody("too_large", `the request body is over ${deps.config.maxBodyBytes} bytes`),
         413,
-      ),
+      );
+    },
   });
   // Document uploads have their own, larger limit (STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES).
   const uploadLimit = uploadBodyLimit(deps.config.maxUploadBytes ?? deps.config.maxBodyBytes);
@@ -102,6 +108,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerTaskRoutes(app);
   registerBranchRoutes(app);
   registerRetryRoutes(app);
+  registerBlobRoutes(app);
   registerLlmCallRoutes(app);
   registerNamespaceRoutes(app);
   registerToolSourceRoutes(app);
@@ -120,7 +127,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
 
   tagRoutes(app);
   describeJsonBodyAnswers(app);
-  app.doc31("/openapi.json", {
+  completeContract(app, deps.config.maxBodyBytes);
+  app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     tags: [...API_TAGS],
     info: {
@@ -128,8 +136,13 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       version: "1.0.0",
       description:
         "Turns a goal into a plan and runs it one instruction per invocation, committing every step to a branch.",
+      license: LICENSE,
     },
-  });
+    // The origin this document was read from: the one its routes answer on.
+    servers: [
+      { url: deps.config.publicUrl ?? new URL(c.req.url).origin, description: "This service" },
+    ],
+  }));
 
   const allowed = allowedMethods(app);
   app.notFound((c) => notFound(c, allowed(c.req.path)));

@@ -21,7 +21,25 @@ export interface Out {
   done(): void;
 }
 
+/** Streams whose reader may close early, already watched (`createOut` may run more than once). */
+const watched = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * `stackvm tasks | head -1`: the reader closed after what it wanted. Like any
+ * Unix filter, stop there quietly (exit 0) rather than print a `write EPIPE`
+ * stack trace; any other write error is still thrown.
+ */
+function endOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (watched.has(stream)) return;
+  watched.add(stream);
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+}
+
 export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
+  endOnClosedPipe(stream);
   const tty = stream.isTTY === true;
   const color = tty && !process.env.NO_COLOR;
   let spinner: ReturnType<typeof yoctoSpinner> | null = null;

@@ -21,6 +21,13 @@ const unconfiguredEmbeddings: EmbeddingPort = {
   },
 };
 
+/** True when an embedding endpoint is configured (Bedrock, or an OpenAI-compatible server). */
+export function embeddingsConfigured(config: Pick<RuntimeConfig, "openai" | "providers">): boolean {
+  return (
+    config.providers.embeddings === "bedrock" || !!config.openai.apiKey || !!config.openai.baseURL
+  );
+}
+
 export function embeddingsPort(config: Pick<RuntimeConfig, "openai" | "providers">): EmbeddingPort {
   if (config.providers.embeddings === "bedrock") {
     return lazyBedrockEmbeddings(bedrockOptions(config.providers));

@@ -8,7 +8,7 @@ export { ConfigError, loadConfig } from "./config";
 export type { DlqDeps } from "./dlq-handler";
 export { createDlqHandler } from "./dlq-handler";
 export { createDoctor, type DoctorPorts } from "./doctor";
-export { embeddingsPort } from "./embeddings-port";
+export { embeddingsConfigured, embeddingsPort } from "./embeddings-port";
 export type { Knowledge, KnowledgeOptions } from "./knowledge";
 export { createKnowledge } from "./knowledge";
 export { llmPort } from "./llm-port";

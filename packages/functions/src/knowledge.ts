@@ -32,6 +32,8 @@ export interface KnowledgeOptions {
   maxUploadBytes: number;
   /** What reading one PDF may take (`STACKVM_KNOWLEDGE_PDF_MEMORY_MB`, `_PDF_SECONDS`). */
   pdfLimits?: PdfLimits;
+  /** False when no embedding endpoint is configured: uploads are refused at once (422). */
+  embeddingsConfigured?: boolean;
 }
 
 export interface KnowledgePorts {
@@ -62,6 +64,9 @@ export function createKnowledge(
     clock: ports.clock,
     maxUploadBytes: options.maxUploadBytes,
     ...(ports.uploads ? { uploads: ports.uploads } : {}),
+    ...(options.embeddingsConfigured === undefined
+      ? {}
+      : { embeddingsConfigured: options.embeddingsConfigured }),
   });
   const embedder = createEmbedder({
     port: ports.embeddings,

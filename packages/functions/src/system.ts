@@ -372,7 +372,6 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     namespaces,
     scheduler: ports.scheduler ?? noScheduler,
     log: options.log,
-    checkWebhookUrl,
   });
 
   const step: StepDeps = {
@@ -399,6 +398,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     log: options.log,
     outbound: options.outbound,
     maxPlanUpdates: options.maxPlanUpdates,
+    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
     ...(options.llmUnreachableMs === undefined
       ? {}
       : { llmUnreachableMs: options.llmUnreachableMs }),

@@ -38,6 +38,7 @@ import {
   createSweepHandler,
   createSystem,
   createWorkerHandler,
+  embeddingsConfigured,
   embeddingsPort,
   type LlmSummary,
   llmPort,
@@ -221,6 +222,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     {
       ...base,
       outbound,
+      // No embedding endpoint: a document upload is refused at once, not failed later.
+      knowledge: { ...config.knowledge, embeddingsConfigured: embeddingsConfigured(config) },
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       resolvePublicUrl: () => publicUrl,

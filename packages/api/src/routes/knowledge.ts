@@ -67,14 +67,17 @@ export function uploadBodyLimit(maxUploadBytes: number): MiddlewareHandler<ApiEn
   const maxSize = maxUploadBytes + 64 * 1024;
   return bodyLimit({
     maxSize,
-    onError: (c) =>
-      c.json(
+    onError: (c) => {
+      // The rest of the upload is never read: the connection closes after this answer.
+      c.header("connection", "close");
+      return c.json(
         errorBody(
           "too_large",
           `the upload is over ${maxUploadBytes} bytes: ask for a presigned upload URL instead (POST this route with JSON {"filename", "content_type"})`,
         ),
         413,
-      ),
+      );
+    },
   });
 }
 

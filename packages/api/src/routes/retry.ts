@@ -24,7 +24,8 @@ export function registerRetryRoutes(app: ApiApp): void {
         "run for the quotas: 429 (`monthly_budget_exhausted`) when the month's budget is spent; it takes a " +
         "running slot, or the branch and the task are `queued` (with `waiting_for_slot`) until one frees; " +
         "its usage counts for the month. With an `Idempotency-Key` header, the same " +
-        "key answers the branch it made (200) instead of making another.",
+        "key answers the branch it made (200) instead of making another; the same key with another body " +
+        "answers 409 `idempotency_key_reused`, as for tasks.",
       security: bearer,
       request: {
         params: TaskIdParam,

@@ -5,7 +5,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { CreateTaskInput, Status, Task } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
-import { bearer, commonErrors, invalidError, json, Paging, TaskIdParam } from "../schemas";
+import {
+  bearer,
+  commonErrors,
+  ErrorBody,
+  invalidError,
+  json,
+  Paging,
+  TaskIdParam,
+} from "../schemas";
 import { PlanProblemSchema } from "./plans";
 
 const Created = z
@@ -30,7 +38,8 @@ export function registerTaskRoutes(app: ApiApp): void {
       summary: "Start a task",
       description:
         "Starts a task from a goal (the planner writes the plan) or a plan (validated, then run as is). " +
-        "With an `Idempotency-Key` header, the same key and body within 24 hours answer the same task.",
+        "With an `Idempotency-Key` header, the same key and body within 24 hours answer the same task (200); " +
+        "the same key with another body answers 409 `idempotency_key_reused`.",
       security: bearer,
       request: {
         body: {
@@ -46,6 +55,10 @@ export function registerTaskRoutes(app: ApiApp): void {
         },
         200: json(Created, "The same task again (Idempotency-Key)"),
         ...commonErrors,
+        409: json(
+          ErrorBody,
+          "The Idempotency-Key was used with another body (`idempotency_key_reused`)",
+        ),
         ...invalidError,
       },
     }),

@@ -260,7 +260,9 @@ export class IngestService {
             ],
           });
         } catch (error) {
-          if (!isErrorKind(error, "step")) throw error;
+          // No graph for this chunk (a refused answer; no LLM configured): its text is still embedded.
+          const noLlm = (error as { code?: unknown }).code === "llm_not_configured";
+          if (!isErrorKind(error, "step") && !noLlm) throw error;
           graphs[i] = { entities: [], relationships: [] };
         }
         done++;
@@ -273,7 +275,13 @@ export class IngestService {
       );
     } catch (error) {
       // The session stopped at what the month had left: say so as ingest, not as a task's budget.
-      if (isErrorKind(error, "forbidden")) throw ranOut([...calls, ...session.calls]);
+      // Only a spent budget: another refusal is not the month's doing, and keeps its own words.
+      if (
+        isErrorKind(error, "forbidden") &&
+        (error as { code?: unknown }).code === "budget_exceeded"
+      ) {
+        throw ranOut([...calls, ...session.calls]);
+      }
       throw error;
     } finally {
       calls.push(...session.calls);

@@ -53,6 +53,8 @@ export interface KnowledgeServiceDeps {
   uploads?: DocumentUploads;
   /** The largest document a presigned upload may bring (checked when it arrives). */
   maxPresignedBytes?: number;
+  /** False when no embedding endpoint is configured: an upload, which could never be indexed, is refused. */
+  embeddingsConfigured?: boolean;
 }
 
 /** How long a presigned upload URL is valid. */
@@ -142,6 +144,7 @@ export class KnowledgeService {
     body: unknown,
   ): Promise<{ document: KnowledgeDocument; upload_url: string; expires_in: number }> {
     await this.#kb(tenant, kb);
+    this.#requireEmbeddings();
     const input = PresignInput.parse(body);
     const uploads = this.deps.uploads;
     if (!uploads) {
@@ -172,6 +175,7 @@ export class KnowledgeService {
   /** Takes an upload: stores the original, writes a `pending` document, queues its ingest. */
   async upload(tenant: string, kb: string, upload: Upload): Promise<KnowledgeDocument> {
     await this.#kb(tenant, kb);
+    this.#requireEmbeddings();
     const documentId =
       upload.documentId === undefined ? `doc_${randomId(16)}` : parseDocumentId(upload.documentId);
     const filename = checkFilename(upload.filename);
@@ -213,6 +217,15 @@ export class KnowledgeService {
     const version = record.version;
     await this.#enqueue(tenant, kb, documentId, version);
     return presentDocument(record);
+  }
+
+  /** Refuses a document that could never be indexed, naming what to set. */
+  #requireEmbeddings(): void {
+    if (this.deps.embeddingsConfigured !== false) return;
+    throw new ValidationError(
+      "embeddings_not_configured",
+      "no embedding endpoint is configured, so a document could never be indexed: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama with EMBEDDING_MODEL=nomic-embed-text) or OPENAI_API_KEY (OpenAI), or EMBEDDING_PROVIDER=bedrock, then restart and upload again",
+    );
   }
 
   async listDocuments(

@@ -6,6 +6,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { bagOfWords } from "../../../../test/support/llm-server";
 import { makePdf } from "../../../../test/support/pdf";
+import { StackVMError } from "../errors";
 import type { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import { MemoryBlobs } from "../memory/memory-blobs";
@@ -408,6 +409,65 @@ describe("knowledge", () => {
       code: "ingest_failed",
       message: "down",
     });
+  });
+
+  it("names the missing embeddings, not a budget, when neither an LLM nor embeddings are configured", async () => {
+    const bare = setup();
+    const notConfigured = (code: string, message: string) => () =>
+      Promise.reject(
+        new StackVMError(code === "llm_not_configured" ? "forbidden" : "step", code, message),
+      );
+    const ingest = new IngestService({
+      items: bare.items,
+      blobs: bare.blobs,
+      clock: { now: () => 0 },
+      index: bare.index,
+      embedder: createEmbedder({
+        port: {
+          embed: notConfigured("embeddings_not_configured", "no embedding server is configured"),
+        },
+        model: "e",
+        llm: LLM,
+      }),
+      llm: () =>
+        createLlmSession({
+          port: { complete: notConfigured("llm_not_configured", "no LLM is configured") },
+          config: LLM,
+          budget: {},
+        }),
+      log: silentLog,
+    });
+    await bare.knowledge.create("t1", { name: "kb" });
+    const doc = await bare.knowledge.upload("t1", "kb", {
+      filename: "a.md",
+      contentType: "text/markdown",
+      bytes: te("Some text."),
+    });
+    expect(await ingest.handle(IngestMessage.parse(bare.queue.sent[0]!.body))).toBe("failed");
+    const { error } = await bare.knowledge.getDocument("t1", "kb", doc.document_id);
+    expect(error).toEqual({
+      code: "embeddings_not_configured",
+      message: "no embedding server is configured",
+    });
+  });
+
+  it("refuses an upload at once where no embedding endpoint is configured", async () => {
+    const bare = setup();
+    const knowledge = new KnowledgeService({
+      items: bare.items,
+      blobs: bare.blobs,
+      queue: bare.queue,
+      clock: { now: () => 0 },
+      maxUploadBytes: 1 << 20,
+      embeddingsConfigured: false,
+    });
+    await knowledge.create("t1", { name: "kb" });
+    const upload = { filename: "a.md", contentType: "text/markdown", bytes: te("Some text.") };
+    await expect(knowledge.upload("t1", "kb", upload)).rejects.toMatchObject({
+      code: "embeddings_not_configured",
+    });
+    expect(bare.queue.sent).toEqual([]);
+    expect((await knowledge.listDocuments("t1", "kb", null)).documents).toEqual([]);
   });
 
   it("fails a corrupt PDF with its reason and still ingests the other documents", async () => {

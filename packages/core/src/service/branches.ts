@@ -227,6 +227,12 @@ export class BranchService {
       slot?: { claim: () => Promise<boolean>; wait: (branch: BranchRecord) => Promise<void> };
     } = {},
   ): Promise<Branch> {
+    if (input.suggestion !== undefined) {
+      this.deps.tasks.requireLlm(
+        "a fork with a suggestion needs one to rewrite the plan",
+        "fork with an edited plan or step instead",
+      );
+    }
     const task = await this.deps.tasks.record(tenant, taskId);
     const state = await this.storedState(task, input.from_commit);
     const source = state.commit;

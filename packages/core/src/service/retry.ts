@@ -18,7 +18,8 @@
  * A task still at work (queued, running, waiting) answers 409: cancel it first.
  * The branch becomes the result with a conditional write on the task, so two
  * retries sent at once make one run (the other answers 409, its branch undone);
- * with an `Idempotency-Key`, the same key answers the branch it made.
+ * with an `Idempotency-Key`, the same key answers the branch it made, and the
+ * same key with another body answers 409 `idempotency_key_reused`, as for tasks.
  */
 import * as z from "zod";
 import { ConflictError, isErrorKind, ValidationError } from "../errors";
@@ -33,6 +34,7 @@ import { SUBMITTED_PLAN } from "../vm/pending";
 import { enqueueNext } from "../vm/step";
 import type { BranchService } from "./branches";
 import type { Presenter } from "./present";
+import { checkRetryKey, claimRetryKey, releaseRetryKey } from "./retry-key";
 import { markRunning, newBranch, type TaskService } from "./tasks";
 
 export const RETRY_FROM = ["start", "last_commit"] as const;
@@ -82,7 +84,12 @@ export class RetryService {
       idempotencyKey === null
         ? `retry-${randomId(6)}`
         : `retry-${digest(taskId, idempotencyKey).slice(0, 12)}`;
+    // The key names its body, as a task's does: the same key with another body is a 409.
+    const body = { from };
+    const items = this.deps.store.items;
+    const now = this.deps.clock.now();
     if (idempotencyKey !== null) {
+      await checkRetryKey(items, tenant, taskId, idempotencyKey, body, now);
       const made = await this.deps.store.getBranch(tenant, taskId, name);
       if (made) return { branch: await this.deps.presenter.branch(made), replayed: true };
     }
@@ -96,11 +103,21 @@ export class RetryService {
     }
     const promote = (branch: BranchRecord) => this.promote(task, branch);
     const slot = this.slot(task, name);
-    const undo = (error: unknown) => this.undone(task, name, idempotencyKey, slot.held, error);
     const head = result?.head ?? null;
+    if (idempotencyKey !== null) {
+      await claimRetryKey(items, tenant, taskId, idempotencyKey, body, now);
+    }
+    const undo = async (error: unknown): Promise<never> => {
+      // A retry that made nothing frees its key, unless another request with it made the branch.
+      if (idempotencyKey !== null && (error as { code?: string }).code !== "branch_exists") {
+        await releaseRetryKey(items, tenant, taskId, idempotencyKey).catch(() => undefined);
+      }
+      return this.undone(task, name, idempotencyKey, slot.held, error);
+    };
     if (from === "last_commit" && result && head !== null) {
       const state = await this.deps.branches.storedState(task, head);
       if (state.plan !== null && state.pc === null) {
+        if (idempotencyKey !== null) await releaseRetryKey(items, tenant, taskId, idempotencyKey);
         throw new ValidationError(
           "nothing_to_run",
           `task '${taskId}' ${status} at its last commit ${head}, so there is no step left to run from it: run it again from its goal with {"from": "start"}, or fork an earlier commit to run from there (POST /v1/tasks/${taskId}/branches with {"from_commit": "<commit_id>"}; GET /v1/tasks/${taskId}/branches/${task.branch}/commits lists them)`,

@@ -157,8 +157,6 @@ export interface ScheduleServiceDeps {
   namespaces: NamespaceService;
   scheduler: SchedulerPort;
   log: Log;
-  /** Checks an outgoing webhook URL as tasks do (https, or loopback in local mode). */
-  checkWebhookUrl?: (url: string) => void;
 }
 
 export class ScheduleService {
@@ -342,12 +340,18 @@ export class ScheduleService {
   private async check(item: ScheduleItem): Promise<void> {
     parseCron(item.cron);
     checkTimeZone(item.timezone);
+    if (item.plan === null) {
+      this.deps.tasks.requireLlm(
+        "a schedule with a goal needs one to plan each run",
+        "give the schedule a plan instead of a goal",
+      );
+    }
     const namespace = await this.deps.namespaces.resolve(item.tenant_id, item.namespace);
     if (item.plan !== null) {
       this.deps.tasks.validateIn(namespace, item.plan, Object.keys(item.inputs));
     }
-    // The same check a task makes, now rather than at the first run.
-    if (item.webhook_url !== null) this.deps.checkWebhookUrl?.(item.webhook_url);
+    // The same check a task makes (`TaskService.checkWebhookUrl`), now rather than at the first run.
+    if (item.webhook_url !== null) this.deps.tasks.checkWebhookUrl(item.webhook_url);
   }
 
   private view(item: ScheduleItem): Schedule {

@@ -263,13 +263,24 @@ export class TaskService {
     return { task, replayed, warnings };
   }
 
-  /** Refuses work that needs a planner when no LLM is configured, saying what to set. */
-  requireLlm(): void {
+  /**
+   * Refuses work that needs a planner when no LLM is configured, saying what to set;
+   * `need` says what needs it, `instead` what works without one.
+   */
+  requireLlm(
+    need = "a goal needs one to write its plan",
+    instead = "send a plan instead of a goal",
+  ): void {
     if (this.deps.llmConfigured !== false) return;
     throw new ValidationError(
       "llm_not_configured",
-      "no LLM is configured, and a goal needs one to write its plan: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart (on AWS: npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock, then deploy); or send a plan instead of a goal",
+      `no LLM is configured, and ${need}: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama at http://127.0.0.1:11434/v1, with OPENAI_API_KEY if it needs one) or OPENAI_API_KEY alone (OpenAI), and LLM_MODEL, then restart (on AWS: npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock, then deploy); or ${instead}`,
     );
+  }
+
+  /** Refuses a webhook URL that delivery would refuse (`webhook-target.ts`), before anything is stored. */
+  checkWebhookUrl(url: string): void {
+    this.deps.checkWebhookUrl(url);
   }
 
   /**
@@ -406,6 +417,20 @@ export class TaskService {
       }
       return held.task_id as string;
     }
+  }
+
+  /**
+   * The bytes of a blob one of the task's steps stored (a tool's image, a sandbox's
+   * file: `{"$ref": "s3", "sha256": …}` in its value); 404 for a missing task, also
+   * another tenant's, and for a blob the task does not hold.
+   */
+  async blob(tenant: string, taskId: string, sha256: string): Promise<Uint8Array> {
+    await this.record(tenant, taskId);
+    const bytes = await this.deps.blobs.get(taskBlobPrefix(tenant, taskId), sha256);
+    if (!bytes) {
+      throw new NotFoundError(`blob of task '${taskId}'`, sha256);
+    }
+    return bytes;
   }
 
   async get(tenant: string, taskId: string): Promise<Task> {

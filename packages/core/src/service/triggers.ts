@@ -85,6 +85,14 @@ export class TriggerService {
     input: CreateTriggerInput,
   ): Promise<{ trigger: Trigger; secret: string }> {
     if (input.goal !== undefined) checkGoalReferences(input.goal);
+    // What every delivery would fail on is refused now, and nothing is stored.
+    if (input.plan === undefined) {
+      this.deps.tasks.requireLlm(
+        "a trigger with a goal needs one to plan each delivery",
+        "give the trigger a plan instead of a goal",
+      );
+    }
+    if (input.webhook_url !== undefined) this.deps.tasks.checkWebhookUrl(input.webhook_url);
     const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
     if (input.plan !== undefined) this.deps.tasks.validateIn(namespace, input.plan, ["payload"]);
     const trigger: Trigger = {

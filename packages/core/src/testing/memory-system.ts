@@ -83,7 +83,14 @@ export function memorySystem(
    * `traces`: each step's LLM calls store their traces, kept `traces` days.
    * `tools`: built-ins of the system beside the registry's (the knowledge tools over a scripted search).
    */
-  options: { llm?: FakeLlm; maxPlanUpdates?: number; traces?: number; tools?: Tool[] } = {},
+  options: {
+    llm?: FakeLlm;
+    maxPlanUpdates?: number;
+    traces?: number;
+    tools?: Tool[];
+    /** False: no LLM is configured (a failed step is not followed by a plan update). */
+    llmConfigured?: boolean;
+  } = {},
 ) {
   const clock = new ManualClock();
   const items = countingStore(new MemoryItemStore());
@@ -131,6 +138,7 @@ export function memorySystem(
     // The operator's opt-in, as a developer gives it (tests call servers on loopback).
     outbound: LOOPBACK_OPENED,
     maxPlanUpdates: options.maxPlanUpdates ?? 3,
+    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
     onStart: lifecycle.onStart,
     onTerminal: lifecycle.onTerminal,
   };

@@ -45,6 +45,8 @@ describe("executeInstruction", () => {
       { a: 4, o: { k: [1] } },
     );
     expect(out.outputs).toEqual({ n: 9, obj: { k: [1] }, s: "n=4" });
+    // Its inputs are what it read: references resolved, before the arithmetic.
+    expect(out.inputs).toEqual({ n: "4 * 2 + 1", obj: { k: [1] }, s: "n=4" });
     expect(out.pcAfter).toBe(99);
     expect(out.completed).toBe(false);
   });

@@ -72,14 +72,18 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
 
   switch (instruction.type) {
     case "assign": {
+      // Inputs: what the assign read (references resolved, before the arithmetic),
+      // so a commit shows "6 * 7" beside the 42 it set.
+      const inputs: Record<string, unknown> = {};
       const outputs: Record<string, unknown> = {};
       for (const [name, raw] of Object.entries(instruction.parameters)) {
         const value = resolve(raw);
+        inputs[name] = value;
         outputs[name] = typeof value === "string" ? (evaluateArithmetic(value) ?? value) : value;
       }
       return {
         instruction,
-        inputs: outputs,
+        inputs,
         outputs,
         pcAfter: fallThrough,
         completed: Object.hasOwn(outputs, FINAL_ANSWER),

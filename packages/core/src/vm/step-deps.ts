@@ -55,6 +55,8 @@ export interface StepDeps {
   llmUnreachableMs?: number;
   /** Plan updates allowed per branch after step errors. */
   maxPlanUpdates: number;
+  /** False when no LLM is configured: a failed step ends its branch with its first cause, no plan update is tried. */
+  llmConfigured?: boolean;
   /** Runs after the first commit of a task (its `main` plan). */
   onStart?: TerminalHook;
   /** Runs after a branch reaches a terminal status. */

@@ -31,6 +31,7 @@ import {
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { lowbit, nextChain, windowStart } from "./fenwick";
+import { firstCause, whyNotRepaired } from "./first-cause";
 import {
   groupExit,
   joinContinues,
@@ -310,19 +311,27 @@ async function decide(deps: StepDeps, branch: BranchRecord, session: LlmSession)
 
 /**
  * A failed step: transient failures go back to the queue (rethrown); anything else
- * becomes an `error` commit, followed by a plan update while the branch has updates
- * left, or the end of the branch.
+ * becomes an `error` commit, followed by a plan update when one can run and help
+ * (`vm/first-cause.ts`), or the end of the branch with its first cause.
  */
 function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): Draft {
   const decision = classifyFailure(error);
   if (decision.action === "retry") throw error;
   const planning = branch.head === null || branch.pending !== null;
-  const canReplan =
-    decision.action === "record" &&
-    decision.code !== "budget_exceeded" &&
-    decision.code !== "llm_unreachable" &&
-    !planning &&
-    branch.updates < deps.maxPlanUpdates;
+  const failure = { code: decision.code, message: decision.message, seq_no: branch.pc };
+  const why = planning
+    ? null
+    : decision.action === "fail"
+      ? "no plan update was tried: a plan cannot change this failure"
+      : whyNotRepaired(decision.code, branch, deps);
+  const canReplan = !planning && why === null;
+  // A plan update that failed after a step's error: the step's error is the first cause.
+  const repairing = branch.pending?.kind === "replan" ? branch.pending.error : undefined;
+  const message = repairing
+    ? firstCause(repairing, `then the plan update failed: [${decision.code}] ${decision.message}`)
+    : why === null
+      ? decision.message
+      : firstCause(failure, why);
   const details = (error as StackVMError).details;
   return {
     type: "error",
@@ -332,14 +341,9 @@ function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): 
     outputs: {},
     pc_after: branch.pc,
     status_after: canReplan ? "running" : "failed",
-    error: { code: decision.code, message: decision.message },
+    error: { code: decision.code, message },
     pending_after: canReplan
-      ? {
-          kind: "replan",
-          reason: "error",
-          suggestion: decision.message,
-          error: { code: decision.code, message: decision.message, seq_no: branch.pc },
-        }
+      ? { kind: "replan", reason: "error", suggestion: decision.message, error: failure }
       : null,
     updates_after: branch.updates,
     ...(details === undefined ? {} : { details: { error_details: details } }),

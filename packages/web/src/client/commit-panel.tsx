@@ -239,6 +239,8 @@ export function CommitPanel(props: {
   onPick: () => void;
   onClearAgainst: () => void;
   onForked: (branch: Branch, how: string) => void;
+  /** The task has a goal: only then can its plan be saved as a template (the API answers 422 `no_goal`). */
+  canSaveTemplate: boolean;
 }) {
   const api = useApi();
   const { commit } = props;
@@ -261,24 +263,26 @@ export function CommitPanel(props: {
           >
             Fork from here…
           </button>
-          <button
-            type="button"
-            disabled={save.pending}
-            onClick={() =>
-              save.run(async () => {
-                const saved = await api.post<{ template_id: string }>(
-                  `/v1/tasks/${seg(props.taskId)}/commits/${seg(commit.commit_id)}/save-plan`,
-                );
-                return (
-                  <>
-                    Saved the plan at this commit as template <code>{saved.template_id}</code>.
-                  </>
-                );
-              })
-            }
-          >
-            Save plan as template
-          </button>
+          {props.canSaveTemplate ? (
+            <button
+              type="button"
+              disabled={save.pending}
+              onClick={() =>
+                save.run(async () => {
+                  const saved = await api.post<{ template_id: string }>(
+                    `/v1/tasks/${seg(props.taskId)}/commits/${seg(commit.commit_id)}/save-plan`,
+                  );
+                  return (
+                    <>
+                      Saved the plan at this commit as template <code>{saved.template_id}</code>.
+                    </>
+                  );
+                })
+              }
+            >
+              Save plan as template
+            </button>
+          ) : null}
         </div>
       </div>
       <ActionResult action={save} title="The plan was not saved" />

@@ -8,6 +8,7 @@
 import type { Commit } from "@stackvm/core";
 import { laneClass } from "./branch-graph";
 import { commitTitle } from "./instruction-text";
+import { pcTicks } from "./pc-ticks";
 
 const STEP = 30;
 const HEIGHT = 220;
@@ -52,7 +53,7 @@ export function PcChart(props: {
         <text x={width - 4} y={HEIGHT - 6} class="axis-label end">
           commits in time order →
         </text>
-        {[0, Math.round(maxPc / 2), maxPc].map((pc) => (
+        {pcTicks(maxPc).map((pc) => (
           <g>
             <line x1={PAD} x2={width - PAD / 2} y1={yOf(pc)} y2={yOf(pc)} class="grid-line" />
             <text x={4} y={yOf(pc) + 4} class="axis-label">

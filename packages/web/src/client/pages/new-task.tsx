@@ -16,13 +16,14 @@ import { navigate } from "../router";
 import { taskPath } from "../routes";
 import { ErrorBox, parseJsonField, useApi, useLoad } from "../ui";
 
+/** An example that runs with or without an LLM: its answer is 42. */
 const EXAMPLE_PLAN = `[
-  {"seq_no": 0, "type": "calling",
-   "parameters": {"tool_name": "llm_generate",
-                  "tool_params": {"prompt": "List three facts about \${topic}."},
-                  "output_vars": ["facts"]}},
-  {"seq_no": 1, "type": "assign", "parameters": {"final_answer": "\${facts}"}}
+  {"seq_no": 0, "type": "assign", "parameters": {"a": 6, "b": 7}},
+  {"seq_no": 1, "type": "assign", "parameters": {"final_answer": "\${a} * \${b}"}}
 ]`;
+
+/** Set when the API said no LLM is configured: the form opens in plan mode from then on. */
+const NO_LLM = "stackvm.no-llm";
 
 /** The answer of `POST /v1/plans/validate`. */
 interface PlanVerdict {
@@ -62,7 +63,10 @@ function PlanVerdictNote(props: { verdict: PlanVerdict; namespace: string }) {
 
 export function NewTaskPage() {
   const api = useApi();
-  const [mode, setMode] = useState<"goal" | "plan">("goal");
+  // With no LLM a goal cannot run: open where something can (remembered for this session).
+  const [mode, setMode] = useState<"goal" | "plan">(
+    sessionStorage.getItem(NO_LLM) ? "plan" : "goal",
+  );
   const [goal, setGoal] = useState("");
   const [planText, setPlanText] = useState(EXAMPLE_PLAN);
   const [lang, setLang] = useState("");
@@ -159,6 +163,11 @@ export function NewTaskPage() {
       const found = e instanceof ApiError ? problemsOf(e.details) : null;
       if (found && found.length > 0 && mode === "plan") setProblems(found);
       else setError(e);
+      if (e instanceof ApiError && e.code === "llm_not_configured") {
+        // Only a plan can run here: switch to it now and open in it next time.
+        sessionStorage.setItem(NO_LLM, "1");
+        setMode("plan");
+      }
     } finally {
       setPending(false);
     }
@@ -188,10 +197,7 @@ export function NewTaskPage() {
               name="mode"
               value="plan"
               checked={mode === "plan"}
-              onChange={() => {
-                setMode("plan");
-                if (!inputsText) setInputsText('{"topic": "otters"}');
-              }}
+              onChange={() => setMode("plan")}
             />
             a plan (JSON, run as is)
           </label>
@@ -283,6 +289,7 @@ export function NewTaskPage() {
             class="code"
             rows={3}
             value={inputsText}
+            placeholder='{"topic": "otters"}'
             onInput={(e: Event) => setInputsText((e.target as HTMLTextAreaElement).value)}
           />
         </details>
@@ -301,7 +308,9 @@ export function NewTaskPage() {
         <ErrorBox error={error} title="The task was not started" />
         {problems && problems.length > 0 ? (
           <p class="error-text" role="alert">
-            The task was not started: fix the plan's problems shown above.
+            {verdict
+              ? "Fix the plan's problems shown above, then check it again or start the task."
+              : "The task was not started: fix the plan's problems shown above."}
           </p>
         ) : null}
       </form>

@@ -23,6 +23,7 @@ import { Link, navigate, setQuery, useLocation } from "../router";
 import { BASE } from "../routes";
 import { TERMINAL } from "../status";
 import { TaskFeed, type TaskSnapshot } from "../task-feed";
+import { taskTitle } from "../task-title";
 import {
   ActionResult,
   ConfirmButton,
@@ -105,7 +106,7 @@ export function TaskPage(props: { taskId: string }) {
     <div class="task-page">
       <section class="card task-head" aria-labelledby="task-title">
         <div class="task-title-row">
-          <h1 id="task-title">{task.goal ?? "(a submitted plan)"}</h1>
+          <h1 id="task-title">{taskTitle(task)}</h1>
           <StatusBadge status={task.status} />
           {snapshot?.live ? (
             <span
@@ -281,6 +282,7 @@ export function TaskPage(props: { taskId: string }) {
           {selected ? (
             <CommitPanel
               taskId={task.task_id}
+              canSaveTemplate={task.goal !== null}
               commit={selected}
               commits={commits}
               tab={tab}

@@ -10,6 +10,7 @@ import { age, count, oneLine, usd, when } from "../format";
 import { Link, setQuery, useLocation } from "../router";
 import { BASE, taskPath } from "../routes";
 import { STATUSES, TERMINAL } from "../status";
+import { taskTitle } from "../task-title";
 import { ErrorBox, StatusBadge, useApi, useLoad } from "../ui";
 
 const PAGE_SIZE = 20;
@@ -108,7 +109,11 @@ export function TasksPage() {
                   </td>
                   <td class="goal">
                     <Link href={taskPath(task.task_id)} title={task.goal ?? undefined}>
-                      {task.goal ? oneLine(task.goal, 120) : <em>(a submitted plan)</em>}
+                      {task.goal ? (
+                        oneLine(task.goal, 120)
+                      ) : (
+                        <em>{oneLine(taskTitle(task), 120)}</em>
+                      )}
                     </Link>
                     {task.error ? (
                       <div class="muted task-error" title={task.error}>
