@@ -31,6 +31,7 @@ import {
   type Log,
   type McpClient,
   mcpToolSource,
+  monthMeter,
   Presenter,
   type Queue,
   QuotaService,
@@ -260,6 +261,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     clock: ports.clock,
     log: options.log,
     limit: async (tenant) => (await quotas.limits(tenant)).max_running_tasks,
+    monthSpent: (tenant) => quotas.monthSpent(tenant),
   });
   const webhooks = new WebhookService({
     items: ports.items,
@@ -366,6 +368,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
 
   const step: StepDeps = {
+    meter: (tenant, taskId, branch) => monthMeter(quotas, ports.items, tenant, taskId, branch),
     store,
     blobs: ports.blobs,
     queue: ports.queue,
