@@ -321,6 +321,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     slots,
     log: options.log,
     secret: (tenant) => webhooks.secret(tenant),
+    existingSecret: (tenant) => webhooks.existingSecret(tenant),
     notify: (branch, url) => webhooks.notifyWaiting(branch, url),
     publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
   });
