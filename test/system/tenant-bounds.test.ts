@@ -5,16 +5,34 @@
  * requests keep answering. Bounds are generous (a loaded machine), and what they
  * guard against took hours: `^(a+)+$` doubles its time with each character.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 let attacker: string;
+/** Webhook bodies the tasks sent to the local receiver. */
+const received: any[] = [];
+let server: Server;
+let receiver = "";
 
 /** Far above a loaded machine's answer, far below a backtracking pattern's. */
 const BOUND_MS = 10_000;
 
 beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk) => {
+      text += chunk;
+    });
+    req.on("end", () => {
+      received.push(JSON.parse(text));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   t = await startTestStack();
   const key = await t.api(
     "POST",
@@ -33,6 +51,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.stop();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
 const asAttacker = (method: string, path: string, body?: unknown) =>
@@ -139,6 +158,45 @@ describe("tenant-supplied JSON Schemas", () => {
 });
 
 describe("routes without an API key", () => {
+  it("checks a hostile answer on the resume URL in linear time, and the URL still takes a good one", async () => {
+    const plan = [
+      {
+        seq_no: 0,
+        type: "calling",
+        parameters: {
+          tool_name: "ask_human",
+          tool_params: { question: "Code?", schema: { type: "string", pattern: "^(a+)+$" } },
+          output_vars: "code",
+        },
+      },
+      { seq_no: 1, type: "assign", parameters: { final_answer: "${code}" } },
+    ];
+    const created = await asAttacker("POST", "/v1/tasks", { plan, webhook_url: receiver });
+    expect(created.status).toBe(202);
+    const taskId = created.body.task_id;
+    const deadline = Date.now() + 60_000;
+    let hook: any;
+    while (!hook && Date.now() < deadline) {
+      hook = received.find((r) => r.type === "task.waiting" && r.data.task_id === taskId);
+      if (!hook) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(hook?.resume_url).toBeDefined();
+    const path = (hook.resume_url as string).slice(t.url.length);
+    const [attack, victim] = await Promise.all([
+      timed(() => t.api("POST", path, { answer: `${"a".repeat(60)}!` }, { key: null })),
+      timed(() => t.api("GET", "/v1/tasks?limit=1")),
+    ]);
+    expect(attack.value.status).toBe(422);
+    expect(attack.value.body.error.code).toBe("answer_does_not_match");
+    expect(attack.ms).toBeLessThan(BOUND_MS);
+    expect(victim.value.status).toBe(200);
+    expect(victim.ms).toBeLessThan(BOUND_MS);
+    const good = await t.api("POST", path, { answer: "aaa" }, { key: null });
+    expect(good.status).toBe(200);
+    const done = await t.waitForTask(taskId, { key: attacker });
+    expect(done.final_answer).toBe("aaa");
+  });
+
   it("writes nothing for forged resume tokens and limits one source's rate", async () => {
     const tenants = Array.from({ length: 60 }, (_, i) => `forged${i}`);
     // Sent at once: at least 30 of the 60 fall in one second, past the 20 allowed.
