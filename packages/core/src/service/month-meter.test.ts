@@ -48,6 +48,23 @@ describe("the month's budget as tasks spend it", () => {
     expect(usage.tokens).toBe(spent);
   });
 
+  it("writes no meter item for a tenant without a monthly budget, and still counts the month", async () => {
+    const sys = looping(integrateSystem({ quotas: { max_running_tasks: 2 } }));
+    (sys.llm as FakeLlm).answer = (() => {
+      let calls = 0;
+      return () => JSON.stringify({ result: ++calls < 3, explanation: "a few times" });
+    })();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: LOOP }));
+    await sys.drain();
+    const done = await sys.tasks.get("acme", task.task_id);
+    expect(done.status).toBe("completed");
+    const page = await sys.items.query({ pk: "T#acme", prefix: "METERED#" });
+    expect(page.items).toEqual([]);
+    expect((await sys.quotas.usage("acme")).tokens).toBe(
+      done.usage.input_tokens + done.usage.output_tokens,
+    );
+  });
+
   it("starts the queued tasks when the month turns", async () => {
     const sys = looping(
       integrateSystem({ quotas: { monthly_token_budget: 30, max_running_tasks: 1 } }),

@@ -8,7 +8,9 @@
  *
  * A branch's usage still reaches the month when it ends (`QuotaService.recordUsage`),
  * less what its meter item says was charged already, so calls made outside a
- * metered session still count, and none counts twice.
+ * metered session still count, and none counts twice. A tenant without a monthly
+ * budget is not metered (its limits are cached): its steps cost no extra read or
+ * write.
  */
 import { BudgetExceededError, StackVMError } from "../errors";
 import type { SpendMeter } from "../llm/types";
@@ -48,6 +50,10 @@ export function monthMeter(
     },
     async spend(tokens, costUsd) {
       if (tokens === 0 && costUsd === 0) return;
+      // Without a monthly budget nothing waits on the count: the branch's usage
+      // reaches the month when it ends, and a step writes no more than before.
+      const limits = await quotas.limits(tenant);
+      if (limits.monthly_token_budget === null && limits.monthly_cost_budget_usd === null) return;
       await quotas.addToMonth(tenant, { tokens, cost_usd: costUsd });
       await items.update(meteredKey(tenant, taskId, branch), {
         set: [[["tenant_id"], tenant]],
