@@ -3,7 +3,8 @@
  * (trigger webhooks `/v1/hooks/…`, resume URLs `/v1/resume/…`): past
  * {@link ANONYMOUS_REQUESTS_PER_SECOND} from one address in one second the API
  * answers 429 with `Retry-After`, before any lookup. 200 forged resume requests
- * in 0.8 s each cost a store read (and once a write); now one address gets 20.
+ * in 0.8 s each cost a store read (and once a write); now one address gets 50
+ * by default (`STACKVM_ANONYMOUS_RPS`).
  *
  * The count is kept in this process, not in the store: a store count would be a
  * write made for a request nobody has verified, which is what these routes must
@@ -15,8 +16,8 @@ import { RateLimitedError } from "@stackvm/core";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiEnv } from "./env";
 
-/** Requests one address may send to the anonymous routes in one second. */
-export const ANONYMOUS_REQUESTS_PER_SECOND = 20;
+/** Requests one address may send to the anonymous routes in one second (`STACKVM_ANONYMOUS_RPS`). */
+export const ANONYMOUS_REQUESTS_PER_SECOND = 50;
 /** Addresses remembered at once; past it the window starts afresh for all (memory stays bounded). */
 const MAX_SOURCES = 10_000;
 

@@ -105,6 +105,8 @@ export interface SystemOptions {
   /** Whether an LLM is configured; false: a goal (which needs a planner) is refused at once. Unknown (undefined): assumed. */
   llmConfigured?: boolean;
   maxBodyBytes: number;
+  /** Requests per second from one source address to the routes without a key (default 50). */
+  anonymousRequestsPerSecond?: number;
   /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
   llmTraces?: { retentionDays: number; secrets: string[] };
   /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
@@ -135,6 +137,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     planRepairs: config.planRepairs,
     llmUnreachableMs: config.llmUnreachableSeconds * 1000,
     maxBodyBytes: config.maxBodyBytes,
+    anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
       secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
@@ -435,6 +438,9 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       localMode: options.localMode,
       publicUrl: options.publicUrl,
       maxBodyBytes: options.maxBodyBytes,
+      ...(options.anonymousRequestsPerSecond
+        ? { anonymousRequestsPerSecond: options.anonymousRequestsPerSecond }
+        : {}),
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
     },
   };
