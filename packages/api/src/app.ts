@@ -8,6 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import { allowedMethods } from "./allowed-methods";
+import { ANONYMOUS_REQUESTS_PER_SECOND, anonymousLimit, SourceWindows } from "./anonymous-limit";
 import { requireOperator, requireTenant } from "./auth";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
@@ -89,8 +90,12 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       : generalLimit(c, next),
   );
   // Every `/v1` route is authenticated here, once: no route adds its own check.
+  // The routes without a key are counted by source address before anything is looked up.
+  const anonymous = anonymousLimit(
+    new SourceWindows(deps.config.anonymousRequestsPerSecond ?? ANONYMOUS_REQUESTS_PER_SECOND),
+  );
   app.use("/v1/*", async (c, next) => {
-    if (HOOKS.test(c.req.path) || RESUME.test(c.req.path)) return next();
+    if (HOOKS.test(c.req.path) || RESUME.test(c.req.path)) return anonymous(c, next);
     if (ADMIN.test(c.req.path)) return requireOperator(c, next);
     return requireTenant(c, next);
   });

@@ -32,6 +32,8 @@ export interface ApiConfig {
   maxBodyBytes: number;
   /** Largest document upload, in bytes (default: `maxBodyBytes`). */
   maxUploadBytes?: number;
+  /** Requests per second from one source address to the routes without a key (default 50). */
+  anonymousRequestsPerSecond?: number;
 }
 
 /** One check of `GET /v1/doctor`, with what to fix when it did not pass. */

@@ -5,6 +5,7 @@
  */
 import { styleText } from "node:util";
 import yoctoSpinner from "yocto-spinner";
+import { neutralizeBidi } from "./bidi";
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -54,13 +55,18 @@ export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
     paint: (style, text) => (color ? styleText(style, text, { validateStream: false }) : text),
     // The spinner hooks the stream: it clears itself before a line and redraws after.
     line(text = "") {
-      stream.write(`${text}\n`);
+      // Names and values from the API: a right-to-left override must not reverse them.
+      stream.write(`${neutralizeBidi(text)}\n`);
     },
     wait(text) {
       if (!tty) return;
       if (!spinner) {
-        spinner = yoctoSpinner({ text, stream, handleSignals: false }).start();
-      } else spinner.text = text;
+        spinner = yoctoSpinner({
+          text: neutralizeBidi(text),
+          stream,
+          handleSignals: false,
+        }).start();
+      } else spinner.text = neutralizeBidi(text);
     },
     done() {
       spinner?.stop();

@@ -242,6 +242,7 @@ export { decodeEventId, encodeEventId, TaskEvents } from "./service/events";
 export type { Lifecycle } from "./service/lifecycle";
 export { taskLifecycle } from "./service/lifecycle";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
+export { monthMeter } from "./service/month-meter";
 export type { CodeToolRecord } from "./service/namespaces";
 export {
   createNamespaces,

@@ -44,6 +44,8 @@ const Env = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  // Requests per second from one source address to the routes without a key.
+  STACKVM_ANONYMOUS_RPS: z.coerce.number().int().min(1).max(100_000).default(50),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
@@ -129,6 +131,8 @@ export interface RuntimeConfig {
   maxPlanUpdates: number;
   planRepairs: number;
   maxBodyBytes: number;
+  /** Requests per second from one source address to `/v1/hooks/…` and `/v1/resume/…`. */
+  anonymousRequestsPerSecond: number;
   openai: { apiKey: string | null; baseURL: string | null };
   /** `LLM_PROVIDER`, `EMBEDDING_PROVIDER` and Bedrock's region and endpoint. */
   providers: ProviderConfig;
@@ -218,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     maxPlanUpdates: e.STACKVM_MAX_PLAN_UPDATES,
     planRepairs: e.STACKVM_PLAN_REPAIRS,
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
+    anonymousRequestsPerSecond: e.STACKVM_ANONYMOUS_RPS,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     providers,
     llm,

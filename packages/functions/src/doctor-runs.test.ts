@@ -1,10 +1,11 @@
 /**
- * One doctor run at a time: the LLM check bills the operator, so requests that
- * come while a run is under way share its answer instead of calling again.
+ * One doctor run at a time, and one a minute: the LLM check bills the operator,
+ * so requests that come while a run is under way, or within a minute after it,
+ * share its answer instead of calling again.
  */
 import { LlmConfig, type LlmRequest, type SandboxResponse } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
-import { createDoctor } from "./doctor";
+import { createDoctor, DOCTOR_CACHE_MS } from "./doctor";
 
 const ANSWER: SandboxResponse = {
   v: 1,
@@ -19,26 +20,30 @@ const ANSWER: SandboxResponse = {
 };
 
 describe("createDoctor", () => {
-  it("shares one run among the requests that come while it is under way, then runs again", async () => {
+  it("shares one run among the requests that come while it is under way and for a minute after, then runs again", async () => {
+    let time = Date.parse("2026-01-01T00:00:00Z");
     const calls: LlmRequest[] = [];
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const doctor = createDoctor({
-      // The LLM answers only once both requests are in.
-      llm: {
-        async complete(request) {
-          calls.push(request);
-          await gate;
-          return { text: "ok", model: request.model, inputTokens: 1, outputTokens: 1 };
+    const doctor = createDoctor(
+      {
+        // The LLM answers only once both requests are in.
+        llm: {
+          async complete(request) {
+            calls.push(request);
+            await gate;
+            return { text: "ok", model: request.model, inputTokens: 1, outputTokens: 1 };
+          },
         },
+        sandbox: { run: async () => ANSWER },
+        llmConfig: LlmConfig.parse({ models: { default: "m", reason: "m", eval: "m" } }),
+        embeddingModel: "e",
+        baseURL: "http://127.0.0.1:1/v1",
       },
-      sandbox: { run: async () => ANSWER },
-      llmConfig: LlmConfig.parse({ models: { default: "m", reason: "m", eval: "m" } }),
-      embeddingModel: "e",
-      baseURL: "http://127.0.0.1:1/v1",
-    });
+      { now: () => time },
+    );
     const first = doctor();
     const second = doctor();
     release();
@@ -50,6 +55,10 @@ describe("createDoctor", () => {
       ["embeddings", "unchecked"],
       ["sandbox", "ok"],
     ]);
+    // A tenant asking in a loop within the minute gets the same answer, and costs nothing.
+    for (let i = 0; i < 40; i++) expect(await doctor()).toBe(a);
+    expect(calls).toHaveLength(1);
+    time += DOCTOR_CACHE_MS;
     await doctor();
     expect(calls).toHaveLength(2);
   });

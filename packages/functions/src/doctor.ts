@@ -174,16 +174,37 @@ async function checkSandbox(ports: DoctorPorts): Promise<DoctorCheck> {
 }
 
 /**
- * Runs every check at once; answers them in a fixed order. Requests that come
- * while a run is under way share it: a tenant asking in a loop cannot make the
- * server call the LLM (which bills the operator) more than once at a time.
+ * How long a run's answer is given again before the checks run anew. The checks
+ * are the server's, not a tenant's, and the LLM check bills the operator: a
+ * tenant asking in a loop (40 LLM requests in 6 s, after its month was spent)
+ * now costs one run a minute for the whole server.
  */
-export function createDoctor(ports: DoctorPorts): () => Promise<DoctorCheck[]> {
+export const DOCTOR_CACHE_MS = 60_000;
+
+/**
+ * Runs every check at once; answers them in a fixed order. Requests that come
+ * while a run is under way share it, and for {@link DOCTOR_CACHE_MS} after it
+ * they get its answer: however many tenants ask, the server calls the LLM at
+ * most once a minute.
+ */
+export function createDoctor(
+  ports: DoctorPorts,
+  options: { cacheMs?: number; now?: () => number } = {},
+): () => Promise<DoctorCheck[]> {
+  const cacheMs = options.cacheMs ?? DOCTOR_CACHE_MS;
+  const now = options.now ?? Date.now;
   let running: Promise<DoctorCheck[]> | null = null;
+  let last: { checks: DoctorCheck[]; at: number } | null = null;
   return () => {
-    running ??= runChecks(ports).finally(() => {
-      running = null;
-    });
+    if (last && now() - last.at < cacheMs) return Promise.resolve(last.checks);
+    running ??= runChecks(ports)
+      .then((checks) => {
+        last = { checks, at: now() };
+        return checks;
+      })
+      .finally(() => {
+        running = null;
+      });
     return running;
   };
 }

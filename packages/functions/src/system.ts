@@ -32,6 +32,7 @@ import {
   McpCallLimiter,
   type McpClient,
   mcpToolSource,
+  monthMeter,
   type OutboundPolicy,
   Presenter,
   type Queue,
@@ -111,6 +112,8 @@ export interface SystemOptions {
   /** Whether an LLM is configured; false: a goal (which needs a planner) is refused at once. Unknown (undefined): assumed. */
   llmConfigured?: boolean;
   maxBodyBytes: number;
+  /** Requests per second from one source address to the routes without a key (default 50). */
+  anonymousRequestsPerSecond?: number;
   /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
   llmTraces?: { retentionDays: number; secrets: string[] };
   /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
@@ -142,6 +145,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     planRepairs: config.planRepairs,
     llmUnreachableMs: config.llmUnreachableSeconds * 1000,
     maxBodyBytes: config.maxBodyBytes,
+    anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
       secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
@@ -270,6 +274,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     clock: ports.clock,
     log: options.log,
     limit: async (tenant) => (await quotas.limits(tenant)).max_running_tasks,
+    monthSpent: (tenant) => quotas.monthSpent(tenant),
   });
   const webhooks = new WebhookService({
     items: ports.items,
@@ -329,6 +334,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     slots,
     log: options.log,
     secret: (tenant) => webhooks.secret(tenant),
+    existingSecret: (tenant) => webhooks.existingSecret(tenant),
     notify: (branch, url) => webhooks.notifyWaiting(branch, url),
     publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
   });
@@ -375,6 +381,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
 
   const step: StepDeps = {
+    meter: (tenant, taskId, branch) => monthMeter(quotas, ports.items, tenant, taskId, branch),
     store,
     blobs: ports.blobs,
     queue: ports.queue,
@@ -441,6 +448,9 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       localMode: options.localMode,
       publicUrl: options.publicUrl,
       maxBodyBytes: options.maxBodyBytes,
+      ...(options.anonymousRequestsPerSecond
+        ? { anonymousRequestsPerSecond: options.anonymousRequestsPerSecond }
+        : {}),
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
     },
   };

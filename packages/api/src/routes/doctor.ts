@@ -41,7 +41,8 @@ export function registerDoctorRoutes(app: ApiApp): void {
       description:
         "Each check answers `ok`, `warning` (works without it: embeddings serve only knowledge bases), " +
         "`failed` or `unchecked`, with what to fix. The LLM check sends one short completion to each " +
-        "configured model, which the LLM server may bill.",
+        "configured model, which the LLM server may bill; so the server runs the checks at most once a " +
+        "minute, and every request within that minute (any tenant's) gets the same answer.",
       security: bearer,
       responses: { 200: json(DoctorAnswer, "The checks"), ...commonErrors },
     }),

@@ -88,13 +88,15 @@ export function registerWaitRoutes(app: ApiApp): void {
       summary: "Answer a question with the resume URL of its task.waiting webhook (no API key)",
       description:
         "The token is single-use, signed and expires with the question (30 days without a timeout). " +
-        "404 for an unknown, forged, used or expired token; 422 when the answer does not match the question's schema (the token stays usable).",
+        "404 for an unknown, forged, used or expired token; 422 when the answer does not match the question's schema (the token stays usable); " +
+        "429 `source_rate_limited` past `STACKVM_ANONYMOUS_RPS` requests a second from one address. Nothing is written before the token's MAC is verified.",
       request: { params: TokenParam, ...jsonBody(Answer) },
       responses: {
         200: json(Resumed, "Answered"),
         400: commonErrors[400],
         404: commonErrors[404],
         ...invalidError,
+        429: commonErrors[429],
         500: commonErrors[500],
       },
     }),

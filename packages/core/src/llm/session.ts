@@ -85,6 +85,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   /** One call: budget, retries, record. */
   async function call(purpose: LlmPurpose, request: Omit<LlmRequest, "timeoutMs">): Promise<Made> {
     checkBudget();
+    await budget.meter?.check();
     const started = now();
     const tries: TraceAttempt[] = [];
     const complete = () => port.complete({ ...request, timeoutMs: config.timeoutMs });
@@ -117,6 +118,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       attempts,
     };
     calls.push(record);
+    await budget.meter?.spend(record.input_tokens + record.output_tokens, record.cost_usd);
     return { response, record, attempts: tries, createdAt: new Date(started).toISOString() };
   }
 

@@ -59,4 +59,17 @@ export interface LlmBudget {
   maxTokens?: number;
   /** The whole cost budget (`max_cost_usd`), only for the message when it runs out. */
   maxCostUsd?: number;
+  /**
+   * The tenant's month, checked before each call and charged after it, so tasks
+   * side by side stop when the month is spent, not when each ends.
+   */
+  meter?: SpendMeter;
+}
+
+/** The tenant's monthly budget as calls are made (`QuotaService.meter`). */
+export interface SpendMeter {
+  /** Throws `BudgetExceededError` (`monthly_budget_exhausted`) when the month is spent. */
+  check(): Promise<void>;
+  /** Charges one call's tokens and dollars to the month. */
+  spend(tokens: number, costUsd: number): Promise<void>;
 }

@@ -15,10 +15,12 @@
  * month's budget is spent (429 until the month ends), and a task that starts gets
  * at most what is left as its own token and cost budget, which the LLM layer
  * enforces before each call; a retry or a fork is refused and capped the same
- * way. Every run (a branch: `main`, a fork, a retry) adds its usage to the month
- * when it ends, so runs side by side may together go past the budget by what each was
- * allowed: the budget bounds spending, it is not an exact meter. A document's
- * ingest (its graph calls and embeddings) is checked and counted the same way.
+ * way. Each LLM call of a step also checks the month before it and charges it
+ * after (`month-meter.ts`), so runs side by side stop within one call of the
+ * month's end; a waiting task of a spent month stays queued (`RunningSlots`).
+ * A run's usage not charged that way reaches the month when it ends. A
+ * document's ingest (its graph calls and embeddings) is checked and counted the
+ * same way.
  */
 import * as z from "zod";
 import { isErrorKind, RateLimitedError } from "../errors";
@@ -29,6 +31,7 @@ import { branchKey, tenantPk } from "../store/keys";
 import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { BranchEndHook, TaskEndHook } from "./lifecycle";
+import { meteredKey, meteredUsage } from "./month-meter";
 import type { RunningSlots } from "./running-slots";
 
 export const TenantQuotas = z
@@ -282,6 +285,17 @@ export class QuotaService {
     return left;
   }
 
+  /** Whether the tenant's month is spent (a waiting task then stays queued). */
+  async monthSpent(tenant: string): Promise<boolean> {
+    try {
+      await this.budgetLeft(tenant);
+      return false;
+    } catch (error) {
+      if (isErrorKind(error, "rate_limited")) return true;
+      throw error;
+    }
+  }
+
   /**
    * Adds an ended branch's usage to its month, once: a marker on the branch
    * record (set on condition it is absent) makes a repeated hook count nothing.
@@ -305,11 +319,14 @@ export class QuotaService {
       })) as unknown as BranchRecord | null;
     if (!counted) return;
     const usage = counted.usage ?? ZERO_USAGE;
-    await this.addToMonth(
-      tenant,
-      { tokens: usage.input_tokens + usage.output_tokens, cost_usd: usage.cost_usd },
-      month,
-    );
+    // What the branch's calls charged as they were made (`month-meter.ts`) is counted already.
+    const metered = await meteredUsage(this.deps.items, tenant, taskId, branch);
+    const tokens = Math.max(0, usage.input_tokens + usage.output_tokens - metered.tokens);
+    const cost = Math.max(0, usage.cost_usd - metered.cost_usd);
+    if (tokens > 0 || cost > 0) await this.addToMonth(tenant, { tokens, cost_usd: cost }, month);
+    if (metered.tokens > 0 || metered.cost_usd > 0) {
+      await this.deps.items.delete(meteredKey(tenant, taskId, branch));
+    }
   }
 
   /** Adds spending outside tasks (a document's ingest) to the month. */

@@ -63,6 +63,12 @@ export interface RunningSlotsDeps {
   log: Log;
   /** The tenant's `max_running_tasks`. */
   limit: (tenant: string) => Promise<number>;
+  /**
+   * Whether the tenant's monthly budget is spent: then waiting tasks stay queued
+   * (they start when the month turns or the operator raises the budget, at the
+   * next release or sweep). None: never.
+   */
+  monthSpent?: (tenant: string) => Promise<boolean>;
 }
 
 export class RunningSlots {
@@ -177,6 +183,8 @@ export class RunningSlots {
   /** Starts waiting tasks, oldest first, while slots are free. */
   async startWaiting(tenant: string): Promise<number> {
     let started = 0;
+    // A task queued before the month was spent would spend past it once started.
+    if (await this.deps.monthSpent?.(tenant)) return started;
     for (;;) {
       const page = await this.deps.items.query({ pk: tenantPk(tenant), prefix: "WAIT#", limit: 1 });
       const next = page.items[0];

@@ -49,6 +49,12 @@ export interface WaitServiceDeps {
   log: Log;
   /** The tenant's signing secret (`WebhookService.secret`), made on first use. */
   secret: (tenant: string) => Promise<string>;
+  /**
+   * The tenant's signing secret if it has one, made never (`WebhookService.existingSecret`):
+   * what a resume token is checked with, since anyone can send one and a check
+   * must write nothing. None: `secret`.
+   */
+  existingSecret?: (tenant: string) => Promise<string | null>;
   /** Queues the `task.waiting` webhook (`WebhookService.waitingHook`). */
   notify?: (branch: BranchRecord, resumeUrl: string) => Promise<void>;
   /** The API's public origin for resume URLs (`STACKVM_PUBLIC_URL`, or the local stack's URL). */
@@ -140,7 +146,12 @@ export class WaitService {
     ) {
       return null;
     }
-    const expected = Buffer.from(await this.mac(payload.t, body));
+    // A tenant without a secret has minted no token: nothing to check, nothing written.
+    const secret = this.deps.existingSecret
+      ? await this.deps.existingSecret(payload.t)
+      : await this.deps.secret(payload.t);
+    if (secret === null) return null;
+    const expected = Buffer.from(macWith(secret, body));
     const given = Buffer.from(mac);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
     if (payload.e * 1000 <= this.deps.clock.now()) return null;
@@ -148,11 +159,7 @@ export class WaitService {
   }
 
   private async mac(tenant: string, body: string): Promise<string> {
-    // A key of its own, derived from the signing secret: a token is never a webhook signature.
-    const key = createHmac("sha256", await this.deps.secret(tenant))
-      .update("stackvm resume token v1")
-      .digest();
-    return createHmac("sha256", key).update(body).digest("base64url");
+    return macWith(await this.deps.secret(tenant), body);
   }
 
   /**
@@ -322,4 +329,10 @@ export class WaitService {
         });
     };
   }
+}
+
+/** A token's MAC: a key of its own, derived from the signing secret, so a token is never a webhook signature. */
+function macWith(secret: string, body: string): string {
+  const key = createHmac("sha256", secret).update("stackvm resume token v1").digest();
+  return createHmac("sha256", key).update(body).digest("base64url");
 }

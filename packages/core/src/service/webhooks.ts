@@ -82,6 +82,12 @@ const deliveryKey = (tenant: string, taskId: string, webhookId: string) => ({
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
+  /** The tenant's signing secret, or null when it has none yet; never writes. */
+  async existingSecret(tenant: string): Promise<string | null> {
+    const existing = await this.deps.items.get(secretKey(tenant));
+    return typeof existing?.secret === "string" ? existing.secret : null;
+  }
+
   /** The tenant's signing secret, made on first use. */
   async secret(tenant: string): Promise<string> {
     const existing = await this.deps.items.get(secretKey(tenant));

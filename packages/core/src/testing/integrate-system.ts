@@ -10,6 +10,7 @@ import { LOOPBACK_OPENED } from "../net/outbound-policy";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
+import { monthMeter } from "../service/month-meter";
 import { Presenter } from "../service/present";
 import {
   DEFAULT_QUOTAS,
@@ -73,6 +74,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     clock,
     log: silentLog,
     limit: async (tenant) => (await quotas.limits(tenant)).max_running_tasks,
+    monthSpent: (tenant) => quotas.monthSpent(tenant),
   });
   const presenter = new Presenter(blobs);
   const webhooks = new WebhookService({
@@ -113,6 +115,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   });
   const step: StepDeps = {
     ...base.step,
+    meter: (tenant, taskId, branch) => monthMeter(quotas, items, tenant, taskId, branch),
     llm: (budget) =>
       createLlmSession({
         port: base.llm,

@@ -12,6 +12,7 @@
  */
 import * as z from "zod";
 import { StepError } from "../errors";
+import { compileJsonSchema } from "../json-schema/compile";
 import { WaitRequest } from "../vm/wait";
 import type { Tool } from "./tool";
 
@@ -61,11 +62,15 @@ export type AskHumanInput = z.infer<typeof AskHumanInput>;
 
 const STRING_ANSWER = { type: "string" };
 
-/** The schema's problem as a sentence, or null when zod can read it as a JSON Schema. */
+/**
+ * The schema's problem as a sentence, or null when it is a JSON Schema this
+ * service can check answers with (bounded, patterns in linear time: the answer
+ * arrives on an unauthenticated resume URL).
+ */
 export function answerSchemaProblem(schema: Record<string, unknown> | undefined): string | null {
   if (schema === undefined) return null;
   try {
-    z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema);
+    compileJsonSchema(schema, "the schema");
     return null;
   } catch (error) {
     return `the schema is not a JSON Schema this service can check: ${(error as Error).message}`;
@@ -84,7 +89,7 @@ export function checkAnswer(
 ): { ok: true; value: unknown } | { ok: false; message: string } {
   let parser: z.ZodType;
   try {
-    parser = z.fromJSONSchema((schema ?? STRING_ANSWER) as z.core.JSONSchema.JSONSchema);
+    parser = compileJsonSchema(schema ?? STRING_ANSWER, "the question's schema");
   } catch (error) {
     return { ok: false, message: (error as Error).message };
   }

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { ValidationError } from "../errors";
+import { compileJsonSchema } from "../json-schema/compile";
 import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
 import type { ToolSource } from "./registry";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
@@ -59,7 +60,9 @@ export function codeTool(definition: {
   const { name, description, language, code } = parsed.data;
   let input: z.ZodType<Record<string, unknown>>;
   try {
-    input = z.fromJSONSchema(parsed.data.input_schema) as z.ZodType<Record<string, unknown>>;
+    input = compileJsonSchema(parsed.data.input_schema, "input_schema") as z.ZodType<
+      Record<string, unknown>
+    >;
   } catch (error) {
     throw new ValidationError(
       "invalid_code_tool",

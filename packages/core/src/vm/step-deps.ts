@@ -3,7 +3,7 @@
  * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
  */
 
-import type { LlmBudget, LlmSession } from "../llm/types";
+import type { LlmBudget, LlmSession, SpendMeter } from "../llm/types";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
@@ -41,6 +41,8 @@ export interface StepDeps {
    * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`).
    */
   llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number) => LlmSession;
+  /** The tenant's month as the branch's calls spend it (`QuotaService`); none: only the branch's budget. */
+  meter?: (tenant: string, taskId: string, branch: string) => SpendMeter;
   /** Built-in tools. */
   tools: ReadonlyMap<string, Tool>;
   /** Every tool of a namespace (built-in, code, HTTP, MCP): for plans, replans and calls. */

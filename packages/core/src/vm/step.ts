@@ -121,7 +121,7 @@ export async function runStep(
   // An unreachable LLM is retried inside the step only until its bound (`vm/retrying.ts`).
   const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
   const failingSince = branch.retrying ? Date.parse(branch.retrying.since) : started;
-  const session = deps.llm(budgetLeft(branch), tracePrefix(branch), failingSince + bound);
+  const session = deps.llm(sessionBudget(deps, branch), tracePrefix(branch), failingSince + bound);
   let draft: Draft;
   try {
     if (held?.error) throw held.error;
@@ -186,7 +186,7 @@ export async function runStep(
 /** Runs a member of a parallel group as `decide` runs a calling, with the member's own key. */
 function memberRunner(deps: StepDeps): MemberRunner {
   return (branch, instruction, idempotencyKey) => {
-    const session = deps.llm(budgetLeft(branch), tracePrefix(branch));
+    const session = deps.llm(sessionBudget(deps, branch), tracePrefix(branch));
     const execution = (async () => {
       if (instruction.type !== "calling" || branch.plan === null) {
         throw new StackVMError("internal", "bad_member", "a group member must be a calling");
@@ -209,6 +209,12 @@ function memberRunner(deps: StepDeps): MemberRunner {
 
 /** Where the step's LLM traces go. */
 const tracePrefix = (branch: BranchRecord) => llmTracePrefix(branch.tenant_id, branch.task_id);
+
+/** The budget of a step's LLM session: the branch's, and the tenant's month as calls are made. */
+function sessionBudget(deps: StepDeps, branch: BranchRecord): LlmBudget {
+  const meter = deps.meter?.(branch.tenant_id, branch.task_id, branch.name);
+  return { ...budgetLeft(branch), ...(meter ? { meter } : {}) };
+}
 
 /** What the branch may still spend on LLM calls. */
 export function budgetLeft(branch: BranchRecord): LlmBudget {

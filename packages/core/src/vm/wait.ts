@@ -25,7 +25,12 @@
 import { RetryableError, StepError } from "../errors";
 import type { Lookup } from "../plan/references";
 import { resolveReferences } from "../plan/references";
-import { hasZone, type WaitInstruction } from "../plan/schema";
+import {
+  MAX_WAIT_SECONDS,
+  type WaitInstruction,
+  waitSecondsProblem,
+  zonedTime,
+} from "../plan/schema";
 import type { BranchRecord } from "../store/records";
 import type { ToolContext } from "../tools/tool";
 import { markBranch } from "./branch-mark";
@@ -234,20 +239,29 @@ function resolveUntil(instruction: WaitInstruction, lookup: Lookup, now: number)
   const p = resolveReferences(instruction.parameters, lookup) as Record<string, unknown>;
   if ("seconds" in p) {
     const seconds = typeof p.seconds === "string" ? Number(p.seconds) : p.seconds;
-    if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
+    const problem =
+      typeof seconds === "number" ? waitSecondsProblem(seconds) : "it is not a number of seconds";
+    if (problem) {
       throw new StepError(
         "bad_wait",
-        `wait.seconds must be a number of seconds, not ${JSON.stringify(p.seconds)}`,
+        `wait.seconds is ${JSON.stringify(p.seconds).slice(0, 100)}, and ${problem}`,
       );
     }
-    return now + seconds * 1000;
+    return now + (seconds as number) * 1000;
   }
   const until = p.until;
-  const time = typeof until === "string" && hasZone(until) ? Date.parse(until) : Number.NaN;
+  const time = typeof until === "string" ? zonedTime(until) : Number.NaN;
   if (Number.isNaN(time)) {
     throw new StepError(
       "bad_wait",
-      `wait.until must be an ISO 8601 time with its zone (e.g. 2026-12-01T09:00:00Z), not ${JSON.stringify(until)}`,
+      `wait.until must be an ISO 8601 time with its zone, on a day that exists (e.g. 2026-12-01T09:00:00Z), not ${JSON.stringify(until).slice(0, 100)}`,
+    );
+  }
+  // A time given as text or by reference is held to the year as seconds are.
+  if (time - now > MAX_WAIT_SECONDS * 1000) {
+    throw new StepError(
+      "bad_wait",
+      `wait.until is ${until}, more than a year away (the longest a wait may be): wait at most until ${new Date(now + MAX_WAIT_SECONDS * 1000).toISOString()}`,
     );
   }
   return time;

@@ -4,6 +4,7 @@
  * carrying the API's stable code and message, so each screen can show it where
  * the user acted.
  */
+import { parseShown } from "./bidi";
 
 /** The API's error body: `{"error": {"code", "message", "details"}}`. */
 export class ApiError extends Error {
@@ -95,7 +96,8 @@ export function createApi(options: ApiOptions): Api {
       throw error;
     }
     if (response.status === 204) return undefined as T;
-    return (await response.json()) as T;
+    // Shown to a person: bidirectional controls in names and values are made visible.
+    return parseShown(await response.text()) as T;
   }
 
   return {

@@ -7,6 +7,7 @@
  */
 import type { Branch, Commit, RunningGroup, Task } from "@stackvm/core";
 import { type Api, ApiError, errorOf, seg } from "./api";
+import { parseShown } from "./bidi";
 import { SseParser } from "./sse";
 import { TERMINAL } from "./status";
 
@@ -232,7 +233,7 @@ export class TaskFeed {
     if (event === "end") return true;
     let value: unknown;
     try {
-      value = JSON.parse(data);
+      value = parseShown(data);
     } catch {
       return false;
     }

@@ -1,0 +1,81 @@
+/**
+ * The month's budget as a task spends it. Each LLM call of a step first checks
+ * the tenant's month (one read of its usage item) and, once made, charges its
+ * tokens and dollars to the month and to the branch's meter item. Before this,
+ * usage reached the month only when a branch ended, so six looping tasks of a
+ * 200-token month each took the whole 200 at submit and spent 1,200 together.
+ * Now tasks side by side stop within one call of the month's end.
+ *
+ * A branch's usage still reaches the month when it ends (`QuotaService.recordUsage`),
+ * less what its meter item says was charged already, so calls made outside a
+ * metered session still count, and none counts twice. A tenant without a monthly
+ * budget is not metered (its limits are cached): its steps cost no extra read or
+ * write.
+ */
+import { BudgetExceededError, StackVMError } from "../errors";
+import type { SpendMeter } from "../llm/types";
+import type { ItemStore } from "../ports/item-store";
+import { tenantPk } from "../store/keys";
+import type { QuotaService } from "./quotas";
+
+/** The item that holds what a branch's calls charged to the month as they were made. */
+export const meteredKey = (tenant: string, taskId: string, branch: string) => ({
+  pk: tenantPk(tenant),
+  sk: `METERED#${taskId}#${branch}`,
+});
+
+/**
+ * The meter of one branch's LLM calls.
+ *
+ * @example
+ * createLlmSession({ port, config, budget: { ...budgetLeft(branch), meter: monthMeter(quotas, items, "acme", taskId, "main") } })
+ */
+export function monthMeter(
+  quotas: QuotaService,
+  items: ItemStore,
+  tenant: string,
+  taskId: string,
+  branch: string,
+): SpendMeter {
+  return {
+    async check() {
+      try {
+        await quotas.budgetLeft(tenant);
+      } catch (error) {
+        if (!(error instanceof StackVMError) || error.code !== "monthly_budget_exhausted")
+          throw error;
+        // A budget error, not a rate limit: the step fails and no plan update spends more.
+        throw new BudgetExceededError(error.message, { budget: "monthly" });
+      }
+    },
+    async spend(tokens, costUsd) {
+      if (tokens === 0 && costUsd === 0) return;
+      // Without a monthly budget nothing waits on the count: the branch's usage
+      // reaches the month when it ends, and a step writes no more than before.
+      const limits = await quotas.limits(tenant);
+      if (limits.monthly_token_budget === null && limits.monthly_cost_budget_usd === null) return;
+      await quotas.addToMonth(tenant, { tokens, cost_usd: costUsd });
+      await items.update(meteredKey(tenant, taskId, branch), {
+        set: [[["tenant_id"], tenant]],
+        add: [
+          [["tokens"], tokens],
+          [["cost_usd"], costUsd],
+        ],
+      });
+    },
+  };
+}
+
+/** What a branch's meter item says was charged already; zero when it has none. */
+export async function meteredUsage(
+  items: ItemStore,
+  tenant: string,
+  taskId: string,
+  branch: string,
+): Promise<{ tokens: number; cost_usd: number }> {
+  const item = await items.get(meteredKey(tenant, taskId, branch));
+  return {
+    tokens: typeof item?.tokens === "number" ? item.tokens : 0,
+    cost_usd: typeof item?.cost_usd === "number" ? item.cost_usd : 0,
+  };
+}
