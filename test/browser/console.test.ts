@@ -383,6 +383,27 @@ describe("the web console", () => {
     const { body } = await stack.api("GET", "/v1/namespaces/research");
     expect(body.allowed_tools).toEqual(["llm_generate"]);
     await browser.screenshot(page, "11-namespaces");
+
+    // Settings the editor does not show, set through the API, survive an edit in it.
+    const hidden = {
+      knowledge_bases: ["docs"],
+      parallel_width: 2,
+      sandbox_limits: { time_ms: 5000 },
+      plan_compat: "stackvm",
+    };
+    const put = await stack.api("PUT", "/v1/namespaces/research", {
+      allowed_tools: body.allowed_tools,
+      allowed_hosts: body.allowed_hosts,
+      description: body.description,
+      ...hidden,
+    });
+    expect(put.status).toBe(200);
+    await row.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Description").fill("Facts, edited");
+    await page.getByRole("button", { name: "Save namespace" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved namespace research" }).waitFor();
+    const edited = (await stack.api("GET", "/v1/namespaces/research")).body;
+    expect(edited).toMatchObject({ ...hidden, description: "Facts, edited" });
   });
 
   it("creates a trigger with its secret shown once, and a schedule that it pauses", async () => {

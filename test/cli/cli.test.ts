@@ -208,6 +208,24 @@ describe("stackvm read commands", () => {
     expect(gone.code).toBe(5);
   });
 
+  it("updates one setting of a namespace and keeps every other, set through the API", async () => {
+    const settings = {
+      allowed_tools: ["llm_generate"],
+      allowed_hosts: ["api.example.com"],
+      description: "Kept",
+      knowledge_bases: ["docs"],
+      parallel_width: 2,
+      sandbox_limits: { time_ms: 5000, memory_mib: 128 },
+      plan_compat: "stackvm",
+    };
+    expect((await t.api("PUT", "/v1/namespaces/kept", settings)).status).toBe(200);
+    const update = await cli(["namespace", "update", "kept", "--description", "Changed"]);
+    expect(update.code, update.stderr).toBe(0);
+    const after = (await t.api("GET", "/v1/namespaces/kept")).body;
+    expect(after).toMatchObject({ ...settings, description: "Changed" });
+    await t.api("DELETE", "/v1/namespaces/kept");
+  });
+
   it("creates a key for a tenant with the operator key, and only with it", async () => {
     const made = await cli(["keys", "create", "--tenant", "initech", "--json"], {
       STACKVM_ADMIN_KEY: ADMIN_KEY,

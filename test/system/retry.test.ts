@@ -335,3 +335,35 @@ describe("a retry and the tenant's monthly budget", () => {
     expect(branches.body.branches).toHaveLength(2);
   });
 });
+
+const mergePlan = [
+  {
+    seq_no: 0,
+    type: "calling",
+    parameters: {
+      tool_name: "llm_generate",
+      tool_params: { prompt: "Give the steps as a JSON object with a key 'steps'" },
+      output_vars: ["region_merge_steps"],
+    },
+  },
+  { seq_no: 1, type: "assign", parameters: { final_answer: "Do: ${region_merge_steps.steps}" } },
+];
+
+describe("a strict step that fails at run time while the planner gets no answer", () => {
+  it("ends the task failed (StackVM production plan #299 in short), nothing left running", async () => {
+    t.llm.on("text", () => "First merge, then split.");
+    const created = await t.api("POST", "/v1/tasks", { plan: mergePlan });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const task = await t.waitForTask(created.body.task_id, { timeoutMs: 60_000 });
+    expect(task.status).toBe("failed");
+    expect(task.error).toContain("plan_update");
+    const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits?limit=100`);
+    const codes = commits.body.commits.map(
+      (c: { error: { code: string } | null }) => c.error?.code,
+    );
+    // Newest first: the planner's failure ends the branch, after the step's own error.
+    expect(codes.slice(0, 2)).toEqual(["llm_unreachable", "unknown_reference"]);
+    const branch = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main`);
+    expect(branch.body.status).toBe("failed");
+  }, 90_000);
+});

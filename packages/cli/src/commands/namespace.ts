@@ -43,6 +43,18 @@ function planCompat(value: unknown, command: string): "strict" | "stackvm" | und
   throw usage(`--plan-compat is strict or stackvm, not '${String(value)}'`, command);
 }
 
+/**
+ * The settings of a namespace that no flag changes, as read: a PUT replaces the
+ * whole namespace, so an update sends them back or they would be reset.
+ */
+function kept(ns: Namespace): Partial<Namespace> {
+  return {
+    ...(ns.sandbox_limits === undefined ? {} : { sandbox_limits: ns.sandbox_limits }),
+    ...(ns.knowledge_bases === undefined ? {} : { knowledge_bases: ns.knowledge_bases }),
+    ...(ns.parallel_width === undefined ? {} : { parallel_width: ns.parallel_width }),
+  };
+}
+
 const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
 
 export const namespaceCommands: Command[] = [
@@ -105,6 +117,7 @@ export const namespaceCommands: Command[] = [
       const current = await ctx.client.request<Namespace>("GET", path(name!));
       const ns = await ctx.client.request<Namespace>("PUT", path(name!), {
         body: {
+          ...kept(current),
           allowed_tools: list(v["allowed-tools"]) ?? current.allowed_tools,
           allowed_hosts: list(v["allowed-hosts"]) ?? current.allowed_hosts,
           description: v.description ?? current.description,

@@ -3,6 +3,7 @@
  * the services. Not exported from the package.
  */
 
+import { isErrorKind } from "../errors";
 import type { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import { MemoryBlobs } from "../memory/memory-blobs";
@@ -142,11 +143,51 @@ export function memorySystem(
     onStart: lifecycle.onStart,
     onTerminal: lifecycle.onTerminal,
   };
-  /** Delivers queued steps until the queue is empty. */
-  const drain = () =>
-    queue.drain(async (message) => {
-      await runStep(step, StepMessage.parse(JSON.parse(message.body)));
+  /** The last error of each message that failed, for the dead-letter reason. */
+  const lastErrors = new Map<string, string>();
+  let deadSeen = 0;
+  /**
+   * Delivers queued steps until the queue is empty. A step that keeps failing
+   * lands in the queue's dead letters after `maxReceiveCount` deliveries; as the
+   * DLQ consumer does in the stacks (`functions/src/dlq-handler.ts`), its branch
+   * then ends `failed` with the last error, so no task is left `running`.
+   */
+  const drain = async () => {
+    const result = await queue.drain(async (message) => {
+      try {
+        await runStep(step, StepMessage.parse(JSON.parse(message.body)));
+      } catch (error) {
+        lastErrors.set(message.messageId, error instanceof Error ? error.message : String(error));
+        throw error;
+      }
     });
+    for (const dead of queue.deadLetters.slice(deadSeen)) {
+      const m = StepMessage.parse(JSON.parse(dead.body));
+      const last = lastErrors.get(dead.messageId);
+      const reason = `the step after ${m.head ?? "the start"} kept failing and was moved to the dead-letter queue (received ${dead.receiveCount - 1} times)${last ? `; last error: ${last}` : ""}`;
+      const branch = await store
+        .updateBranch(
+          m.tenant_id,
+          m.task_id,
+          m.branch,
+          {
+            set: [
+              [["status"], "failed"],
+              [["error"], reason],
+              [["updated_at"], new Date(clock.now()).toISOString()],
+            ],
+          },
+          { exists: true, equals: { head: m.head } },
+        )
+        .catch((error: unknown) => {
+          if (isErrorKind(error, "conflict")) return null;
+          throw error;
+        });
+      if (branch) await lifecycle.onTerminal(branch);
+    }
+    deadSeen = queue.deadLetters.length;
+    return result;
+  };
   const llmTraces = new LlmTraceService({
     store,
     blobs,

@@ -112,3 +112,40 @@ describe("StackVM compatibility mode at run time", () => {
     ).rejects.toThrow(/elsewhere/);
   });
 });
+
+describe("a strict task whose step fails at run time and whose plan update has no answer", () => {
+  /** StackVM's production plan #299 in short: a dotted reference into llm_generate's text. */
+  const plan = [
+    {
+      seq_no: 0,
+      type: "calling",
+      parameters: {
+        tool_name: "llm_generate",
+        tool_params: { prompt: "Give the steps as a JSON object with a key 'steps'" },
+        output_vars: ["region_merge_steps"],
+      },
+    },
+    { seq_no: 1, type: "assign", parameters: { final_answer: "Do: ${region_merge_steps.steps}" } },
+  ];
+
+  it("ends failed after drain with the step's error on record, nothing left running or queued", async () => {
+    const llm = new FakeLlm((request) => {
+      if (JSON.stringify(request.messages).includes("You update plans")) {
+        throw new Error("no answer scripted for the planner");
+      }
+      return "First merge, then split.";
+    });
+    const sys = memorySystem({ llm, maxPlanUpdates: 3 });
+    const { task } = await sys.tasks.create(
+      "acme",
+      CreateTaskInput.parse({ plan, plan_compat: "strict" }),
+    );
+    await sys.drain();
+    const done = await sys.tasks.get("acme", task.task_id);
+    expect(done.status).toBe("failed");
+    expect(done.error).toContain("no answer scripted for the planner");
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    expect(JSON.stringify(commits.map((c) => c.error))).toContain('"code":"unknown_reference"');
+    expect(sys.queue.pending()).toEqual([]);
+  });
+});

@@ -1,11 +1,13 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
  * Namespaces: which tools and hosts a task may use. Lists them, and creates or
- * replaces one (`PUT /v1/namespaces/{name}`) or deletes it.
+ * replaces one (`PUT /v1/namespaces/{name}`, keeping the settings the form does
+ * not show) or deletes it.
  */
 import type { Namespace } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { ApiError, seg } from "../api";
+import { namespaceBody } from "../namespace-body";
 import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } from "../ui";
 
 interface ToolInfo {
@@ -78,11 +80,15 @@ function NamespaceForm(props: {
       if (!/^[a-z0-9_-]{1,64}$/.test(name)) {
         throw new ApiError(0, "bad_name", "A namespace name is 1 to 64 of a-z, 0-9, _ and -.");
       }
-      const body = {
+      // Read again at save time: another client may have changed what the form does not show.
+      const current = props.editing
+        ? await api.get<Namespace>(`/v1/namespaces/${seg(name)}`)
+        : null;
+      const body = namespaceBody(current, {
         description,
         allowed_tools: tools,
         allowed_hosts: hosts.split(/[\s,]+/).filter(Boolean),
-      };
+      });
       await api.put(`/v1/namespaces/${seg(name)}`, body);
       props.onSaved();
       return (

@@ -1,0 +1,43 @@
+import type { Namespace } from "@stackvm/core";
+import { describe, expect, it } from "vitest";
+import { namespaceBody } from "./namespace-body";
+
+const saved: Namespace = {
+  name: "research",
+  allowed_tools: ["llm_generate"],
+  allowed_hosts: [],
+  description: "old",
+  code_tools: ["mine"],
+  http_tools: [],
+  mcp_servers: [],
+  sandbox_limits: { time_ms: 5000 },
+  knowledge_bases: ["docs"],
+  parallel_width: 2,
+  plan_compat: "stackvm",
+  created_at: null,
+  updated_at: null,
+};
+const edits = { description: "new", allowed_tools: ["http_request"], allowed_hosts: ["a.example"] };
+
+describe("the namespace editor's body", () => {
+  it("keeps the settings the form does not show, and takes the form's fields", () => {
+    expect(namespaceBody(saved, edits)).toEqual({
+      ...edits,
+      sandbox_limits: { time_ms: 5000 },
+      knowledge_bases: ["docs"],
+      parallel_width: 2,
+      plan_compat: "stackvm",
+    });
+  });
+
+  it("sends only the form's fields for a new namespace, and nothing read-only", () => {
+    expect(namespaceBody(null, edits)).toEqual(edits);
+    const { knowledge_bases: _k, parallel_width: _p, sandbox_limits: _s, ...plain } = saved;
+    expect(Object.keys(namespaceBody(plain, edits)).sort()).toEqual([
+      "allowed_hosts",
+      "allowed_tools",
+      "description",
+      "plan_compat",
+    ]);
+  });
+});
