@@ -80,9 +80,17 @@ export interface BranchRecord {
   pc: number | null;
   plan: Plan | null;
   plan_commit: string | null;
-  /** Variables at the head (large values as blob refs). */
+  /**
+   * Values kept on the branch item itself: only by data written before values
+   * moved to their commits (issue 22), and by forks of such commits. A name here
+   * takes its value from here; a step that sets it again removes it.
+   */
   vars: Record<string, unknown>;
-  /** For each variable, the depth of the last commit that set it (an upper bound after a fork). */
+  /**
+   * Where each variable lives: the depth, on this branch's lineage, of the commit
+   * that set it last, whose `outputs` hold its value (`vm/variables.ts`). For a
+   * name in `vars`, an upper bound of that depth.
+   */
   var_depth: Record<string, number>;
   /** Ids of the commits at `chainDepths(depth)`. */
   chain: string[];
@@ -134,6 +142,15 @@ export interface CommitRecord {
    * window is stored whole in the blob store (a `{ $blob }` reference).
    */
   window?: Record<string, unknown>;
+  /**
+   * Written since issue 22, on commits with `lowbit(depth) > 1`: the variables set
+   * in `(depth - lowbit(depth), depth]` but not by this commit, each with the id
+   * of the commit whose outputs hold its value. Names, not values: a value is
+   * stored once, on the commit that set it. Over its limit, stored whole in the
+   * blob store (a `{ $blob }` reference). `window` then holds only the values a
+   * branch kept on its item from before (`BranchRecord.vars`).
+   */
+  window_ids?: Record<string, string>;
   chain: string[];
   /** The plan, on commits that set it. */
   plan?: Plan;

@@ -15,12 +15,18 @@
  * small item (DynamoDB bills an update by the whole item's size), and a step still
  * reads one item. Only a task created with a plan has it on its branch, until its
  * first commit (the plan commit) takes it off.
+ *
+ * Nor does it hold its variables' values: each value lives once, in the outputs
+ * of the commit that set it (`vm/variables.ts`). A commit never changes either,
+ * so the outputs of the commits this store wrote or read are kept too, up to a
+ * bound in bytes (`outputsOf`): a worker that wrote a value finds it again
+ * without a read.
  */
 import { ConflictError, isErrorKind } from "../errors";
 import { mergeUpdated } from "../memory/item-rules";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
-import type { Changes, Condition, Item, ItemStore } from "../ports/item-store";
+import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
 import { branchKey, commitKey, commitSk, taskKey, taskPk, tasksIndexPk } from "./keys";
 import type { BranchRecord, CommitRecord, TaskRecord } from "./records";
 
@@ -32,9 +38,15 @@ export interface Page<T> {
 /** How many plans a store keeps (a plan is at most a few hundred kB; most are a few kB). */
 const PLANS_KEPT = 256;
 
+/** How many bytes of commit outputs (as JSON) a store keeps: 64 MB. */
+const OUTPUTS_KEPT_BYTES = 64 * 1024 * 1024;
+
 export class TaskStore {
   /** Committed plans by task partition and commit id, oldest first (they never change). */
   readonly #plans = new Map<string, Plan>();
+  /** Commit outputs by task partition and commit id, least recently used first. */
+  readonly #outputs = new Map<string, { outputs: Record<string, unknown>; bytes: number }>();
+  #outputBytes = 0;
 
   constructor(readonly items: ItemStore) {}
 
@@ -181,11 +193,63 @@ export class TaskStore {
   async putCommit(commit: CommitRecord): Promise<void> {
     await this.items.put({ ...commit }, { exists: false });
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
+    this.#keepOutputs(commit);
   }
 
   async getCommit(tenant: string, taskId: string, id: string): Promise<CommitRecord | null> {
     const key = commitKey(tenant, taskId, id);
-    return key ? ((await this.items.get(key)) as unknown as CommitRecord | null) : null;
+    const commit = key ? ((await this.items.get(key)) as unknown as CommitRecord | null) : null;
+    if (commit) this.#keepOutputs(commit);
+    return commit;
+  }
+
+  /**
+   * The outputs (as stored: large values as references) of the named commits,
+   * by id: kept ones from memory, the rest in one batch read of their `outputs`
+   * alone. A commit that does not exist is absent from the answer.
+   */
+  async outputsOf(
+    tenant: string,
+    taskId: string,
+    ids: Iterable<string>,
+  ): Promise<Map<string, Record<string, unknown>>> {
+    const pk = taskPk(tenant, taskId);
+    const found = new Map<string, Record<string, unknown>>();
+    const missing: ItemKey[] = [];
+    for (const id of new Set(ids)) {
+      const kept = this.#outputs.get(`${pk}/${id}`);
+      if (kept) {
+        // Most recently used last.
+        this.#outputs.delete(`${pk}/${id}`);
+        this.#outputs.set(`${pk}/${id}`, kept);
+        found.set(id, kept.outputs);
+        continue;
+      }
+      const key = commitKey(tenant, taskId, id);
+      if (key) missing.push(key);
+    }
+    if (missing.length > 0) {
+      const items = await this.items.batchGet(missing);
+      for (const item of items as unknown as CommitRecord[]) {
+        this.#keepOutputs(item);
+        found.set(item.commit_id, item.outputs);
+      }
+    }
+    return found;
+  }
+
+  #keepOutputs(commit: CommitRecord): void {
+    const id = `${commit.pk}/${commit.commit_id}`;
+    if (this.#outputs.has(id) || !commit.outputs) return;
+    const bytes = JSON.stringify(commit.outputs).length + id.length;
+    if (bytes > OUTPUTS_KEPT_BYTES / 16) return;
+    this.#outputs.set(id, { outputs: commit.outputs, bytes });
+    this.#outputBytes += bytes;
+    for (const [oldest, kept] of this.#outputs) {
+      if (this.#outputBytes <= OUTPUTS_KEPT_BYTES) break;
+      this.#outputs.delete(oldest);
+      this.#outputBytes -= kept.bytes;
+    }
   }
 
   /** Reads many commits in one batch (up to 100), in no particular order. */
@@ -195,7 +259,9 @@ export class TaskStore {
       return key ? [key] : [];
     });
     if (keys.length === 0) return [];
-    return (await this.items.batchGet(keys)) as unknown as CommitRecord[];
+    const commits = (await this.items.batchGet(keys)) as unknown as CommitRecord[];
+    for (const commit of commits) this.#keepOutputs(commit);
+    return commits;
   }
 
   /** One branch's own commits up to a depth, newest first. */

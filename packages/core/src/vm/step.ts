@@ -20,14 +20,7 @@ import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
 import { commitId, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
-import {
-  decodeValue,
-  isStoredRef,
-  loadValue,
-  spillRecord,
-  spillValue,
-  taskBlobPrefix,
-} from "../store/values";
+import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { lowbit, nextChain, windowStart } from "./fenwick";
@@ -47,6 +40,7 @@ import { type Draft, runPending } from "./pending";
 import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
+import { commitOnLineage, loadVariables } from "./variables";
 import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
 
 export type StepOutcome =
@@ -359,14 +353,18 @@ async function buildCommit(
   const outputs = draft.outputs_stored
     ? draft.outputs
     : await spillRecord(draft.outputs, deps.blobs, prefix);
+  // The window names where each variable set in its range lives (`fenwick.ts`);
+  // values kept on the branch item from before (`BranchRecord.vars`) go in as values.
+  let windowIds: Record<string, string> | undefined;
   let window: Record<string, unknown> | undefined;
   if (depth > 0 && lowbit(depth) > 1) {
     const start = windowStart(depth);
-    window = {};
+    windowIds = {};
     for (const [name, d] of Object.entries(branch.var_depth)) {
-      if (d > start && !Object.hasOwn(outputs, name)) window[name] = branch.vars[name];
+      if (d <= start || Object.hasOwn(outputs, name)) continue;
+      if (Object.hasOwn(branch.vars, name)) (window ??= {})[name] = branch.vars[name];
+      else windowIds[name] = commitOnLineage(branch, d);
     }
-    Object.assign(window, outputs);
   }
   const final = draft.final_answer === undefined ? {} : { final_answer: outputs.final_answer };
   return {
@@ -388,6 +386,14 @@ async function buildCommit(
           window: (await spillValue(window, deps.blobs, prefix, ATTRIBUTE_LIMIT)) as Record<
             string,
             unknown
+          >,
+        }),
+    ...(windowIds === undefined
+      ? {}
+      : {
+          window_ids: (await spillValue(windowIds, deps.blobs, prefix, ATTRIBUTE_LIMIT)) as Record<
+            string,
+            string
           >,
         }),
     chain: branch.head === null ? [] : nextChain(branch.head, branch.depth, branch.chain),
@@ -436,8 +442,12 @@ async function moveHead(
   if (commit.status_after === "failed") {
     set.push([["error"], (commit.error as { message?: string } | null)?.message ?? "failed"]);
   }
-  for (const [name, value] of Object.entries(commit.outputs)) {
-    set.push([["vars", name], value], [["var_depth", name], commit.depth]);
+  // A value stays on its commit; the branch records where (`vm/variables.ts`), and
+  // drops a value it kept from before for a name set again.
+  const dropped: string[][] = [];
+  for (const name of Object.keys(commit.outputs)) {
+    set.push([["var_depth", name], commit.depth]);
+    if (Object.hasOwn(branch.vars, name)) dropped.push(["vars", name]);
   }
   const running = commit.status_after === "running";
   // The index entry is written once, when the branch starts running (and only here if
@@ -450,6 +460,7 @@ async function moveHead(
     ...(running ? [] : [["gsi1pk"], ["gsi1sk"]]),
     // A task created with a plan has it on its branch until the plan's commit.
     ...(commit.plan ? [["plan"]] : []),
+    ...dropped,
     ...group.remove,
   ];
   const changes: Changes = {
@@ -542,20 +553,14 @@ async function toolsFor(
   return { tools: found.all, allowed: found.allowed };
 }
 
-/** The variables as they were set: escapes undone, and the referenced ones loaded whole. */
+/** The variables the parameters reference, as they were set (`vm/variables.ts`). */
 async function loadReferenced(
   deps: StepDeps,
   branch: BranchRecord,
   parameters: unknown,
 ): Promise<Record<string, unknown>> {
-  const variables: Record<string, unknown> = {};
-  for (const [name, stored] of Object.entries(branch.vars)) variables[name] = decodeValue(stored);
-  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
-  for (const { name } of findReferences(parameters)) {
-    const stored = branch.vars[name];
-    if (isStoredRef(stored)) variables[name] = await loadValue(stored, deps.blobs, prefix);
-  }
-  return variables;
+  const names = findReferences(parameters).map((r) => r.name);
+  return loadVariables(deps.store, deps.blobs, branch, names);
 }
 
 function toolContext(deps: StepDeps, branch: BranchRecord, session: LlmSession): ToolContext {
