@@ -37,6 +37,7 @@ import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
+import { boundCommit, isStoreRefusal, refusalFailure } from "./record-bounds";
 import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
@@ -127,24 +128,43 @@ export async function runStep(
       unreachableFailure(failingSince, error, deps.clock.now(), bound) ?? error,
     );
   }
-  const commit = await buildCommit(
-    deps,
-    branch,
-    draft,
-    held ? held.calls : session.calls,
-    held ? held.durationMs : deps.clock.now() - started,
-  );
+  const calls = held ? held.calls : session.calls;
+  const durationMs = held ? held.durationMs : deps.clock.now() - started;
+  const commit = await buildCommit(deps, branch, draft, calls, durationMs);
 
   let outcome: "committed" | "repaired" = "committed";
   let written = commit;
   try {
     await deps.store.putCommit(commit);
   } catch (error) {
-    if (!isErrorKind(error, "conflict")) throw error;
-    const existing = await deps.store.getCommit(tenant, taskId, commit.commit_id);
-    if (!existing) throw error;
-    written = existing;
-    outcome = "repaired";
+    if (isErrorKind(error, "conflict")) {
+      const existing = await deps.store.getCommit(tenant, taskId, commit.commit_id);
+      if (!existing) throw error;
+      written = existing;
+      outcome = "repaired";
+    } else if (isStoreRefusal(error) || error instanceof TypeError) {
+      // The same commit would be refused on every try (`record-bounds.ts`): the step
+      // fails now, with a small error commit in its place.
+      const failure = refusalFailure(error, commit);
+      deps.log.warn("the store refused a step's commit: the step fails", {
+        ...(messageId ? { message_id: messageId } : {}),
+        tenant_id: tenant,
+        task_id: taskId,
+        branch: name,
+        parent: branch.head,
+        error: failure.message,
+      });
+      written = await buildCommit(
+        deps,
+        branch,
+        draftForFailure(deps, branch, failure),
+        calls,
+        durationMs,
+      );
+      await deps.store.putCommit(written);
+    } else {
+      throw error;
+    }
   }
   const moved = await moveHead(deps, branch, written);
   if (!moved) return { outcome: "duplicate" };
@@ -362,12 +382,15 @@ async function buildCommit(
     windowIds = {};
     for (const [name, d] of Object.entries(branch.var_depth)) {
       if (d <= start || Object.hasOwn(outputs, name)) continue;
-      if (Object.hasOwn(branch.vars, name)) (window ??= {})[name] = branch.vars[name];
-      else windowIds[name] = commitOnLineage(branch, d);
+      if (!Object.hasOwn(branch.vars, name)) windowIds[name] = commitOnLineage(branch, d);
+      else {
+        window ??= {};
+        window[name] = branch.vars[name];
+      }
     }
   }
   const final = draft.final_answer === undefined ? {} : { final_answer: outputs.final_answer };
-  return {
+  const record: CommitRecord = {
     pk: branch.pk,
     sk: commitSk(branch.bid, depth),
     commit_id: id,
@@ -411,6 +434,7 @@ async function buildCommit(
     ...final,
     created_at: new Date(deps.clock.now()).toISOString(),
   };
+  return boundCommit(record, deps.blobs, prefix);
 }
 
 /** Moves the branch head to the commit; null when another worker moved it first. */
