@@ -370,7 +370,7 @@ export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm
 // The step protocol, the store and the services (VM engineer).
 export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
 export { silentLog } from "./vm/step-deps";
-export { commitOnLineage, loadVariables, storedVariables } from "./vm/variables";
+export { loadVariables, storedVariables } from "./vm/variables";
 export type { AnswerSource, WaitingRecord, Wake, WakePort } from "./vm/wait";
 export { SQS_DELAY_LIMIT_SECONDS, sendWake } from "./vm/wait";
 export type { WebhookHeaders } from "./webhooks/signature";

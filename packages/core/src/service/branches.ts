@@ -75,7 +75,7 @@ export class BranchService {
     const state: State = {
       pc: branch.pc,
       variables: await this.deps.presenter.values(
-        await storedVariables(this.deps.store, branch),
+        await storedVariables(this.deps.store, this.deps.blobs, branch),
         tenant,
         taskId,
       ),
@@ -346,9 +346,9 @@ export class BranchService {
       // A committed plan stays on its commit, which the new branch names.
       plan: source.plan_commit ? null : plan,
       plan_commit: source.plan_commit,
-      // The fork shares the values it inherits: it names where they live.
-      vars: state.held,
-      var_depth: state.varDepth,
+      // The fork shares the values it inherits: its head's windows say where they live.
+      vars: {},
+      var_depth: {},
       chain: source.chain,
       lineage,
       forked_from: { branch: source.branch, commit_id: source.commit_id },

@@ -81,16 +81,12 @@ export interface BranchRecord {
   plan: Plan | null;
   plan_commit: string | null;
   /**
-   * Values kept on the branch item itself: only by data written before values
-   * moved to their commits (issue 22), and by forks of such commits. A name here
-   * takes its value from here; a step that sets it again removes it.
+   * Written before issue 22: the variables at the head (large values as blob
+   * refs). No longer read or written: the head's windows say where each value
+   * lives (`vm/variables.ts`); a branch from before keeps what it had.
    */
   vars: Record<string, unknown>;
-  /**
-   * Where each variable lives: the depth, on this branch's lineage, of the commit
-   * that set it last, whose `outputs` hold its value (`vm/variables.ts`). For a
-   * name in `vars`, an upper bound of that depth.
-   */
+  /** Written before issue 22: for each variable, the depth that set it. No longer read. */
   var_depth: Record<string, number>;
   /** Ids of the commits at `chainDepths(depth)`. */
   chain: string[];

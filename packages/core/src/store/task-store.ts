@@ -16,10 +16,11 @@
  * reads one item. Only a task created with a plan has it on its branch, until its
  * first commit (the plan commit) takes it off.
  *
- * Nor does it hold its variables' values: each value lives once, in the outputs
- * of the commit that set it (`vm/variables.ts`). A commit never changes either,
- * so the outputs of the commits this store wrote or read are kept too, up to a
- * bound in bytes (`outputsOf`): a worker that wrote a value finds it again
+ * Nor does it hold its variables, by value or by name: each value lives once, in
+ * the outputs of the commit that set it, and the windows of the head and its
+ * chain say where (`vm/variables.ts`). A commit never changes either, so what
+ * the commits this store wrote or read say about variables is kept too, up to a
+ * bound in bytes (`commitViews`): a worker finds the commits it wrote again
  * without a read.
  */
 import { ConflictError, isErrorKind } from "../errors";
@@ -38,15 +39,25 @@ export interface Page<T> {
 /** How many plans a store keeps (a plan is at most a few hundred kB; most are a few kB). */
 const PLANS_KEPT = 256;
 
-/** How many bytes of commit outputs (as JSON) a store keeps: 64 MB. */
+/**
+ * What a commit says about variables: the values it set (`outputs`), and its
+ * window (`vm/fenwick.ts`): where each variable set in its range lives
+ * (`window_ids`), or, written before issue 22, their values (`window`).
+ */
+export type CommitView = Pick<
+  CommitRecord,
+  "commit_id" | "depth" | "outputs" | "window" | "window_ids"
+>;
+
+/** How many bytes of commit views (as JSON) a store keeps: 64 MB. */
 const OUTPUTS_KEPT_BYTES = 64 * 1024 * 1024;
 
 export class TaskStore {
   /** Committed plans by task partition and commit id, oldest first (they never change). */
   readonly #plans = new Map<string, Plan>();
-  /** Commit outputs by task partition and commit id, least recently used first. */
-  readonly #outputs = new Map<string, { outputs: Record<string, unknown>; bytes: number }>();
-  #outputBytes = 0;
+  /** Commit views by task partition and commit id, least recently used first. */
+  readonly #views = new Map<string, { view: CommitView; bytes: number }>();
+  #viewBytes = 0;
 
   constructor(readonly items: ItemStore) {}
 
@@ -193,36 +204,36 @@ export class TaskStore {
   async putCommit(commit: CommitRecord): Promise<void> {
     await this.items.put({ ...commit }, { exists: false });
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
-    this.#keepOutputs(commit);
+    this.#keepView(commit);
   }
 
   async getCommit(tenant: string, taskId: string, id: string): Promise<CommitRecord | null> {
     const key = commitKey(tenant, taskId, id);
     const commit = key ? ((await this.items.get(key)) as unknown as CommitRecord | null) : null;
-    if (commit) this.#keepOutputs(commit);
+    if (commit) this.#keepView(commit);
     return commit;
   }
 
   /**
-   * The outputs (as stored: large values as references) of the named commits,
-   * by id: kept ones from memory, the rest in one batch read of their `outputs`
-   * alone. A commit that does not exist is absent from the answer.
+   * What the named commits say about variables (`CommitView`), by id: kept ones
+   * from memory, the rest in one batch read. A commit that does not exist is
+   * absent from the answer.
    */
-  async outputsOf(
+  async commitViews(
     tenant: string,
     taskId: string,
     ids: Iterable<string>,
-  ): Promise<Map<string, Record<string, unknown>>> {
+  ): Promise<Map<string, CommitView>> {
     const pk = taskPk(tenant, taskId);
-    const found = new Map<string, Record<string, unknown>>();
+    const found = new Map<string, CommitView>();
     const missing: ItemKey[] = [];
     for (const id of new Set(ids)) {
-      const kept = this.#outputs.get(`${pk}/${id}`);
+      const kept = this.#views.get(`${pk}/${id}`);
       if (kept) {
         // Most recently used last.
-        this.#outputs.delete(`${pk}/${id}`);
-        this.#outputs.set(`${pk}/${id}`, kept);
-        found.set(id, kept.outputs);
+        this.#views.delete(`${pk}/${id}`);
+        this.#views.set(`${pk}/${id}`, kept);
+        found.set(id, kept.view);
         continue;
       }
       const key = commitKey(tenant, taskId, id);
@@ -231,25 +242,47 @@ export class TaskStore {
     if (missing.length > 0) {
       const items = await this.items.batchGet(missing);
       for (const item of items as unknown as CommitRecord[]) {
-        this.#keepOutputs(item);
-        found.set(item.commit_id, item.outputs);
+        found.set(item.commit_id, this.#keepView(item));
       }
     }
     return found;
   }
 
-  #keepOutputs(commit: CommitRecord): void {
+  /** The outputs (as stored: large values as references) of the named commits, by id. */
+  async outputsOf(
+    tenant: string,
+    taskId: string,
+    ids: Iterable<string>,
+  ): Promise<Map<string, Record<string, unknown>>> {
+    const views = await this.commitViews(tenant, taskId, ids);
+    return new Map([...views].map(([id, view]) => [id, view.outputs]));
+  }
+
+  #keepView(commit: CommitRecord): CommitView {
     const id = `${commit.pk}/${commit.commit_id}`;
-    if (this.#outputs.has(id) || !commit.outputs) return;
-    const bytes = JSON.stringify(commit.outputs).length + id.length;
-    if (bytes > OUTPUTS_KEPT_BYTES / 16) return;
-    this.#outputs.set(id, { outputs: commit.outputs, bytes });
-    this.#outputBytes += bytes;
-    for (const [oldest, kept] of this.#outputs) {
-      if (this.#outputBytes <= OUTPUTS_KEPT_BYTES) break;
-      this.#outputs.delete(oldest);
-      this.#outputBytes -= kept.bytes;
+    const kept = this.#views.get(id);
+    if (kept) return kept.view;
+    const view: CommitView = {
+      commit_id: commit.commit_id,
+      depth: commit.depth,
+      outputs: commit.outputs ?? {},
+      ...(commit.window === undefined ? {} : { window: commit.window }),
+      ...(commit.window_ids === undefined ? {} : { window_ids: commit.window_ids }),
+    };
+    const bytes =
+      JSON.stringify(view.outputs).length +
+      (view.window ? JSON.stringify(view.window).length : 0) +
+      (view.window_ids ? JSON.stringify(view.window_ids).length : 0) +
+      id.length;
+    if (bytes > OUTPUTS_KEPT_BYTES / 16) return view;
+    this.#views.set(id, { view, bytes });
+    this.#viewBytes += bytes;
+    for (const [oldest, old] of this.#views) {
+      if (this.#viewBytes <= OUTPUTS_KEPT_BYTES) break;
+      this.#views.delete(oldest);
+      this.#viewBytes -= old.bytes;
     }
+    return view;
   }
 
   /** Reads many commits in one batch (up to 100), in no particular order. */
@@ -260,7 +293,7 @@ export class TaskStore {
     });
     if (keys.length === 0) return [];
     const commits = (await this.items.batchGet(keys)) as unknown as CommitRecord[];
-    for (const commit of commits) this.#keepOutputs(commit);
+    for (const commit of commits) this.#keepView(commit);
     return commits;
   }
 

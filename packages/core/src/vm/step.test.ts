@@ -162,7 +162,7 @@ describe("runStep", () => {
     const branch = await sys.store.getBranch("acme", taskId, "main");
     // The branch names where the value lives; the commit that set it holds a reference.
     expect(branch!.vars).toEqual({});
-    expect(branch!.var_depth.copy).toBe(1);
+    expect(branch!.var_depth).toEqual({});
     const state = await readState(sys.store, sys.blobs, "acme", taskId, branch!.head!);
     expect(state.locations.copy).toBe(`${branch!.bid}-1`);
     const stored = await stateValues(sys.store, state);

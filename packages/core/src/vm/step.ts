@@ -23,7 +23,7 @@ import type { BranchRecord, CommitRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
-import { lowbit, nextChain, windowStart } from "./fenwick";
+import { nextChain } from "./fenwick";
 import {
   groupExit,
   joinContinues,
@@ -41,7 +41,7 @@ import { boundCommit, isStoreRefusal, refusalFailure } from "./record-bounds";
 import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
-import { commitOnLineage, loadVariables } from "./variables";
+import { loadVariables, nextWindow } from "./variables";
 import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
 
 export type StepOutcome =
@@ -373,22 +373,10 @@ async function buildCommit(
   const outputs = draft.outputs_stored
     ? draft.outputs
     : await spillRecord(draft.outputs, deps.blobs, prefix);
-  // The window names where each variable set in its range lives (`fenwick.ts`);
-  // values kept on the branch item from before (`BranchRecord.vars`) go in as values.
-  let windowIds: Record<string, string> | undefined;
-  let window: Record<string, unknown> | undefined;
-  if (depth > 0 && lowbit(depth) > 1) {
-    const start = windowStart(depth);
-    windowIds = {};
-    for (const [name, d] of Object.entries(branch.var_depth)) {
-      if (d <= start || Object.hasOwn(outputs, name)) continue;
-      if (!Object.hasOwn(branch.vars, name)) windowIds[name] = commitOnLineage(branch, d);
-      else {
-        window ??= {};
-        window[name] = branch.vars[name];
-      }
-    }
-  }
+  // The window names where each variable set in its range lives (`fenwick.ts`,
+  // `variables.ts`); values kept in windows from before issue 22 go in as values.
+  const { window, window_ids: windowIds } =
+    branch.head === null ? {} : await nextWindow(deps.store, deps.blobs, branch, depth, outputs);
   const final = draft.final_answer === undefined ? {} : { final_answer: outputs.final_answer };
   const record: CommitRecord = {
     pk: branch.pk,
@@ -466,13 +454,6 @@ async function moveHead(
   if (commit.status_after === "failed") {
     set.push([["error"], (commit.error as { message?: string } | null)?.message ?? "failed"]);
   }
-  // A value stays on its commit; the branch records where (`vm/variables.ts`), and
-  // drops a value it kept from before for a name set again.
-  const dropped: string[][] = [];
-  for (const name of Object.keys(commit.outputs)) {
-    set.push([["var_depth", name], commit.depth]);
-    if (Object.hasOwn(branch.vars, name)) dropped.push(["vars", name]);
-  }
   const running = commit.status_after === "running";
   // The index entry is written once, when the branch starts running (and only here if
   // it is missing): changing index keys on every step would write the index each time.
@@ -484,7 +465,6 @@ async function moveHead(
     ...(running ? [] : [["gsi1pk"], ["gsi1sk"]]),
     // A task created with a plan has it on its branch until the plan's commit.
     ...(commit.plan ? [["plan"]] : []),
-    ...dropped,
     ...group.remove,
   ];
   const changes: Changes = {
