@@ -80,19 +80,28 @@ console.log(
   `\nTotal: ${money(total)} per ${steps.toLocaleString("en-US")} steps (${money((total / steps) * 1e6)} per million), LLM calls not included.`,
 );
 // A step on a branch with 10 MB of state (issue 22: 1,000 variables of 10 KB),
-// when the bench measured one: the same small step, with that branch's counts.
-const tenMb = existsSync(benchPath)
-  ? (JSON.parse(readFileSync(benchPath, "utf8")) as {
-      ten_mb?: {
-        reads_per_step: number;
-        writes_per_step: number;
-        bytes_written_per_step: number;
-        branch_item_bytes: number;
-        s3_per_step: number;
-      };
-      growth?: { ten_mb_ratio?: number };
-    })
-  : {};
+// when a bench measured one: `npm run bench` (its `ten_mb`), else
+// `npm run bench:state` (`.stackvm/bench-state.json`). The same small step, with
+// that branch's counts.
+interface TenMb {
+  reads_per_step: number;
+  writes_per_step: number;
+  bytes_written_per_step: number;
+  branch_item_bytes: number;
+  s3_per_step: number;
+  ratio?: number;
+}
+const readJson = (path: string) =>
+  existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
+const full = readJson(benchPath) as { ten_mb?: TenMb; growth?: { ten_mb_ratio?: number } };
+const focused = readJson(option("--state-bench") ?? join(root, ".stackvm", "bench-state.json")) as {
+  ten_mb?: TenMb;
+};
+const tenMb: { ten_mb?: TenMb; growth?: { ten_mb_ratio?: number } } = full.ten_mb
+  ? full
+  : focused.ten_mb
+    ? { ten_mb: focused.ten_mb, growth: { ten_mb_ratio: focused.ten_mb.ratio ?? 1 } }
+    : {};
 if (tenMb.ten_mb) {
   const m = tenMb.ten_mb;
   const wide = costOf(
