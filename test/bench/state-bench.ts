@@ -147,6 +147,31 @@ async function main() {
       await watcher.ended(big1.id, `fork-${i}`);
     }
     const forkMs = median(forks);
+    // The same three at step 50 of the small 100-step task, in this run: the ratio
+    // reads through the machine's load.
+    const smallHead = (
+      (await t.api("GET", `/v1/tasks/${small}/branches/main/commits?limit=1`)).body
+        .commits as Array<{ commit_id: string }>
+    )[0]!.commit_id;
+    const small50 = smallHead.replace(/-\d+$/, "-50");
+    const smallStateMs = await timed(11, () =>
+      t.api("GET", `/v1/tasks/${small}/commits/${small50}/state`),
+    );
+    const smallDiffMs = await timed(11, () =>
+      t.api("GET", `/v1/tasks/${small}/commits/${small50}/diff`),
+    );
+    const smallForks: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      const answer = await t.api("POST", `/v1/tasks/${small}/branches`, {
+        from_commit: small50,
+        name: `fork-${i}`,
+        plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: "forked" } }],
+      });
+      smallForks.push(performance.now() - t0);
+      if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
+      await watcher.ended(small, `fork-${i}`);
+    }
 
     // One variable of 5 MB: set, read by a later step, shown in the state.
     const huge = await start({ plan: bigValuePlan(5), inputs: { seed: WIDE_SEED } });
@@ -188,6 +213,11 @@ async function main() {
         diff_at_50_ms: round(diffMs),
         fork_at_50_ms: round(forkMs),
         state_at_head_ms: round(headStateMs),
+        small_task_state_diff_fork_at_50_ms: [
+          round(smallStateMs),
+          round(smallDiffMs),
+          round(median(smallForks)),
+        ],
       },
       five_mb_value: {
         status: hugeTask.status,
@@ -236,6 +266,10 @@ async function main() {
     print(
       "state / diff / fork at step 50 of the 10 MB task (median ms; ≤ 50)",
       `${result.ten_mb.state_at_50_ms} / ${result.ten_mb.diff_at_50_ms} / ${result.ten_mb.fork_at_50_ms}`,
+    );
+    print(
+      "  the same at step 50 of a 100-step task of small values, this run",
+      result.ten_mb.small_task_state_diff_fork_at_50_ms.join(" / "),
     );
     print(
       "state at the head of the 10 MB task, all 10 MB (median ms)",
