@@ -79,6 +79,55 @@ for (const row of rows) {
 console.log(
   `\nTotal: ${money(total)} per ${steps.toLocaleString("en-US")} steps (${money((total / steps) * 1e6)} per million), LLM calls not included.`,
 );
+// A step on a branch with 10 MB of state (issue 22: 1,000 variables of 10 KB),
+// when a bench measured one: `npm run bench` (its `ten_mb`), else
+// `npm run bench:state` (`.stackvm/bench-state.json`). The same small step, with
+// that branch's counts.
+interface TenMb {
+  reads_per_step: number;
+  writes_per_step: number;
+  bytes_written_per_step: number;
+  branch_item_bytes: number;
+  s3_per_step: number;
+  ratio?: number;
+}
+const readJson = (path: string) =>
+  existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
+const full = readJson(benchPath) as { ten_mb?: TenMb; growth?: { ten_mb_ratio?: number } };
+const focused = readJson(option("--state-bench") ?? join(root, ".stackvm", "bench-state.json")) as {
+  ten_mb?: TenMb;
+};
+const tenMb: { ten_mb?: TenMb; growth?: { ten_mb_ratio?: number } } = full.ten_mb
+  ? full
+  : focused.ten_mb
+    ? { ten_mb: focused.ten_mb, growth: { ten_mb_ratio: focused.ten_mb.ratio ?? 1 } }
+    : {};
+if (tenMb.ten_mb) {
+  const m = tenMb.ten_mb;
+  const wide = costOf(
+    {
+      ...counts,
+      dynamodb: {
+        ...counts.dynamodb,
+        reads_per_step: m.reads_per_step,
+        writes_per_step: m.writes_per_step,
+        bytes_written_per_step: m.bytes_written_per_step,
+        branch_item_bytes: m.branch_item_bytes,
+        head_move_write_units: Math.max(1, Math.ceil(m.branch_item_bytes / 1024)),
+        branch_read_units: Math.max(1, Math.ceil(m.branch_item_bytes / 4096)),
+      },
+      s3: { ...counts.s3, puts_per_step: m.s3_per_step },
+      lambda: {
+        ...counts.lambda,
+        worker_ms_per_step: counts.lambda.worker_ms_per_step * (tenMb.growth?.ten_mb_ratio ?? 1),
+      },
+    },
+    steps,
+  ).reduce((sum, l) => sum + l.cost, 0);
+  console.log(
+    `A small step on a branch holding 10 MB of state (1,000 variables of 10 KB): ${money((wide / steps) * 1e6)} per million (branch item ${m.branch_item_bytes} bytes, ${m.reads_per_step.toFixed(2)} reads, ${m.writes_per_step.toFixed(2)} writes, ${m.bytes_written_per_step} bytes written per step; worker time scaled by the bench's ratio ${tenMb.growth?.ten_mb_ratio ?? 1}).`,
+  );
+}
 const waitCost = 1 * (counts.lambda.memory_mb / 1024) * prices.lambdaArmGbSecond * 1e6;
 console.log(
   `Each second a step waits on the LLM adds ${money(waitCost)} per million steps of worker duration.`,

@@ -32,7 +32,17 @@ import { criticalPath } from "./critical-path";
 import { fillFinishedTasks, taskItems } from "./fill-table";
 import { headMoveUnits } from "./item-units";
 import { startMemoryStack } from "./memory-stack";
-import { CommitWatcher, chainPlan, type Hookable, JUMP_AGAIN, loopPlan, median } from "./workload";
+import {
+  bigValuePlan,
+  CommitWatcher,
+  chainPlan,
+  type Hookable,
+  JUMP_AGAIN,
+  loopPlan,
+  median,
+  WIDE_SEED,
+  widePlan,
+} from "./workload";
 
 const READS = ["GetItem", "BatchGetItem", "Query"];
 const WRITES = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
@@ -249,6 +259,65 @@ async function localStack(t: TestStack) {
   // branch item that holds them all.
   const wide = await longTask(450);
 
+  // 8. State without a ceiling (issue 22). A branch of 1,000 variables of 10 KB
+  // (10 MB of state) against one of 10 small variables: the same loop of small
+  // steps after the state is set, metered and timed from depth `from` on.
+  const wideTask = async (vars: number, kb: number) => {
+    const setup = vars / 4;
+    const from = setup + 10;
+    const to = from + 140;
+    const w = await metered(
+      { plan: widePlan(vars, kb), inputs: { seed: WIDE_SEED, i: 0 }, budget: { max_steps: 1_000 } },
+      from,
+      to,
+    );
+    const stored = await taskItems(t, w.taskId);
+    const branch = stored.find((item) => item.sk === "B#main");
+    return {
+      taskId: w.taskId,
+      overhead: median(watcher.gaps(w.taskId, from, to)),
+      ...perStep(w),
+      branchBytes: branch ? itemSize(branch) : 0,
+    };
+  };
+  const small = await wideTask(12, 0);
+  const big = await wideTask(1_000, 10);
+  // State, diff (against its parent) and fork at step 50 of the 10 MB task, and
+  // the state at its head (all 10 MB, through the API).
+  const bigHead = (
+    (await t.api("GET", `/v1/tasks/${big.taskId}/branches/main/commits?limit=1`)).body
+      .commits as Array<{ commit_id: string }>
+  )[0]!.commit_id;
+  const big50 = bigHead.replace(/-\d+$/, "-50");
+  const bigStateMs = await timed(11, () =>
+    t.api("GET", `/v1/tasks/${big.taskId}/commits/${big50}/state`),
+  );
+  const bigDiffMs = await timed(11, () =>
+    t.api("GET", `/v1/tasks/${big.taskId}/commits/${big50}/diff`),
+  );
+  const bigHeadStateMs = await timed(5, () =>
+    t.api("GET", `/v1/tasks/${big.taskId}/commits/${bigHead}/state`),
+  );
+  const bigForks: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const answer = await t.api("POST", `/v1/tasks/${big.taskId}/branches`, {
+      from_commit: big50,
+      name: `fork-${i}`,
+      // The fork's first step ends it (a plan of one answer): its timing is the fork's.
+      plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: "forked" } }],
+    });
+    bigForks.push(performance.now() - t0);
+    if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
+    await watcher.ended(big.taskId, `fork-${i}`);
+  }
+  // One variable of 5 MB in the blob store: set, read by a later step, shown in the state.
+  const huge = await start({ plan: bigValuePlan(5), inputs: { seed: WIDE_SEED } });
+  await watcher.ended(huge);
+  const hugeTask = (await t.api("GET", `/v1/tasks/${huge}`)).body;
+  const hugeState = (await t.api("GET", `/v1/tasks/${huge}/branches/main`)).body.state.variables;
+  const hugeGaps = watcher.gaps(huge, 0, 5);
+
   // 7. ... and a table with 10,000 finished tasks in it.
   const filled = await fillFinishedTasks(t, ids[0]!, 10_000);
   const manyTasks = await overhead(100);
@@ -277,6 +346,25 @@ async function localStack(t: TestStack) {
     sqs: { requests_per_step: round(common.sqs + 1), local_receives_per_step: common.receives },
     s3: { puts_per_step: common.s3, gets_per_step: 0 },
     history_ms: { fork_at_50: round(forkMs), state_at_commit: round(stateMs), diff: round(diffMs) },
+    ten_mb: {
+      state_at_50_ms: round(bigStateMs),
+      diff_at_50_ms: round(bigDiffMs),
+      fork_at_50_ms: round(median(bigForks)),
+      state_at_head_ms: round(bigHeadStateMs),
+      branch_item_bytes: big.branchBytes,
+      ten_var_branch_item_bytes: small.branchBytes,
+      reads_per_step: big.reads,
+      writes_per_step: big.writes,
+      bytes_written_per_step: Math.round(big.bytes),
+      ten_var_bytes_written_per_step: Math.round(small.bytes),
+      s3_per_step: big.s3,
+    },
+    five_mb_value: {
+      status: hugeTask.status as string,
+      big: hugeState.big as { $ref?: string; size?: number },
+      copy: hugeState.copy as { $ref?: string; size?: number },
+      step_ms: hugeGaps.map((g) => round(g)),
+    },
     growth: {
       long_task_steps_1_100_ms: round(early),
       long_task_steps_900_1000_ms: round(late),
@@ -286,6 +374,9 @@ async function localStack(t: TestStack) {
       long_task_450_vars_steps_900_1000_ms: round(wide.late),
       long_task_450_vars_ratio: round(wide.ratio),
       table_10_tasks_ms: round(tenTasks),
+      ten_mb_branch_ms: round(big.overhead),
+      ten_var_branch_ms: round(small.overhead),
+      ten_mb_ratio: round(big.overhead / small.overhead),
       table_10000_tasks_ms: round(manyTasks),
       table_items_added: filled,
       table_ratio: round(manyTasks / tenTasks),
@@ -370,6 +461,38 @@ async function main() {
   print("fork at step 50 of a 100-step task", local.history_ms.fork_at_50);
   print("state at a commit (step 50)", local.history_ms.state_at_commit);
   print("diff, head against step 50", local.history_ms.diff);
+
+  heading("State without a ceiling (issue 22)");
+  print(
+    "median per step, 10 MB branch (1,000 × 10 KB) / 10-variable branch",
+    `${local.growth.ten_mb_branch_ms} / ${local.growth.ten_var_branch_ms}`,
+  );
+  print("  ratio (≤ 1.2 is the goal)", local.growth.ten_mb_ratio);
+  print(
+    "  branch item bytes, 10 MB branch / 10-variable branch",
+    `${local.ten_mb.branch_item_bytes} / ${local.ten_mb.ten_var_branch_item_bytes}`,
+  );
+  print(
+    "  DynamoDB reads / writes / bytes written per step on the 10 MB branch",
+    `${local.ten_mb.reads_per_step.toFixed(2)} / ${local.ten_mb.writes_per_step.toFixed(2)} / ${local.ten_mb.bytes_written_per_step}`,
+  );
+  print(
+    "  bytes written per step on the 10-variable branch",
+    local.ten_mb.ten_var_bytes_written_per_step,
+  );
+  print("state at step 50 of the 10 MB task (ms; ≤ 50)", local.ten_mb.state_at_50_ms);
+  print("diff at step 50 of the 10 MB task (ms; ≤ 50)", local.ten_mb.diff_at_50_ms);
+  print("fork at step 50 of the 10 MB task (ms; ≤ 50)", local.ten_mb.fork_at_50_ms);
+  print("state at the head of the 10 MB task, all 10 MB (ms)", local.ten_mb.state_at_head_ms);
+  print(
+    "a 5 MB variable: task / big in the state / read by a later step into copy",
+    `${local.five_mb_value.status} / ${JSON.stringify(local.five_mb_value.big)} / ${JSON.stringify(local.five_mb_value.copy)}`,
+  );
+  print("  its steps (ms)", local.five_mb_value.step_ms.join(", "));
+  print(
+    "DynamoDB bytes written per small step (100-step task; ≤ 2,500)",
+    local.dynamodb.bytes_written_per_step,
+  );
 
   heading("Flat as it grows (median overhead per step, ms; ratios ≤ 1.2 is the goal)");
   print("long task over 10 variables, steps 1-100", local.growth.long_task_steps_1_100_ms);

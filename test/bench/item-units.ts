@@ -24,10 +24,12 @@ export function headMoveUnits(branch: Record<string, unknown>): {
   const vars = branch.vars as Record<string, unknown>;
   const varDepth = branch.var_depth as Record<string, number>;
   const at = (d: number) => {
-    const names = Object.keys(vars).filter((name) => (varDepth[name] ?? 0) <= d);
+    // Since issue 22 the values live on their commits: `vars` holds only values
+    // kept from before, and `var_depth` names every variable.
+    const names = Object.keys(varDepth).filter((name) => (varDepth[name] ?? 0) <= d);
     return itemSize({
       ...branch,
-      vars: Object.fromEntries(names.map((n) => [n, vars[n]])),
+      vars: Object.fromEntries(names.filter((n) => n in vars).map((n) => [n, vars[n]])),
       var_depth: Object.fromEntries(names.map((n) => [n, varDepth[n]])),
     });
   };

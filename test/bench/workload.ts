@@ -115,3 +115,42 @@ export class CommitWatcher {
     return out;
   }
 }
+
+/**
+ * A task whose state is `vars` variables of `kb` KB each (issue 22): `vars / 4`
+ * assigns, each setting four variables from the task's input `seed` (a 1 KB
+ * string, repeated), then `small` small steps (`i` plus one), then the answer.
+ * The small steps do the same work whatever the state: their overhead is what
+ * the state's size costs a step.
+ */
+export function widePlan(vars: number, kb: number, small = 160): unknown[] {
+  const plan: unknown[] = [];
+  for (let s = 0; s < vars / 4; s++) {
+    const parameters: Record<string, string> = {};
+    for (let k = 0; k < 4; k++) parameters[`w${s * 4 + k}`] = `${"${seed}".repeat(kb)}${s * 4 + k}`;
+    plan.push({ seq_no: s, type: "assign", parameters });
+  }
+  for (let j = 0; j < small; j++) {
+    plan.push({ seq_no: plan.length, type: "assign", parameters: { i: "${i} + 1" } });
+  }
+  plan.push({ seq_no: plan.length, type: "assign", parameters: { final_answer: "done" } });
+  return plan;
+}
+
+/** The input `widePlan` repeats: 1 KB. */
+export const WIDE_SEED = "x".repeat(1024);
+
+/**
+ * One variable of about `mb` MB (issue 22), built by doubling-like steps from a
+ * 1 KB input and kept in the blob store, then read by a later step (copied
+ * whole into another), then the answer.
+ */
+export function bigValuePlan(mb: number): unknown[] {
+  return [
+    { seq_no: 0, type: "assign", parameters: { k100: "${seed}".repeat(100) } },
+    { seq_no: 1, type: "assign", parameters: { m1: "${k100}".repeat(10) } },
+    { seq_no: 2, type: "assign", parameters: { big: "${m1}".repeat(mb) } },
+    { seq_no: 3, type: "assign", parameters: { copy: "${big}" } },
+    { seq_no: 4, type: "assign", parameters: { final_answer: "done" } },
+  ];
+}

@@ -366,6 +366,13 @@ export { digest, newTaskId, randomId } from "./vm/ids";
 export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
 export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
+export {
+  boundCommit,
+  COMMIT_BYTES,
+  failRefusedStep,
+  isStoreRefusal,
+  refusalFailure,
+} from "./vm/record-bounds";
 export type { RetryingRecord } from "./vm/retrying";
 export {
   DEFAULT_LLM_UNREACHABLE_MS,
@@ -374,12 +381,13 @@ export {
   retryDelaySeconds,
 } from "./vm/retrying";
 export type { StoredState } from "./vm/state";
-export { readState, stateFromCommit } from "./vm/state";
+export { readState, stateFromCommit, stateValues } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
 export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
 export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
 export { silentLog } from "./vm/step-deps";
+export { loadVariables, storedVariables } from "./vm/variables";
 export type { AnswerSource, WaitingRecord, Wake, WakePort } from "./vm/wait";
 export { SQS_DELAY_LIMIT_SECONDS, sendWake } from "./vm/wait";
 export type { WebhookHeaders } from "./webhooks/signature";

@@ -1,4 +1,4 @@
-import { CreateTaskInput, runStep, type WebhookService } from "@stackvm/core";
+import { CreateTaskInput, runStep, TooLargeError, type WebhookService } from "@stackvm/core";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { memorySystem } from "../../core/src/testing/memory-system";
@@ -86,6 +86,47 @@ describe("createWorkerHandler", () => {
       expect((await sys.store.getBranch("acme", id, "main"))!.depth).toBe(0);
     }
     expect((await sys.store.getBranch("acme", failing, "main"))!.head).toBeNull();
+  });
+
+  it("fails a branch whose head move the store refuses at once, and shows a transient failure as retrying", async () => {
+    const sys = memorySystem();
+    const refused = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    const flaky = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    const messages = (await sys.queue.receive(10)).map((m) => JSON.parse(m.body));
+    const handler = createWorkerHandler(
+      {
+        ...sys.step,
+        store: new Proxy(sys.step.store, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (prop !== "advanceBranch")
+              return typeof value === "function" ? value.bind(target) : value;
+            return async (_tenant: string, taskId: string) => {
+              if (taskId === refused.task.task_id) {
+                throw new TooLargeError("a record would exceed the store's limit of 400 KB");
+              }
+              throw new Error("connection reset");
+            };
+          },
+        }),
+      },
+      noWebhooks,
+    );
+    const result = await handler(
+      { Records: messages.map((m, i) => record(m, `m${i}`, `${m.tenant_id}:${m.task_id}:main`)) },
+      context,
+    );
+    const flakyIndex = messages.findIndex((m) => m.task_id === flaky.task.task_id);
+    // Only the transient failure goes back to the queue.
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: `m${flakyIndex}` }]);
+    const failed = await sys.tasks.get("acme", refused.task.task_id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(
+      /the store refused the step after the start: .*400 KB.*not retried/,
+    );
+    const waiting = await sys.tasks.get("acme", flaky.task.task_id);
+    expect(waiting.status).toBe("running");
+    expect(waiting.retrying).toMatchObject({ attempt: 1, error: { message: "connection reset" } });
   });
 
   it("drops a message that is not a step message instead of retrying it forever", async () => {

@@ -9,8 +9,10 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambd
 import {
   classifyFailure,
   DEFAULT_LLM_UNREACHABLE_MS,
+  failRefusedStep,
   IngestMessage,
   type IngestService,
+  isStoreRefusal,
   recordRetry,
   runStep,
   type StepDeps,
@@ -104,6 +106,19 @@ export function createWorkerHandler(
       const outcome = await runStep(deps, message, record.messageId);
       deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
     } catch (error) {
+      if (isStoreRefusal(error)) {
+        // The same write would be refused on every try: end the branch now, with its cause.
+        deps.log.error("the store refused a step: the branch fails without retrying", {
+          message_id: record.messageId,
+          tenant_id: message.tenant_id,
+          task_id: message.task_id,
+          branch: message.branch,
+          parent: message.head,
+          error: (error as Error).message,
+        });
+        await failRefusedStep(deps, message, error);
+        return;
+      }
       const decision = classifyFailure(error);
       const early = (error as { code?: unknown }).code === "wait_not_due";
       // A wake that came before its time (`vm/wait.ts`) is the plan working, not a failure.

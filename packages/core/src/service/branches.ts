@@ -16,8 +16,9 @@ import { branchKey, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord, PendingWork, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { randomId } from "../vm/ids";
-import { type StoredState, stateFromCommit } from "../vm/state";
+import { type StoredState, stateFromCommit, stateValues } from "../vm/state";
 import { enqueueNext } from "../vm/step";
+import { storedVariables } from "../vm/variables";
 import { addUsage, type Presenter } from "./present";
 import { stableJson } from "./stable-json";
 import { markRunning, newBranch, type TaskService } from "./tasks";
@@ -73,7 +74,11 @@ export class BranchService {
     const branch = await this.branchRecord(task, name);
     const state: State = {
       pc: branch.pc,
-      variables: await this.deps.presenter.values(branch.vars, tenant, taskId),
+      variables: await this.deps.presenter.values(
+        await storedVariables(this.deps.store, this.deps.blobs, branch),
+        tenant,
+        taskId,
+      ),
       plan: branch.plan ?? [],
       completed: branch.status === "completed",
     };
@@ -152,7 +157,11 @@ export class BranchService {
     const s = await this.storedState(task, commitId);
     return {
       pc: s.pc,
-      variables: await this.deps.presenter.values(s.variables, tenant, taskId),
+      variables: await this.deps.presenter.values(
+        await stateValues(this.deps.store, s),
+        tenant,
+        taskId,
+      ),
       plan: s.plan ?? [],
       completed: s.completed,
     };
@@ -171,7 +180,36 @@ export class BranchService {
       named ??
       (baseId
         ? await this.storedState(task, baseId)
-        : { variables: {} as Record<string, unknown>, plan: null, pc: null, commit: null });
+        : {
+            locations: {} as Record<string, string>,
+            held: {} as Record<string, unknown>,
+            plan: null,
+            pc: null,
+            commit: null,
+          });
+    // A name whose value lives on the same commit in both states did not change:
+    // only the values that may differ are read.
+    const where = (st: Pick<StoredState, "locations" | "held">) => [
+      ...Object.keys(st.locations),
+      ...Object.keys(st.held),
+    ];
+    const same = (name: string) =>
+      Object.hasOwn(to.locations, name) && to.locations[name] === from.locations[name];
+    const [toVariables, fromVariables] = await Promise.all([
+      stateValues(
+        this.deps.store,
+        to,
+        where(to).filter((n) => !same(n)),
+      ),
+      from.commit === null
+        ? ({} as Record<string, unknown>)
+        : stateValues(
+            this.deps.store,
+            from as StoredState,
+            where(from).filter((n) => !same(n)),
+          ),
+    ]);
+    const variableNames = new Set(where(from));
     const diff: Diff = {
       added: {},
       removed: {},
@@ -182,14 +220,15 @@ export class BranchService {
         stableJson(from.plan) !== stableJson(to.plan),
       pc: { from: from.pc, to: to.pc },
     };
-    for (const [name, value] of Object.entries(to.variables)) {
-      if (!Object.hasOwn(from.variables, name)) diff.added[name] = value;
-      else if (stableJson(from.variables[name]) !== stableJson(value)) {
-        diff.changed[name] = { from: from.variables[name], to: value };
+    for (const [name, value] of Object.entries(toVariables)) {
+      if (!variableNames.has(name)) diff.added[name] = value;
+      else if (stableJson(fromVariables[name]) !== stableJson(value)) {
+        diff.changed[name] = { from: fromVariables[name], to: value };
       }
     }
-    for (const [name, value] of Object.entries(from.variables)) {
-      if (!Object.hasOwn(to.variables, name)) diff.removed[name] = value;
+    const toNames = new Set(where(to));
+    for (const [name, value] of Object.entries(fromVariables)) {
+      if (!toNames.has(name)) diff.removed[name] = value;
     }
     const show = (values: Record<string, unknown>) =>
       this.deps.presenter.values(values, tenant, taskId);
@@ -265,7 +304,7 @@ export class BranchService {
         tenant,
         origin.config.namespace.name,
         input.plan,
-        Object.keys(state.variables),
+        [...Object.keys(state.locations), ...Object.keys(state.held)],
         compat,
       );
       pending = { kind: "replace_plan", plan: validated };
@@ -290,7 +329,7 @@ export class BranchService {
         tenant,
         origin.config.namespace.name,
         replaced,
-        Object.keys(state.variables),
+        [...Object.keys(state.locations), ...Object.keys(state.held)],
         compat,
       );
       pending = { kind: "replace_step", seq_no: input.step.seq_no, instruction: parsed.data };
@@ -319,8 +358,9 @@ export class BranchService {
       // A committed plan stays on its commit, which the new branch names.
       plan: source.plan_commit ? null : plan,
       plan_commit: source.plan_commit,
-      vars: state.variables,
-      var_depth: state.varDepth,
+      // The fork shares the values it inherits: its head's windows say where they live.
+      vars: {},
+      var_depth: {},
       chain: source.chain,
       lineage,
       forked_from: { branch: source.branch, commit_id: source.commit_id },

@@ -116,7 +116,14 @@ export class Presenter {
       llm_calls: commit.llm_calls,
       duration_ms: commit.duration_ms,
       created_at: commit.created_at,
-      ...(commit.details ? { details: commit.details } : {}),
+      // A commit too large for the store keeps its details in the blob store (`vm/record-bounds.ts`).
+      ...(commit.details
+        ? {
+            details: (isStoredRef(commit.details)
+              ? await v(commit.details)
+              : commit.details) as Record<string, unknown>,
+          }
+        : {}),
     };
   }
 }

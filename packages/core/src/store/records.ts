@@ -80,9 +80,13 @@ export interface BranchRecord {
   pc: number | null;
   plan: Plan | null;
   plan_commit: string | null;
-  /** Variables at the head (large values as blob refs). */
+  /**
+   * Written before issue 22: the variables at the head (large values as blob
+   * refs). No longer read or written: the head's windows say where each value
+   * lives (`vm/variables.ts`); a branch from before keeps what it had.
+   */
   vars: Record<string, unknown>;
-  /** For each variable, the depth of the last commit that set it (an upper bound after a fork). */
+  /** Written before issue 22: for each variable, the depth that set it. No longer read. */
   var_depth: Record<string, number>;
   /** Ids of the commits at `chainDepths(depth)`. */
   chain: string[];
@@ -134,6 +138,15 @@ export interface CommitRecord {
    * window is stored whole in the blob store (a `{ $blob }` reference).
    */
   window?: Record<string, unknown>;
+  /**
+   * Written since issue 22, on commits with `lowbit(depth) > 1`: the variables set
+   * in `(depth - lowbit(depth), depth]` but not by this commit, each with the id
+   * of the commit whose outputs hold its value. Names, not values: a value is
+   * stored once, on the commit that set it. Over its limit, stored whole in the
+   * blob store (a `{ $blob }` reference). `window` then holds only the values a
+   * branch kept on its item from before (`BranchRecord.vars`).
+   */
+  window_ids?: Record<string, string>;
   chain: string[];
   /** The plan, on commits that set it. */
   plan?: Plan;

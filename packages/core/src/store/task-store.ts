@@ -15,12 +15,19 @@
  * small item (DynamoDB bills an update by the whole item's size), and a step still
  * reads one item. Only a task created with a plan has it on its branch, until its
  * first commit (the plan commit) takes it off.
+ *
+ * Nor does it hold its variables, by value or by name: each value lives once, in
+ * the outputs of the commit that set it, and the windows of the head and its
+ * chain say where (`vm/variables.ts`). A commit never changes either, so what
+ * the commits this store wrote or read say about variables is kept too, up to a
+ * bound in bytes (`commitViews`): a worker finds the commits it wrote again
+ * without a read.
  */
 import { ConflictError, isErrorKind } from "../errors";
 import { mergeUpdated } from "../memory/item-rules";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
-import type { Changes, Condition, Item, ItemStore } from "../ports/item-store";
+import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
 import { branchKey, commitKey, commitSk, taskKey, taskPk, tasksIndexPk } from "./keys";
 import type { BranchRecord, CommitRecord, TaskRecord } from "./records";
 
@@ -32,9 +39,25 @@ export interface Page<T> {
 /** How many plans a store keeps (a plan is at most a few hundred kB; most are a few kB). */
 const PLANS_KEPT = 256;
 
+/**
+ * What a commit says about variables: the values it set (`outputs`), and its
+ * window (`vm/fenwick.ts`): where each variable set in its range lives
+ * (`window_ids`), or, written before issue 22, their values (`window`).
+ */
+export type CommitView = Pick<
+  CommitRecord,
+  "commit_id" | "depth" | "outputs" | "window" | "window_ids"
+>;
+
+/** How many bytes of commit views (as JSON) a store keeps: 64 MB. */
+const OUTPUTS_KEPT_BYTES = 64 * 1024 * 1024;
+
 export class TaskStore {
   /** Committed plans by task partition and commit id, oldest first (they never change). */
   readonly #plans = new Map<string, Plan>();
+  /** Commit views by task partition and commit id, least recently used first. */
+  readonly #views = new Map<string, { view: CommitView; bytes: number }>();
+  #viewBytes = 0;
 
   constructor(readonly items: ItemStore) {}
 
@@ -181,11 +204,85 @@ export class TaskStore {
   async putCommit(commit: CommitRecord): Promise<void> {
     await this.items.put({ ...commit }, { exists: false });
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
+    this.#keepView(commit);
   }
 
   async getCommit(tenant: string, taskId: string, id: string): Promise<CommitRecord | null> {
     const key = commitKey(tenant, taskId, id);
-    return key ? ((await this.items.get(key)) as unknown as CommitRecord | null) : null;
+    const commit = key ? ((await this.items.get(key)) as unknown as CommitRecord | null) : null;
+    if (commit) this.#keepView(commit);
+    return commit;
+  }
+
+  /**
+   * What the named commits say about variables (`CommitView`), by id: kept ones
+   * from memory, the rest in one batch read. A commit that does not exist is
+   * absent from the answer.
+   */
+  async commitViews(
+    tenant: string,
+    taskId: string,
+    ids: Iterable<string>,
+  ): Promise<Map<string, CommitView>> {
+    const pk = taskPk(tenant, taskId);
+    const found = new Map<string, CommitView>();
+    const missing: ItemKey[] = [];
+    for (const id of new Set(ids)) {
+      const kept = this.#views.get(`${pk}/${id}`);
+      if (kept) {
+        // Most recently used last.
+        this.#views.delete(`${pk}/${id}`);
+        this.#views.set(`${pk}/${id}`, kept);
+        found.set(id, kept.view);
+        continue;
+      }
+      const key = commitKey(tenant, taskId, id);
+      if (key) missing.push(key);
+    }
+    if (missing.length > 0) {
+      const items = await this.items.batchGet(missing);
+      for (const item of items as unknown as CommitRecord[]) {
+        found.set(item.commit_id, this.#keepView(item));
+      }
+    }
+    return found;
+  }
+
+  /** The outputs (as stored: large values as references) of the named commits, by id. */
+  async outputsOf(
+    tenant: string,
+    taskId: string,
+    ids: Iterable<string>,
+  ): Promise<Map<string, Record<string, unknown>>> {
+    const views = await this.commitViews(tenant, taskId, ids);
+    return new Map([...views].map(([id, view]) => [id, view.outputs]));
+  }
+
+  #keepView(commit: CommitRecord): CommitView {
+    const id = `${commit.pk}/${commit.commit_id}`;
+    const kept = this.#views.get(id);
+    if (kept) return kept.view;
+    const view: CommitView = {
+      commit_id: commit.commit_id,
+      depth: commit.depth,
+      outputs: commit.outputs ?? {},
+      ...(commit.window === undefined ? {} : { window: commit.window }),
+      ...(commit.window_ids === undefined ? {} : { window_ids: commit.window_ids }),
+    };
+    const bytes =
+      JSON.stringify(view.outputs).length +
+      (view.window ? JSON.stringify(view.window).length : 0) +
+      (view.window_ids ? JSON.stringify(view.window_ids).length : 0) +
+      id.length;
+    if (bytes > OUTPUTS_KEPT_BYTES / 16) return view;
+    this.#views.set(id, { view, bytes });
+    this.#viewBytes += bytes;
+    for (const [oldest, old] of this.#views) {
+      if (this.#viewBytes <= OUTPUTS_KEPT_BYTES) break;
+      this.#views.delete(oldest);
+      this.#viewBytes -= old.bytes;
+    }
+    return view;
   }
 
   /** Reads many commits in one batch (up to 100), in no particular order. */
@@ -195,7 +292,9 @@ export class TaskStore {
       return key ? [key] : [];
     });
     if (keys.length === 0) return [];
-    return (await this.items.batchGet(keys)) as unknown as CommitRecord[];
+    const commits = (await this.items.batchGet(keys)) as unknown as CommitRecord[];
+    for (const commit of commits) this.#keepView(commit);
+    return commits;
   }
 
   /** One branch's own commits up to a depth, newest first. */

@@ -39,11 +39,11 @@ describe("a step whose output is over the limit", () => {
     await sys.drain();
     const got = await sys.tasks.get("acme", task.task_id);
     expect(got.status).toBe("failed");
-    expect(got.error).toMatch(/over the limit of 4194304 bytes per variable/);
+    expect(got.error).toMatch(/over the limit of 5242880 bytes per variable/);
     const { commits } = await sys.branches.commits("acme", task.task_id, "main", 100, null);
     expect(commits.filter((c) => c.type === "error")).toHaveLength(1);
-    // 1 KiB doubled 12 times is 4 MiB, and 2 bytes more as JSON (its quotes).
-    expect(commits[0]).toMatchObject({ type: "error", seq_no: 12 });
+    // 1 KiB doubled 13 times is 8 MiB, over 5 MiB (12 times, 4 MiB, fits).
+    expect(commits[0]).toMatchObject({ type: "error", seq_no: 13 });
   });
 
   it("takes the plan's error path: a plan update that recovers", async () => {

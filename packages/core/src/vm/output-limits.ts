@@ -10,8 +10,8 @@ import { StepError } from "../errors";
 import { shapeProblem } from "../plan/json-shape";
 import { jsonSize } from "../store/values";
 
-/** The largest value one variable may hold, as JSON in bytes (4 MiB). */
-export const MAX_VARIABLE_BYTES = 4 * 1024 * 1024;
+/** The largest value one variable may hold, as JSON in bytes (5 MiB). */
+export const MAX_VARIABLE_BYTES = 5 * 1024 * 1024;
 
 /** The most one step may write to its variables together, as JSON in bytes (8 MiB). */
 export const MAX_STEP_OUTPUT_BYTES = 8 * 1024 * 1024;

@@ -12,6 +12,7 @@ import type { BranchRecord, CommitRecord, PendingWork } from "../store/records";
 import { loadValue, taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
 import type { StepDeps } from "./step-deps";
+import { loadVariables } from "./variables";
 
 /** What one step decided, before it is written. */
 export interface Draft {
@@ -189,9 +190,8 @@ async function summarizeVariables(
   branch: BranchRecord,
 ): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
-  for (const [name, stored] of Object.entries(branch.vars)) {
-    const value = await loadValue(stored, deps.blobs, prefix);
+  const values = await loadVariables(deps.store, deps.blobs, branch);
+  for (const [name, value] of Object.entries(values)) {
     const text = typeof value === "string" ? value : JSON.stringify(value);
     out[name] = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : value;
   }

@@ -1,36 +1,45 @@
 /**
- * The VM state at any commit, in two store calls whatever the history's length:
- * the commit itself, then one batch read of its chain (see `fenwick.ts`); its plan
- * comes from the commit that set it, which the `TaskStore` keeps once read (a
- * committed plan never changes), at the same time.
+ * The VM state at any commit, in a bounded number of store calls whatever the
+ * history's length: the commit itself, then one batch read of its chain (see
+ * `fenwick.ts`); its plan comes from the commit that set it, which the
+ * `TaskStore` keeps once read (a committed plan never changes), at the same time.
+ *
+ * The windows name where each variable lives (`window_ids`: the commit whose
+ * outputs hold it); a window written before issue 22 holds values (`window`).
+ * The values themselves are read only when asked for (`stateValues`): a fork
+ * needs the locations alone, a diff only the values that differ.
  */
 import { NotFoundError } from "../errors";
 import type { Plan } from "../plan/schema";
 import type { Blobs } from "../ports/blobs";
+import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { isStoredRef, loadValue, taskBlobPrefix } from "../store/values";
 
 export interface StoredState {
+  tenant: string;
+  taskId: string;
   commit: CommitRecord;
   pc: number | null;
-  /** Variables as stored (large values as `{ $blob }` references). */
-  variables: Record<string, unknown>;
-  /** For each variable, an upper bound of the depth that last set it. */
+  /** For each variable, the id of the commit whose outputs hold its value. */
+  locations: Record<string, string>;
+  /** Values held by windows written before issue 22 (stored form), for names not in `locations`. */
+  held: Record<string, unknown>;
+  /** For each variable, the depth that set it (an upper bound for a name in `held`). */
   varDepth: Record<string, number>;
   plan: Plan | null;
   completed: boolean;
 }
 
-/** The window a commit contributes to the state: its `window`, or its outputs. */
-async function commitWindow(
-  commit: CommitRecord,
+/** A window as stored: inline, or whole in the blob store. */
+async function loadWindow<T>(
+  window: Record<string, T> | undefined,
   blobs: Blobs,
   prefix: string,
-): Promise<Record<string, unknown>> {
-  const window = commit.window ?? commit.outputs;
+): Promise<Record<string, T> | undefined> {
   return isStoredRef(window)
-    ? ((await loadValue(window, blobs, prefix)) as Record<string, unknown>)
+    ? ((await loadValue(window, blobs, prefix)) as Record<string, T>)
     : window;
 }
 
@@ -67,21 +76,69 @@ export async function stateFromCommit(
     if (!found) throw new Error(`commit ${commit.commit_id} names a missing ancestor ${id}`);
     return found;
   });
-  const variables: Record<string, unknown> = {};
+  const prefix = taskBlobPrefix(tenant, taskId);
+  const locations: Record<string, string> = {};
+  const held: Record<string, unknown> = {};
   const varDepth: Record<string, number> = {};
   for (const ancestor of [...chain].sort((a, b) => a.depth - b.depth).concat(commit)) {
-    const window = await commitWindow(ancestor, blobs, taskBlobPrefix(tenant, taskId));
-    for (const [name, value] of Object.entries(window)) {
-      variables[name] = value;
+    const [values, ids] = await Promise.all([
+      loadWindow(ancestor.window, blobs, prefix),
+      loadWindow(ancestor.window_ids, blobs, prefix),
+    ]);
+    // Before issue 22 a window held every value of its range, its own outputs too.
+    for (const [name, value] of Object.entries(values ?? {})) {
+      held[name] = value;
+      delete locations[name];
+      varDepth[name] = ancestor.depth;
+    }
+    for (const [name, id] of Object.entries(ids ?? {})) {
+      locations[name] = id;
+      delete held[name];
+      varDepth[name] = parseCommitId(id)?.depth ?? ancestor.depth;
+    }
+    for (const name of Object.keys(ancestor.outputs)) {
+      locations[name] = ancestor.commit_id;
+      delete held[name];
       varDepth[name] = ancestor.depth;
     }
   }
   return {
+    tenant,
+    taskId,
     commit,
     pc: commit.pc_after,
-    variables,
+    locations,
+    held,
     varDepth,
     plan,
     completed: commit.status_after === "completed",
   };
+}
+
+/**
+ * The stored form of a state's variables (the named ones, or all): held values
+ * as they are, located ones from the outputs of their commits (one batch read
+ * of those the store does not keep).
+ */
+export async function stateValues(
+  store: TaskStore,
+  state: StoredState,
+  names?: Iterable<string>,
+): Promise<Record<string, unknown>> {
+  const wanted = names ? [...names] : [...Object.keys(state.held), ...Object.keys(state.locations)];
+  const located = new Map<string, string>();
+  const out: Record<string, unknown> = {};
+  for (const name of wanted) {
+    if (Object.hasOwn(state.held, name)) out[name] = state.held[name];
+    else if (Object.hasOwn(state.locations, name)) located.set(name, state.locations[name]!);
+  }
+  const outputs = await store.outputsOf(state.tenant, state.taskId, located.values());
+  for (const [name, id] of located) {
+    const holder = outputs.get(id);
+    if (!holder || !Object.hasOwn(holder, name)) {
+      throw new Error(`variable '${name}' should be in the outputs of commit ${id}, which lack it`);
+    }
+    out[name] = holder[name];
+  }
+  return out;
 }

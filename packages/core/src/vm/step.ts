@@ -20,17 +20,10 @@ import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
 import { commitId, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
-import {
-  decodeValue,
-  isStoredRef,
-  loadValue,
-  spillRecord,
-  spillValue,
-  taskBlobPrefix,
-} from "../store/values";
+import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import type { Tool, ToolContext } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
-import { lowbit, nextChain, windowStart } from "./fenwick";
+import { nextChain } from "./fenwick";
 import { firstCause, whyNotRepaired } from "./first-cause";
 import {
   groupExit,
@@ -45,9 +38,11 @@ import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
+import { boundCommit, isStoreRefusal, refusalFailure } from "./record-bounds";
 import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
+import { loadVariables, nextWindow } from "./variables";
 import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
 
 export type StepOutcome =
@@ -134,24 +129,43 @@ export async function runStep(
       unreachableFailure(failingSince, error, deps.clock.now(), bound) ?? error,
     );
   }
-  const commit = await buildCommit(
-    deps,
-    branch,
-    draft,
-    held ? held.calls : session.calls,
-    held ? held.durationMs : deps.clock.now() - started,
-  );
+  const calls = held ? held.calls : session.calls;
+  const durationMs = held ? held.durationMs : deps.clock.now() - started;
+  const commit = await buildCommit(deps, branch, draft, calls, durationMs);
 
   let outcome: "committed" | "repaired" = "committed";
   let written = commit;
   try {
     await deps.store.putCommit(commit);
   } catch (error) {
-    if (!isErrorKind(error, "conflict")) throw error;
-    const existing = await deps.store.getCommit(tenant, taskId, commit.commit_id);
-    if (!existing) throw error;
-    written = existing;
-    outcome = "repaired";
+    if (isErrorKind(error, "conflict")) {
+      const existing = await deps.store.getCommit(tenant, taskId, commit.commit_id);
+      if (!existing) throw error;
+      written = existing;
+      outcome = "repaired";
+    } else if (isStoreRefusal(error) || error instanceof TypeError) {
+      // The same commit would be refused on every try (`record-bounds.ts`): the step
+      // fails now, with a small error commit in its place.
+      const failure = refusalFailure(error, commit);
+      deps.log.warn("the store refused a step's commit: the step fails", {
+        ...(messageId ? { message_id: messageId } : {}),
+        tenant_id: tenant,
+        task_id: taskId,
+        branch: name,
+        parent: branch.head,
+        error: failure.message,
+      });
+      written = await buildCommit(
+        deps,
+        branch,
+        draftForFailure(deps, branch, failure),
+        calls,
+        durationMs,
+      );
+      await deps.store.putCommit(written);
+    } else {
+      throw error;
+    }
   }
   const moved = await moveHead(deps, branch, written);
   if (!moved) return { outcome: "duplicate" };
@@ -369,17 +383,12 @@ async function buildCommit(
   const outputs = draft.outputs_stored
     ? draft.outputs
     : await spillRecord(draft.outputs, deps.blobs, prefix);
-  let window: Record<string, unknown> | undefined;
-  if (depth > 0 && lowbit(depth) > 1) {
-    const start = windowStart(depth);
-    window = {};
-    for (const [name, d] of Object.entries(branch.var_depth)) {
-      if (d > start && !Object.hasOwn(outputs, name)) window[name] = branch.vars[name];
-    }
-    Object.assign(window, outputs);
-  }
+  // The window names where each variable set in its range lives (`fenwick.ts`,
+  // `variables.ts`); values kept in windows from before issue 22 go in as values.
+  const { window, window_ids: windowIds } =
+    branch.head === null ? {} : await nextWindow(deps.store, deps.blobs, branch, depth, outputs);
   const final = draft.final_answer === undefined ? {} : { final_answer: outputs.final_answer };
-  return {
+  const record: CommitRecord = {
     pk: branch.pk,
     sk: commitSk(branch.bid, depth),
     commit_id: id,
@@ -400,6 +409,14 @@ async function buildCommit(
             unknown
           >,
         }),
+    ...(windowIds === undefined
+      ? {}
+      : {
+          window_ids: (await spillValue(windowIds, deps.blobs, prefix, ATTRIBUTE_LIMIT)) as Record<
+            string,
+            string
+          >,
+        }),
     chain: branch.head === null ? [] : nextChain(branch.head, branch.depth, branch.chain),
     ...(draft.plan ? { plan: draft.plan } : {}),
     plan_commit: draft.plan ? id : branch.plan_commit,
@@ -415,6 +432,7 @@ async function buildCommit(
     ...final,
     created_at: new Date(deps.clock.now()).toISOString(),
   };
+  return boundCommit(record, deps.blobs, prefix);
 }
 
 /** Moves the branch head to the commit; null when another worker moved it first. */
@@ -445,9 +463,6 @@ async function moveHead(
   if (commit.type === "evaluation") set.push([["verdict"], commit.details?.verdict ?? null]);
   if (commit.status_after === "failed") {
     set.push([["error"], (commit.error as { message?: string } | null)?.message ?? "failed"]);
-  }
-  for (const [name, value] of Object.entries(commit.outputs)) {
-    set.push([["vars", name], value], [["var_depth", name], commit.depth]);
   }
   const running = commit.status_after === "running";
   // The index entry is written once, when the branch starts running (and only here if
@@ -552,20 +567,14 @@ async function toolsFor(
   return { tools: found.all, allowed: found.allowed };
 }
 
-/** The variables as they were set: escapes undone, and the referenced ones loaded whole. */
+/** The variables the parameters reference, as they were set (`vm/variables.ts`). */
 async function loadReferenced(
   deps: StepDeps,
   branch: BranchRecord,
   parameters: unknown,
 ): Promise<Record<string, unknown>> {
-  const variables: Record<string, unknown> = {};
-  for (const [name, stored] of Object.entries(branch.vars)) variables[name] = decodeValue(stored);
-  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
-  for (const { name } of findReferences(parameters)) {
-    const stored = branch.vars[name];
-    if (isStoredRef(stored)) variables[name] = await loadValue(stored, deps.blobs, prefix);
-  }
-  return variables;
+  const names = findReferences(parameters).map((r) => r.name);
+  return loadVariables(deps.store, deps.blobs, branch, names);
 }
 
 function toolContext(deps: StepDeps, branch: BranchRecord, session: LlmSession): ToolContext {
