@@ -51,6 +51,7 @@ import {
   TemplateService,
   type TenantQuotas,
   type TerminalHook,
+  TokenRelay,
   type Tool,
   ToolSourceService,
   TriggerService,
@@ -322,7 +323,9 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     notify: (branch, url) => webhooks.notifyWaiting(branch, url),
     publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
   });
-  const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
+  // Live LLM text, from the worker's steps to the API's event streams.
+  const tokens = new TokenRelay({ items: ports.items, clock: ports.clock, log: options.log });
+  const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock, tokens });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, {
     onBranchEnd: [quotaBranchEndHook(quotas)],
@@ -371,13 +374,14 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
-    llm: (budget, traceTo, giveUpAt) =>
+    llm: (budget, traceTo, giveUpAt, sink) =>
       createLlmSession({
         port: ports.llm,
         config: options.llm,
         budget,
         now: ports.clock.now,
         ...(giveUpAt === undefined ? {} : { giveUpAt }),
+        ...(sink ? { tokens: sink } : {}),
         ...(traceTo && traceRetentionDays > 0
           ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
           : {}),
@@ -385,6 +389,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     tools,
     registry,
     planner,
+    tokens: (target) => tokens.sink(target),
     evaluator: createEvaluator(),
     log: options.log,
     localMode: options.localMode,

@@ -2,11 +2,12 @@
  * What the step function needs from the outside world, all through ports, so that
  * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
  */
-import type { LlmBudget, LlmSession } from "../llm/types";
+import type { LlmBudget, LlmSession, TokenSink } from "../llm/types";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
+import type { TokenTarget } from "../service/token-relay";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { ToolRegistry } from "../tools/registry";
@@ -36,9 +37,12 @@ export interface StepDeps {
   sandbox: SandboxPort;
   /**
    * A new LLM session for one step, limited to what the branch may still spend;
-   * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`).
+   * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`);
+   * `tokens` receives the text of the calls that stream (llm_generate, the planner).
    */
-  llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number) => LlmSession;
+  llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number, tokens?: TokenSink) => LlmSession;
+  /** The sink of a step's streamed text (`service/token-relay.ts`); none: nothing streams. */
+  tokens?: (target: TokenTarget) => TokenSink;
   /** Built-in tools. */
   tools: ReadonlyMap<string, Tool>;
   /** Every tool of a namespace (built-in, code, HTTP, MCP): for plans, replans and calls. */
