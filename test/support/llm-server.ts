@@ -89,6 +89,8 @@ export interface ScriptedLlm {
   on(match: Match, answer: Answer): ScriptedLlm;
   /** Answers in order for a schema name (or "text"), before any rule. */
   queue(schemaName: string, ...answers: Answer[]): ScriptedLlm;
+  /** How answers asked with `stream: true` are sent; a test may change it (reset restores it). */
+  streaming: StreamOptions;
   /** Forgets rules, queues and recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -140,6 +142,8 @@ export interface StreamOptions {
   chunkDelayMs?: number;
   /** Called as each content chunk leaves the server (for measuring the way to a client). */
   onChunk?: (text: string) => void;
+  /** Awaited before each content chunk is sent: a test holds the answer mid-way with it. */
+  beforeChunk?: (index: number, text: string, request: RecordedRequest) => Promise<void> | void;
 }
 
 /** Starts a scripted server on a free port. With `apiKey`, other bearer tokens get a 401. */
@@ -151,6 +155,7 @@ export async function startScriptedLlm(
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let completionId = 0;
+  const { apiKey: _key, ...streamDefaults } = options;
 
   async function answerFor(request: RecordedRequest): Promise<Answer | undefined> {
     const queued = queues.get(request.schemaName);
@@ -213,13 +218,15 @@ export async function startScriptedLlm(
     }
     if (typeof rest.refusal === "string") send(chunk({ refusal: rest.refusal }));
     const text = typeof content === "string" ? content : "";
-    const size = Math.max(1, options.chunkChars ?? 8);
-    for (let at = 0; at < text.length; at += size) {
+    const { streaming } = llm;
+    const size = Math.max(1, streaming.chunkChars ?? 8);
+    for (let at = 0, index = 0; at < text.length; at += size, index++) {
       if (res.destroyed) return;
-      if (at > 0) await wait(options.chunkDelayMs ?? 5);
+      if (at > 0) await wait(streaming.chunkDelayMs ?? 5);
       const piece = text.slice(at, at + size);
+      await streaming.beforeChunk?.(index, piece, request);
       send(chunk({ content: piece }));
-      options.onChunk?.(piece);
+      streaming.onChunk?.(piece);
     }
     send(chunk({}, whole.choices[0].finish_reason));
     const streamOptions = request.body.stream_options as { include_usage?: unknown } | undefined;
@@ -388,6 +395,7 @@ export async function startScriptedLlm(
   const llm: ScriptedLlm = {
     url: `http://127.0.0.1:${port}/v1`,
     bedrockUrl: bedrock.url,
+    streaming: { ...streamDefaults },
     requests,
     embeddingRequests,
     on(match: Match, responder: Responder) {
@@ -399,6 +407,7 @@ export async function startScriptedLlm(
       return llm;
     },
     reset() {
+      llm.streaming = { ...streamDefaults };
       rules = [];
       queues = new Map();
       requests.length = 0;

@@ -205,6 +205,8 @@ export class TaskEvents {
     const live = this.deps.tokens
       ? new LiveText(this.deps.tokens, tenant, taskId, this.deps.clock)
       : null;
+    // Watched from the start: a step that begins while the first poll runs streams too.
+    await live?.watch();
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
       cursor = result.cursor;
@@ -309,12 +311,16 @@ class LiveText {
     this.done.add(`${commit.branch}#${commit.parent_id}`);
   }
 
-  async read(): Promise<TokenEvent[]> {
+  /** Writes the task's watch mark (again, once it is `WATCH_REFRESH_MS` old). */
+  async watch(): Promise<void> {
     const now = this.clock.now();
-    if (now - this.watchedAt >= WATCH_REFRESH_MS) {
-      this.watchedAt = now;
-      await this.relay.watch(this.tenant, this.taskId);
-    }
+    if (now - this.watchedAt < WATCH_REFRESH_MS) return;
+    this.watchedAt = now;
+    await this.relay.watch(this.tenant, this.taskId);
+  }
+
+  async read(): Promise<TokenEvent[]> {
+    await this.watch();
     const { events, cursor } = await this.relay.read(this.tenant, this.taskId, this.cursor);
     this.cursor = cursor;
     return events.filter((e) => !this.done.has(`${e.branch}#${e.parent_id}`));
