@@ -15,6 +15,8 @@ export interface Out {
   columns: number;
   paint(style: Style, text: string): string;
   line(text?: string): void;
+  /** Writes text as it is, no newline (an answer as it is written). */
+  write(text: string): void;
   /** Shows `text` next to a spinner until the next line is printed (TTY only). */
   wait(text: string): void;
   /** Stops the spinner. */
@@ -37,6 +39,9 @@ export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
     // The spinner hooks the stream: it clears itself before a line and redraws after.
     line(text = "") {
       stream.write(`${text}\n`);
+    },
+    write(text) {
+      stream.write(text);
     },
     wait(text) {
       if (!tty) return;
