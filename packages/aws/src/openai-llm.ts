@@ -90,11 +90,11 @@ export class OpenAiLlm implements LlmPort {
         const text = folded.add(chunk);
         if (text) onDelta(text);
       }
+      // The client ends an aborted stream quietly: a cut answer must not pass for a whole one.
+      if (abort.signal.aborted) throw timedOut();
       return folded.completion();
     } catch (error) {
-      if (abort.signal.aborted) {
-        throw new APIConnectionTimeoutError({ message: "the streamed answer took too long" });
-      }
+      if (abort.signal.aborted) throw timedOut();
       throw error;
     } finally {
       clearTimeout(timer);
@@ -247,6 +247,9 @@ export function retryAfterSeconds(
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));
 }
+
+const timedOut = () =>
+  new APIConnectionTimeoutError({ message: "the streamed answer took too long" });
 
 /**
  * Folds a stream of chunks into the completion the server would have answered
