@@ -251,7 +251,8 @@ export class TaskEvents {
         await this.sleep(this.pollMs, options.signal);
         continue;
       }
-      // Between two polls, the live text every `tokenPollMs`.
+      // Between two polls, the live text: every `tokenPollMs` while some step is
+      // writing, else once per poll (an idle stream costs one read more, not three).
       const pollAt = this.deps.clock.now() + this.pollMs;
       for (;;) {
         const texts = await live.read();
@@ -259,7 +260,10 @@ export class TaskEvents {
         for (const data of texts) yield { event: "token", data };
         const left = pollAt - this.deps.clock.now();
         if (left <= 0 || options.signal?.aborted) break;
-        await this.sleep(Math.min(this.tokenPollMs, left), options.signal);
+        await this.sleep(
+          texts.length > 0 ? Math.min(this.tokenPollMs, left) : left,
+          options.signal,
+        );
       }
     }
   }
