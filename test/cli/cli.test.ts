@@ -92,6 +92,51 @@ describe("stackvm run", () => {
     expect(planner.messages.map((m) => m.content).join("\n")).toContain("Japanese");
   });
 
+  it("prints the final answer as the model writes it, then the step's commit", async () => {
+    const answer = "Mango is great, and ripe in June.";
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    // The model stops after its first pieces until the CLI has printed them.
+    t.llm.streaming = {
+      chunkChars: 5,
+      chunkDelayMs: 1,
+      beforeChunk: (index, _text, request) =>
+        request.schemaName === "text" && index === 2 ? released : undefined,
+    };
+    t.llm.on("plan", {
+      reasoning: "one step",
+      plan: [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "llm_generate",
+            tool_params: { prompt: "Praise a mango." },
+            output_vars: ["final_answer"],
+          },
+        },
+      ],
+    });
+    t.llm.on("text", answer);
+    let heldAt = "";
+    const run = await cli(["run", "--goal", "Praise a mango."], {}, (soFar) => {
+      if (!heldAt && /answer {2}\[0\] Mango/.test(soFar)) {
+        heldAt = soFar;
+        release();
+      }
+    });
+    expect(run.code).toBe(0);
+    // While the model was held, the CLI showed the start of the answer and no commit of it.
+    expect(heldAt).not.toMatch(/step\s+\[0\]/);
+    const lines = run.stdout.trim().split("\n");
+    const written = lines.findIndex((line) => line.startsWith("answer  [0] "));
+    expect(lines[written]).toBe(`answer  [0] ${answer}`);
+    expect(lines[written + 1]).toMatch(/^step\s+\[0\] calling llm_generate/);
+    expect(lines.at(-1)).toBe(answer);
+  });
+
   it("exits 7 with the failed task as JSON when the task fails", async () => {
     t.llm.on("plan", { reasoning: "bad", plan: [{ seq_no: 0, type: "assign", parameters: {} }] });
     const run = await cli(["run", "--goal", "Fail, please.", "--json"]);

@@ -233,6 +233,62 @@ export function describeLlmPort(name: string, fixture: LlmPortFixture): void {
       });
     });
 
+    it("streams the answer in pieces whose whole is the answer, with the same usage", async () => {
+      const text = "Kyoto has some 1,600 temples, and Nara's are older still.";
+      server.on("text", new Reply(text, { reasoning_content: "counting" }));
+      const pieces: string[] = [];
+      const answer = await fixture.port(server).complete({
+        ...request(),
+        onDelta: (piece) => pieces.push(piece),
+      });
+      expect(pieces.length).toBeGreaterThan(2);
+      expect(pieces.join("")).toBe(text);
+      expect(answer).toMatchObject({
+        text,
+        reasoning: "counting",
+        inputTokens: estimateTokens(messages[0]!.content),
+        outputTokens: estimateTokens(text),
+      });
+    });
+
+    it("streams a structured answer through the session's sink and parses it whole", async () => {
+      server.queue("jmp_condition", verdict);
+      const seen: Array<[string, string]> = [];
+      let flushes = 0;
+      const llm = createLlmSession({
+        port: fixture.port(server),
+        config: config({}),
+        budget: {},
+        tokens: {
+          delta: (purpose, piece) => seen.push([purpose, piece]),
+          flush: async () => {
+            flushes++;
+          },
+        },
+      });
+      expect(await llm.json({ ...ask, stream: true })).toEqual(verdict);
+      expect(seen.map(([, piece]) => piece).join("")).toBe(JSON.stringify(verdict));
+      expect(new Set(seen.map(([purpose]) => purpose))).toEqual(new Set(["jmp_condition"]));
+      expect(flushes).toBe(1);
+      expect(llm.calls[0]?.output_tokens).toBe(estimateTokens(JSON.stringify(verdict)));
+    });
+
+    it("retries a throttled streamed call and streams only the answer", async () => {
+      server.queue("text", { fault: "429" }, "all good");
+      const seen: string[] = [];
+      const llm = createLlmSession({
+        port: fixture.port(server),
+        config: config({}),
+        budget: {},
+        sleep: async () => undefined,
+        tokens: { delta: (_p, piece) => seen.push(piece), flush: async () => undefined },
+      });
+      expect(await llm.generate({ purpose: "llm_generate", messages, stream: true })).toMatchObject(
+        { text: "all good" },
+      );
+      expect(seen.join("")).toBe("all good");
+    });
+
     it("calls a server that is not there unavailable", async () => {
       const closed = await startScriptedLlm();
       await closed.close();

@@ -9,6 +9,10 @@
  * `schemaName` the tool it forces or offers, else "json_object" when the system
  * prompt asks for a JSON object, else "text". Faults come back as Bedrock's
  * errors: the status, `x-amzn-errortype` with the exception's name, `{message}`.
+ * `POST /model/{modelId}/converse-stream` answers the same as ConverseStream
+ * does: AWS event stream frames (`messageStart`, `contentBlockDelta`s of a few
+ * characters, `contentBlockStop`, `messageStop`, `metadata`), encoded with the
+ * SDK's own codec.
  *
  * @example
  * const llm = await startScriptedLlm();
@@ -18,6 +22,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { createServer, type Http2ServerResponse, type ServerHttp2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
+import { EventStreamCodec } from "@smithy/core/event-streams";
 import {
   type Answer,
   bagOfWords,
@@ -39,7 +44,17 @@ export interface BedrockContext {
   later(ms: number, then: () => void): void;
 }
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|invoke)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse-stream|converse|invoke)$/;
+
+type Action = "converse" | "converse-stream" | "invoke";
+
+const codec = new EventStreamCodec(
+  (bytes) => new TextDecoder().decode(bytes),
+  (text) => new TextEncoder().encode(text),
+);
+
+/** Characters per streamed text delta. */
+const STREAM_CHUNK_CHARS = 8;
 
 /** The exception Bedrock names for a status. */
 const EXCEPTIONS: Record<number, string> = {
@@ -96,14 +111,14 @@ export async function listenBedrock(
 function bedrockRoute(
   method: string | undefined,
   path: string,
-): { model: string; action: "converse" | "invoke" } | undefined {
+): { model: string; action: Action } | undefined {
   const match = method === "POST" ? ROUTE.exec(path) : null;
   if (match === null) return undefined;
-  return { model: decodeURIComponent(match[1]!), action: match[2] as "converse" | "invoke" };
+  return { model: decodeURIComponent(match[1]!), action: match[2] as Action };
 }
 
 async function answerBedrock(
-  route: { model: string; action: "converse" | "invoke" },
+  route: { model: string; action: Action },
   request: { path: string; headers: IncomingHttpHeaders; body: string },
   res: ServerResponse,
   context: BedrockContext,
@@ -128,7 +143,61 @@ async function answerBedrock(
     );
   }
   if (isFault(answer)) return injectFault(answer, recorded, res, context);
+  if (route.action === "converse-stream")
+    return streamConverse(converseOutput(recorded, answer), res);
   sendJson(res, 200, converseOutput(recorded, answer));
+}
+
+/** A Converse answer as ConverseStream's events, each text or tool input in small deltas. */
+function streamConverse(whole: Record<string, unknown>, res: ServerResponse): void {
+  const message = (whole.output as { message: { content: Record<string, unknown>[] } }).message;
+  res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+  const send = (type: string, body: unknown) =>
+    res.write(
+      codec.encode({
+        headers: {
+          ":message-type": { type: "string", value: "event" },
+          ":event-type": { type: "string", value: type },
+          ":content-type": { type: "string", value: "application/json" },
+        },
+        body: new TextEncoder().encode(JSON.stringify(body)),
+      }),
+    );
+  const pieces = (text: string) => {
+    const out: string[] = [];
+    for (let at = 0; at < text.length; at += STREAM_CHUNK_CHARS) {
+      out.push(text.slice(at, at + STREAM_CHUNK_CHARS));
+    }
+    return out;
+  };
+  send("messageStart", { role: "assistant" });
+  message.content.forEach((block, contentBlockIndex) => {
+    const toolUse = block.toolUse as
+      | { toolUseId: string; name: string; input: unknown }
+      | undefined;
+    const reasoning = (block.reasoningContent as { reasoningText?: { text: string } } | undefined)
+      ?.reasoningText?.text;
+    if (toolUse) {
+      const { toolUseId, name } = toolUse;
+      send("contentBlockStart", { contentBlockIndex, start: { toolUse: { toolUseId, name } } });
+      for (const input of pieces(JSON.stringify(toolUse.input))) {
+        send("contentBlockDelta", { contentBlockIndex, delta: { toolUse: { input } } });
+      }
+    } else if (reasoning !== undefined) {
+      send("contentBlockDelta", {
+        contentBlockIndex,
+        delta: { reasoningContent: { text: reasoning } },
+      });
+    } else {
+      for (const text of pieces(String(block.text ?? ""))) {
+        send("contentBlockDelta", { contentBlockIndex, delta: { text } });
+      }
+    }
+    send("contentBlockStop", { contentBlockIndex });
+  });
+  send("messageStop", { stopReason: whole.stopReason });
+  send("metadata", { usage: whole.usage, metrics: whole.metrics });
+  res.end();
 }
 
 function converseOutput(request: RecordedRequest, answer: Answer): Record<string, unknown> {

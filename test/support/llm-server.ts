@@ -4,7 +4,9 @@
  * (the `json_schema` name, or "text" / "json_object"), from queues of answers in
  * order and then from rules, and can inject the faults the LLM layer must survive:
  * 429 with Retry-After, 500, a hang past the client's timeout, a body that is not
- * JSON, content that is not JSON.
+ * JSON, content that is not JSON. Asked with `stream: true`, it sends the same
+ * answer as OpenAI does: Server-Sent Events of `chat.completion.chunk`s, a few
+ * characters each (`chunkChars`, `chunkDelayMs` apart), then `data: [DONE]`.
  *
  * @example
  * const llm = await startScriptedLlm();
@@ -87,6 +89,8 @@ export interface ScriptedLlm {
   on(match: Match, answer: Answer): ScriptedLlm;
   /** Answers in order for a schema name (or "text"), before any rule. */
   queue(schemaName: string, ...answers: Answer[]): ScriptedLlm;
+  /** How answers asked with `stream: true` are sent; a test may change it (reset restores it). */
+  streaming: StreamOptions;
   /** Forgets rules, queues and recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -130,13 +134,28 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** How a scripted server streams its answers when asked with `stream: true`. */
+export interface StreamOptions {
+  /** Characters per chunk (default 8). */
+  chunkChars?: number;
+  /** Milliseconds between two chunks (default 5). */
+  chunkDelayMs?: number;
+  /** Called as each content chunk leaves the server (for measuring the way to a client). */
+  onChunk?: (text: string) => void;
+  /** Awaited before each content chunk is sent: a test holds the answer mid-way with it. */
+  beforeChunk?: (index: number, text: string, request: RecordedRequest) => Promise<void> | void;
+}
+
 /** Starts a scripted server on a free port. With `apiKey`, other bearer tokens get a 401. */
-export async function startScriptedLlm(options: { apiKey?: string } = {}): Promise<ScriptedLlm> {
+export async function startScriptedLlm(
+  options: { apiKey?: string } & StreamOptions = {},
+): Promise<ScriptedLlm> {
   let rules: { match: Match; responder: Responder }[] = [];
   let queues = new Map<string, Answer[]>();
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let completionId = 0;
+  const { apiKey: _key, ...streamDefaults } = options;
 
   async function answerFor(request: RecordedRequest): Promise<Answer | undefined> {
     const queued = queues.get(request.schemaName);
@@ -167,7 +186,63 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
       answer instanceof Reply
         ? answer
         : new Reply(typeof answer === "string" ? answer : JSON.stringify(answer));
+    if (request.body.stream === true) return streamCompletion(request, reply, res);
     sendJson(res, 200, completion(request, reply));
+  }
+
+  /** The completion as OpenAI streams it: a role chunk, content chunks, the finish, usage, `[DONE]`. */
+  async function streamCompletion(
+    request: RecordedRequest,
+    reply: Reply,
+    res: ServerResponse,
+  ): Promise<void> {
+    const whole = completion(request, reply) as {
+      id: string;
+      created: number;
+      choices: [{ message: Record<string, unknown>; finish_reason: string }];
+      usage: unknown;
+    };
+    const { content, role: _role, ...rest } = whole.choices[0].message;
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      id: whole.id,
+      object: "chat.completion.chunk",
+      created: whole.created,
+      model: request.model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    });
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    send(chunk({ role: "assistant", content: "" }));
+    if (typeof rest.reasoning_content === "string") {
+      send(chunk({ reasoning_content: rest.reasoning_content }));
+    }
+    if (typeof rest.refusal === "string") send(chunk({ refusal: rest.refusal }));
+    const text = typeof content === "string" ? content : "";
+    const { streaming } = llm;
+    const size = Math.max(1, streaming.chunkChars ?? 8);
+    for (let at = 0, index = 0; at < text.length; at += size, index++) {
+      if (res.destroyed) return;
+      if (at > 0) await wait(streaming.chunkDelayMs ?? 5);
+      const piece = text.slice(at, at + size);
+      await streaming.beforeChunk?.(index, piece, request);
+      send(chunk({ content: piece }));
+      streaming.onChunk?.(piece);
+    }
+    send(chunk({}, whole.choices[0].finish_reason));
+    const streamOptions = request.body.stream_options as { include_usage?: unknown } | undefined;
+    if (streamOptions?.include_usage === true)
+      send({ ...chunk({}), choices: [], usage: whole.usage });
+    res.end("data: [DONE]\n\n");
+  }
+
+  function wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
   }
 
   function completion(request: RecordedRequest, reply: Reply): Record<string, unknown> {
@@ -320,6 +395,7 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
   const llm: ScriptedLlm = {
     url: `http://127.0.0.1:${port}/v1`,
     bedrockUrl: bedrock.url,
+    streaming: { ...streamDefaults },
     requests,
     embeddingRequests,
     on(match: Match, responder: Responder) {
@@ -331,6 +407,7 @@ export async function startScriptedLlm(options: { apiKey?: string } = {}): Promi
       return llm;
     },
     reset() {
+      llm.streaming = { ...streamDefaults };
       rules = [];
       queues = new Map();
       requests.length = 0;

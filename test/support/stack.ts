@@ -10,7 +10,7 @@ import {
   startLocalStack,
 } from "@stackvm/local";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { type ScriptedLlm, startScriptedLlm } from "./llm-server";
+import { type ScriptedLlm, type StreamOptions, startScriptedLlm } from "./llm-server";
 
 export interface TestStack {
   stack: LocalStack;
@@ -37,9 +37,12 @@ export async function startTestStack(
   /** `env` may be made from the scripted LLM (its `bedrockUrl`, say). */
   options: Partial<Omit<LocalStackOptions, "env">> & {
     env?: Env | ((llm: ScriptedLlm) => Env);
+    /** How the scripted LLM streams (`llm.streaming` changes it for one test). */
+    streaming?: StreamOptions;
   } = {},
 ): Promise<TestStack> {
-  const llm = await startScriptedLlm();
+  const { streaming, ...rest } = options;
+  const llm = await startScriptedLlm(streaming);
   const env = typeof options.env === "function" ? options.env(llm) : options.env;
   const stack = await startLocalStack({
     dataDir: null,
@@ -47,7 +50,7 @@ export async function startTestStack(
     log: consoleLog({ level: (process.env.TEST_LOG_LEVEL as never) ?? "silent" }),
     concurrency: 4,
     visibilityTimeoutSeconds: 5,
-    ...options,
+    ...rest,
     env: {
       OPENAI_BASE_URL: llm.url,
       OPENAI_API_KEY: "test-key",

@@ -15,6 +15,7 @@ import { registerDocs } from "./docs";
 import type { ApiEnv } from "./env";
 import { errorBody, malformedBody, notFound, onError } from "./errors";
 import { checkJsonBody } from "./json-body";
+import { openAiErrorShape } from "./openai/errors";
 import { describeJsonBodyAnswers } from "./openapi-answers";
 import { completeContract, LICENSE } from "./openapi-contract";
 import { API_TAGS, tagRoutes } from "./openapi-tags";
@@ -27,6 +28,7 @@ import { registerKeyRoutes } from "./routes/keys";
 import { DOCUMENTS_PATH, registerKnowledgeRoutes, uploadBodyLimit } from "./routes/knowledge";
 import { registerLlmCallRoutes } from "./routes/llm-calls";
 import { registerNamespaceRoutes } from "./routes/namespaces";
+import { registerOpenAiRoutes } from "./routes/openai";
 import { registerPlanRoutes } from "./routes/plans";
 import { registerRetryRoutes } from "./routes/retry";
 import { registerScheduleRoutes } from "./routes/schedules";
@@ -89,6 +91,8 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       ? uploadLimit(c, next)
       : generalLimit(c, next),
   );
+  // The OpenAI-compatible routes answer every error (the key check's too) in OpenAI's shape.
+  app.use("/v1/*", openAiErrorShape);
   // Every `/v1` route is authenticated here, once: no route adds its own check.
   // The routes without a key are counted by source address before anything is looked up.
   const anonymous = anonymousLimit(
@@ -129,6 +133,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerEventRoutes(app);
   registerKnowledgeRoutes(app);
   registerDoctorRoutes(app);
+  registerOpenAiRoutes(app);
 
   tagRoutes(app);
   describeJsonBodyAnswers(app);

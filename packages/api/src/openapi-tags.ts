@@ -29,6 +29,11 @@ export const API_TAGS = [
     name: "Waits",
     description: "Answer a branch waiting for a person (`ask_human`), by key or by resume URL.",
   },
+  {
+    name: "OpenAI-compatible",
+    description:
+      "Run a goal through OpenAI's chat completions (streamed or whole), and list the namespaces as models.",
+  },
   { name: "Plans", description: "Validate a plan without running it." },
   { name: "Templates", description: "Plans saved from a commit, to start tasks from again." },
   { name: "Namespaces", description: "Which tools, hosts, limits and settings a task runs with." },
@@ -72,6 +77,7 @@ const RULES: Array<[RegExp, ApiTag]> = [
   [/^\/v1\/tasks\/\{task_id\}\/commits/, "Commits"],
   [/^\/v1\/tasks\/\{task_id\}\/events$/, "Events"],
   [/^\/v1\/tasks(\/|$)/, "Tasks"],
+  [/^\/v1\/(chat\/completions|models)$/, "OpenAI-compatible"],
   [/^\/v1\/templates(\/|$)/, "Templates"],
   [/^\/v1\/plans\//, "Plans"],
   [/^\/v1\/tools$/, "Tools"],

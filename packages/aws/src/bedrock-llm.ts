@@ -12,6 +12,10 @@
  * parsed (and repaired) by core as any other. Converse's own JSON-schema output
  * (`outputConfig.textFormat`) is not used: few models take it yet, and the
  * others refuse the request.
+ *
+ * A request with `onDelta` goes through `ConverseStream` instead: the same input,
+ * text (and a forced tool's JSON input) handed over as each delta arrives, and
+ * the events folded back into Converse's output, so that the rest reads alike.
  */
 import {
   BedrockRuntimeClient,
@@ -19,6 +23,9 @@ import {
   ConverseCommand,
   type ConverseCommandInput,
   type ConverseCommandOutput,
+  ConverseStreamCommand,
+  type ConverseStreamCommandOutput,
+  type ConverseStreamOutput,
   type Message,
   type SystemContentBlock,
 } from "@aws-sdk/client-bedrock-runtime";
@@ -92,9 +99,44 @@ export class BedrockLlm implements LlmPort {
   }
 
   private converse(request: LlmRequest, forceTool: boolean): Promise<ConverseCommandOutput> {
+    if (request.onDelta) return this.converseStream(request, forceTool, request.onDelta);
     return this.client.send(new ConverseCommand(converseInput(request, forceTool)), {
       abortSignal: AbortSignal.timeout(request.timeoutMs),
     });
+  }
+
+  /** ConverseStream, folded into the output Converse would have answered. */
+  private async converseStream(
+    request: LlmRequest,
+    forceTool: boolean,
+    onDelta: (text: string) => void,
+  ): Promise<ConverseCommandOutput> {
+    const answer = (await this.client.send(
+      new ConverseStreamCommand(converseInput(request, forceTool)),
+      { abortSignal: AbortSignal.timeout(request.timeoutMs) },
+    )) as ConverseStreamCommandOutput;
+    const blocks: ContentBlock[] = [];
+    const output: ConverseCommandOutput = {
+      output: { message: { role: "assistant", content: blocks } },
+      stopReason: undefined,
+      usage: undefined,
+      metrics: undefined,
+      $metadata: answer.$metadata,
+    };
+    for await (const event of answer.stream ?? []) {
+      foldEvent(event, blocks, output, onDelta);
+    }
+    // The text parts of a block arrive in pieces: joined, as Converse answers them.
+    for (const block of blocks) {
+      if (block.toolUse && typeof block.toolUse.input === "string") {
+        try {
+          block.toolUse.input = JSON.parse(block.toolUse.input || "null");
+        } catch {
+          // Left as text: core's repair round says what is wrong with it.
+        }
+      }
+    }
+    return output;
   }
 
   private response(output: ConverseCommandOutput, request: LlmRequest): LlmResponse {
@@ -137,6 +179,60 @@ export class BedrockLlm implements LlmPort {
       timeoutMs: request.timeoutMs,
       settings: MODEL_SETTINGS,
     });
+  }
+}
+
+/**
+ * Folds one ConverseStream event into the output being built: text, tool input
+ * and reasoning appended to their block, the stop reason, usage. An error event
+ * is thrown as the exception Converse would have answered.
+ */
+function foldEvent(
+  event: ConverseStreamOutput,
+  blocks: ContentBlock[],
+  output: ConverseCommandOutput,
+  onDelta: (text: string) => void,
+): void {
+  if (event.contentBlockStart) {
+    const tool = event.contentBlockStart.start?.toolUse;
+    const index = event.contentBlockStart.contentBlockIndex ?? blocks.length;
+    if (tool) {
+      blocks[index] = {
+        toolUse: { toolUseId: tool.toolUseId, name: tool.name, input: "" as never },
+      };
+    }
+  } else if (event.contentBlockDelta) {
+    const index = event.contentBlockDelta.contentBlockIndex ?? 0;
+    const delta = event.contentBlockDelta.delta;
+    blocks[index] ??= {} as ContentBlock;
+    const block = blocks[index] as Record<string, unknown> & ContentBlock;
+    if (delta?.text !== undefined) {
+      block.text = (block.text ?? "") + delta.text;
+      onDelta(delta.text);
+    } else if (delta?.toolUse?.input !== undefined && block.toolUse) {
+      block.toolUse.input = ((block.toolUse.input as unknown as string) +
+        delta.toolUse.input) as never;
+      onDelta(delta.toolUse.input);
+    } else if (delta?.reasoningContent?.text !== undefined) {
+      const had = block.reasoningContent?.reasoningText?.text ?? "";
+      block.reasoningContent = { reasoningText: { text: had + delta.reasoningContent.text } };
+    }
+  } else if (event.messageStop) {
+    output.stopReason = event.messageStop.stopReason;
+  } else if (event.metadata) {
+    output.usage = event.metadata.usage;
+    output.metrics = event.metadata.metrics;
+  } else {
+    // The stream's own exceptions (throttling, model stream errors) as Converse throws them;
+    // `messageStart` and `contentBlockStop` carry nothing the answer needs.
+    const [name, value] =
+      Object.entries(event).find(([k, v]) => v !== undefined && k.endsWith("Exception")) ?? [];
+    if (name && value) {
+      throw Object.assign(new Error(String((value as { message?: unknown }).message ?? name)), {
+        name: name.charAt(0).toUpperCase() + name.slice(1),
+        $metadata: {},
+      });
+    }
   }
 }
 

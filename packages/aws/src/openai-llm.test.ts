@@ -164,6 +164,17 @@ describe("OpenAiLlm errors", () => {
     });
   });
 
+  it("calls a streamed answer still being written at the timeout a timeout, not a cut answer", async () => {
+    server.streaming = { chunkChars: 4, chunkDelayMs: 40 };
+    server.on("text", "This answer takes far longer than the timeout allows.");
+    const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
+    const pieces: string[] = [];
+    await expect(
+      port.complete({ ...request, timeoutMs: 150, onDelta: (p) => pieces.push(p) }),
+    ).rejects.toMatchObject({ kind: "retryable", code: "llm_timeout" });
+    expect(pieces.length).toBeGreaterThan(0);
+  });
+
   it("says the key is wrong when the server refuses it", async () => {
     const port = new OpenAiLlm({ apiKey: "sk-wrong", baseURL: server.url });
     await expect(port.complete(request)).rejects.toThrow(/OPENAI_API_KEY is wrong/);

@@ -16,6 +16,7 @@ import {
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import type {
   ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
 
@@ -64,14 +65,49 @@ export class OpenAiLlm implements LlmPort {
   async complete(request: LlmRequest): Promise<LlmResponse> {
     let completion: ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(body(request), {
-        timeout: request.timeoutMs,
-        maxRetries: 0,
-      });
+      completion = request.onDelta
+        ? await this.streamed(request, request.onDelta)
+        : await this.client.chat.completions.create(body(request), {
+            timeout: request.timeoutMs,
+            maxRetries: 0,
+          });
     } catch (error) {
       throw this.translate(error, request);
     }
     return this.response(completion, request);
+  }
+
+  /**
+   * The same call with `stream: true`: each content delta goes to `onDelta` as it
+   * arrives, and the chunks are folded back into one completion, so that the
+   * answer, its usage (`stream_options.include_usage`) and its errors read as
+   * without streaming. The timeout covers the whole answer, as it does unstreamed.
+   */
+  private async streamed(
+    request: LlmRequest,
+    onDelta: (text: string) => void,
+  ): Promise<ChatCompletion> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), request.timeoutMs);
+    try {
+      const stream = await this.client.chat.completions.create(
+        { ...body(request), stream: true, stream_options: { include_usage: true } },
+        { timeout: request.timeoutMs, maxRetries: 0, signal: abort.signal },
+      );
+      const folded = foldChunks(request.model);
+      for await (const chunk of stream) {
+        const text = folded.add(chunk);
+        if (text) onDelta(text);
+      }
+      // The client ends an aborted stream quietly: a cut answer must not pass for a whole one.
+      if (abort.signal.aborted) throw timedOut();
+      return folded.completion();
+    } catch (error) {
+      if (abort.signal.aborted) throw timedOut();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private response(completion: ChatCompletion, request: LlmRequest): LlmResponse {
@@ -219,6 +255,58 @@ export function retryAfterSeconds(
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+const timedOut = () =>
+  new APIConnectionTimeoutError({ message: "the streamed answer took too long" });
+
+/**
+ * Folds a stream of chunks into the completion the server would have answered
+ * unstreamed: content and reasoning concatenated, the last finish reason, the
+ * usage of the final chunk. `add` returns the chunk's new content.
+ */
+function foldChunks(model: string) {
+  let content = "";
+  let reasoning = "";
+  let refusal = "";
+  let finish: ChatCompletion.Choice["finish_reason"] | null = null;
+  let answeredModel = "";
+  let usage: ChatCompletion["usage"];
+  return {
+    add(chunk: ChatCompletionChunk): string {
+      if (chunk.model) answeredModel = chunk.model;
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.[0];
+      if (!choice) return "";
+      const delta = choice.delta as ChatCompletionChunk.Choice.Delta & {
+        reasoning_content?: unknown;
+        reasoning?: unknown;
+      };
+      const thought = delta.reasoning_content ?? delta.reasoning;
+      if (typeof thought === "string") reasoning += thought;
+      if (delta.refusal) refusal += delta.refusal;
+      if (choice.finish_reason) finish = choice.finish_reason;
+      const text = delta.content ?? "";
+      content += text;
+      return text;
+    },
+    completion(): ChatCompletion {
+      const message = {
+        role: "assistant" as const,
+        content,
+        refusal: refusal || null,
+        ...(reasoning ? { reasoning_content: reasoning } : {}),
+      };
+      return {
+        id: "streamed",
+        object: "chat.completion",
+        created: 0,
+        model: answeredModel || model,
+        choices: [{ index: 0, message, finish_reason: finish ?? "stop", logprobs: null }],
+        ...(usage ? { usage } : {}),
+      };
+    },
+  };
 }
 
 function excerpt(value: unknown): string {

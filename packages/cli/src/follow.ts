@@ -3,7 +3,7 @@
  * until the `end` event, reconnecting with `Last-Event-ID` when a connection
  * closes early (the server caps how long one lives) or drops.
  */
-import type { Commit, Retrying, Task } from "@stackvm/core";
+import type { Commit, Retrying, Task, TokenEvent } from "@stackvm/core";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { Client } from "./client";
 import { CliError, EXIT } from "./exit-codes";
@@ -13,6 +13,8 @@ export interface FollowHandlers {
   status(task: Task): void;
   /** A branch's step failed and will be tried again (once per attempt). */
   retrying?(retry: Retrying & { branch: string }): void;
+  /** A piece of text an LLM call of a step in flight is writing (not resumed on reconnect). */
+  token?(token: TokenEvent): void;
 }
 
 export interface FollowOptions {
@@ -50,6 +52,7 @@ export async function follow(
         if (message.event === "commit") on.commit(JSON.parse(message.data) as Commit);
         else if (message.event === "status") on.status(JSON.parse(message.data) as Task);
         else if (message.event === "retrying") on.retrying?.(JSON.parse(message.data));
+        else if (message.event === "token") on.token?.(JSON.parse(message.data));
         else if (message.event === "end") ended = true;
       },
     });

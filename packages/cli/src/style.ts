@@ -16,6 +16,8 @@ export interface Out {
   columns: number;
   paint(style: Style, text: string): string;
   line(text?: string): void;
+  /** Writes text as it is, no newline (an answer as it is written). */
+  write(text: string): void;
   /** Shows `text` next to a spinner until the next line is printed (TTY only). */
   wait(text: string): void;
   /** Stops the spinner. */
@@ -57,6 +59,9 @@ export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
     line(text = "") {
       // Names and values from the API: a right-to-left override must not reverse them.
       stream.write(`${neutralizeBidi(text)}\n`);
+    },
+    write(text) {
+      stream.write(text);
     },
     wait(text) {
       if (!tty) return;

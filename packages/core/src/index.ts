@@ -67,7 +67,14 @@ export {
   REDACTED,
   redactSecrets,
 } from "./llm/trace";
-export type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./llm/types";
+export type {
+  GenerateOptions,
+  JsonOptions,
+  LlmBudget,
+  LlmRole,
+  LlmSession,
+  TokenSink,
+} from "./llm/types";
 export {
   checkChanges,
   checkCondition,
@@ -291,6 +298,8 @@ export {
   Template,
   TemplateService,
 } from "./service/templates";
+export type { TokenCursor, TokenEvent, TokenTarget } from "./service/token-relay";
+export { TokenRelay, WATCH_REFRESH_MS } from "./service/token-relay";
 export type { ToolSourceServiceDeps } from "./service/tool-sources";
 export { ToolSourceService } from "./service/tool-sources";
 export type { TriggerServiceDeps } from "./service/triggers";

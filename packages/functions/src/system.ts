@@ -54,6 +54,7 @@ import {
   TemplateService,
   type TenantQuotas,
   type TerminalHook,
+  TokenRelay,
   type Tool,
   ToolSourceService,
   TriggerService,
@@ -338,7 +339,9 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     notify: (branch, url) => webhooks.notifyWaiting(branch, url),
     publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
   });
-  const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock });
+  // Live LLM text, from the worker's steps to the API's event streams.
+  const tokens = new TokenRelay({ items: ports.items, clock: ports.clock, log: options.log });
+  const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock, tokens });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, {
     onBranchEnd: [quotaBranchEndHook(quotas)],
@@ -387,13 +390,14 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
-    llm: (budget, traceTo, giveUpAt) =>
+    llm: (budget, traceTo, giveUpAt, sink) =>
       createLlmSession({
         port: ports.llm,
         config: options.llm,
         budget,
         now: ports.clock.now,
         ...(giveUpAt === undefined ? {} : { giveUpAt }),
+        ...(sink ? { tokens: sink } : {}),
         ...(traceTo && traceRetentionDays > 0
           ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
           : {}),
@@ -401,6 +405,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     tools,
     registry,
     planner,
+    tokens: (target) => tokens.sink(target),
     evaluator: createEvaluator(),
     log: options.log,
     outbound: options.outbound,

@@ -25,7 +25,9 @@ export function registerEventRoutes(app: ApiApp): void {
         "its place in line: `waiting_for_slot`), `event: retrying` (data: `{branch, attempt, max_attempts, error, " +
         "next_attempt_at, since}`) once for each failed attempt of a step that will be tried again, `event: group` (data: " +
         "`{branch, base, members, done, started_at}`) when a parallel group starts and each time one of its members' " +
-        "results is held (the members run at once; their commits follow in plan order), and `event: end` after the task " +
+        "results is held (the members run at once; their commits follow in plan order), `event: token` (data: `{branch, " +
+        "seq_no, parent_id, purpose, final_answer, text}`, no id) with each piece of text an `llm_generate` step or the " +
+        "planner is writing, before its commit (not stored: a reconnect may miss the text of a step in flight), and `event: end` after the task " +
         "and all its branches reached a terminal status, after which the stream closes. A stream that " +
         "closes without `end` has reached its time limit: reconnect with `Last-Event-ID` (or the " +
         "`last_event_id` query parameter) to resume after the last event received.",

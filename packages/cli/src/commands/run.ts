@@ -1,7 +1,8 @@
 /**
  * `stackvm run` (StackVM's `flask stackvm execute`): starts a task and shows each
  * step live as it commits, then the final answer; `stackvm watch` follows a task
- * that is already running.
+ * that is already running. The step that writes the final answer shows its text
+ * as the model writes it (`event: token`), then its commit as any other.
  */
 import type { Branch, Task } from "@stackvm/core";
 import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
@@ -37,11 +38,28 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
     out.wait("planning…");
   }
   const waits: Promise<void>[] = [];
+  // The step whose answer is being written (`{branch}#{parent_id}`), while its text shows.
+  let writing: string | null = null;
   try {
     await follow(ctx.client, taskId, {
+      token(token) {
+        if (json || !token.final_answer || token.purpose !== "llm_generate") return;
+        const step = `${token.branch}#${token.parent_id}`;
+        if (writing !== step) {
+          if (writing !== null) out.line();
+          out.done();
+          out.write(out.paint("dim", `answer  [${token.seq_no}] `));
+          writing = step;
+        }
+        out.write(token.text);
+      },
       commit(commit) {
         addCommit(totals, commit);
         if (json) return;
+        if (writing !== null) {
+          out.line();
+          writing = null;
+        }
         out.line(commitLine(out, commit, totals));
         out.wait(
           `running · ${plural(totals.steps, "commit")} · ${plural(totals.tokens, "token")} · ${usd(totals.cost)}`,

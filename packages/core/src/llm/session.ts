@@ -16,7 +16,14 @@ import { extractJson } from "./extract-json";
 import { toLlmJsonSchema } from "./json-schema";
 import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
 import { buildTrace, storeTrace, type TraceAttempt, type TraceSink } from "./trace";
-import type { GenerateOptions, JsonOptions, LlmBudget, LlmRole, LlmSession } from "./types";
+import type {
+  GenerateOptions,
+  JsonOptions,
+  LlmBudget,
+  LlmRole,
+  LlmSession,
+  TokenSink,
+} from "./types";
 
 export interface LlmSessionDeps {
   port: LlmPort;
@@ -33,6 +40,8 @@ export interface LlmSessionDeps {
   giveUpAt?: number;
   /** Where each call's prompt and answer go; none: no traces are kept. */
   trace?: TraceSink;
+  /** Where calls asked with `stream: true` send their text as it is written; none: nothing streams. */
+  tokens?: TokenSink;
 }
 
 /** The repair loop's verdict on one answer. */
@@ -83,12 +92,29 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   }
 
   /** One call: budget, retries, record. */
-  async function call(purpose: LlmPurpose, request: Omit<LlmRequest, "timeoutMs">): Promise<Made> {
+  async function call(
+    purpose: LlmPurpose,
+    request: Omit<LlmRequest, "timeoutMs">,
+    stream = false,
+  ): Promise<Made> {
     checkBudget();
     await budget.meter?.check();
     const started = now();
     const tries: TraceAttempt[] = [];
-    const complete = () => port.complete({ ...request, timeoutMs: config.timeoutMs });
+    const sink = stream ? deps.tokens : undefined;
+    const onDelta = sink ? (text: string) => sink.delta(purpose, text) : undefined;
+    const complete = async () => {
+      try {
+        return await port.complete({
+          ...request,
+          timeoutMs: config.timeoutMs,
+          ...(onDelta ? { onDelta } : {}),
+        });
+      } finally {
+        // Each attempt's text is out before the next attempt (or the commit) follows it.
+        if (sink) await sink.flush();
+      }
+    };
     // Each attempt is timed only for a trace: without one, the call stays as it was.
     const { value: response, attempts } = await withRetries(
       deps.trace === undefined
@@ -148,11 +174,12 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     request: Omit<LlmRequest, "timeoutMs">,
     parse: (text: string) => Parsed<T>,
     what: string,
+    stream = false,
   ): Promise<{ response: LlmResponse; value: T }> {
     let messages = request.messages;
     for (let round = 0; ; round++) {
       const asked = { ...request, messages };
-      const made = await call(purpose, asked);
+      const made = await call(purpose, asked, stream);
       const { response } = made;
       const parsed = parse(response.text);
       await traced(made, asked, round, parsed);
@@ -186,7 +213,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         temperature: options.temperature,
       };
       if (!options.json) {
-        const made = await call(options.purpose, request);
+        const made = await call(options.purpose, request, options.stream);
         await traced(made, request, 0);
         return withReasoning({ text: made.response.text }, made.response);
       }
@@ -195,6 +222,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         { ...request, jsonObject: true },
         parseJson,
         "JSON value",
+        options.stream,
       );
       return withReasoning({ text: response.text, value }, response);
     },
@@ -211,6 +239,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         },
         (text) => validate(text, options.schema),
         `'${options.schemaName}' JSON`,
+        options.stream,
       );
       return value;
     },

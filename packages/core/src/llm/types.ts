@@ -20,6 +20,8 @@ export interface GenerateOptions {
   json?: boolean;
   maxOutputTokens?: number;
   temperature?: number;
+  /** Hand the answer's text to the session's `TokenSink` as it is written (when it has one). */
+  stream?: boolean;
 }
 
 export interface JsonOptions<T> {
@@ -31,6 +33,19 @@ export interface JsonOptions<T> {
   schema: z.ZodType<T>;
   maxOutputTokens?: number;
   temperature?: number;
+  /** Hand the answer's text to the session's `TokenSink` as it is written (when it has one). */
+  stream?: boolean;
+}
+
+/**
+ * Where a step's streamed LLM text goes while the call runs (`service/token-relay.ts`
+ * publishes it for the events stream). Tokens are never stored with the commit.
+ */
+export interface TokenSink {
+  /** A piece of an answer, in order; must not throw. */
+  delta(purpose: LlmPurpose, text: string): void;
+  /** Publishes what is buffered; called after each streamed call; must not throw. */
+  flush(): Promise<void>;
 }
 
 export interface LlmSession {

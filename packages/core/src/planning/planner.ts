@@ -139,6 +139,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
             schemaName: "plan",
             schema: PlanAnswer,
             messages: [...base, ...extra],
+            // A watcher sees the plan being written, labelled by its purpose.
+            stream: true,
           }),
       );
       return {
@@ -176,6 +178,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
             schemaName: "plan_update",
             schema: PlanUpdateAnswer,
             messages: [...base, ...extra],
+            // A watcher sees the plan being written, labelled by its purpose.
+            stream: true,
           }),
       );
       const pc = plan.some((i) => i.seq_no === answer.resume_at)

@@ -3,7 +3,9 @@
  * adapter (`OpenAiLlm` in @stackvm/aws) translates vendor errors into
  * `RetryableError` (429 with `retryAfterSeconds`, 5xx, timeouts) or `StepError`
  * (4xx other than 429); retries, repair rounds, cost and budgets live in core's
- * `llm/` layer above this port.
+ * `llm/` layer above this port. With `onDelta`, the adapter asks the server to
+ * stream (OpenAI's `stream: true`, Bedrock's `ConverseStream`) and hands each
+ * piece of text over as it arrives; the answer it resolves with is the same.
  */
 export interface LlmMessage {
   role: "system" | "user" | "assistant";
@@ -20,6 +22,12 @@ export interface LlmRequest {
   timeoutMs: number;
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * Receives the answer's text as it is written, piece by piece, in order; their
+   * concatenation is `LlmResponse.text`. Absent: the adapter need not stream.
+   * Must not throw (a watcher's trouble is no reason to fail the call).
+   */
+  onDelta?: (text: string) => void;
 }
 
 export interface LlmResponse {

@@ -14,6 +14,12 @@
  * `2026-01-01T00:00:01.000Z/k3j9x0aa-4.p0q8w7zz-6`. Ids sort by time, and a
  * client that reconnects with `Last-Event-ID` gets exactly the commits after it,
  * even when branches committed out of clock order.
+ *
+ * With a `TokenRelay`, the stream also carries `event: token` (no id): the text
+ * of `llm_generate` and planner calls as it is written (`token-relay.ts`), read
+ * every `tokenPollMs` between polls. Tokens are not stored: a reconnect resumes
+ * the commits and may miss the text of a step in flight, whose commit then
+ * carries it whole. Text of a step whose commit was already sent is dropped.
  */
 import { MalformedError } from "../errors";
 import type { Commit, Retrying, RunningGroup, Task } from "../model";
@@ -24,6 +30,12 @@ import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { type Presenter, presentGroup } from "./present";
 import type { TaskService } from "./tasks";
+import {
+  type TokenCursor,
+  type TokenEvent,
+  type TokenRelay,
+  WATCH_REFRESH_MS,
+} from "./token-relay";
 
 /** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
 export type TaskEvent =
@@ -33,6 +45,8 @@ export type TaskEvent =
   | { event: "retrying"; data: Retrying & { branch: string } }
   /** A branch's parallel group started or one of its members' results is held. */
   | { event: "group"; data: RunningGroup & { branch: string } }
+  /** Text an LLM call of a step in flight is writing (`token-relay.ts`); not resumable. */
+  | { event: "token"; data: TokenEvent }
   | { event: "end"; data: { task_id: string; status: Task["status"] } }
   | { event: "heartbeat" };
 
@@ -79,6 +93,10 @@ export interface TaskEventsDeps {
   heartbeatMs?: number;
   /** Waits between polls; tests pass one that needs no real time. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Live LLM text of the steps in flight; none: no `token` events. */
+  tokens?: TokenRelay;
+  /** Between two reads of the live text (default 100 ms), within the wait between polls. */
+  tokenPollMs?: number;
 }
 
 /** What one poll found. */
@@ -99,9 +117,11 @@ export class TaskEvents {
   private readonly maxConnectionMs: number;
   private readonly heartbeatMs: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly tokenPollMs: number;
 
   constructor(private readonly deps: TaskEventsDeps) {
     this.pollMs = deps.pollMs ?? 250;
+    this.tokenPollMs = deps.tokenPollMs ?? 100;
     this.maxConnectionMs = deps.maxConnectionMs ?? 5 * 60_000;
     this.heartbeatMs = deps.heartbeatMs ?? 15_000;
     this.sleep = deps.sleep ?? abortableSleep;
@@ -182,10 +202,18 @@ export class TaskEvents {
     const retriesSent = new Set<string>();
     const groupsSent = new Set<string>();
     let lastSent = started;
+    const live = this.deps.tokens
+      ? new LiveText(this.deps.tokens, tenant, taskId, this.deps.clock)
+      : null;
+    // Watched from the start: a step that begins while the first poll runs streams too.
+    await live?.watch();
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
       cursor = result.cursor;
-      for (const event of result.events) yield event;
+      for (const event of result.events) {
+        if (event.event === "commit") live?.committed(event.data);
+        yield event;
+      }
       for (const retry of result.retrying) {
         const key = `${retry.branch}#${retry.since}#${retry.attempt}`;
         if (retriesSent.has(key)) continue;
@@ -219,7 +247,24 @@ export class TaskEvents {
         yield { event: "heartbeat" };
       }
       if (options.signal?.aborted || now - started >= this.maxConnectionMs) return;
-      await this.sleep(this.pollMs, options.signal);
+      if (!live) {
+        await this.sleep(this.pollMs, options.signal);
+        continue;
+      }
+      // Between two polls, the live text: every `tokenPollMs` while some step is
+      // writing, else once per poll (an idle stream costs one read more, not three).
+      const pollAt = this.deps.clock.now() + this.pollMs;
+      for (;;) {
+        const texts = await live.read();
+        if (texts.length > 0) lastSent = this.deps.clock.now();
+        for (const data of texts) yield { event: "token", data };
+        const left = pollAt - this.deps.clock.now();
+        if (left <= 0 || options.signal?.aborted) break;
+        await this.sleep(
+          texts.length > 0 ? Math.min(this.tokenPollMs, left) : left,
+          options.signal,
+        );
+      }
     }
   }
 
@@ -243,6 +288,46 @@ export class TaskEvents {
       cursor = page.cursor;
     } while (cursor);
     return found;
+  }
+}
+
+/**
+ * One stream's side of the token relay: keeps the task's watch mark fresh and
+ * reads the text written since the last read, without the text of steps whose
+ * commit the stream already sent.
+ */
+class LiveText {
+  private cursor: TokenCursor;
+  private watchedAt = Number.NEGATIVE_INFINITY;
+  /** `{branch}#{parent_id}` of every commit sent: their steps are over. */
+  private readonly done = new Set<string>();
+
+  constructor(
+    private readonly relay: TokenRelay,
+    private readonly tenant: string,
+    private readonly taskId: string,
+    private readonly clock: Clock,
+  ) {
+    this.cursor = relay.cursor();
+  }
+
+  committed(commit: Commit): void {
+    this.done.add(`${commit.branch}#${commit.parent_id}`);
+  }
+
+  /** Writes the task's watch mark (again, once it is `WATCH_REFRESH_MS` old). */
+  async watch(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.watchedAt < WATCH_REFRESH_MS) return;
+    this.watchedAt = now;
+    await this.relay.watch(this.tenant, this.taskId);
+  }
+
+  async read(): Promise<TokenEvent[]> {
+    await this.watch();
+    const { events, cursor } = await this.relay.read(this.tenant, this.taskId, this.cursor);
+    this.cursor = cursor;
+    return events.filter((e) => !this.done.has(`${e.branch}#${e.parent_id}`));
   }
 }
 

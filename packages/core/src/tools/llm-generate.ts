@@ -52,7 +52,12 @@ async function runLlmGenerate(input: LlmGenerateInput, context: ToolContext): Pr
     { role: "system", content: systemPrompt(context.goal, context.responseFormat, json, user) },
     { role: "user", content: user },
   ];
-  const answer = await context.llm.generate({ purpose: "llm_generate", messages, json });
+  const answer = await context.llm.generate({
+    purpose: "llm_generate",
+    messages,
+    json,
+    stream: true,
+  });
   if (!json) return { value: answer.text };
   if (answer.value !== undefined) return { value: answer.value };
   try {
@@ -90,6 +95,7 @@ async function runForKeys(input: LlmGenerateInput, context: ToolContext): Promis
     schemaName: "output_vars",
     schema,
     messages,
+    stream: true,
   });
   return { value };
 }

@@ -3,12 +3,13 @@
  * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
  */
 
-import type { LlmBudget, LlmSession, SpendMeter } from "../llm/types";
+import type { LlmBudget, LlmSession, SpendMeter, TokenSink } from "../llm/types";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
+import type { TokenTarget } from "../service/token-relay";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { ToolRegistry } from "../tools/registry";
@@ -38,11 +39,14 @@ export interface StepDeps {
   sandbox: SandboxPort;
   /**
    * A new LLM session for one step, limited to what the branch may still spend;
-   * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`).
+   * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`);
+   * `tokens` receives the text of the calls that stream (llm_generate, the planner).
    */
-  llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number) => LlmSession;
+  llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number, tokens?: TokenSink) => LlmSession;
   /** The tenant's month as the branch's calls spend it (`QuotaService`); none: only the branch's budget. */
   meter?: (tenant: string, taskId: string, branch: string) => SpendMeter;
+  /** The sink of a step's streamed text (`service/token-relay.ts`); none: nothing streams. */
+  tokens?: (target: TokenTarget) => TokenSink;
   /** Built-in tools. */
   tools: ReadonlyMap<string, Tool>;
   /** Every tool of a namespace (built-in, code, HTTP, MCP): for plans, replans and calls. */

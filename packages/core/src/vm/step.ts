@@ -116,7 +116,12 @@ export async function runStep(
   // An unreachable LLM is retried inside the step only until its bound (`vm/retrying.ts`).
   const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
   const failingSince = branch.retrying ? Date.parse(branch.retrying.since) : started;
-  const session = deps.llm(sessionBudget(deps, branch), tracePrefix(branch), failingSince + bound);
+  const session = deps.llm(
+    sessionBudget(deps, branch),
+    tracePrefix(branch),
+    failingSince + bound,
+    tokensFor(deps, branch, branch.pc),
+  );
   let draft: Draft;
   try {
     if (held?.error) throw held.error;
@@ -200,7 +205,12 @@ export async function runStep(
 /** Runs a member of a parallel group as `decide` runs a calling, with the member's own key. */
 function memberRunner(deps: StepDeps): MemberRunner {
   return (branch, instruction, idempotencyKey) => {
-    const session = deps.llm(sessionBudget(deps, branch), tracePrefix(branch));
+    const session = deps.llm(
+      sessionBudget(deps, branch),
+      tracePrefix(branch),
+      undefined,
+      tokensFor(deps, branch, instruction.seq_no),
+    );
     const execution = (async () => {
       if (instruction.type !== "calling" || branch.plan === null) {
         throw new StackVMError("internal", "bad_member", "a group member must be a calling");
@@ -219,6 +229,29 @@ function memberRunner(deps: StepDeps): MemberRunner {
     })();
     return { execution, calls: () => session.calls };
   };
+}
+
+/**
+ * The sink of the text this step's LLM calls write, for an events stream that
+ * watches (`service/token-relay.ts`): labelled with the instruction, and whether
+ * it writes the final answer.
+ */
+function tokensFor(deps: StepDeps, branch: BranchRecord, seqNo: number | null) {
+  if (!deps.tokens) return undefined;
+  const instruction = branch.plan?.find((i) => i.seq_no === seqNo);
+  const parameters = instruction?.parameters as { output_vars?: unknown } | undefined;
+  const out = parameters?.output_vars;
+  const finalAnswer =
+    instruction?.type === "calling" &&
+    (out === "final_answer" || (Array.isArray(out) && out.includes("final_answer")));
+  return deps.tokens({
+    tenant: branch.tenant_id,
+    taskId: branch.task_id,
+    branch: branch.name,
+    seq_no: branch.plan === null ? null : seqNo,
+    parent_id: branch.head,
+    final_answer: finalAnswer,
+  });
 }
 
 /** Where the step's LLM traces go. */

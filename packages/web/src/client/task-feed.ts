@@ -3,9 +3,10 @@
  * commits they reach. While anything runs (the task, or a branch forked after
  * it finished) it follows the task's event stream (`GET /v1/tasks/{id}/events`,
  * read with `fetch` since `EventSource` cannot send the API key), and polls
- * where the stream is unavailable.
+ * where the stream is unavailable. The text LLM calls of running steps are
+ * writing (`event: token`) is kept per step until the step's commit arrives.
  */
-import type { Branch, Commit, RunningGroup, Task } from "@stackvm/core";
+import type { Branch, Commit, RunningGroup, Task, TokenEvent } from "@stackvm/core";
 import { type Api, ApiError, errorOf, seg } from "./api";
 import { parseShown } from "./bidi";
 import { SseParser } from "./sse";
@@ -30,7 +31,12 @@ export interface TaskSnapshot {
   error: ApiError | null;
   /** How the page follows the task now. */
   live: "stream" | "poll" | null;
+  /** Text being written by LLM calls of steps not yet committed, in the order they began. */
+  writing: WritingText[];
 }
+
+/** What one running step's LLM call has written so far. */
+export type WritingText = Omit<TokenEvent, "text"> & { text: string };
 
 export class TaskFeed {
   private task: Task | null = null;
@@ -48,6 +54,8 @@ export class TaskFeed {
   private shortStreams = 0;
   private reopenAt = 0;
   private lastEventId: string | null = null;
+  /** By `{branch}#{parent_id}`: a step's commit has the same pair, and ends its entry. */
+  private writing = new Map<string, WritingText>();
   private snapshot: TaskSnapshot;
 
   constructor(
@@ -204,13 +212,15 @@ export class TaskFeed {
         if (done) break;
         // One render per chunk: a reconnect replays the whole history at once.
         let changed = false;
-        for (const event of parser.feed(value))
-          changed = this.onEvent(event.event, event.data) || changed;
-        this.lastEventId = parser.lastEventId ?? this.lastEventId;
-        if (changed) {
-          this.emit();
-          this.refreshSoon();
+        let wrote = false;
+        for (const event of parser.feed(value)) {
+          if (event.event === "token") wrote = this.onToken(event.data) || wrote;
+          else changed = this.onEvent(event.event, event.data) || changed;
         }
+        this.lastEventId = parser.lastEventId ?? this.lastEventId;
+        // Text alone re-renders the page; it changes nothing the API must be asked about.
+        if (changed || wrote) this.emit();
+        if (changed) this.refreshSoon();
       }
     } catch (e) {
       if ((e as Error).name === "AbortError") return;
@@ -228,6 +238,23 @@ export class TaskFeed {
     }
   }
 
+  /** Adds a piece of a step's text; says whether there is something new to show. */
+  private onToken(data: string): boolean {
+    let token: TokenEvent;
+    try {
+      token = JSON.parse(data) as TokenEvent;
+    } catch {
+      return false;
+    }
+    if (typeof token?.text !== "string") return false;
+    const key = `${token.branch}#${token.parent_id}`;
+    const had = this.writing.get(key);
+    // A new call of the same step (a repair round, the planner's next try) starts over.
+    const text = had && had.purpose === token.purpose ? had.text + token.text : token.text;
+    this.writing.set(key, { ...token, text });
+    return true;
+  }
+
   /** Applies one event; says whether the page has something new to show. */
   private onEvent(event: string, data: string): boolean {
     if (event === "end") return true;
@@ -241,6 +268,7 @@ export class TaskFeed {
       const commit = value as Commit;
       if (!commit?.commit_id || this.commits.has(commit.commit_id)) return false;
       this.commits.set(commit.commit_id, commit);
+      this.writing.delete(`${commit.branch}#${commit.parent_id}`);
       return true;
     }
     if (event === "status") {
@@ -265,6 +293,7 @@ export class TaskFeed {
       commits: this.commits,
       error: this.error,
       live: live ?? (this.stream ? "stream" : this.pollEvery === POLL_MS ? "poll" : null),
+      writing: [...this.writing.values()],
     };
   }
 

@@ -22,7 +22,7 @@ import { WaitingBranches } from "../question-card";
 import { Link, navigate, setQuery, useLocation } from "../router";
 import { BASE } from "../routes";
 import { TERMINAL } from "../status";
-import { TaskFeed, type TaskSnapshot } from "../task-feed";
+import { TaskFeed, type TaskSnapshot, type WritingText } from "../task-feed";
 import { taskTitle } from "../task-title";
 import {
   ActionResult,
@@ -45,6 +45,30 @@ function Answer(props: { value: unknown }) {
       ) : (
         <JsonView value={props.value} />
       )}
+    </section>
+  );
+}
+
+/** The text running steps' LLM calls are writing, growing as it comes; gone once they commit. */
+function BeingWritten(props: { writing: WritingText[] }) {
+  if (props.writing.length === 0) return null;
+  return (
+    <section class="card answer writing" aria-labelledby="writing-title" aria-live="polite">
+      <h2 id="writing-title">Being written</h2>
+      {props.writing.map((w) => (
+        <div key={`${w.branch}#${w.parent_id}`} class="writing-step">
+          <p class="muted">
+            {w.final_answer
+              ? "the final answer"
+              : w.purpose === "llm_generate"
+                ? "a step"
+                : "the plan"}
+            {w.seq_no === null ? "" : ` · [${w.seq_no}]`}
+            {w.branch === "main" ? "" : ` · ${w.branch}`}
+          </p>
+          <pre class="writing-text">{w.text}</pre>
+        </div>
+      ))}
     </section>
   );
 }
@@ -198,6 +222,7 @@ export function TaskPage(props: { taskId: string }) {
         {snapshot?.error ? <ErrorBox error={snapshot.error} title="Could not refresh" /> : null}
       </section>
 
+      <BeingWritten writing={snapshot?.writing ?? []} />
       <Answer value={task.final_answer} />
       <WaitingBranches
         taskId={task.task_id}

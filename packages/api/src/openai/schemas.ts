@@ -1,0 +1,122 @@
+/**
+ * The OpenAI-compatible face's wire shapes (`POST /v1/chat/completions`,
+ * `GET /v1/models`), as OpenAI's API reference gives them, so that the clients
+ * and SDKs integrators already hold can call a plan. Fields a run has no use for
+ * (`temperature`, `tools`, ...) are accepted and ignored: the plan decides.
+ */
+import { z } from "@hono/zod-openapi";
+
+export const ChatMessage = z
+  .object({
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: z
+      .union([
+        z.string(),
+        z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
+        z.null(),
+      ])
+      .openapi({ description: "Text, or content parts (their `text` parts are read)" }),
+    name: z.string().optional(),
+  })
+  .passthrough()
+  .openapi("ChatMessage");
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+export const ChatCompletionRequest = z
+  .object({
+    model: z.string().min(1).max(200).openapi({
+      description:
+        "A namespace (`default`, or one from GET /v1/models), or `template:{template_id}` to run a saved template's plan",
+      example: "default",
+    }),
+    messages: z.array(ChatMessage).min(1).max(200).openapi({
+      description:
+        "The last user message is the task's goal; the messages before it are its context (the task's input `conversation`)",
+    }),
+    stream: z.boolean().optional().openapi({
+      description:
+        "Stream the final answer's text as `chat.completion.chunk` events as it is written",
+    }),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().optional(),
+    metadata: z.record(z.string(), z.string()).optional().openapi({
+      description: "Kept in the task's metadata",
+    }),
+  })
+  .passthrough()
+  .openapi("ChatCompletionRequest");
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
+
+const ChatUsage = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+
+/** Where the run is: every answer names its task, to inspect, fork or retry it like any other. */
+const RunMetadata = z
+  .object({ task_id: z.string(), status: z.string() })
+  .openapi({ description: "The task that ran the goal (also in the `x-stackvm-task-id` header)" });
+
+export const ChatCompletion = z
+  .object({
+    id: z.string().openapi({ example: "chatcmpl-k3j9x0aa0000" }),
+    object: z.literal("chat.completion"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({
+          role: z.literal("assistant"),
+          content: z.string(),
+          refusal: z.null(),
+        }),
+        finish_reason: z.literal("stop"),
+        logprobs: z.null(),
+      }),
+    ),
+    usage: ChatUsage,
+    metadata: RunMetadata,
+  })
+  .openapi("ChatCompletion");
+
+export const ModelList = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(
+      z.object({
+        id: z.string(),
+        object: z.literal("model"),
+        created: z.number().int(),
+        owned_by: z.string(),
+      }),
+    ),
+  })
+  .openapi("ModelList");
+
+/** OpenAI's error body: what its clients read into their error classes. */
+export const OpenAiError = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().nullable(),
+    }),
+  })
+  .openapi("OpenAiError");
+
+const openAiError = (description: string) => ({
+  description,
+  content: { "application/json": { schema: OpenAiError } },
+});
+
+/** The error answers of the OpenAI-compatible routes, in OpenAI's shape. */
+export const openAiErrors = {
+  400: openAiError("Malformed request"),
+  401: openAiError("No or bad API key"),
+  404: openAiError("No such model (namespace or template)"),
+  422: openAiError("The goal cannot run (e.g. too long)"),
+  429: openAiError("Rate limited or over quota; see Retry-After"),
+  500: openAiError("The run failed or was cancelled; `code` says which, the header names the task"),
+} as const;

@@ -1,0 +1,211 @@
+/**
+ * The OpenAI-compatible face: `POST /v1/chat/completions` runs a goal as a task
+ * of the namespace (or saved template) the `model` names, and answers with its
+ * final answer, streamed as chunks with `stream: true`; `GET /v1/models` lists
+ * the namespaces. The tenant's API key is the bearer, as OpenAI's is. Every
+ * answer names its task (`x-stackvm-task-id`, `metadata.task_id`): the run is a
+ * task like any other, in the task list with its commits, usage and quotas.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { StackVMError } from "@stackvm/core";
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { ApiApp, ApiEnv } from "../env";
+import { openAiErrorBody } from "../openai/errors";
+import { answerText, followRun, runError, taskInput } from "../openai/run";
+import { ChatCompletion, ChatCompletionRequest, ModelList, openAiErrors } from "../openai/schemas";
+import { bearer } from "../schemas";
+
+/** The header that names the task a completion ran. */
+export const TASK_ID_HEADER = "x-stackvm-task-id";
+/** A `model` that names a saved template: `template:{template_id}`. */
+const TEMPLATE_MODEL = /^template:(.+)$/;
+
+export function registerOpenAiRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/chat/completions",
+      operationId: "createChatCompletion",
+      summary: "Run a goal as OpenAI's chat completions (OpenAI-compatible)",
+      description:
+        "Starts a task whose goal is the last user message and whose input `conversation` holds the messages " +
+        "before it, in the namespace `model` names (or with the plan of the saved template " +
+        "`template:{template_id}`), and answers its final answer as a `chat.completion`. With `stream: true` the " +
+        "answer is Server-Sent Events of `chat.completion.chunk`s: the final answer's text as the step that writes " +
+        "it is written, then `data: [DONE]` (with `stream_options.include_usage`, a last chunk carries the task's " +
+        "usage). The task's id is in the `x-stackvm-task-id` header and in `metadata.task_id`: inspect, fork or retry " +
+        "the run like any task. Errors answer in OpenAI's shape (`{error: {message, type, param, code}}`); a run " +
+        "that fails answers 500 with code `task_failed` (in a stream: a last event `{error}`).",
+      security: bearer,
+      request: {
+        body: {
+          required: true,
+          content: { "application/json": { schema: ChatCompletionRequest } },
+        },
+      },
+      responses: {
+        200: {
+          description: "The final answer (or, with `stream: true`, a stream of chunks)",
+          headers: z.object({ [TASK_ID_HEADER]: z.string() }),
+          content: {
+            "application/json": { schema: ChatCompletion },
+            "text/event-stream": { schema: z.string() },
+          },
+        },
+        409: {
+          description: "The run waits for a person's answer (`task_waiting`)",
+          content: {
+            "application/json": { schema: openAiErrors[400].content["application/json"].schema },
+          },
+        },
+        ...openAiErrors,
+      },
+    }),
+    async (c) => {
+      const tenant = c.get("tenantId");
+      const request = c.req.valid("json");
+      const deps = c.get("deps");
+      const input = taskInput(request, await target(c, tenant, request.model));
+      const { task } = await deps.tasks.start(tenant, input, null);
+      c.header(TASK_ID_HEADER, task.task_id);
+      const created = Math.floor(Date.now() / 1000);
+      const id = `chatcmpl-${task.task_id}`;
+      const metadata = (status: string) => ({ task_id: task.task_id, status });
+
+      if (!request.stream) {
+        let ended: Awaited<ReturnType<typeof deps.tasks.get>> | undefined;
+        for await (const event of followRun(deps, tenant, task, c.req.raw.signal)) {
+          if (event.kind === "end") ended = event.task;
+        }
+        const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
+        const failed = runError(final);
+        if (failed)
+          return c.json(openAiErrorBody(failed.status, failed.code, failed.message), failed.status);
+        return c.json(
+          {
+            id,
+            object: "chat.completion" as const,
+            created,
+            model: request.model,
+            choices: [
+              {
+                index: 0,
+                message: { role: "assistant" as const, content: answerText(final), refusal: null },
+                finish_reason: "stop" as const,
+                logprobs: null,
+              },
+            ],
+            usage: usageOf(final.usage),
+            metadata: metadata(final.status),
+          },
+          200,
+        );
+      }
+
+      return streamSSE(c, async (stream) => {
+        const abort = new AbortController();
+        stream.onAbort(() => abort.abort());
+        const chunk = (delta: Record<string, unknown>, finish: "stop" | null = null) => ({
+          id,
+          object: "chat.completion.chunk",
+          created,
+          model: request.model,
+          choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+        });
+        const send = (data: unknown) => stream.writeSSE({ data: JSON.stringify(data) });
+        await send({
+          ...chunk({ role: "assistant", content: "" }),
+          metadata: metadata(task.status),
+        });
+        for await (const event of followRun(deps, tenant, task, abort.signal)) {
+          if (event.kind === "text") {
+            await send(chunk({ content: event.text }));
+            continue;
+          }
+          const failed = runError(event.task);
+          if (failed) {
+            // OpenAI's clients raise an `error` in a stream's data as an API error.
+            await send(openAiErrorBody(failed.status, failed.code, failed.message));
+            return;
+          }
+          await send({ ...chunk({}, "stop"), metadata: metadata(event.task.status) });
+          if (request.stream_options?.include_usage) {
+            await send({ ...chunk({}), choices: [], usage: usageOf(event.task.usage) });
+          }
+          await stream.write("data: [DONE]\n\n");
+        }
+      });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/models",
+      operationId: "listModels",
+      summary: "List the namespaces as models (OpenAI-compatible)",
+      description:
+        "The tenant's namespaces in OpenAI's model list shape: each `id` is a `model` that " +
+        "POST /v1/chat/completions runs goals in.",
+      security: bearer,
+      responses: {
+        200: {
+          description: "The namespaces",
+          content: { "application/json": { schema: ModelList } },
+        },
+        401: openAiErrors[401],
+        429: openAiErrors[429],
+        500: openAiErrors[500],
+      },
+    }),
+    async (c) => {
+      const namespaces = await c.get("deps").namespaces.list(c.get("tenantId"));
+      return c.json(
+        {
+          object: "list" as const,
+          data: namespaces.map((ns) => ({
+            id: ns.name,
+            object: "model" as const,
+            created: ns.created_at ? Math.floor(Date.parse(ns.created_at) / 1000) : 0,
+            owned_by: "stackvm",
+          })),
+        },
+        200,
+      );
+    },
+  );
+}
+
+/** The namespace (and, for a template, the plan) a `model` names; 404 in OpenAI's words otherwise. */
+async function target(
+  c: Context<ApiEnv>,
+  tenant: string,
+  model: string,
+): Promise<{ namespace: string; plan?: unknown[] }> {
+  const deps = c.get("deps");
+  const template = TEMPLATE_MODEL.exec(model)?.[1];
+  try {
+    if (template !== undefined) {
+      const saved = await deps.templates.get(tenant, template);
+      return { namespace: saved.namespace, plan: saved.plan };
+    }
+    await deps.namespaces.get(tenant, model);
+    return { namespace: model };
+  } catch (error) {
+    if ((error as { kind?: unknown }).kind !== "not_found") throw error;
+    throw new StackVMError(
+      "not_found",
+      "model_not_found",
+      `the model '${model.slice(0, 200)}' is neither a namespace of this tenant nor template:{template_id} of a saved template: GET /v1/models lists the namespaces`,
+    );
+  }
+}
+
+function usageOf(usage: { input_tokens: number; output_tokens: number }) {
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: usage.output_tokens,
+    total_tokens: usage.input_tokens + usage.output_tokens,
+  };
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { MemoryItemStore } from "../memory/memory-item-store";
+import { TokenRelay, WATCH_TTL_MS } from "./token-relay";
+
+function setup() {
+  const items = new MemoryItemStore();
+  let now = 1_700_000_000_000;
+  const clock = { now: () => now };
+  const relay = new TokenRelay({ items, clock, flushMs: 10_000 });
+  const target = {
+    tenant: "t1",
+    taskId: "task1",
+    branch: "main",
+    seq_no: 2,
+    parent_id: "abcdefgh-1",
+    final_answer: true,
+  };
+  return { items, relay, target, tick: (ms: number) => (now += ms) };
+}
+
+describe("TokenRelay", () => {
+  it("writes nothing for a step that no client watches", async () => {
+    const { items, relay, target } = setup();
+    const sink = relay.sink(target);
+    sink.delta("llm_generate", "Kyo");
+    sink.delta("llm_generate", "to");
+    await sink.flush();
+    const page = await items.query({ pk: "T#t1#K#task1#LIVE" });
+    expect(page.items).toEqual([]);
+  });
+
+  it("publishes a watched step's text in order, labelled with its step", async () => {
+    const { relay, target } = setup();
+    await relay.watch("t1", "task1");
+    const cursor = relay.cursor();
+    const sink = relay.sink(target);
+    sink.delta("llm_generate", "Kyo");
+    sink.delta("llm_generate", "to");
+    await sink.flush();
+    sink.delta("llm_generate", " keeps temples");
+    await sink.flush();
+    const { events } = await relay.read("t1", "task1", cursor);
+    const { tenant: _t, taskId: _k, ...label } = target;
+    expect(events).toEqual([
+      { ...label, purpose: "llm_generate", text: "Kyoto" },
+      { ...label, purpose: "llm_generate", text: " keeps temples" },
+    ]);
+  });
+
+  it("keeps the planner's text apart from the step's, by purpose", async () => {
+    const { relay, target } = setup();
+    await relay.watch("t1", "task1");
+    const sink = relay.sink(target);
+    sink.delta("plan", '{"plan"');
+    sink.delta("llm_generate", "Hi");
+    await sink.flush();
+    const { events } = await relay.read("t1", "task1", relay.cursor());
+    expect(events.map((e) => [e.purpose, e.text])).toEqual([
+      ["plan", '{"plan"'],
+      ["llm_generate", "Hi"],
+    ]);
+  });
+
+  it("delivers each batch once, and one that became visible late too", async () => {
+    const { relay, target, tick } = setup();
+    await relay.watch("t1", "task1");
+    const early = relay.sink(target);
+    const late = relay.sink({ ...target, branch: "alt" });
+    early.delta("llm_generate", "a");
+    await early.flush();
+    let cursor = relay.cursor();
+    const first = await relay.read("t1", "task1", cursor);
+    cursor = first.cursor;
+    expect(first.events.map((e) => e.text)).toEqual(["a"]);
+    // A batch stamped before the last read (a slower clock) is still found.
+    tick(-1_000);
+    late.delta("llm_generate", "b");
+    await late.flush();
+    tick(1_200);
+    const second = await relay.read("t1", "task1", cursor);
+    expect(second.events.map((e) => e.text)).toEqual(["b"]);
+    expect((await relay.read("t1", "task1", second.cursor)).events).toEqual([]);
+  });
+
+  it("stops publishing once the watch mark is older than its TTL", async () => {
+    const { relay, target, tick } = setup();
+    await relay.watch("t1", "task1");
+    tick(WATCH_TTL_MS + 1);
+    expect(await relay.watched("t1", "task1")).toBe(false);
+    const sink = relay.sink(target);
+    sink.delta("llm_generate", "nobody reads this");
+    await sink.flush();
+    expect((await relay.read("t1", "task1", { seen: new Map(), since: 0 })).events).toEqual([]);
+  });
+
+  it("goes on when a batch cannot be written", async () => {
+    const { items, relay, target } = setup();
+    await relay.watch("t1", "task1");
+    items.put = async () => {
+      throw new Error("throttled");
+    };
+    const sink = relay.sink(target);
+    sink.delta("llm_generate", "lost");
+    await expect(sink.flush()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * The live text of LLM calls, from the worker that makes them to the API that
+ * streams a task's events (`event: token`). The step's commit stays the only
+ * record: tokens live a couple of minutes in the store and are never read again
+ * once delivered.
+ *
+ * The path costs nothing when nobody watches. An events stream marks its task
+ * watched (one write when it opens, then one every `WATCH_REFRESH_MS`); the worker
+ * reads that mark once per step, at the first piece of streamed text, and only
+ * when it is there writes the text, batched every `flushMs` (150 ms) into short-
+ * lived items, plus a last batch before the call returns. The stream reads the
+ * batches with one query per `tokenPollMs`.
+ *
+ * Items live in a partition of their own beside the task's (`{taskPk}#LIVE`), so
+ * that no reader of the task's history ever sees them: `WATCH` is the mark,
+ * `TOK#{epoch ms:15}#{writer}#{n:6}` a batch. Sort keys order batches by the
+ * writer's clock; a reader looks back `LOOKBACK_MS` and skips what it delivered,
+ * so a batch that becomes visible a little after a newer one is not lost.
+ */
+
+import type { TokenSink } from "../llm/types";
+import type { LlmPurpose } from "../model";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import { taskPk } from "../store/keys";
+import type { Log } from "../vm/step-deps";
+
+/** One batch of text of one call, as the events stream sends it (`event: token`). */
+export interface TokenEvent {
+  branch: string;
+  /** The instruction being run (the plan's for the planner's first plan: null). */
+  seq_no: number | null;
+  /** The commit the step builds on: its commit, once written, has this `parent_id`. */
+  parent_id: string | null;
+  /** `llm_generate`, or `plan` / `plan_update` for the planner. */
+  purpose: LlmPurpose;
+  /** True when the instruction writes `final_answer`: this text is the answer being written. */
+  final_answer: boolean;
+  text: string;
+}
+
+/** What the worker knows of the step whose text it publishes. */
+export type TokenTarget = Omit<TokenEvent, "purpose" | "text"> & {
+  tenant: string;
+  taskId: string;
+};
+
+/** How long a watch mark holds without being refreshed. */
+export const WATCH_TTL_MS = 60_000;
+/** How often an open events stream refreshes its task's mark. */
+export const WATCH_REFRESH_MS = 20_000;
+/** How long a batch lives: long enough to be read by a stream that polls every fraction of a second. */
+const BATCH_TTL_MS = 120_000;
+/** How far back a reader looks for batches written by a slower clock or a slower write. */
+const LOOKBACK_MS = 5_000;
+/** At most this many characters per batch item: far below DynamoDB's item limit. */
+const MAX_BATCH_CHARS = 100_000;
+
+const livePk = (tenant: string, taskId: string) => `${taskPk(tenant, taskId)}#LIVE`;
+const batchSk = (at: number, writer: string, n: number) =>
+  `TOK#${String(at).padStart(15, "0")}#${writer}#${String(n).padStart(6, "0")}`;
+
+/** Where a reader is: the batches it delivered (sort key to time), and where it last looked. */
+export interface TokenCursor {
+  seen: Map<string, number>;
+  /** Epoch ms of the last read; batches older than this minus `LOOKBACK_MS` are not looked at. */
+  since: number;
+}
+
+export interface TokenRelayDeps {
+  items: ItemStore;
+  clock: Clock;
+  log?: Log;
+  /** Between two batches of one call (default 150 ms). */
+  flushMs?: number;
+}
+
+/**
+ * @example
+ * const relay = new TokenRelay({ items, clock });
+ * await relay.watch(tenant, taskId); // the API, while a client streams
+ * const sink = relay.sink({ tenant, taskId, branch: "main", seq_no: 3, parent_id, final_answer: true });
+ * const { events } = await relay.read(tenant, taskId, relay.cursor()); // the API, each poll
+ */
+export class TokenRelay {
+  private readonly flushMs: number;
+
+  constructor(private readonly deps: TokenRelayDeps) {
+    this.flushMs = deps.flushMs ?? 150;
+  }
+
+  /** Marks the task watched for `WATCH_TTL_MS`: its steps publish their text meanwhile. */
+  async watch(tenant: string, taskId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.items.put({
+      pk: livePk(tenant, taskId),
+      sk: "WATCH",
+      until: now + WATCH_TTL_MS,
+      ttl: Math.ceil((now + WATCH_TTL_MS) / 1000),
+    });
+  }
+
+  /** True while some events stream holds the task's mark. */
+  async watched(tenant: string, taskId: string): Promise<boolean> {
+    const mark = await this.deps.items.get({ pk: livePk(tenant, taskId), sk: "WATCH" });
+    return typeof mark?.until === "number" && mark.until > this.deps.clock.now();
+  }
+
+  /** A reader's starting point: batches from now on. */
+  cursor(): TokenCursor {
+    return { seen: new Map(), since: this.deps.clock.now() };
+  }
+
+  /** The batches written since the cursor, oldest first, and the cursor after them. */
+  async read(
+    tenant: string,
+    taskId: string,
+    cursor: TokenCursor,
+  ): Promise<{ events: TokenEvent[]; cursor: TokenCursor }> {
+    const now = this.deps.clock.now();
+    const from = cursor.since - LOOKBACK_MS;
+    const seen = new Map([...cursor.seen].filter(([, at]) => at >= from));
+    const events: TokenEvent[] = [];
+    let page: string | null = null;
+    do {
+      const answer = await this.deps.items.query({
+        pk: livePk(tenant, taskId),
+        between: [`TOK#${String(Math.max(0, from)).padStart(15, "0")}`, "TOK#~"],
+        cursor: page,
+      });
+      for (const item of answer.items) {
+        if (seen.has(item.sk)) continue;
+        // Expired batches linger until the store deletes them: filtered here.
+        if (typeof item.ttl === "number" && item.ttl * 1000 < now) continue;
+        seen.set(item.sk, Number(item.at));
+        events.push(item.event as TokenEvent);
+      }
+      page = answer.cursor;
+    } while (page);
+    return { events, cursor: { seen, since: now } };
+  }
+
+  /**
+   * The sink of one step: reads the watch mark at its first piece of text and,
+   * when the task is watched, publishes the text in batches. Publishing is best
+   * effort: a failed write is logged and the step goes on.
+   */
+  sink(target: TokenTarget): TokenSink {
+    const { tenant, taskId, ...event } = target;
+    const writer = Math.random().toString(36).slice(2, 10);
+    let watched: Promise<boolean> | undefined;
+    // Known once the mark is read: an unwatched step keeps nothing.
+    let on: boolean | undefined;
+    let pending: { purpose: LlmPurpose; text: string } | null = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let written = Promise.resolve();
+    let n = 0;
+
+    const write = (batch: { purpose: LlmPurpose; text: string }) => {
+      written = written.then(async () => {
+        if (!(await watched)) return;
+        const at = this.deps.clock.now();
+        try {
+          await this.deps.items.put({
+            pk: livePk(tenant, taskId),
+            sk: batchSk(at, writer, n++),
+            at,
+            ttl: Math.ceil((at + BATCH_TTL_MS) / 1000),
+            event: { ...event, ...batch } satisfies TokenEvent,
+          });
+        } catch (error) {
+          this.deps.log?.warn("token batch not published", {
+            task_id: taskId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      });
+      return written;
+    };
+    const take = async () => {
+      timer = undefined;
+      if (!pending) return;
+      const batch = pending;
+      pending = null;
+      await write(batch);
+    };
+
+    return {
+      delta: (purpose, text) => {
+        if (!text || on === false) return;
+        watched ??= this.watched(tenant, taskId).then(
+          (yes) => (on = yes),
+          () => (on = false),
+        );
+        if (pending && (pending.purpose !== purpose || pending.text.length > MAX_BATCH_CHARS)) {
+          void write(pending);
+          pending = null;
+        }
+        pending = pending ? { purpose, text: pending.text + text } : { purpose, text };
+        timer ??= setTimeout(() => void take(), this.flushMs);
+      },
+      flush: async () => {
+        if (timer !== undefined) clearTimeout(timer);
+        await take();
+        await written;
+      },
+    };
+  }
+}
