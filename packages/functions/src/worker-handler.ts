@@ -10,7 +10,7 @@ import {
   classifyFailure,
   DEFAULT_LLM_UNREACHABLE_MS,
   IngestMessage,
-  type IngestService,
+  type IngestPort,
   recordRetry,
   runStep,
   type StepDeps,
@@ -30,8 +30,11 @@ export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 export function createWorkerHandler(
   deps: StepDeps,
   webhooks: WebhookService,
-  /** Knowledge messages (`kind: "ingest"`) share the queue too; none: they are dropped with a log line. */
-  ingest?: IngestService | null,
+  /**
+   * Knowledge messages (`kind: "ingest"`) share the queue too: the knowledge port
+   * handles them (the knowledge function on AWS); none: they are dropped with a log line.
+   */
+  ingest?: IngestPort | null,
   /** The queue's maxReceiveCount: on that delivery a failing ingest records its error instead of retrying. */
   lastReceive = 5,
 ): WorkerHandler {

@@ -28,6 +28,7 @@ export {
   type IngestOutcome,
   IngestService,
 } from "./ingest";
+export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
 export {
   KnowledgeService,
   type KnowledgeServiceDeps,
@@ -48,6 +49,14 @@ export {
   KnowledgeGraph,
   normalizeEntityName,
 } from "./model";
+export {
+  answerKnowledge,
+  KNOWLEDGE_PROTOCOL_VERSION,
+  KnowledgeReply,
+  KnowledgeRequest,
+  KnowledgeScope,
+  knowledgeClient,
+} from "./protocol";
 export {
   type GraphAnswer,
   KnowledgeSearch,
