@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** Lambda's architectures, as SST names them. */
 export type Architecture = "arm64" | "x86_64";
@@ -98,7 +98,39 @@ export async function cachedInstall(
     .digest("hex")
     .slice(0, 16);
   const dir = join(root, ".stackvm", "installs", `${arch}-${key}`);
-  if (existsSync(join(dir, "node_modules", ".complete"))) return dir;
+  const done = join(dir, "node_modules", ".complete");
+  if (existsSync(done)) return dir;
+  // One install at a time (the infra tests build the app in several processes at once).
+  await mkdir(dirname(dir), { recursive: true });
+  const lock = `${dir}.lock`;
+  for (const started = Date.now(); ; ) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch {
+      if (existsSync(done)) return dir;
+      // A lock older than an install can take is a killed process's: take it over.
+      if (Date.now() - started > 600_000) {
+        await rm(lock, { recursive: true, force: true });
+        continue;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+  try {
+    if (!existsSync(done)) await install(dir, manifest, args, arch);
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+async function install(
+  dir: string,
+  manifest: ReturnType<typeof installManifest>,
+  args: string[],
+  arch: Architecture,
+): Promise<void> {
   const work = `${dir}.${process.pid}.tmp`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
@@ -114,7 +146,6 @@ export async function cachedInstall(
   await writeFile(join(work, "node_modules", ".complete"), "");
   await rm(dir, { recursive: true, force: true });
   await rename(work, dir);
-  return dir;
 }
 
 /**
