@@ -84,7 +84,6 @@ export const entries: FunctionEntry[] = [
   },
 ];
 
-
 /** A bare Hono app on Lambda: the baseline every function is compared with. */
 export const helloWorld = `
 import { Hono } from "hono";
