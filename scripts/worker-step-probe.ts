@@ -1,43 +1,47 @@
 /**
- * The worker's first step in a fresh process, for `npm run bundle`: the
- * worker's own wiring (`createSystem`, `createWorkerHandler`, Powertools'
- * logger and metrics, the same modules its entry file loads) over the
- * in-memory store, blobs and queue instead of DynamoDB, S3 and SQS, which
- * cannot be reached here. Bundled like a function (scripts/bundles.ts);
+ * The worker's first step in a fresh process, for `npm run bundle` and the
+ * test of what a step loads (test/infra/worker-modules.test.ts): the worker's
+ * own wiring (worker.ts and aws-system.ts: `createSystem`, the lazy LLM,
+ * sandbox, knowledge and MCP adapters, the DynamoDB and SQS clients built at
+ * start, Powertools' logger and metrics) with the in-memory store, blobs and
+ * queue in place of DynamoDB, S3 and SQS, which cannot be reached here. Bundled like a function (scripts/bundles.ts);
  * `firstStep` creates a task and hands its first step message to the handler
  * as Lambda would, and answers how long the step took.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
+import { createDataClients, lazyMcpClient } from "@stackvm/aws/lambda";
+import { lazyLambdaKnowledge, lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
 import {
   CreateTaskInput,
   MemoryBlobs,
   MemoryItemStore,
   MemoryQueue,
-  StackVMError,
   systemClock,
 } from "@stackvm/core";
 import type { Context, SQSEvent } from "aws-lambda";
 import { powertoolsLog } from "../packages/functions/src/aws-system";
 import { loadConfig } from "../packages/functions/src/config";
+import { llmPort } from "../packages/functions/src/llm-port";
 import { stepMetrics } from "../packages/functions/src/step-metrics";
 import { createSystem, systemOptions } from "../packages/functions/src/system";
 import { createWorkerHandler } from "../packages/functions/src/worker-handler";
 
 const config = loadConfig(process.env);
 const log = powertoolsLog(new Logger({ serviceName: "stackvm", logLevel: "ERROR" }));
+// Built at start as the worker builds them; the probe's steps do not send with them.
+export const clients = createDataClients({ region: config.region });
 const queue = new MemoryQueue({ clock: systemClock });
-const refuse = (what: string) => async () => {
-  throw new StackVMError("internal", "not_in_probe", `${what} is not used by the probe's plan`);
-};
 const system = createSystem(
   {
     items: new MemoryItemStore(),
     blobs: new MemoryBlobs({ clock: systemClock }),
     queue,
     clock: systemClock,
-    sandbox: { run: refuse("the sandbox") },
-    llm: { complete: refuse("the LLM") },
+    sandbox: lazyLambdaSandbox(config.region, "probe-sandbox"),
+    llm: llmPort(config),
+    knowledge: lazyLambdaKnowledge(config.region, "probe-knowledge"),
+    mcp: lazyMcpClient(),
   },
   systemOptions(config, log, false),
 );
