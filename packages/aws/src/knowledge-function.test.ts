@@ -3,7 +3,7 @@ import {
   answerKnowledge,
   classifyFailure,
   type KnowledgePort,
-  type SearchScope,
+  type KnowledgeSearchPort,
 } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
 import { lambdaKnowledge } from "./knowledge-function";
@@ -12,7 +12,10 @@ const encode = (value: unknown) =>
   new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
 const decode = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as unknown;
 
-const scope: SearchScope = { tenant: "t1", namespace: { name: "default" } };
+const scope: Parameters<KnowledgeSearchPort["chunks"]>[0] = {
+  tenant: "t1",
+  namespace: { name: "default" },
+};
 
 /** The knowledge function's services, as seen through its handler. */
 const services: KnowledgePort = {

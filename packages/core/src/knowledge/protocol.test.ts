@@ -59,7 +59,7 @@ function recordingPort(fail?: Error) {
   return { port, seen };
 }
 
-const silent = { error: () => {} };
+const silent: { error(message: string): void } = { error: () => {} };
 /** The client over JSON, as the Lambda invoke carries it. */
 const overJson = (port: KnowledgePort, log = silent) =>
   knowledgeClient(async (request) =>
@@ -112,7 +112,11 @@ describe("the knowledge protocol", () => {
   it("answers an error that is not ours as internal, which the worker retries, and logs it", async () => {
     const logged: string[] = [];
     const { port } = recordingPort(new TypeError("lance exploded"));
-    const thrown = await overJson(port, { error: (m) => logged.push(m) })
+    const thrown = await overJson(port, {
+      error: (m: string) => {
+        logged.push(m);
+      },
+    })
       .handle(message)
       .catch((e: unknown) => e);
     expect(thrown).toMatchObject({ kind: "internal", code: "knowledge_failed" });
