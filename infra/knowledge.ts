@@ -68,6 +68,10 @@ export const knowledge = new sst.aws.Function("Knowledge", {
   // LanceDB, Arrow and unpdf for the function's architecture, beside the bundle.
   hook: {
     postbuild: async (dir) => {
+      // The resource-graph tests evaluate the app many times, and SST zips every
+      // build: 200 MB each time would cost minutes. They set this; the package
+      // test builds and checks this same install (test/infra/function-packages.test.ts).
+      if (process.env.STACKVM_SKIP_FUNCTION_INSTALLS === "1") return;
       const root = $cli.paths.root;
       await placeInstall(
         await cachedInstall(root, knowledgeArchitecture, knowledgeInstallSpec()),

@@ -87,27 +87,6 @@ describe("checkGraph on a mutated graph", () => {
       },
     ],
     [
-      "the knowledge package without its native module",
-      "knowledgeInstalls",
-      (g) => {
-        const knowledge = fnOf(g, handlers.knowledge);
-        knowledge.build.bundleFiles = (knowledge.build.bundleFiles ?? []).filter(
-          (f) => !f.startsWith("node_modules/@lancedb/lancedb-linux-"),
-        );
-      },
-    ],
-    [
-      "LanceDB's optional embeddings runtime in the knowledge package",
-      "knowledgeInstalls",
-      (g) => {
-        const knowledge = fnOf(g, handlers.knowledge);
-        knowledge.build.bundleFiles = [
-          ...(knowledge.build.bundleFiles ?? []),
-          "node_modules/@huggingface/transformers/package.json",
-        ];
-      },
-    ],
-    [
       "the knowledge function allowed to write the whole bucket",
       "knowledgeFunction",
       (g) => {
