@@ -21,6 +21,7 @@ export {
   ValidationError,
 } from "./errors";
 export {
+  answerKnowledge,
   type Chunk,
   type ChunkHit,
   checkIndexName,
@@ -50,7 +51,6 @@ export {
   KnowledgeSearch,
   type KnowledgeSearchPort,
   KnowledgeService,
-  answerKnowledge,
   knowledgeClient,
   MemoryKnowledgeIndex,
   type Upload,
