@@ -20,6 +20,7 @@
  * signatures) and no CORS of its own: the app decides CORS, and two layers
  * would send its headers twice.
  */
+import { apiInstalls } from "./api-installs";
 import { queue } from "./queue";
 import { scheduleEnvironment, scheduleManagementPermissions } from "./schedules";
 import { adminKey, llmConfiguredEnvironment } from "./secrets";
@@ -39,7 +40,7 @@ export const api = new sst.aws.Function("Api", {
   link: [table, bucket, queue, adminKey],
   permissions: [...scheduleManagementPermissions, ...toolSecretsSealPermissions],
   // /docs serves Swagger UI's files from this package, read from disk: ship it beside the bundle.
-  nodejs: { install: ["swagger-ui-dist"] },
+  nodejs: { install: apiInstalls },
   environment: {
     STACKVM_TABLE: table.name,
     STACKVM_BUCKET: bucket.name,

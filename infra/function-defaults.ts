@@ -11,8 +11,10 @@
  *   could act as any function. Under `sst dev` the account trust is what lets the
  *   CLI run a live function on a laptop with that function's permissions, so it is
  *   kept there, and only there, for functions that run live (`dev` not `false`).
- * - Graviton (`arm64`): 20% cheaper per GB-second than x86 and nothing in the
- *   bundles is native code (QuickJS and Pyodide are WebAssembly).
+ * - Graviton (`arm64`): 20% cheaper per GB-second than x86, and nothing in these
+ *   bundles is native code (QuickJS and Pyodide are WebAssembly). The one
+ *   exception sets its own: the knowledge function, whose LanceDB has a native
+ *   module (infra/knowledge-installs.ts says why it is x86_64).
  * - Code splitting (`nodejs.splitting`): each dynamic `import()` becomes a chunk
  *   loaded on first use, so a cold start does not parse the clients that most
  *   invocations never call (S3, EventBridge Scheduler, OpenAI, Lambda, the
@@ -45,7 +47,7 @@ $transform(sst.aws.Function, (args) => {
       return undefined;
     },
   };
-  // Knowledge's native and heavy packages stay out of every bundle; the worker installs them.
+  // Knowledge's native and heavy packages stay out of every bundle; the knowledge function installs them.
   args.nodejs = $output(args.nodejs ?? {}).apply((nodejs) => ({
     splitting: true,
     ...nodejs,

@@ -7,7 +7,7 @@
  * message does not send its neighbours back to the queue.
  */
 import { bedrockPermissions } from "./bedrock";
-import { knowledgeInstalls } from "./knowledge-installs";
+import { knowledge } from "./knowledge";
 import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { wakeEnvironment, wakePermissions } from "./schedules";
@@ -15,15 +15,20 @@ import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
 import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsOpenPermissions } from "./tool-secrets";
 
+/** The LLM secrets the worker reads: all but the embedding model, which only knowledge uses. */
+const { embeddingModel: _embeddingModel, ...workerSecrets } = llmSecrets;
+const workerLlmSecrets = Object.values(workerSecrets);
+const { EMBEDDING_MODEL: _embeddingEnv, ...workerLlmEnvironment } = llmEnvironment;
+
 /** The queue's subscription; its function is the worker. */
 export const workerSubscription = queue.subscribe(
   {
     handler: "packages/functions/src/worker.handler",
     timeout: `${workerTimeoutSeconds} seconds`,
     memory: "1024 MB",
-    // LanceDB (the knowledge index, on the bucket under knowledge-index/) and unpdf, installed beside the bundle.
-    nodejs: { install: knowledgeInstalls },
-    link: [table, bucket, queue, sandbox, ...Object.values(llmSecrets)],
+    // Knowledge (LanceDB, the PDF reader, the embeddings) is the knowledge function's:
+    // the worker may invoke it (its link), and installs nothing beside its bundle.
+    link: [table, bucket, queue, sandbox, knowledge, ...workerLlmSecrets],
     // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group;
     // with LlmProvider=bedrock, InvokeModel on the configured models only.
     permissions: $resolve([wakePermissions, toolSecretsOpenPermissions, bedrockPermissions]).apply(
@@ -34,9 +39,10 @@ export const workerSubscription = queue.subscribe(
       STACKVM_BUCKET: bucket.name,
       STACKVM_QUEUE_URL: queue.url,
       STACKVM_SANDBOX_FUNCTION: sandbox.name,
+      STACKVM_KNOWLEDGE_FUNCTION: knowledge.name,
       ...wakeEnvironment,
       ...toolSecretsEnvironment,
-      ...llmEnvironment,
+      ...workerLlmEnvironment,
       ...llmTraceEnvironment,
     }),
   },

@@ -16,7 +16,11 @@ import {
   type Statement,
 } from "./infra-graph";
 
-const WORKER = "packages/functions/src/worker.handler";
+/** The functions that call Bedrock: the worker (LLM steps) and the knowledge function (ingest's LLM calls, embeddings). */
+const BEDROCK_USERS = [
+  "packages/functions/src/worker.handler",
+  "packages/functions/src/knowledge-function.handler",
+];
 
 /**
  * Each model as a foundation model in the Bedrock region, or, for a
@@ -49,7 +53,8 @@ export function bedrockCheck(graph: InfraGraph): string[] {
   const problems: string[] = [];
   for (const fn of functions(graph)) {
     const name = fn.build.functionID;
-    const onBedrock = fn.build.handler === WORKER && fn.environment.LLM_PROVIDER === "bedrock";
+    const onBedrock =
+      BEDROCK_USERS.includes(fn.build.handler) && fn.environment.LLM_PROVIDER === "bedrock";
     const wanted = onBedrock ? bedrockArnsWanted(fn.environment) : [];
     for (const s of fn.statements) {
       const actions = bedrockActions(s);
@@ -59,14 +64,18 @@ export function bedrockCheck(graph: InfraGraph): string[] {
         continue;
       }
       if (actions.some((a) => a !== "bedrock:InvokeModel"))
-        problems.push(`the worker may ${actions.join(", ")}; on Bedrock it may only InvokeModel`);
+        problems.push(
+          `the ${name} function may ${actions.join(", ")}; on Bedrock it may only InvokeModel`,
+        );
       const beyond = s.resources.filter((r) => !wanted.includes(r));
       if (beyond.length > 0)
-        problems.push(`the worker may use Bedrock on ${beyond.join(", ")}, not a configured model`);
+        problems.push(
+          `the ${name} function may use Bedrock on ${beyond.join(", ")}, not a configured model`,
+        );
     }
     for (const arn of wanted) {
       if (!fn.statements.some((s) => allows(s, "bedrock:InvokeModel", arn)))
-        problems.push(`the worker may not bedrock:InvokeModel on ${arn}`);
+        problems.push(`the ${name} function may not bedrock:InvokeModel on ${arn}`);
     }
   }
   return problems;

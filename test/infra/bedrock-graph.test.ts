@@ -62,8 +62,9 @@ describe("the worker on Bedrock", () => {
     expect(env).not.toHaveProperty("EVAL_LLM_MODEL");
   });
 
-  it("keeps the other functions off Bedrock", () => {
-    for (const fn of functions(onBedrock).filter((f) => f.build.handler !== handlers.worker)) {
+  it("keeps the functions other than the worker and the knowledge function off Bedrock", () => {
+    const users: string[] = [handlers.worker, handlers.knowledge];
+    for (const fn of functions(onBedrock).filter((f) => !users.includes(f.build.handler))) {
       expect(bedrockStatements(onBedrock, fn.build.handler)).toEqual([]);
     }
   });

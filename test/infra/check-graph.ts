@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { knowledgeArchitecture, knowledgeInstalls } from "../../infra/knowledge-installs";
 import { sandboxScripts } from "../../infra/sandbox-scripts";
 import { tableDefinition } from "../../packages/aws/src/table-definition";
 import { bedrockCheck } from "./bedrock-check";
@@ -29,20 +30,22 @@ export const handlers = {
   scheduler: "packages/functions/src/scheduler.handler",
   sweep: "packages/functions/src/sweep.handler",
   dlq: "packages/functions/src/dlq.handler",
+  knowledge: "packages/functions/src/knowledge-function.handler",
 } as const;
 
 export type Role = keyof typeof handlers;
 
 /** Which function reads which secret, and under which environment name. */
 export const secretReaders: Record<string, { env: string; readers: Role[] }> = {
-  LlmProvider: { env: "LLM_PROVIDER", readers: ["worker"] },
-  OpenaiApiKey: { env: "OPENAI_API_KEY", readers: ["worker"] },
-  OpenaiBaseUrl: { env: "OPENAI_BASE_URL", readers: ["worker"] },
-  LlmModel: { env: "LLM_MODEL", readers: ["worker"] },
-  ReasonLlmModel: { env: "REASON_LLM_MODEL", readers: ["worker"] },
-  EvalLlmModel: { env: "EVAL_LLM_MODEL", readers: ["worker"] },
-  EmbeddingModel: { env: "EMBEDDING_MODEL", readers: ["worker"] },
-  BedrockRegion: { env: "BEDROCK_REGION", readers: ["worker"] },
+  LlmProvider: { env: "LLM_PROVIDER", readers: ["worker", "knowledge"] },
+  OpenaiApiKey: { env: "OPENAI_API_KEY", readers: ["worker", "knowledge"] },
+  OpenaiBaseUrl: { env: "OPENAI_BASE_URL", readers: ["worker", "knowledge"] },
+  LlmModel: { env: "LLM_MODEL", readers: ["worker", "knowledge"] },
+  ReasonLlmModel: { env: "REASON_LLM_MODEL", readers: ["worker", "knowledge"] },
+  EvalLlmModel: { env: "EVAL_LLM_MODEL", readers: ["worker", "knowledge"] },
+  // Only knowledge embeds (ingest, and the query of a search).
+  EmbeddingModel: { env: "EMBEDDING_MODEL", readers: ["knowledge"] },
+  BedrockRegion: { env: "BEDROCK_REGION", readers: ["worker", "knowledge"] },
   AdminKey: { env: "STACKVM_ADMIN_KEY", readers: ["api"] },
 };
 
@@ -64,6 +67,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_BUCKET",
     "STACKVM_QUEUE_URL",
     "STACKVM_SANDBOX_FUNCTION",
+    "STACKVM_KNOWLEDGE_FUNCTION",
     "STACKVM_LLM_TRACE_RETENTION_DAYS",
     "STACKVM_WAKE_GROUP",
     "STACKVM_SCHEDULER_ROLE_ARN",
@@ -74,6 +78,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
   scheduler: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET", "STACKVM_LLM_CONFIGURED"],
   sweep: ["STACKVM_TABLE", "STACKVM_QUEUE_URL", "STACKVM_BUCKET", "STACKVM_STALLED_AFTER_SECONDS"],
   dlq: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL", "STACKVM_DLQ_URL"],
+  knowledge: ["STACKVM_TABLE", "STACKVM_BUCKET", "STACKVM_QUEUE_URL"],
 };
 
 /** The only policies the sandbox's role may hold: what Lambda needs to log and to join a VPC. */
@@ -145,9 +150,12 @@ export const checks: Record<string, Check> = {
   },
 
   /**
-   * Knowledge: the worker, which searches and ingests, installs LanceDB (a native
-   * module esbuild cannot bundle) and unpdf beside its bundle; no other function
-   * carries their 200 MB.
+   * Knowledge's packages (LanceDB, a native module esbuild cannot bundle, and
+   * unpdf) are carried by the knowledge function alone, installed beside its
+   * bundle by its postbuild hook for its own architecture; no function
+   * installs them through `nodejs.install`, which would also bring LanceDB's
+   * optional 300 MB embeddings runtime. What the hook installs is built and
+   * checked by test/infra/function-packages.test.ts (the harness skips it).
    */
   knowledgeInstalls(graph) {
     const problems: string[] = [];
@@ -159,18 +167,109 @@ export const checks: Record<string, Check> = {
         : raw && typeof raw === "object"
           ? Object.keys(raw)
           : [];
-      const isWorker = build.handler === "packages/functions/src/worker.handler";
-      for (const name of ["@lancedb/lancedb", "unpdf"]) {
-        if (isWorker && !installs.includes(name)) {
-          problems.push(
-            `the worker (${build.functionID}) does not install ${name} (nodejs.install), so vector_search and ingest cannot load it`,
-          );
+      for (const name of knowledgeInstalls.filter((n) => installs.includes(n))) {
+        problems.push(
+          `function ${build.functionID} (${build.handler}) installs ${name} with nodejs.install; only the knowledge function carries it, installed by its postbuild hook`,
+        );
+      }
+    }
+    return problems;
+  },
+
+  /**
+   * The knowledge function: S3 on its two prefixes only (documents to read, the
+   * index to read and write), the table, no queue, no Lambda, no KMS, no
+   * schedules; a timeout below the worker's, which waits on it; its own
+   * architecture.
+   */
+  knowledgeFunction(graph) {
+    const { knowledge, worker } = byRole(graph);
+    if (!knowledge || !worker) return ["the knowledge function or the worker is missing"];
+    const problems: string[] = [];
+    const bucket = ofType(graph, "aws:s3/bucket:Bucket")[0];
+    const bucketArn = String(bucket?.state.arn);
+    const allowedS3 = [`${bucketArn}/k/*`, `${bucketArn}/knowledge-index/*`, bucketArn];
+    for (const s of knowledge.statements) {
+      for (const action of s.actions) {
+        const service = action.split(":")[0];
+        if (service === "s3") {
+          const outside = s.resources.filter((r) => !allowedS3.includes(r));
+          if (outside.length > 0 || action === "s3:*") {
+            problems.push(
+              `the knowledge function may ${action} on ${s.resources.join(", ")}: only ${allowedS3.slice(0, 2).join(" and ")}`,
+            );
+          }
+          if (s.resources.includes(bucketArn) && action !== "s3:ListBucket") {
+            problems.push(`the knowledge function may ${action} on the whole bucket`);
+          }
+          if (
+            action === "s3:ListBucket" &&
+            !JSON.stringify(s.condition ?? {}).includes("knowledge-index/")
+          ) {
+            problems.push(
+              "the knowledge function may list the whole bucket, not only its index prefix",
+            );
+          }
+          if (s.resources.includes(`${bucketArn}/k/*`) && action !== "s3:GetObject") {
+            problems.push(
+              `the knowledge function may ${action} on the uploaded documents, which it only reads`,
+            );
+          }
+        } else if (!["dynamodb", "bedrock", "ssm", "logs"].includes(service ?? "")) {
+          problems.push(`the knowledge function may ${action}, which knowledge does not need`);
         }
-        if (!isWorker && installs.includes(name)) {
-          problems.push(
-            `function ${build.functionID} (${build.handler}) installs ${name}, which only the worker needs`,
-          );
-        }
+      }
+    }
+    const timeout = Number(knowledge.lambda.inputs.timeout);
+    const workerTimeout = Number(worker.lambda.inputs.timeout);
+    if (!(timeout < workerTimeout)) {
+      problems.push(
+        `the knowledge function's timeout (${timeout} s) must be below the worker's (${workerTimeout} s), which waits on it`,
+      );
+    }
+    const memory = Number(knowledge.lambda.inputs.memorySize);
+    if (!(memory >= 1024 && memory <= 4096)) {
+      problems.push(`the knowledge function's memory (${memory} MB) must be 1024 to 4096 MB`);
+    }
+    const architectures = (knowledge.lambda.inputs.architectures ?? []) as string[];
+    if (JSON.stringify(architectures) !== JSON.stringify([knowledgeArchitecture])) {
+      problems.push(
+        `the knowledge function runs on ${architectures.join(", ")}, but its package is installed for ${knowledgeArchitecture}`,
+      );
+    }
+    return problems;
+  },
+
+  /** Only the worker may invoke the knowledge function, and nothing has a resource policy on it. */
+  knowledgeInvokers(graph) {
+    const roles = byRole(graph);
+    const arn = String(roles.knowledge?.lambda.state.arn);
+    const problems = functions(graph)
+      .filter(
+        (f) =>
+          f.build.functionID !== roles.worker?.build.functionID &&
+          f.statements.some((s) => allows(s, "lambda:InvokeFunction", arn)),
+      )
+      .map(
+        (f) =>
+          `only the worker may invoke the knowledge function, but ${f.build.functionID} may too`,
+      );
+    if (!roles.worker?.statements.some((s) => allows(s, "lambda:InvokeFunction", arn))) {
+      problems.push("the worker may not invoke the knowledge function");
+    }
+    if (
+      roles.worker?.environment.STACKVM_KNOWLEDGE_FUNCTION !== roles.knowledge?.lambda.state.name
+    ) {
+      problems.push("the worker's STACKVM_KNOWLEDGE_FUNCTION does not name the knowledge function");
+    }
+    for (const permission of ofType(graph, "aws:lambda/permission:Permission")) {
+      if (
+        permission.inputs.function === roles.knowledge?.lambda.state.name ||
+        permission.inputs.function === arn
+      ) {
+        problems.push(
+          `the knowledge function must have no resource policy, but ${permission.name} lets ${permission.inputs.principal} invoke it`,
+        );
       }
     }
     return problems;

@@ -39,7 +39,7 @@ describe("the app's resource graph", () => {
     expect(checks[name]?.(graph, projectRoot)).toEqual([]);
   });
 
-  it("builds the six functions, each once, from their entry files", () => {
+  it("builds the seven functions, each once, from their entry files", () => {
     expect(graph.builds.map((b) => b.handler).sort()).toEqual(Object.values(handlers).sort());
   });
 
@@ -79,11 +79,91 @@ describe("checkGraph on a mutated graph", () => {
 
   it.each<[string, string, (g: InfraGraph) => void]>([
     [
-      "the worker without LanceDB installed",
+      "the worker installing unpdf with nodejs.install",
       "knowledgeInstalls",
       (g) => {
         const worker = fnOf(g, handlers.worker);
         worker.build.properties = { ...worker.build.properties, install: ["unpdf"] };
+      },
+    ],
+    [
+      "the knowledge function allowed to write the whole bucket",
+      "knowledgeFunction",
+      (g) => {
+        const knowledge = fnOf(g, handlers.knowledge);
+        knowledge.role!.inputs.inlinePolicies = [
+          {
+            name: "inline",
+            policy: JSON.stringify({
+              Statement: [
+                { Effect: "Allow", Action: ["s3:PutObject"], Resource: [`${bucketArn()}/*`] },
+              ],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "the knowledge function allowed to send to the queue",
+      "knowledgeFunction",
+      (g) => {
+        const knowledge = fnOf(g, handlers.knowledge);
+        knowledge.role!.inputs.inlinePolicies = [
+          {
+            name: "inline",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: ["sqs:SendMessage"], Resource: ["*"] }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "the knowledge function waiting longer than the worker",
+      "knowledgeFunction",
+      (g) => {
+        fnOf(g, handlers.knowledge).lambda.inputs.timeout = 900;
+      },
+    ],
+    [
+      "the knowledge function on another architecture than its package",
+      "knowledgeFunction",
+      (g) => {
+        const knowledge = fnOf(g, handlers.knowledge);
+        knowledge.lambda.inputs.architectures = [
+          knowledge.lambda.inputs.architectures?.toString() === "arm64" ? "x86_64" : "arm64",
+        ];
+      },
+    ],
+    [
+      "the API allowed to invoke the knowledge function",
+      "knowledgeInvokers",
+      (g) => {
+        const api = fnOf(g, handlers.api);
+        const arn = String(fnOf(g, handlers.knowledge).lambda.state.arn);
+        api.role!.inputs.inlinePolicies = [
+          ...((api.role!.inputs.inlinePolicies ?? []) as unknown[]),
+          {
+            name: "extra",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: ["lambda:InvokeFunction"], Resource: [arn] }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "the worker not allowed to invoke the knowledge function",
+      "knowledgeInvokers",
+      (g) => {
+        const worker = fnOf(g, handlers.worker);
+        const arn = String(fnOf(g, handlers.knowledge).lambda.state.arn);
+        worker.role!.inputs.inlinePolicies = (
+          (worker.role!.inputs.inlinePolicies ?? []) as { policy?: unknown }[]
+        ).map((p) => ({
+          ...p,
+          policy: String(p.policy).replaceAll(arn, "arn:aws:lambda:::other"),
+        }));
       },
     ],
     [

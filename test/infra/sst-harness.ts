@@ -88,6 +88,9 @@ export async function evaluateInfra(options: EvaluateOptions = {}): Promise<Infr
     const address = server.address();
     if (address === null || typeof address === "string") throw new Error("no RPC port");
     setEnv("SST_SERVER", `http://127.0.0.1:${address.port}`);
+    // The knowledge function's 200 MB install, which SST would zip on every
+    // evaluation: test/infra/function-packages.test.ts builds and checks it.
+    setEnv("STACKVM_SKIP_FUNCTION_INSTALLS", "1");
     for (const [name, value] of Object.entries({ ...testSecrets, ...options.secrets })) {
       setEnv(`SST_SECRET_${name}`, value);
     }

@@ -11,6 +11,7 @@ export { createAwsClients } from "./clients";
 export type { DynamoItemStoreOptions } from "./dynamo-item-store";
 export { DynamoItemStore } from "./dynamo-item-store";
 export { KmsSecretBox, kmsClient } from "./kms-secret-box";
+export { lambdaKnowledge } from "./knowledge-function";
 export type { LanceKnowledgeIndexOptions } from "./lance-index";
 export { LanceKnowledgeIndex, lanceEmulatorStorage } from "./lance-index";
 export { SdkMcpClient } from "./mcp-client";

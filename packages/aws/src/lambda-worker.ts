@@ -4,5 +4,9 @@
  * the other functions' bundles do not carry their chunks.
  */
 export type { BedrockOptions } from "./bedrock-llm";
-export { lazyBedrockEmbeddings, lazyLanceIndex, lazyOpenAiEmbeddings } from "./lazy-knowledge";
-export { lazyBedrockLlm, lazyLambdaSandbox, lazyOpenAiLlm } from "./lazy-worker-adapters";
+export {
+  lazyBedrockLlm,
+  lazyLambdaKnowledge,
+  lazyLambdaSandbox,
+  lazyOpenAiLlm,
+} from "./lazy-worker-adapters";

@@ -1,8 +1,9 @@
 /**
  * The adapters only the worker builds, on first use (see `on-first-use.ts`):
- * the OpenAI or Bedrock client for LLM steps and the Lambda client for code steps.
+ * the OpenAI or Bedrock client for LLM steps and the Lambda client for code and
+ * knowledge steps.
  */
-import type { LlmPort, SandboxPort } from "@stackvm/core";
+import type { KnowledgePort, LlmPort, SandboxPort } from "@stackvm/core";
 import type { BedrockOptions } from "./bedrock-llm";
 import { onFirstUse } from "./on-first-use";
 import type { OpenAiLlmOptions } from "./openai-llm";
@@ -28,5 +29,16 @@ export function lazyLambdaSandbox(region: string, functionName: string): Sandbox
   return onFirstUse<SandboxPort>(["run"], async () => {
     const { LambdaSandbox, lambdaClient } = await import("./lambda-sandbox");
     return new LambdaSandbox(lambdaClient(region), functionName);
+  });
+}
+
+/** The knowledge function, invoked through Lambda: loaded by the first search or ingest message. */
+export function lazyLambdaKnowledge(region: string, functionName: string): KnowledgePort {
+  return onFirstUse<KnowledgePort>(["chunks", "graph", "handle"], async () => {
+    const [{ lambdaKnowledge }, { lambdaClient }] = await Promise.all([
+      import("./knowledge-function"),
+      import("./lambda-sandbox"),
+    ]);
+    return lambdaKnowledge(lambdaClient(region), functionName);
   });
 }

@@ -20,17 +20,9 @@ import {
   lazyS3Uploads,
   SqsQueue,
 } from "@stackvm/aws/lambda";
-import {
-  type EmbeddingPort,
-  type KnowledgeIndex,
-  type LlmPort,
-  type Log,
-  type SandboxPort,
-  StackVMError,
-  systemClock,
-} from "@stackvm/core";
+import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig, type ScheduleTarget } from "./config";
-import { createSystem, type System, systemOptions } from "./system";
+import { createSystem, type System, type SystemPorts, systemOptions } from "./system";
 import { toolSecretBox } from "./tool-secrets";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
@@ -71,11 +63,13 @@ export function awsRuntime(
   sandbox: (config: RuntimeConfig) => SandboxPort | null = () => null,
   /** Only the worker calls an LLM: it passes the OpenAI adapter (see worker.ts). */
   llm: (config: RuntimeConfig) => LlmPort = () => unconfiguredLlm,
-  /** Only the worker searches and ingests: it passes LanceDB and the embeddings (see worker.ts). */
-  knowledge?: (config: RuntimeConfig) => {
-    knowledgeIndex: KnowledgeIndex;
-    embeddings: EmbeddingPort;
-  },
+  /**
+   * Knowledge: the knowledge function passes LanceDB and the embeddings
+   * (knowledge-function.ts), the worker the port that invokes that function (worker.ts).
+   */
+  knowledge?: (
+    config: RuntimeConfig,
+  ) => Pick<SystemPorts, "knowledgeIndex" | "embeddings" | "knowledge">,
 ): AwsRuntime {
   const config = loadConfig(env);
   const logger = new Logger({ serviceName: "stackvm" });

@@ -32,6 +32,7 @@ const Env = z.object({
   STACKVM_DLQ_URL: z.string().url().optional(),
   STACKVM_BUCKET: z.string().min(1),
   STACKVM_SANDBOX_FUNCTION: z.string().min(1).optional(),
+  STACKVM_KNOWLEDGE_FUNCTION: z.string().min(1).optional(),
   STACKVM_ADMIN_KEY: z
     .string()
     .min(16, "STACKVM_ADMIN_KEY must be at least 16 characters")
@@ -126,6 +127,8 @@ export interface RuntimeConfig {
   queueUrl: string;
   bucket: string;
   sandboxFunction: string | null;
+  /** The knowledge function the worker invokes for searches and ingest (`STACKVM_KNOWLEDGE_FUNCTION`). */
+  knowledgeFunction: string | null;
   adminKey: string | null;
   publicUrl: string | null;
   maxPlanUpdates: number;
@@ -217,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     queueUrl: e.STACKVM_QUEUE_URL,
     bucket: e.STACKVM_BUCKET,
     sandboxFunction: e.STACKVM_SANDBOX_FUNCTION ?? null,
+    knowledgeFunction: e.STACKVM_KNOWLEDGE_FUNCTION ?? null,
     adminKey: e.STACKVM_ADMIN_KEY ?? null,
     publicUrl: e.STACKVM_PUBLIC_URL ?? null,
     maxPlanUpdates: e.STACKVM_MAX_PLAN_UPDATES,

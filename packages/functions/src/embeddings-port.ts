@@ -3,10 +3,10 @@
  * Bedrock (`EMBEDDING_PROVIDER`, by default `LLM_PROVIDER`, set to `bedrock`),
  * or the same OpenAI-compatible server as the LLM (`OPENAI_API_KEY`,
  * `OPENAI_BASE_URL`). With neither, a port that fails each call saying what to
- * set. Only the worker (and the local stack) import this file, so that the
+ * set. Only the knowledge function (and the local stack) import this file, so that the
  * other functions' bundles do not carry the vendors' clients.
  */
-import { lazyBedrockEmbeddings, lazyOpenAiEmbeddings } from "@stackvm/aws/lambda-worker";
+import { lazyBedrockEmbeddings, lazyOpenAiEmbeddings } from "@stackvm/aws/lambda-knowledge";
 import { type EmbeddingPort, StackVMError } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 import { bedrockOptions } from "./llm-provider";

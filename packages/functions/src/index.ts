@@ -1,6 +1,6 @@
 /**
  * @stackvm/functions: the Lambda entry files (`api.ts`, `worker.ts`, `dlq.ts`,
- * `sweep.ts`, `sandbox.ts`, `scheduler.ts`) and the wiring they share with the
+ * `sweep.ts`, `sandbox.ts`, `scheduler.ts`, `knowledge-function.ts`) and the wiring they share with the
  * local stack.
  */
 export type { RuntimeConfig } from "./config";
@@ -10,7 +10,7 @@ export { createDlqHandler } from "./dlq-handler";
 export { createDoctor, type DoctorPorts } from "./doctor";
 export { embeddingsConfigured, embeddingsPort } from "./embeddings-port";
 export type { Knowledge, KnowledgeOptions } from "./knowledge";
-export { createKnowledge } from "./knowledge";
+export { createKnowledge, inProcessKnowledge, knowledgePortOf } from "./knowledge";
 export { llmPort } from "./llm-port";
 export { type LlmSummary, llmBannerLines, llmSummary } from "./llm-summary";
 export { createScheduleHandler } from "./schedule-handler";

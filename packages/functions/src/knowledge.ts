@@ -5,6 +5,7 @@
  * emulator).
  */
 import {
+  answerKnowledge,
   type Blobs,
   type Clock,
   createEmbedder,
@@ -15,8 +16,10 @@ import {
   IngestService,
   type ItemStore,
   type KnowledgeIndex,
+  type KnowledgePort,
   KnowledgeSearch,
   KnowledgeService,
+  knowledgeClient,
   knowledgeTools,
   type LlmConfig,
   type LlmPort,
@@ -92,3 +95,26 @@ export function createKnowledge(
 }
 
 export type Knowledge = ReturnType<typeof createKnowledge>;
+
+/** The knowledge port served by this process's own services (the knowledge function's, the local stack's). */
+export function knowledgePortOf(knowledge: Pick<Knowledge, "search" | "ingest">): KnowledgePort {
+  return {
+    chunks: (scope, query, topK) => knowledge.search.chunks(scope, query, topK),
+    graph: (scope, query) => knowledge.search.graph(scope, query),
+    handle: (message, lastAttempt) => knowledge.ingest.handle(message, lastAttempt),
+  };
+}
+
+/**
+ * The knowledge port of the local stack: the same protocol as the worker's
+ * Lambda invoke of the knowledge function, each request and answer passed
+ * through JSON, served in process by `serve` (resolved on first call, since the
+ * services are built after the port). A search that would not survive the trip
+ * to the function on AWS fails here too.
+ */
+export function inProcessKnowledge(serve: () => KnowledgePort, log: Log): KnowledgePort {
+  const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+  return knowledgeClient(async (request) =>
+    json(await answerKnowledge(serve(), json(request), log)),
+  );
+}

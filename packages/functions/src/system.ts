@@ -24,6 +24,8 @@ import {
   httpToolSource,
   type ItemStore,
   type KnowledgeIndex,
+  type KnowledgePort,
+  knowledgeTools,
   type Lifecycle,
   type LlmConfig,
   type LlmPort,
@@ -67,7 +69,7 @@ import {
 } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 import type { DlqDeps } from "./dlq-handler";
-import { createKnowledge, type KnowledgeOptions } from "./knowledge";
+import { createKnowledge, type KnowledgeOptions, knowledgePortOf } from "./knowledge";
 import type { SweepHandlerDeps } from "./sweep-handler";
 
 export interface SystemPorts {
@@ -81,10 +83,16 @@ export interface SystemPorts {
   scheduler?: SchedulerPort;
   /** Wakes of waiting branches past the queue's 15-minute delay (one-time schedules); none: the queue's wake hides itself again until due. */
   wakes?: WakePort;
-  /** The knowledge index (LanceDB on S3 or the S3 emulator); only the worker gets one. */
+  /** The knowledge index (LanceDB on S3 or the S3 emulator); only the knowledge function (and the local stack) gets one. */
   knowledgeIndex?: KnowledgeIndex;
-  /** Embeddings for knowledge; only the worker gets them. */
+  /** Embeddings for knowledge; only the knowledge function (and the local stack) gets them. */
   embeddings?: EmbeddingPort;
+  /**
+   * Where searches and ingest messages go: the knowledge function (the worker on
+   * AWS), or the protocol in process (the local stack); none: this process's own
+   * services answer, with `knowledgeIndex` and `embeddings`.
+   */
+  knowledge?: KnowledgePort;
   /** Presigned uploads of large documents straight to S3; none: refused with a reason. */
   uploads?: DocumentUploads;
   /** Seals the secret headers of MCP servers at rest; none: secret headers are refused with a reason. */
@@ -210,7 +218,8 @@ const noMcp: McpClient = {
 
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
   // Every function knows the knowledge tools (the API validates plans that call
-  // them); only the worker is given the index and embeddings that run them.
+  // them); only the knowledge function is given the index and embeddings that
+  // run them, and the worker reaches it through the knowledge port.
   const knowledge = createKnowledge(
     {
       ...ports,
@@ -226,10 +235,11 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       record: (tenant, usage) => quotas.addToMonth(tenant, usage),
     },
   );
-  // Knowledge's tools need its index: built-ins that come with a port.
+  const knowledgePort = ports.knowledge ?? knowledgePortOf(knowledge);
+  // Knowledge's tools need its port: built-ins that come with a port.
   const tools: ReadonlyMap<string, Tool> = new Map([
     ...builtinTools(),
-    ...knowledge.tools.map((tool) => [tool.name, tool] as const),
+    ...knowledgeTools(knowledgePort).map((tool) => [tool.name, tool] as const),
   ]);
   const checkWebhookUrl = webhookUrlCheck(options.outbound);
   const store = new TaskStore(ports.items);
@@ -462,8 +472,10 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
 
   return {
     ports,
-    /** Knowledge bases (API), ingest (worker) and search (the tools). */
+    /** Knowledge bases (API), ingest and search (the knowledge function's own services). */
     knowledge,
+    /** What the worker asks of knowledge: the knowledge function on AWS, these services otherwise. */
+    knowledgePort,
     store,
     namespaces,
     keys,

@@ -11,7 +11,7 @@ import {
   DEFAULT_LLM_UNREACHABLE_MS,
   failRefusedStep,
   IngestMessage,
-  type IngestService,
+  type IngestPort,
   isStoreRefusal,
   recordRetry,
   runStep,
@@ -32,8 +32,11 @@ export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 export function createWorkerHandler(
   deps: StepDeps,
   webhooks: WebhookService,
-  /** Knowledge messages (`kind: "ingest"`) share the queue too; none: they are dropped with a log line. */
-  ingest?: IngestService | null,
+  /**
+   * Knowledge messages (`kind: "ingest"`) share the queue too: the knowledge port
+   * handles them (the knowledge function on AWS); none: they are dropped with a log line.
+   */
+  ingest?: IngestPort | null,
   /** The queue's maxReceiveCount: on that delivery a failing ingest records its error instead of retrying. */
   lastReceive = 5,
 ): WorkerHandler {

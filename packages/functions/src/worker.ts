@@ -3,32 +3,37 @@
  * responses return only failed records to the queue.
  */
 import { Metrics } from "@aws-lambda-powertools/metrics";
-import { lazyLambdaSandbox, lazyLanceIndex } from "@stackvm/aws/lambda-worker";
+import { lazyLambdaKnowledge, lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
 import { awsRuntime } from "./aws-system";
-import { embeddingsPort } from "./embeddings-port";
+import { ConfigError } from "./config";
 import { llmPort } from "./llm-port";
 import { stepMetrics } from "./step-metrics";
 import { createWorkerHandler } from "./worker-handler";
 
-// The worker is the only function that invokes the sandbox and the LLM; both
-// clients load on first use (a step that calls neither does not pay for them).
+// The worker is the only function that invokes the sandbox, the knowledge
+// function and the LLM; each client loads on first use (a step that calls none
+// of them does not pay for it). LanceDB and the PDF reader are in the
+// knowledge function, not here.
 const runtime = awsRuntime(
   process.env,
   (config) =>
     config.sandboxFunction ? lazyLambdaSandbox(config.region, config.sandboxFunction) : null,
   (config) => llmPort(config),
-  // LanceDB on S3 (its native module installed beside the bundle) and the embeddings: on first use.
-  (config) => ({
-    knowledgeIndex: lazyLanceIndex({ root: config.knowledge.indexUri }),
-    embeddings: embeddingsPort(config),
-  }),
+  (config) => {
+    if (config.knowledgeFunction === null) {
+      throw new ConfigError(
+        "STACKVM_KNOWLEDGE_FUNCTION is not set: the worker reaches knowledge through the knowledge function (infra/knowledge.ts sets it)",
+      );
+    }
+    return { knowledge: lazyLambdaKnowledge(config.region, config.knowledgeFunction) };
+  },
 );
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
 const handle = createWorkerHandler(
   { ...runtime.system.step, onCommit: stepMetrics(metrics) },
   runtime.system.webhooks,
-  runtime.system.knowledge?.ingest,
+  runtime.system.knowledgePort,
 );
 
 export const handler: typeof handle = async (event, context) => {

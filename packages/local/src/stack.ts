@@ -40,6 +40,8 @@ import {
   createWorkerHandler,
   embeddingsConfigured,
   embeddingsPort,
+  inProcessKnowledge,
+  knowledgePortOf,
   type LlmSummary,
   llmPort,
   llmSummary,
@@ -215,6 +217,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ),
       }),
       embeddings: embeddingsPort(config),
+      // The worker reaches them as on AWS, through the knowledge protocol (each
+      // request and answer through JSON), served in this process as the local
+      // stand-in for the knowledge function.
+      knowledge: inProcessKnowledge(() => knowledgePortOf(system.knowledge), log),
       uploads: new S3Uploads(clients.s3, config.bucket),
       mcp: new SdkMcpClient(),
       secrets: new AesSecretBox(localSecretKey(options.dataDir)),
@@ -275,7 +281,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     handler: createWorkerHandler(
       system.step,
       system.webhooks,
-      system.knowledge?.ingest,
+      system.knowledgePort,
       options.maxReceiveCount ?? 5,
     ),
     concurrency: options.concurrency ?? 4,

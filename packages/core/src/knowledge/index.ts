@@ -28,6 +28,7 @@ export {
   type IngestOutcome,
   IngestService,
 } from "./ingest";
+export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
 export {
   KnowledgeService,
   type KnowledgeServiceDeps,
@@ -49,6 +50,14 @@ export {
   normalizeEntityName,
 } from "./model";
 export { DEFAULT_PDF_LIMITS, type PdfLimits } from "./pdf-text";
+export {
+  answerKnowledge,
+  KNOWLEDGE_PROTOCOL_VERSION,
+  KnowledgeReply,
+  KnowledgeRequest,
+  KnowledgeScope,
+  knowledgeClient,
+} from "./protocol";
 export {
   type GraphAnswer,
   KnowledgeSearch,

@@ -1,9 +1,9 @@
 /**
- * The knowledge tools, built over a `KnowledgeSearch` (they need the index and
- * the embedder, so `createSystem` builds them and hands them to the registry
+ * The knowledge tools, built over the knowledge search port: `KnowledgeSearch`
+ * in process, or the knowledge function on AWS (`createSystem` builds them and hands them to the registry
  * with the other built-ins).
  */
-import type { KnowledgeSearch } from "../../knowledge/search";
+import type { KnowledgeSearchPort } from "../../knowledge/knowledge-port";
 import type { Tool } from "../tool";
 import { retrieveKnowledgeGraphTool } from "./retrieve-knowledge-graph";
 import { vectorSearchTool } from "./vector-search";
@@ -12,6 +12,6 @@ import { vectorSearchTool } from "./vector-search";
  * @example
  * const tools = [...builtinTools().values(), ...knowledgeTools(new KnowledgeSearch(deps))];
  */
-export function knowledgeTools(search: KnowledgeSearch): Tool[] {
+export function knowledgeTools(search: KnowledgeSearchPort): Tool[] {
   return [vectorSearchTool(search), retrieveKnowledgeGraphTool(search)];
 }

@@ -4,7 +4,7 @@
  * original StackVM's parameter is `query`; `knowledge_base` is optional.
  */
 import * as z from "zod";
-import type { KnowledgeSearch } from "../../knowledge/search";
+import type { KnowledgeSearchPort } from "../../knowledge/knowledge-port";
 import type { Tool, ToolContext, ToolResult } from "../tool";
 import { KnowledgeBaseField, QueryField, searchResult, searchScope } from "./search-input";
 
@@ -18,7 +18,7 @@ export type RetrieveKnowledgeGraphInput = z.infer<typeof RetrieveKnowledgeGraphI
 
 /** The `retrieve_knowledge_graph` tool over a knowledge search. */
 export function retrieveKnowledgeGraphTool(
-  search: KnowledgeSearch,
+  search: KnowledgeSearchPort,
 ): Tool<RetrieveKnowledgeGraphInput> {
   return {
     name: "retrieve_knowledge_graph",

@@ -4,7 +4,7 @@
  * optional `knowledge_base`. Each chunk carries a stable `chunk_id` to cite.
  */
 import * as z from "zod";
-import type { KnowledgeSearch } from "../../knowledge/search";
+import type { KnowledgeSearchPort } from "../../knowledge/knowledge-port";
 import type { Tool, ToolContext, ToolResult } from "../tool";
 import { KnowledgeBaseField, QueryField, searchResult, searchScope } from "./search-input";
 
@@ -24,7 +24,7 @@ export const VectorSearchInput = z
 export type VectorSearchInput = z.infer<typeof VectorSearchInput>;
 
 /** The `vector_search` tool over a knowledge search. */
-export function vectorSearchTool(search: KnowledgeSearch): Tool<VectorSearchInput> {
+export function vectorSearchTool(search: KnowledgeSearchPort): Tool<VectorSearchInput> {
   return {
     name: "vector_search",
     description:

@@ -1,0 +1,115 @@
+/**
+ * What the step worker loads to run a step: the worker's wiring, bundled as
+ * SST bundles the worker (scripts/worker-step-probe.ts), imported in a fresh
+ * process that records every module file it loads (`module.registerHooks`),
+ * then a task's first step run through the worker's handler. The chunks loaded
+ * are mapped back to their sources with esbuild's metafile: nothing of
+ * LanceDB, unpdf, the MCP SDK or Bedrock's client may be among them; they load
+ * when a step needs them (knowledge is in another function altogether).
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { beforeAll, describe, expect, it } from "vitest";
+import { knowledgeInstalls } from "../../infra/knowledge-installs";
+import { esmBanner } from "../../infra/sandbox-scripts";
+import { packagesDir } from "../../scripts/function-packages";
+import { projectRoot } from "./sst-harness";
+
+/** Sources per output file, and the files the fresh process loaded. */
+let inputsOf: Map<string, string[]>;
+let loaded: string[];
+
+beforeAll(async () => {
+  const dir = join(packagesDir, "test-worker-modules");
+  const result = await build({
+    entryPoints: [join(projectRoot, "scripts/worker-step-probe.ts")],
+    bundle: true,
+    minify: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    mainFields: ["module", "main"],
+    banner: { js: esmBanner },
+    external: ["sharp", "pg-native", ...knowledgeInstalls],
+    outdir: dir,
+    entryNames: "index",
+    chunkNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".mjs" },
+    metafile: true,
+    logLevel: "silent",
+  });
+  inputsOf = new Map(
+    Object.entries(result.metafile.outputs).map(([file, output]) => [
+      join(projectRoot, file),
+      Object.keys(output.inputs),
+    ]),
+  );
+  const script = [
+    'import { registerHooks } from "node:module";',
+    "const seen = new Set();",
+    "registerHooks({ load(url, context, next) { seen.add(url); return next(url, context); } });",
+    `const probe = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)});`,
+    "await probe.firstStep();",
+    "process.stdout.write(JSON.stringify([...seen]));",
+  ].join("\n");
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? "",
+      AWS_REGION: "us-east-1",
+      STACKVM_TABLE: "t",
+      STACKVM_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/123456789012/steps.fifo",
+      STACKVM_BUCKET: "b",
+    },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (child.status !== 0) throw new Error(`the probe failed: ${child.stderr}`);
+  loaded = (JSON.parse(child.stdout) as string[])
+    .filter((url) => url.startsWith("file:"))
+    .map((url) => new URL(url).pathname);
+}, 120_000);
+
+/** The sources of every file loaded, chunks mapped back through the metafile. */
+const loadedSources = () => loaded.flatMap((file) => inputsOf.get(file) ?? [file]);
+/** The sources of the whole bundle, loaded or not. */
+const bundledSources = () => [...inputsOf.values()].flat();
+
+describe("the worker running a step", () => {
+  it("loads the step's own code and the clients every step uses (the listing sees modules)", () => {
+    const sources = loadedSources();
+    expect(sources).toContainEqual(expect.stringContaining("packages/core/src/vm/step.ts"));
+    expect(sources).toContainEqual(
+      expect.stringContaining("packages/functions/src/worker-handler.ts"),
+    );
+    expect(sources.some((s) => s.includes("node_modules/@aws-sdk/client-dynamodb/"))).toBe(true);
+  });
+
+  it.each([
+    ["LanceDB", /@lancedb\/|packages\/aws\/src\/lance-index\.ts/],
+    ["unpdf (the PDF reader)", /node_modules\/unpdf\//],
+    ["the MCP SDK", /node_modules\/@modelcontextprotocol\/sdk\//],
+    ["Bedrock's client", /node_modules\/@aws-sdk\/client-bedrock-runtime\//],
+    ["the OpenAI client", /node_modules\/openai\//],
+    ["the Lambda client", /node_modules\/@aws-sdk\/client-lambda\//],
+  ])("does not load %s until a step needs it", (_, pattern) => {
+    expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
+  });
+
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients in chunks, for the steps that need them", () => {
+    for (const pattern of [
+      /node_modules\/@modelcontextprotocol\/sdk\//,
+      /node_modules\/@aws-sdk\/client-bedrock-runtime\//,
+      /node_modules\/openai\//,
+      /node_modules\/@aws-sdk\/client-lambda\//,
+    ]) {
+      expect(
+        bundledSources().some((s) => pattern.test(s)),
+        String(pattern),
+      ).toBe(true);
+    }
+  });
+});
