@@ -102,6 +102,8 @@ export function signatureProblem(
 
   const names = signedHeaders.split(";").filter(Boolean);
   if (!names.includes("host")) return "the signature does not cover the host header";
+  const unsigned = unsignedAmzHeader(request.headers, names);
+  if (unsigned !== undefined) return `the header ${unsigned} is not signed`;
   const canonicalHeaders = names
     .map((name) => `${name}:${(header(request.headers, name) ?? "").trim().replace(/\s+/g, " ")}`)
     .join("\n");
@@ -129,6 +131,19 @@ export function signatureProblem(
     return "the signature does not match (signed with another secret, or the request was changed)";
   }
   return null;
+}
+
+/**
+ * The first `x-amz-*` header the signature does not cover, as S3 refuses it
+ * (`HeadersNotSigned`). A presigned URL signs the host (and the content type)
+ * only, and its holder may add any header: `x-amz-copy-source` on a presigned
+ * PUT would turn an upload into a copy of any object of the bucket, another
+ * tenant's included. The SDK clients sign every `x-amz-*` header they send.
+ */
+function unsignedAmzHeader(headers: IncomingHttpHeaders, signed: string[]): string | undefined {
+  return Object.keys(headers).find(
+    (name) => name.toLowerCase().startsWith("x-amz-") && !signed.includes(name.toLowerCase()),
+  );
 }
 
 /** The query's parameters, decoded, in wire order (a key may repeat). */
