@@ -32,6 +32,17 @@ describe("forbiddenAddressReason", () => {
     ["2002:7f00:1::", "6to4"],
     ["64:ff9b::a9fe:a9fe", "rfc6052"],
     ["not-an-ip", "not an IP address"],
+    // IPv4-compatible IPv6 (deprecated ::/96) and other space outside 2000::/3,
+    // which ipaddr.js calls plain unicast: a host with a SIT tunnel routes ::7f00:1.
+    ["::7f00:1", "outside the global unicast"],
+    ["::a9fe:a9fe", "outside the global unicast"],
+    ["::2", "outside the global unicast"],
+    ["4000::1", "outside the global unicast"],
+    ["64:ff9b::7f00:1", "rfc6052"],
+    ["2001::1", "teredo"],
+    ["192.0.0.8", "reserved"],
+    ["198.18.0.1", "reserved"],
+    ["240.0.0.1", "reserved"],
   ])("refuses %s (%s)", (address, why) => {
     expect(forbiddenAddressReason(address)).toContain(why);
   });
