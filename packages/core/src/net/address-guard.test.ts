@@ -64,13 +64,19 @@ describe("forbiddenAddressReason", () => {
     expect(forbiddenAddressReason("192.168.1.1", policy)).toContain("private");
   });
 
-  it.each(["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254", "100.100.100.200"])(
-    "refuses the metadata address %s even inside an opened range",
-    (address) => {
-      const policy = { openRanges: parseOpenRanges("fc00::/7, 100.64.0.0/10") };
-      expect(forbiddenAddressReason(address, policy)).toMatch(/metadata|link-local/);
-    },
-  );
+  it.each([
+    "169.254.169.254",
+    "::ffff:169.254.169.254",
+    "fd00:ec2::254",
+    "100.100.100.200",
+    // The rest of AWS's fd00:ec2::/32: the EKS Pod Identity agent (credentials), DNS, NTP.
+    "fd00:ec2::23",
+    "fd00:ec2::253",
+    "fd00:ec2::123",
+  ])("refuses the metadata address %s even inside an opened range", (address) => {
+    const policy = { openRanges: parseOpenRanges("fc00::/7, 100.64.0.0/10") };
+    expect(forbiddenAddressReason(address, policy)).toMatch(/metadata|link-local/);
+  });
 
   it.each(["127.0.0.1", "127.0.0.9", "::1", "0.0.0.0", "::", "::ffff:127.0.0.1"])(
     "refuses the stack's own port on %s whatever is opened",

@@ -19,7 +19,7 @@ import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 import { StepError } from "../errors";
-import { isOpened, METADATA_ADDRESSES, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
+import { isMetadataAddress, isOpened, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
 
 /** What the operator opened, and the stack's own ports (see `OutboundPolicy`). */
 export interface AddressPolicy {
@@ -59,7 +59,7 @@ export function forbiddenAddressReason(
   // process() turns IPv4-mapped IPv6 (::ffff:7f00:1) into the IPv4 it carries.
   const ip = ipaddr.process(address);
   const range = ip.range();
-  if (METADATA_ADDRESSES.includes(ip.toString())) return "a cloud metadata address";
+  if (isMetadataAddress(ip)) return "a cloud metadata address";
   if (port !== undefined && policy.ownPorts?.has(port) && isThisMachine(ip)) {
     return `one of this stack's own listeners (port ${port} on this machine)`;
   }

@@ -56,6 +56,26 @@ export const METADATA_ADDRESSES = [
 ].map((a) => ipaddr.parse(a).toString());
 
 /**
+ * AWS's whole IPv6 range for the services of the Nitro host (`fd00:ec2::/32`:
+ * IMDS at `::254`, DNS at `::253`, NTP at `::123`, the EKS Pod Identity agent,
+ * which hands out credentials, at `::23`). It sits in the unique local range an
+ * operator may open, so it is refused by range, not address by address.
+ */
+const AWS_HOST_SERVICES = ipaddr.parseCIDR("fd00:ec2::/32");
+
+/**
+ * True for a cloud metadata or host-agent address (`METADATA_ADDRESSES`, AWS's
+ * `fd00:ec2::/32`), given processed (IPv4-mapped taken as the IPv4 it carries).
+ *
+ * @example
+ * isMetadataAddress(ipaddr.parse("fd00:ec2::23")) // true
+ */
+export function isMetadataAddress(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (METADATA_ADDRESSES.includes(ip.toString())) return true;
+  return ip.kind() === "ipv6" && ip.match(AWS_HOST_SERVICES as never);
+}
+
+/**
  * Parses the operator's setting: IP addresses or CIDR ranges separated by
  * commas or spaces (`127.0.0.1, ::1, 10.0.0.0/8`). `ValidationError` names the
  * entry that is wrong and what to write instead.
