@@ -101,12 +101,22 @@ describe("forbiddenAddressReason", () => {
 });
 
 describe("parseOpenRanges", () => {
-  it.each(["0.0.0.0/0", "169.254.0.0/16", "8.8.8.8", "fe80::/10", "not-a-range", "10.0.0.0/99"])(
-    "refuses %s with the reason",
-    (entry) => {
-      expect(() => parseOpenRanges(entry)).toThrow(/STACKVM_OPEN_PRIVATE_RANGES: '/);
-    },
-  );
+  it.each([
+    "0.0.0.0/0",
+    "169.254.0.0/16",
+    "8.8.8.8",
+    "fe80::/10",
+    "not-a-range",
+    "10.0.0.0/99",
+    // A loopback or private base address with a prefix wider than its range:
+    // 127.0.0.1/1 would open 10/8 and CGNAT, ::1/0 every unique local address.
+    "127.0.0.1/1",
+    "10.0.0.0/7",
+    "::1/0",
+    "fc00::/1",
+  ])("refuses %s with the reason", (entry) => {
+    expect(() => parseOpenRanges(entry)).toThrow(/STACKVM_OPEN_PRIVATE_RANGES: '/);
+  });
 
   it("reads addresses and ranges separated by commas or spaces", () => {
     expect(parseOpenRanges(" 127.0.0.1, ::1 10.0.0.0/8 ")).toHaveLength(3);

@@ -101,14 +101,32 @@ export function parseOpenRanges(text: string | undefined): OpenRange[] {
     }
     // A range that is not loopback or private (0.0.0.0/0, 169.254.0.0/16) would
     // open nothing, or what must never open: say so rather than start.
-    if (!OPENABLE_RANGES.has(range[0].range())) {
+    // Both ends, not only the address written: 127.0.0.1/1 starts at 0.0.0.0 and
+    // would open 10/8 and CGNAT with loopback; ::1/0 every unique local address.
+    const [first, last] = rangeEnds(range);
+    if (
+      !OPENABLE_RANGES.has(range[0].range()) ||
+      first.range() !== range[0].range() ||
+      last.range() !== range[0].range()
+    ) {
       throw new ValidationError(
         "bad_open_range",
-        `STACKVM_OPEN_PRIVATE_RANGES: '${entry}' is ${range[0].range()}, not a loopback, private or carrier-grade NAT range; only those can be opened (link-local and metadata addresses never can)`,
+        `STACKVM_OPEN_PRIVATE_RANGES: '${entry}' is not inside one loopback, private or carrier-grade NAT range (it starts at ${first.toString()}, which is ${first.range()}, and ends at ${last.toString()}, which is ${last.range()}); only those can be opened (link-local and metadata addresses never can): narrow the prefix, like 10.0.0.0/8 or 127.0.0.0/8`,
       );
     }
     return range;
   });
+}
+
+/** The first and last address of a range. */
+function rangeEnds([base, bits]: OpenRange): [
+  ipaddr.IPv4 | ipaddr.IPv6,
+  ipaddr.IPv4 | ipaddr.IPv6,
+] {
+  const cidr = `${base.toString()}/${bits}`;
+  return base.kind() === "ipv4"
+    ? [ipaddr.IPv4.networkAddressFromCIDR(cidr), ipaddr.IPv4.broadcastAddressFromCIDR(cidr)]
+    : [ipaddr.IPv6.networkAddressFromCIDR(cidr), ipaddr.IPv6.broadcastAddressFromCIDR(cidr)];
 }
 
 /** True when the operator opened a range that contains the (processed) address. */
