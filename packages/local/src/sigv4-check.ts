@@ -39,7 +39,12 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
  * or a presigned URL): then the body need not be read to check the signature.
  */
 export function declaresPayloadHash(url: string, headers: IncomingHttpHeaders): boolean {
-  return headers["x-amz-content-sha256"] !== undefined || query(url).has("X-Amz-Signature");
+  if (query(url).has("X-Amz-Signature")) return true;
+  if (headers["x-amz-content-sha256"] === undefined) return false;
+  // Only S3's bodies (large, streamed) pass on unread. DynamoDB's and SQS's
+  // clients declare the hash too, but their bodies are small: they are read and
+  // checked against it, so a signed request cannot carry another body.
+  return /\/s3\/aws4_request/.test(String(headers.authorization ?? ""));
 }
 
 /**
@@ -107,6 +112,12 @@ export function signatureProblem(
   const canonicalHeaders = names
     .map((name) => `${name}:${(header(request.headers, name) ?? "").trim().replace(/\s+/g, " ")}`)
     .join("\n");
+  const declared = header(request.headers, "x-amz-content-sha256");
+  if (!presigned && request.body !== undefined && declared !== undefined) {
+    if (declared !== sha256Hex(request.body)) {
+      return "the body does not match the hash the signature covers (x-amz-content-sha256)";
+    }
+  }
   const payloadHash = presigned
     ? (params.get("X-Amz-Content-Sha256")?.[0] ??
       header(request.headers, "x-amz-content-sha256") ??
