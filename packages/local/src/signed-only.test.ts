@@ -2,6 +2,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { ListQueuesCommand } from "@aws-sdk/client-sqs";
 import { createAwsClients, S3Uploads } from "@stackvm/aws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +86,32 @@ describe("the emulators behind requireSignature", () => {
     const signature = new URL(url).searchParams.get("X-Amz-Signature")!;
     const flipped = signature.replace(/.$/, (c) => (c === "0" ? "1" : "0"));
     expect((await put(url.replace(signature, flipped))).status).toBe(403);
+  });
+
+  it("refuses a presigned upload that carries an unsigned x-amz-* header (CopyObject from another tenant's key)", async () => {
+    // Another tenant's object in the same bucket, by a key the attacker learned.
+    await clients.s3.send(
+      new PutObjectCommand({ Bucket: names.bucket, Key: "t/b/secret.txt", Body: "b's secret" }),
+    );
+    const url = await new S3Uploads(clients.s3, names.bucket).presignPut(
+      "t/a/mine.txt",
+      "text/plain",
+      60,
+    );
+    // The presigned PUT signs the host and the content type only: the copy source is the
+    // attacker's own addition, and would turn the upload into a copy of b's object.
+    const copy = await fetch(url, {
+      method: "PUT",
+      headers: {
+        "content-type": "text/plain",
+        "x-amz-copy-source": `/${names.bucket}/t/b/secret.txt`,
+      },
+    });
+    expect(copy.status).toBe(403);
+    expect(await copy.text()).toMatch(/x-amz-copy-source.*not signed/);
+    await expect(
+      clients.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: "t/a/mine.txt" })),
+    ).rejects.toThrow();
   });
 });
 

@@ -5,10 +5,11 @@
  * read or change any tenant's records.
  *
  * The server's own request handlers are taken off and called after the check.
- * When the payload hash is declared (S3 sends `x-amz-content-sha256`, presigned
- * URLs sign `UNSIGNED-PAYLOAD`), the request passes on as it came, streamed.
- * Otherwise (DynamoDB's and SQS's JSON bodies, small) the body is read to hash
- * it, then handed to the emulator in a fresh `IncomingMessage` that replays it.
+ * S3's requests (signed for S3 with `x-amz-content-sha256`, or presigned with
+ * `UNSIGNED-PAYLOAD`) pass on as they came, streamed. Every other body
+ * (DynamoDB's and SQS's JSON, small; their clients declare its hash too) is read
+ * and checked against the signed hash, then handed to the emulator in a fresh
+ * `IncomingMessage` that replays it.
  */
 import { IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { declaresPayloadHash, type EmulatorCredentials, signatureProblem } from "./sigv4-check";

@@ -39,7 +39,12 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
  * or a presigned URL): then the body need not be read to check the signature.
  */
 export function declaresPayloadHash(url: string, headers: IncomingHttpHeaders): boolean {
-  return headers["x-amz-content-sha256"] !== undefined || query(url).has("X-Amz-Signature");
+  if (query(url).has("X-Amz-Signature")) return true;
+  if (headers["x-amz-content-sha256"] === undefined) return false;
+  // Only S3's bodies (large, streamed) pass on unread. DynamoDB's and SQS's
+  // clients declare the hash too, but their bodies are small: they are read and
+  // checked against it, so a signed request cannot carry another body.
+  return /\/s3\/aws4_request/.test(String(headers.authorization ?? ""));
 }
 
 /**
@@ -102,9 +107,17 @@ export function signatureProblem(
 
   const names = signedHeaders.split(";").filter(Boolean);
   if (!names.includes("host")) return "the signature does not cover the host header";
+  const unsigned = unsignedAmzHeader(request.headers, names);
+  if (unsigned !== undefined) return `the header ${unsigned} is not signed`;
   const canonicalHeaders = names
     .map((name) => `${name}:${(header(request.headers, name) ?? "").trim().replace(/\s+/g, " ")}`)
     .join("\n");
+  const declared = header(request.headers, "x-amz-content-sha256");
+  if (!presigned && request.body !== undefined && declared !== undefined) {
+    if (declared !== sha256Hex(request.body)) {
+      return "the body does not match the hash the signature covers (x-amz-content-sha256)";
+    }
+  }
   const payloadHash = presigned
     ? (params.get("X-Amz-Content-Sha256")?.[0] ??
       header(request.headers, "x-amz-content-sha256") ??
@@ -129,6 +142,19 @@ export function signatureProblem(
     return "the signature does not match (signed with another secret, or the request was changed)";
   }
   return null;
+}
+
+/**
+ * The first `x-amz-*` header the signature does not cover, as S3 refuses it
+ * (`HeadersNotSigned`). A presigned URL signs the host (and the content type)
+ * only, and its holder may add any header: `x-amz-copy-source` on a presigned
+ * PUT would turn an upload into a copy of any object of the bucket, another
+ * tenant's included. The SDK clients sign every `x-amz-*` header they send.
+ */
+function unsignedAmzHeader(headers: IncomingHttpHeaders, signed: string[]): string | undefined {
+  return Object.keys(headers).find(
+    (name) => name.toLowerCase().startsWith("x-amz-") && !signed.includes(name.toLowerCase()),
+  );
 }
 
 /** The query's parameters, decoded, in wire order (a key may repeat). */

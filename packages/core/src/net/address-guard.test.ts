@@ -32,6 +32,17 @@ describe("forbiddenAddressReason", () => {
     ["2002:7f00:1::", "6to4"],
     ["64:ff9b::a9fe:a9fe", "rfc6052"],
     ["not-an-ip", "not an IP address"],
+    // IPv4-compatible IPv6 (deprecated ::/96) and other space outside 2000::/3,
+    // which ipaddr.js calls plain unicast: a host with a SIT tunnel routes ::7f00:1.
+    ["::7f00:1", "outside the global unicast"],
+    ["::a9fe:a9fe", "outside the global unicast"],
+    ["::2", "outside the global unicast"],
+    ["4000::1", "outside the global unicast"],
+    ["64:ff9b::7f00:1", "rfc6052"],
+    ["2001::1", "teredo"],
+    ["192.0.0.8", "reserved"],
+    ["198.18.0.1", "reserved"],
+    ["240.0.0.1", "reserved"],
   ])("refuses %s (%s)", (address, why) => {
     expect(forbiddenAddressReason(address)).toContain(why);
   });
@@ -53,13 +64,19 @@ describe("forbiddenAddressReason", () => {
     expect(forbiddenAddressReason("192.168.1.1", policy)).toContain("private");
   });
 
-  it.each(["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254", "100.100.100.200"])(
-    "refuses the metadata address %s even inside an opened range",
-    (address) => {
-      const policy = { openRanges: parseOpenRanges("fc00::/7, 100.64.0.0/10") };
-      expect(forbiddenAddressReason(address, policy)).toMatch(/metadata|link-local/);
-    },
-  );
+  it.each([
+    "169.254.169.254",
+    "::ffff:169.254.169.254",
+    "fd00:ec2::254",
+    "100.100.100.200",
+    // The rest of AWS's fd00:ec2::/32: the EKS Pod Identity agent (credentials), DNS, NTP.
+    "fd00:ec2::23",
+    "fd00:ec2::253",
+    "fd00:ec2::123",
+  ])("refuses the metadata address %s even inside an opened range", (address) => {
+    const policy = { openRanges: parseOpenRanges("fc00::/7, 100.64.0.0/10") };
+    expect(forbiddenAddressReason(address, policy)).toMatch(/metadata|link-local/);
+  });
 
   it.each(["127.0.0.1", "127.0.0.9", "::1", "0.0.0.0", "::", "::ffff:127.0.0.1"])(
     "refuses the stack's own port on %s whatever is opened",
@@ -84,12 +101,22 @@ describe("forbiddenAddressReason", () => {
 });
 
 describe("parseOpenRanges", () => {
-  it.each(["0.0.0.0/0", "169.254.0.0/16", "8.8.8.8", "fe80::/10", "not-a-range", "10.0.0.0/99"])(
-    "refuses %s with the reason",
-    (entry) => {
-      expect(() => parseOpenRanges(entry)).toThrow(/STACKVM_OPEN_PRIVATE_RANGES: '/);
-    },
-  );
+  it.each([
+    "0.0.0.0/0",
+    "169.254.0.0/16",
+    "8.8.8.8",
+    "fe80::/10",
+    "not-a-range",
+    "10.0.0.0/99",
+    // A loopback or private base address with a prefix wider than its range:
+    // 127.0.0.1/1 would open 10/8 and CGNAT, ::1/0 every unique local address.
+    "127.0.0.1/1",
+    "10.0.0.0/7",
+    "::1/0",
+    "fc00::/1",
+  ])("refuses %s with the reason", (entry) => {
+    expect(() => parseOpenRanges(entry)).toThrow(/STACKVM_OPEN_PRIVATE_RANGES: '/);
+  });
 
   it("reads addresses and ranges separated by commas or spaces", () => {
     expect(parseOpenRanges(" 127.0.0.1, ::1 10.0.0.0/8 ")).toHaveLength(3);

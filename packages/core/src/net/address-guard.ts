@@ -19,7 +19,7 @@ import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 import { StepError } from "../errors";
-import { isOpened, METADATA_ADDRESSES, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
+import { isMetadataAddress, isOpened, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
 
 /** What the operator opened, and the stack's own ports (see `OutboundPolicy`). */
 export interface AddressPolicy {
@@ -59,13 +59,33 @@ export function forbiddenAddressReason(
   // process() turns IPv4-mapped IPv6 (::ffff:7f00:1) into the IPv4 it carries.
   const ip = ipaddr.process(address);
   const range = ip.range();
-  if (METADATA_ADDRESSES.includes(ip.toString())) return "a cloud metadata address";
+  if (isMetadataAddress(ip)) return "a cloud metadata address";
   if (port !== undefined && policy.ownPorts?.has(port) && isThisMachine(ip)) {
     return `one of this stack's own listeners (port ${port} on this machine)`;
   }
-  if (range === "unicast") return null;
+  if (isPublicUnicast(ip)) return null;
   if (OPENABLE_RANGES.has(range) && isOpened(ip, policy.openRanges ?? [])) return null;
+  if (range === "unicast") return GLOBAL_UNICAST_ONLY;
   return RANGE_NAMES[range] ?? `in the special-purpose range '${range}'`;
+}
+
+/** The only IPv6 space handed out for the public internet (RFC 4291, IANA). */
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+const GLOBAL_UNICAST_ONLY =
+  "an IPv6 address outside the global unicast range 2000::/3 (IPv4-compatible ::a.b.c.d and unassigned space)";
+
+/**
+ * True for an address of the public internet: unicast for ipaddr.js and, for
+ * IPv6, inside 2000::/3. ipaddr.js calls every IPv6 address outside its table of
+ * special ranges unicast, the deprecated IPv4-compatible `::127.0.0.1`
+ * (`::7f00:1`, which a host with a SIT tunnel routes to IPv4) included.
+ *
+ * @example
+ * isPublicUnicast(ipaddr.parse("::7f00:1")) // false
+ */
+export function isPublicUnicast(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (ip.range() !== "unicast") return false;
+  return ip.kind() === "ipv4" || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST as never);
 }
 
 /** Loopback, 0.0.0.0/:: (which reach this machine on Linux), or an address of one of its interfaces. */

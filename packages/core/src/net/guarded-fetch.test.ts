@@ -94,6 +94,37 @@ describe("guardedFetch", () => {
     expect(first.requests).toHaveLength(0);
   });
 
+  it.each([
+    [
+      "userinfo naming an allowed host",
+      (port: number) => `http://example.com@127.0.0.1:${port}/echo`,
+    ],
+    ["percent-encoded host", (port: number) => `http://%31%32%37.0.0.1:${port}/echo`],
+    ["short form", (port: number) => `http://127.1:${port}/echo`],
+    ["hex form", (port: number) => `http://0x7f000001:${port}/echo`],
+    ["trailing dot", (port: number) => `http://127.0.0.1.:${port}/echo`],
+    ["IPv4-mapped IPv6", (port: number) => `http://[::ffff:127.0.0.1]:${port}/echo`],
+    ["IPv4-compatible IPv6", (port: number) => `http://[::127.0.0.1]:${port}/echo`],
+    ["NAT64", (port: number) => `http://[64:ff9b::127.0.0.1]:${port}/echo`],
+  ])("refuses loopback by a spelling trick (%s) before any byte is sent", async (_, url) => {
+    const allowedHosts = ["example.com", "127.0.0.1", "::ffff:127.0.0.1", "::7f00:1"];
+    await expect(guardedFetch({ url: url(first.port) }, { allowedHosts })).rejects.toMatchObject({
+      code: "address_forbidden",
+    });
+    expect(first.requests).toHaveLength(0);
+  });
+
+  it("refuses a name that resolves to loopback in either family, when both are handed over", async () => {
+    const resolve = async () => [
+      { address: "::1", family: 6 },
+      { address: "127.0.0.1", family: 4 },
+    ];
+    await expect(
+      guardedFetch({ url: `http://twofaced.example:${first.port}/echo` }, { resolve }),
+    ).rejects.toMatchObject({ code: "address_forbidden" });
+    expect(first.requests).toHaveLength(0);
+  });
+
   it("never allows loopback by default", async () => {
     await expect(guardedFetch({ url: `${first.origin}/echo` })).rejects.toMatchObject({
       code: "address_forbidden",

@@ -7,7 +7,7 @@
  */
 
 import ipaddr from "ipaddr.js";
-import { forbiddenAddressReason } from "./address-guard";
+import { forbiddenAddressReason, isPublicUnicast } from "./address-guard";
 import { isLoopbackHost, normalizeHost } from "./host-allow-list";
 import type { OutboundPolicy } from "./outbound-policy";
 
@@ -25,7 +25,7 @@ export function privateTarget(url: URL): string | null {
   const host = normalizeHost(url.hostname);
   if (isLoopbackHost(host) && !ipaddr.isValid(host)) return "127.0.0.1";
   if (!ipaddr.isValid(host)) return null;
-  return ipaddr.process(host).range() === "unicast" ? null : host;
+  return isPublicUnicast(ipaddr.process(host)) ? null : host;
 }
 
 /**

@@ -56,6 +56,26 @@ export const METADATA_ADDRESSES = [
 ].map((a) => ipaddr.parse(a).toString());
 
 /**
+ * AWS's whole IPv6 range for the services of the Nitro host (`fd00:ec2::/32`:
+ * IMDS at `::254`, DNS at `::253`, NTP at `::123`, the EKS Pod Identity agent,
+ * which hands out credentials, at `::23`). It sits in the unique local range an
+ * operator may open, so it is refused by range, not address by address.
+ */
+const AWS_HOST_SERVICES = ipaddr.parseCIDR("fd00:ec2::/32");
+
+/**
+ * True for a cloud metadata or host-agent address (`METADATA_ADDRESSES`, AWS's
+ * `fd00:ec2::/32`), given processed (IPv4-mapped taken as the IPv4 it carries).
+ *
+ * @example
+ * isMetadataAddress(ipaddr.parse("fd00:ec2::23")) // true
+ */
+export function isMetadataAddress(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (METADATA_ADDRESSES.includes(ip.toString())) return true;
+  return ip.kind() === "ipv6" && ip.match(AWS_HOST_SERVICES as never);
+}
+
+/**
  * Parses the operator's setting: IP addresses or CIDR ranges separated by
  * commas or spaces (`127.0.0.1, ::1, 10.0.0.0/8`). `ValidationError` names the
  * entry that is wrong and what to write instead.
@@ -81,14 +101,32 @@ export function parseOpenRanges(text: string | undefined): OpenRange[] {
     }
     // A range that is not loopback or private (0.0.0.0/0, 169.254.0.0/16) would
     // open nothing, or what must never open: say so rather than start.
-    if (!OPENABLE_RANGES.has(range[0].range())) {
+    // Both ends, not only the address written: 127.0.0.1/1 starts at 0.0.0.0 and
+    // would open 10/8 and CGNAT with loopback; ::1/0 every unique local address.
+    const [first, last] = rangeEnds(range);
+    if (
+      !OPENABLE_RANGES.has(range[0].range()) ||
+      first.range() !== range[0].range() ||
+      last.range() !== range[0].range()
+    ) {
       throw new ValidationError(
         "bad_open_range",
-        `STACKVM_OPEN_PRIVATE_RANGES: '${entry}' is ${range[0].range()}, not a loopback, private or carrier-grade NAT range; only those can be opened (link-local and metadata addresses never can)`,
+        `STACKVM_OPEN_PRIVATE_RANGES: '${entry}' is not inside one loopback, private or carrier-grade NAT range (it starts at ${first.toString()}, which is ${first.range()}, and ends at ${last.toString()}, which is ${last.range()}); only those can be opened (link-local and metadata addresses never can): narrow the prefix, like 10.0.0.0/8 or 127.0.0.0/8`,
       );
     }
     return range;
   });
+}
+
+/** The first and last address of a range. */
+function rangeEnds([base, bits]: OpenRange): [
+  ipaddr.IPv4 | ipaddr.IPv6,
+  ipaddr.IPv4 | ipaddr.IPv6,
+] {
+  const cidr = `${base.toString()}/${bits}`;
+  return base.kind() === "ipv4"
+    ? [ipaddr.IPv4.networkAddressFromCIDR(cidr), ipaddr.IPv4.broadcastAddressFromCIDR(cidr)]
+    : [ipaddr.IPv6.networkAddressFromCIDR(cidr), ipaddr.IPv6.broadcastAddressFromCIDR(cidr)];
 }
 
 /** True when the operator opened a range that contains the (processed) address. */
