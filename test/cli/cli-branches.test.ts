@@ -10,7 +10,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { useTestStack } from "../support/stack";
 import { runCli } from "./run-cli";
 
-const t = useTestStack();
+// The doctor tests change the LLM between two checks: no cached answer between them.
+const t = useTestStack({ doctorCacheMs: 0 });
 const cli = (
   args: string[],
   env: Record<string, string | undefined> = {},

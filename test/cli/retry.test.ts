@@ -54,7 +54,9 @@ describe("stackvm retry", () => {
     // The list says why a task failed, on the line under it.
     const listed = await cli(["tasks"]);
     const row = listed.stdout.split("\n").findIndex((line) => line.startsWith(taskId));
-    expect(listed.stdout.split("\n")[row + 1]).toMatch(/^ {2}↳ the LLM could not be reached/);
+    expect(listed.stdout.split("\n")[row + 1]).toMatch(
+      /^ {2}↳ step 0 failed: \[llm_unreachable\] the LLM could not be reached/,
+    );
 
     const bad = await cli(["retry", taskId, "--from", "sideways"]);
     expect(bad.code).toBe(2);

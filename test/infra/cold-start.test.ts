@@ -80,8 +80,10 @@ describe("a function's cold start", () => {
       expect(b?.eagerBytes).toBeLessThan(b?.bytes ?? 0);
       // The whole bundle, chunks loaded on first use included: the MCP client and
       // JSON Schema validation of tool sources (issue 14) took the API from 1.4 to
-      // 1.8 MB. What a cold start loads is the eager part, checked above.
-      expect(b?.bytes).toBeLessThan(2 * 1024 * 1024);
+      // 1.8 MB; Ajv with RE2 for tenants' schemas, HTML reading and the OpenAI-compatible
+      // routes (issues 26 and 30) to 2.03 MiB. What a cold start loads is the eager part,
+      // checked above.
+      expect(b?.bytes).toBeLessThan(2.25 * 1024 * 1024);
     }
   });
 });

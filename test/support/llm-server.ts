@@ -136,7 +136,7 @@ export function estimateTokens(text: string): number {
 
 /** How a scripted server streams its answers when asked with `stream: true`. */
 export interface StreamOptions {
-  /** Characters per chunk (default 8). */
+  /** Characters per chunk (default 8, or more so that an answer takes at most 32 chunks). */
   chunkChars?: number;
   /** Milliseconds between two chunks (default 5). */
   chunkDelayMs?: number;
@@ -219,7 +219,9 @@ export async function startScriptedLlm(
     if (typeof rest.refusal === "string") send(chunk({ refusal: rest.refusal }));
     const text = typeof content === "string" ? content : "";
     const { streaming } = llm;
-    const size = Math.max(1, streaming.chunkChars ?? 8);
+    // Unless a test sets the chunk size, at most 32 chunks: a 50 KB answer in 8-character
+    // chunks 5 ms apart would take 32 s, past the stacks' 2 s LLM_TIMEOUT_MS.
+    const size = Math.max(1, streaming.chunkChars ?? Math.max(8, Math.ceil(text.length / 32)));
     for (let at = 0, index = 0; at < text.length; at += size, index++) {
       if (res.destroyed) return;
       if (at > 0) await wait(streaming.chunkDelayMs ?? 5);

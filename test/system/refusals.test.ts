@@ -216,7 +216,7 @@ describe("a step over the output limit", () => {
     const created = await t.api("POST", "/v1/tasks", { plan });
     const done = await t.waitForTask(created.body.task_id, { timeoutMs: 20_000 });
     expect(done.status).toBe("failed");
-    expect(done.error).toMatch(/over the limit of 4194304 bytes per variable/);
+    expect(done.error).toMatch(/over the limit of 5242880 bytes per variable/);
     const log = await t.api("GET", `/v1/tasks/${created.body.task_id}/branches/main/commits`);
     expect(log.body.commits.filter((c: { type: string }) => c.type === "error")).toHaveLength(1);
   });

@@ -64,6 +64,8 @@ export interface LocalStackOptions {
   dataDir: string | null;
   /** The API's port; 0 picks a free one. */
   port: number;
+  /** How long `GET /v1/doctor` gives its last answer again (default a minute); tests that change the LLM between two checks set 0. */
+  doctorCacheMs?: number;
   host?: string;
   /** Settings as the environment gives them (LLM_MODEL, OPENAI_BASE_URL, ...). */
   env?: Record<string, string | undefined>;
@@ -237,13 +239,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
   );
   // This one process holds the LLM, embeddings and sandbox: `GET /v1/doctor` checks them.
-  system.api.doctor = createDoctor({
-    ...system.ports,
-    llmConfig: config.llm,
-    embeddingModel: config.knowledge.embeddingModel,
-    baseURL: config.openai.baseURL,
-    providers: config.providers,
-  });
+  system.api.doctor = createDoctor(
+    {
+      ...system.ports,
+      llmConfig: config.llm,
+      embeddingModel: config.knowledge.embeddingModel,
+      baseURL: config.openai.baseURL,
+      providers: config.providers,
+    },
+    options.doctorCacheMs === undefined ? {} : { cacheMs: options.doctorCacheMs },
+  );
   fireSchedule = createScheduleHandler(system.schedules, log);
   await scheduler.load(await system.schedules.timers());
 
