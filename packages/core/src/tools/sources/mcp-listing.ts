@@ -12,6 +12,14 @@ import { ValidationError } from "../../errors";
 import { compileJsonSchema } from "../../json-schema/compile";
 import type { McpServerRecord, McpToolInfo } from "./mcp";
 
+/**
+ * The most tools of one server a namespace may call (as many as an allow list may
+ * name). Each distinct schema costs its compile (a few milliseconds, more on a
+ * loaded machine) on the request that registers the server: a 1 MiB listing of
+ * thousands of tools would hold the API's event loop for many seconds.
+ */
+export const MAX_MCP_TOOLS = 200;
+
 /** Names a listing gives more than once (a hostile or broken server). */
 export function duplicateToolNames(tools: readonly McpToolInfo[]): string[] {
   const seen = new Set<string>();
@@ -38,8 +46,9 @@ export function duplicateToolError(server: string, names: readonly string[]): Va
 
 /**
  * Says why a server's listing cannot be stored, or null: `mcp_duplicate_tool`
- * for a name given twice, `invalid_schema` (naming the server, the tool and the
- * problem) for an `inputSchema` out of bounds. Only the tools the server's allow
+ * for a name given twice, `mcp_too_many_tools` past {@link MAX_MCP_TOOLS},
+ * `invalid_schema` (naming the server, the tool and the problem) for an
+ * `inputSchema` out of bounds. Only the tools the server's allow
  * list lets through are compiled: a tenant can leave a broken tool out.
  *
  * @example
@@ -52,8 +61,15 @@ export function listingError(
 ): ValidationError | null {
   const twice = duplicateToolNames(tools);
   if (twice.length > 0) return duplicateToolError(record.name, twice);
-  for (const tool of tools) {
-    if (record.allow !== null && !record.allow.includes(tool.name)) continue;
+  const callable = tools.filter((t) => record.allow === null || record.allow.includes(t.name));
+  if (callable.length > MAX_MCP_TOOLS) {
+    return new ValidationError(
+      "mcp_too_many_tools",
+      `the MCP server '${record.name}' lists ${callable.length} tools; at most ${MAX_MCP_TOOLS} of one server can be used: name the ones the namespace needs in the server's "tools" list`,
+      { server: record.name },
+    );
+  }
+  for (const tool of callable) {
     try {
       compileJsonSchema(
         tool.input_schema,

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { NamespaceConfig } from "../../model";
 import { LOOPBACK_OPENED } from "../../net/outbound-policy";
 import { type McpServerRecord, type McpToolInfo, mcpToolSource } from "./mcp";
-import { listingError } from "./mcp-listing";
+import { listingError, MAX_MCP_TOOLS } from "./mcp-listing";
 
 function chain(levels: number): Record<string, unknown> {
   const defs: Record<string, unknown> = { [`l${levels}`]: { type: "string" } };
@@ -88,6 +88,18 @@ describe("a listing's input schemas, before it is stored", () => {
   it("takes a backtracking pattern (matched in linear time) and tools the allow list leaves out", () => {
     expect(listingError({ name: "hostile", allow: null }, [tools[0]!])).toBeNull();
     expect(listingError({ name: "hostile", allow: ["redos"] }, tools)).toBeNull();
+  });
+
+  it("refuses more callable tools than MAX_MCP_TOOLS before compiling any, unless the allow list narrows them", () => {
+    const many = Array.from({ length: MAX_MCP_TOOLS + 1 }, (_, i) => ({
+      name: `t${i}`,
+      description: "",
+      input_schema: { type: "object", properties: { [`a${i}`]: { type: "string" } } },
+    }));
+    const error = listingError({ name: "wide", allow: null }, many);
+    expect(error).toMatchObject({ code: "mcp_too_many_tools" });
+    expect(error?.message).toMatch(/lists 201 tools; at most 200/);
+    expect(listingError({ name: "wide", allow: ["t0", "t7"] }, many)).toBeNull();
   });
 
   it("refuses a name given twice first, as mcp_duplicate_tool", () => {
