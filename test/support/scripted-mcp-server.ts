@@ -1,8 +1,9 @@
 /**
  * An MCP server made with the official SDK's low-level `Server` (which, unlike
  * its `McpServer`, lets a test list whatever it likes: two tools of one name),
- * in stateless Streamable HTTP on 127.0.0.1. The test scripts what it lists and
- * how it answers a call (slowly, say), and reads the headers it received.
+ * in stateless Streamable HTTP on 127.0.0.1. The test scripts what it lists
+ * (names, input schemas) and how it answers a call (slowly, say), and reads the
+ * headers it received.
  */
 import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 export interface ScriptedTool {
   name: string;
   description?: string;
+  /** The tool's `inputSchema`; `{"type": "object"}` when not given. */
+  inputSchema?: Record<string, unknown>;
 }
 
 export interface ScriptedMcpServer {
@@ -55,7 +58,7 @@ export async function startScriptedMcp(tools: ScriptedTool[]): Promise<ScriptedM
         tools: state.tools.map((t) => ({
           name: t.name,
           description: t.description ?? `the ${t.name} tool`,
-          inputSchema: { type: "object" as const },
+          inputSchema: { type: "object" as const, ...t.inputSchema },
         })),
       };
     });

@@ -6,6 +6,10 @@
  *
  * - A server that lists two tools of one name, at registration or on a later
  *   refresh, is refused; the namespace's submit, validate and tool list go on.
+ * - A server whose tool has an `inputSchema` out of bounds (a `$ref` to itself,
+ *   an anyOf chain that doubles at each level, a backreference), at
+ *   registration or on a later refresh, is refused with 422 `invalid_schema`
+ *   naming the server and tool; nothing is stored, a refresh keeps the old list.
  * - A server that takes 14 s per call, called by eight tasks of one tenant at
  *   once, holds at most two slots: another tenant's trivial task is done at once.
  * - A record whose URL is rewritten (as by someone who can write the table, not
@@ -13,15 +17,30 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, finish } from "../support/plans";
-import { type ScriptedMcpServer, startScriptedMcp } from "../support/scripted-mcp-server";
+import {
+  type ScriptedMcpServer,
+  type ScriptedTool,
+  startScriptedMcp,
+} from "../support/scripted-mcp-server";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+
+/** An `inputSchema` whose `$defs` double at each of `levels` levels (1.7 s a call at 19, before). */
+function anyOfChain(levels: number): Record<string, unknown> {
+  const defs: Record<string, unknown> = { [`l${levels}`]: { type: "string" } };
+  for (let i = 0; i < levels; i++) {
+    defs[`l${i}`] = { anyOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] };
+  }
+  return { type: "object", properties: { x: { $ref: "#/$defs/l0" } }, $defs: defs };
+}
 
 let t: TestStack;
 let other: string;
 const servers: ScriptedMcpServer[] = [];
 
-async function scripted(names: string[]): Promise<ScriptedMcpServer> {
-  const server = await startScriptedMcp(names.map((name) => ({ name })));
+async function scripted(names: Array<string | ScriptedTool>): Promise<ScriptedMcpServer> {
+  const server = await startScriptedMcp(
+    names.map((tool) => (typeof tool === "string" ? { name: tool } : tool)),
+  );
   servers.push(server);
   return server;
 }
@@ -76,6 +95,90 @@ describe("hostile MCP servers", () => {
     expect(await t.waitForTask(started.body.task_id)).toMatchObject({
       status: "completed",
       final_answer: "called a",
+    });
+  }, 60_000);
+
+  it("refuses a listing whose inputSchema is out of bounds, at registration and on refresh, storing nothing", async () => {
+    // Another tenant's own namespace: what it is refused must not land anywhere.
+    const asOther = (method: string, path: string, body?: unknown) =>
+      t.api(method, path, body, { key: other });
+    expect(
+      (await asOther("PUT", "/v1/namespaces/schemas", { allowed_hosts: ["127.0.0.1"] })).status,
+    ).toBe(200);
+    const hostile: ScriptedTool[] = [
+      { name: "self", inputSchema: { type: "object", $ref: "#" } },
+      { name: "chain", inputSchema: anyOfChain(19) },
+      {
+        name: "backref",
+        inputSchema: {
+          type: "object",
+          properties: { s: { type: "string", pattern: "^(a+)\\1$" } },
+        },
+      },
+    ];
+    const expected: Record<string, RegExp> = {
+      self: /leads back to itself/,
+      chain: /more than 2000 nodes/,
+      backref: /cannot be matched in linear time/,
+    };
+    for (const tool of hostile) {
+      const server = await scripted(["fine", tool]);
+      const refused = await asOther("POST", "/v1/namespaces/schemas/mcp-servers", {
+        name: tool.name,
+        url: server.url,
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe("invalid_schema");
+      expect(refused.body.error.message).toContain(
+        `the inputSchema of the tool '${tool.name}' of the MCP server '${tool.name}'`,
+      );
+      expect(refused.body.error.message).toMatch(expected[tool.name]!);
+    }
+    expect((await asOther("GET", "/v1/namespaces/schemas/mcp-servers")).body.mcp_servers).toEqual(
+      [],
+    );
+    for (const tool of hostile) {
+      expect(
+        await t.stack.system.namespaces.getToolRecord("bystander", "schemas", `mcp:${tool.name}`),
+      ).toBeFalsy();
+    }
+    const listed = (await asOther("GET", "/v1/tools?namespace=schemas")).body.tools as Array<{
+      name: string;
+    }>;
+    expect(
+      listed.some((tool) => tool.name.startsWith("self.") || tool.name.startsWith("chain.")),
+    ).toBe(false);
+
+    // Left out by the allow list, the broken tool is never compiled: the server is taken.
+    const mixed = await scripted(["fine", hostile[0]!]);
+    const allowed = await asOther("POST", "/v1/namespaces/schemas/mcp-servers", {
+      name: "mixed",
+      url: mixed.url,
+      tools: ["fine"],
+    });
+    expect(allowed.status).toBe(201);
+    expect(allowed.body.tools.map((tool: { name: string }) => tool.name)).toEqual(["fine"]);
+
+    // A good server turns hostile on its next listing: refused, the stored list stands.
+    const good = await scripted(["fine"]);
+    const added = await asOther("POST", "/v1/namespaces/schemas/mcp-servers", {
+      name: "good",
+      url: good.url,
+    });
+    expect(added.status).toBe(201);
+    good.tools = [{ name: "fine" }, hostile[1]!];
+    const refresh = await asOther("POST", "/v1/namespaces/schemas/mcp-servers/good/refresh");
+    expect(refresh.status).toBe(422);
+    expect(refresh.body.error.code).toBe("invalid_schema");
+    expect(refresh.body.error.message).toMatch(/tool 'chain' of the MCP server 'good'/);
+    const servers = (await asOther("GET", "/v1/namespaces/schemas/mcp-servers")).body.mcp_servers;
+    expect(servers.find((s: { name: string }) => s.name === "good")).toEqual(added.body);
+    const plan = [call(0, "good.fine", {}, ["out"]), finish(1, "${out}")];
+    const started = await asOther("POST", "/v1/tasks", { namespace: "schemas", plan });
+    expect(started.status).toBe(202);
+    expect(await t.waitForTask(started.body.task_id, { key: other })).toMatchObject({
+      status: "completed",
+      final_answer: "called fine",
     });
   }, 60_000);
 

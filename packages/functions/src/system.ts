@@ -258,6 +258,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       outbound: options.outbound,
       // One per process: the local worker's four slots, or one Lambda instance's.
       limiter: new McpCallLimiter(),
+      log: options.log,
       saveTools: (tenant, ns, server, list, at) =>
         toolSources.saveTools(tenant, ns, server, list, at),
     }),

@@ -11,8 +11,6 @@ import type { SecretBox } from "../ports/secrets";
 import { describeTool, mcpRecordKey, type ToolDescription } from "../tools/registry";
 import { type HttpToolDefinition, httpTool, toolUrlProblem } from "../tools/sources/http-tool";
 import {
-  duplicateToolError,
-  duplicateToolNames,
   type McpClient,
   type McpServer,
   type McpServerDefinition,
@@ -21,6 +19,7 @@ import {
   mcpConnection,
   secretContext,
 } from "../tools/sources/mcp";
+import { listingError } from "../tools/sources/mcp-listing";
 import type { NamespaceService } from "./namespaces";
 
 export interface ToolSourceServiceDeps {
@@ -68,8 +67,9 @@ export class ToolSourceService {
 
   /**
    * Saves an MCP server after listing its tools once: a server that cannot be
-   * reached, or a URL the namespace does not allow, is refused (422) and nothing
-   * is stored.
+   * reached, a URL the namespace does not allow, or a listing {@link listingError}
+   * refuses (a tool named twice, an `inputSchema` out of bounds) is refused (422)
+   * and nothing is stored.
    */
   async addMcpServer(
     tenant: string,
@@ -116,7 +116,7 @@ export class ToolSourceService {
     return records.filter((r) => r.kind === "mcp").map((r) => presentServer(r as McpServerRecord));
   }
 
-  /** Lists the server's tools again now (`POST …/refresh`). */
+  /** Lists the server's tools again now (`POST …/refresh`); a refused listing leaves the stored one. */
   async refreshMcpServer(tenant: string, ns: string, server: string): Promise<McpServer> {
     const config = await this.deps.namespaces.config(tenant, ns);
     const record = await this.deps.namespaces.getToolRecord(tenant, ns, mcpRecordKey(server));
@@ -164,8 +164,9 @@ export class ToolSourceService {
         `the tools of the MCP server '${record.name}' could not be listed: ${(error as Error).message}. Check its url and headers, and that it speaks Streamable HTTP`,
       );
     }
-    const twice = duplicateToolNames(tools);
-    if (twice.length > 0) throw duplicateToolError(record.name, twice);
+    // A tool named twice or a schema out of bounds: refused before anything is stored.
+    const refused = listingError(record, tools);
+    if (refused) throw refused;
     return { ...record, tools, listed_at: new Date(this.deps.clock.now()).toISOString() };
   }
 

@@ -1,14 +1,17 @@
 /**
  * An MCP server's `inputSchema`s are a tool server's input to the shared process:
- * a pattern that backtracks is checked in linear time, and a schema out of
- * bounds (an anyOf chain that doubles at each level, a self-reference) leaves the
- * input to the server's own check instead of hanging or overflowing every call.
+ * a listing whose callable tool has a schema out of bounds (an anyOf chain that
+ * doubles at each level, a self-reference, a backreference) is refused before it
+ * is stored ({@link listingError}); a pattern that backtracks is checked in linear
+ * time; and a schema out of bounds in a record stored before that refusal leaves
+ * the input to the server's own check instead of hanging or overflowing every call.
  */
 
 import { describe, expect, it } from "vitest";
 import type { NamespaceConfig } from "../../model";
 import { LOOPBACK_OPENED } from "../../net/outbound-policy";
 import { type McpServerRecord, type McpToolInfo, mcpToolSource } from "./mcp";
+import { listingError, MAX_MCP_TOOLS } from "./mcp-listing";
 
 function chain(levels: number): Record<string, unknown> {
   const defs: Record<string, unknown> = { [`l${levels}`]: { type: "string" } };
@@ -26,6 +29,11 @@ const tools: McpToolInfo[] = [
   },
   { name: "chain", description: "", input_schema: chain(19) },
   { name: "self", description: "", input_schema: { type: "object", $ref: "#" } },
+  {
+    name: "backref",
+    description: "",
+    input_schema: { type: "object", properties: { s: { type: "string", pattern: "^(a)\\1$" } } },
+  },
 ];
 
 async function listed() {
@@ -56,7 +64,52 @@ async function listed() {
   return new Map(list.map((tool) => [tool.name, tool]));
 }
 
-describe("an MCP server's input schemas", () => {
+describe("a listing's input schemas, before it is stored", () => {
+  it.each([
+    ["chain", /more than 2000 nodes once each \$ref is written out/],
+    ["self", /leads back to itself/],
+    ["backref", /cannot be matched in linear time/],
+  ])("refuses %s with invalid_schema naming the server, the tool and the problem", (name, why) => {
+    const error = listingError({ name: "hostile", allow: null }, [
+      tools[0]!,
+      tools.find((t) => t.name === name)!,
+    ]);
+    expect(error).toMatchObject({
+      code: "invalid_schema",
+      details: { server: "hostile", tool: name },
+    });
+    expect(error?.message).toContain(
+      `the inputSchema of the tool '${name}' of the MCP server 'hostile'`,
+    );
+    expect(error?.message).toMatch(why);
+    expect(error?.message).toMatch(/leave the tool out with the server's "tools" list/);
+  });
+
+  it("takes a backtracking pattern (matched in linear time) and tools the allow list leaves out", () => {
+    expect(listingError({ name: "hostile", allow: null }, [tools[0]!])).toBeNull();
+    expect(listingError({ name: "hostile", allow: ["redos"] }, tools)).toBeNull();
+  });
+
+  it("refuses more callable tools than MAX_MCP_TOOLS before compiling any, unless the allow list narrows them", () => {
+    const many = Array.from({ length: MAX_MCP_TOOLS + 1 }, (_, i) => ({
+      name: `t${i}`,
+      description: "",
+      input_schema: { type: "object", properties: { [`a${i}`]: { type: "string" } } },
+    }));
+    const error = listingError({ name: "wide", allow: null }, many);
+    expect(error).toMatchObject({ code: "mcp_too_many_tools" });
+    expect(error?.message).toMatch(/lists 201 tools; at most 200/);
+    expect(listingError({ name: "wide", allow: ["t0", "t7"] }, many)).toBeNull();
+  });
+
+  it("refuses a name given twice first, as mcp_duplicate_tool", () => {
+    expect(listingError({ name: "hostile", allow: null }, [tools[2]!, tools[2]!])).toMatchObject({
+      code: "mcp_duplicate_tool",
+    });
+  });
+});
+
+describe("an MCP server's input schemas stored before the bounds", () => {
   it("checks a backtracking pattern in linear time", async () => {
     const redos = (await listed()).get("hostile.redos");
     const started = Date.now();

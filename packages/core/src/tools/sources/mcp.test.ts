@@ -1,13 +1,14 @@
 /**
  * The MCP source's cache of `tools/list`: trusted for MCP_TOOLS_TTL_MS, listed
  * again after it (saved in the record), and kept when the server does not answer
- * the new listing. The wire itself is tested against a real MCP server in
+ * the new listing or answers one that registration would refuse (logged). The wire itself is tested against a real MCP server in
  * test/system/mcp.test.ts; here the client port is scripted so that the clock
  * can move.
  */
 import { describe, expect, it } from "vitest";
 import type { NamespaceConfig } from "../../model";
 import { LOOPBACK_OPENED } from "../../net/outbound-policy";
+import { silentLog } from "../../vm/step-deps";
 import {
   MCP_TOOLS_TTL_MS,
   type McpClient,
@@ -28,6 +29,7 @@ function harness(listing: () => McpToolInfo[]) {
   let now = T0;
   const saved: Array<{ tools: string[]; at: string }> = [];
   let lists = 0;
+  const warnings: Array<{ message: string; extra?: Record<string, unknown> }> = [];
   const client: McpClient = {
     async listTools() {
       lists += 1;
@@ -42,6 +44,7 @@ function harness(listing: () => McpToolInfo[]) {
     secrets: { seal: async (s) => s, open: async (s) => s },
     now: () => now,
     outbound: LOOPBACK_OPENED,
+    log: { ...silentLog, warn: (message, extra) => warnings.push({ message, extra }) },
     saveTools: async (_tenant, _namespace, _server, tools, at) => {
       saved.push({ tools: tools.map((t) => t.name), at });
     },
@@ -66,6 +69,7 @@ function harness(listing: () => McpToolInfo[]) {
     },
     record,
     saved,
+    warnings,
     lists: () => lists,
   };
 }
@@ -115,8 +119,34 @@ describe("the MCP source's tools/list cache", () => {
     expect(await h.names()).toEqual(["every.echo"]);
     expect(h.lists()).toBe(1);
     expect(h.saved).toEqual([]);
+    expect(h.warnings).toMatchObject([
+      { extra: { tenant_id: "tnt", server: "every", code: "mcp_duplicate_tool" } },
+    ]);
     const stored = { ...h.record, tools: [info("x"), info("x"), info("z")] };
     expect(await h.names(stored, false)).toEqual(["every.x", "every.z"]);
+  });
+
+  it("keeps the stored list when a relist gives a tool an inputSchema out of bounds, and logs why", async () => {
+    const h = harness(() => [
+      info("echo"),
+      { name: "self", description: "", input_schema: { type: "object", $ref: "#" } },
+    ]);
+    h.advance(MCP_TOOLS_TTL_MS + 1);
+    expect(await h.names()).toEqual(["every.echo"]);
+    expect(h.lists()).toBe(1);
+    expect(h.saved).toEqual([]);
+    expect(h.warnings).toHaveLength(1);
+    expect(h.warnings[0]?.extra).toMatchObject({
+      namespace: "ns",
+      server: "every",
+      code: "invalid_schema",
+    });
+    expect(h.warnings[0]?.extra?.reason).toMatch(
+      /the inputSchema of the tool 'self' of the MCP server 'every'.*leads back to itself/,
+    );
+    // Left out by the allow list, the same listing is taken.
+    expect(await h.names({ ...h.record, allow: ["echo"] })).toEqual(["every.echo"]);
+    expect(h.saved).toHaveLength(1);
   });
 
   it("applies the server's allow list to a fresh listing", async () => {

@@ -9,9 +9,12 @@
  *   again when older than {@link MCP_TOOLS_TTL_MS} by the worker, when a step calls
  *   one of its tools, or on the refresh route; never on the API's request path
  *   (submit, validate and the tool list answer from the record);
- * - a listing that names a tool twice is refused (at registration and refresh,
- *   422 `mcp_duplicate_tool`; on a relist the stored list stands), and a stored
- *   list is read first-name-wins, so one server cannot break its namespace;
+ * - a listing that names a tool twice, or gives a callable tool an `inputSchema`
+ *   out of bounds, is refused ({@link listingError}: at registration and refresh
+ *   422 `mcp_duplicate_tool` or `invalid_schema`; on a relist the stored list
+ *   stands and the refusal is logged), and a stored list is read first-name-wins,
+ *   so one server cannot break its namespace; a schema stored before the bounds
+ *   leaves the input to the server's own check;
  * - calls in flight are limited per tenant and per server ({@link McpCallLimiter}),
  *   and one call (connect, request, session end) has one deadline in all;
  * - a call's input is checked against the tool's `inputSchema` before it leaves
@@ -27,13 +30,15 @@
  *   whose URL was changed does not open them.
  */
 import * as z from "zod";
-import { StepError, ValidationError } from "../../errors";
+import { StepError } from "../../errors";
 import type { OutboundPolicy } from "../../net/outbound-policy";
 import type { SecretBox, SecretContext } from "../../ports/secrets";
+import type { Log } from "../../vm/step-deps";
 import type { ToolRecord, ToolSource, ToolSourceOptions } from "../registry";
 import type { Tool, ToolContext } from "../tool";
 import { schemaOf } from "./http-tool";
 import type { McpCallLimiter } from "./mcp-limits";
+import { listingError } from "./mcp-listing";
 
 /** How long a server's `tools/list` is trusted before it is listed again. */
 export const MCP_TOOLS_TTL_MS = 5 * 60 * 1000;
@@ -160,6 +165,8 @@ export interface McpSourceDeps {
   maxResponseBytes?: number;
   /** Calls in flight per tenant and per server; none: no limit (unit tests). */
   limiter?: McpCallLimiter;
+  /** Where a relist that was not taken is told; none: not told (unit tests). */
+  log?: Log;
 }
 
 /**
@@ -194,30 +201,6 @@ export interface McpServerRecord extends ToolRecord {
   listed_at: string | null;
   /** True when the secret headers were sealed with the URL in their context (all new records). */
   secrets_bound_to_url?: boolean;
-}
-
-/** Names a listing gives more than once (a hostile or broken server). */
-export function duplicateToolNames(tools: readonly McpToolInfo[]): string[] {
-  const seen = new Set<string>();
-  const twice = new Set<string>();
-  for (const tool of tools) {
-    if (seen.has(tool.name)) twice.add(tool.name);
-    seen.add(tool.name);
-  }
-  return [...twice];
-}
-
-/** A listing refused for naming a tool twice: 422 at registration and refresh. */
-export function duplicateToolError(server: string, names: readonly string[]): ValidationError {
-  return new ValidationError(
-    "mcp_duplicate_tool",
-    `the MCP server '${server}' lists more than one tool named ${names
-      .slice(0, 5)
-      .map((n) => `'${n}'`)
-      .join(
-        ", ",
-      )}: tool names must be unique within a server; fix the server, then add or refresh it again`,
-  );
 }
 
 /** The connection to a server, with its secret headers opened. */
@@ -286,8 +269,17 @@ export function mcpToolSource(deps: McpSourceDeps): ToolSource {
         try {
           const connection = await mcpConnection(tenant, namespace, record, deps);
           const tools = await deps.client.listTools(connection);
-          // A listing that names a tool twice is not taken: the stored list stands.
-          if (duplicateToolNames(tools).length === 0) {
+          // A listing refused at registration is not taken here either: the stored list stands.
+          const refused = listingError(record, tools);
+          if (refused) {
+            deps.log?.warn("an MCP server's new tool list was refused; its stored list stands", {
+              tenant_id: tenant,
+              namespace: namespace.name,
+              server: record.name,
+              code: refused.code,
+              reason: refused.message,
+            });
+          } else {
             const at = new Date(deps.now()).toISOString();
             await deps.saveTools(tenant, namespace.name, record.name, tools, at);
             record = { ...record, tools, listed_at: at };
@@ -323,7 +315,8 @@ function mcpTool(
   try {
     input = schemaOf(info.input_schema, `the MCP tool '${name}'`);
   } catch {
-    // A schema zod cannot read: the server still checks the input itself.
+    // A schema stored before listings were held to the bounds (registration now
+    // refuses it): the server still checks the input itself.
     input = z.record(z.string(), z.unknown());
   }
   return {
