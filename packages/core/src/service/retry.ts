@@ -250,7 +250,9 @@ export class RetryService {
           error: null,
           updated_at: new Date(this.deps.clock.now()).toISOString(),
         },
-        { exists: true, equals: { branch: task.branch, updated_at: task.updated_at } },
+        // Another retry moves the task to its own new branch; the task's other writes
+        // after it ended (usage, deliveries) bump updated_at and must not refuse this one.
+        { exists: true, equals: { branch: task.branch, status: task.status } },
       );
     } catch (error) {
       if (!isErrorKind(error, "conflict")) throw error;
