@@ -374,6 +374,7 @@ export {
   type McpCallLimits,
 } from "./tools/sources/mcp-limits";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
+export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";

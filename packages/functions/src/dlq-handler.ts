@@ -4,7 +4,8 @@
  */
 import {
   type BranchRecord,
-  isErrorKind,
+  deadLetterReason,
+  endDeadLetteredBranch,
   type Log,
   StepMessage,
   type TaskStore,
@@ -32,26 +33,8 @@ export function createDlqHandler(deps: DlqDeps) {
         const receives = record.attributes.ApproximateReceiveCount;
         // The last error, as the worker wrote it on the branch (`vm/retrying.ts`).
         const last = (await deps.store.getBranch(m.tenant_id, m.task_id, m.branch))?.retrying;
-        const cause = last ? `; last error: ${last.error.message}` : "";
-        const reason = `the step after ${m.head ?? "the start"} kept failing and was moved to the dead-letter queue (received ${receives} times)${cause}. Retry the task: POST /v1/tasks/${m.task_id}/retry (or stackvm retry ${m.task_id})`;
-        const branch = await deps.store
-          .updateBranch(
-            m.tenant_id,
-            m.task_id,
-            m.branch,
-            {
-              set: [
-                [["status"], "failed"],
-                [["error"], reason],
-                [["updated_at"], new Date(deps.clock.now()).toISOString()],
-              ],
-            },
-            { exists: true, equals: { head: m.head } },
-          )
-          .catch((error: unknown) => {
-            if (isErrorKind(error, "conflict")) return null;
-            throw error;
-          });
+        const reason = deadLetterReason(m, receives, last?.error.message);
+        const branch = await endDeadLetteredBranch(deps.store, m, reason, deps.clock.now());
         deps.log.error("branch failed: step moved to the DLQ", {
           tenant_id: m.tenant_id,
           task_id: m.task_id,

@@ -3,7 +3,6 @@
  * the services. Not exported from the package.
  */
 
-import { isErrorKind } from "../errors";
 import type { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import { MemoryBlobs } from "../memory/memory-blobs";
@@ -25,6 +24,7 @@ import { TaskStore } from "../store/task-store";
 import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
 import type { Tool } from "../tools/tool";
+import { deadLetterReason, endDeadLetteredBranch } from "../vm/dead-letter";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
 import { type StepDeps, silentLog } from "../vm/step-deps";
@@ -163,26 +163,8 @@ export function memorySystem(
     });
     for (const dead of queue.deadLetters.slice(deadSeen)) {
       const m = StepMessage.parse(JSON.parse(dead.body));
-      const last = lastErrors.get(dead.messageId);
-      const reason = `the step after ${m.head ?? "the start"} kept failing and was moved to the dead-letter queue (received ${dead.receiveCount - 1} times)${last ? `; last error: ${last}` : ""}`;
-      const branch = await store
-        .updateBranch(
-          m.tenant_id,
-          m.task_id,
-          m.branch,
-          {
-            set: [
-              [["status"], "failed"],
-              [["error"], reason],
-              [["updated_at"], new Date(clock.now()).toISOString()],
-            ],
-          },
-          { exists: true, equals: { head: m.head } },
-        )
-        .catch((error: unknown) => {
-          if (isErrorKind(error, "conflict")) return null;
-          throw error;
-        });
+      const reason = deadLetterReason(m, dead.receiveCount - 1, lastErrors.get(dead.messageId));
+      const branch = await endDeadLetteredBranch(store, m, reason, clock.now());
       if (branch) await lifecycle.onTerminal(branch);
     }
     deadSeen = queue.deadLetters.length;
