@@ -16,6 +16,7 @@ import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { isStoredRef, loadValue, taskBlobPrefix } from "../store/values";
+import { readLocated } from "./variables";
 
 export interface StoredState {
   tenant: string;
@@ -132,13 +133,5 @@ export async function stateValues(
     if (Object.hasOwn(state.held, name)) out[name] = state.held[name];
     else if (Object.hasOwn(state.locations, name)) located.set(name, state.locations[name]!);
   }
-  const outputs = await store.outputsOf(state.tenant, state.taskId, located.values());
-  for (const [name, id] of located) {
-    const holder = outputs.get(id);
-    if (!holder || !Object.hasOwn(holder, name)) {
-      throw new Error(`variable '${name}' should be in the outputs of commit ${id}, which lack it`);
-    }
-    out[name] = holder[name];
-  }
-  return out;
+  return readLocated(store, state.tenant, state.taskId, located, out);
 }

@@ -91,8 +91,22 @@ export async function storedVariables(
 ): Promise<Record<string, unknown>> {
   const { located, held } = await locate(store, blobs, branch, names ? new Set(names) : undefined);
   const out: Record<string, unknown> = Object.fromEntries(held);
+  return readLocated(store, branch.tenant_id, branch.task_id, located, out);
+}
+
+/**
+ * Adds to `out` each located variable's stored value, read from the outputs of
+ * the commit that holds it (one batch read of those the store does not keep).
+ */
+export async function readLocated(
+  store: TaskStore,
+  tenant: string,
+  taskId: string,
+  located: ReadonlyMap<string, string>,
+  out: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (located.size === 0) return out;
-  const outputs = await store.outputsOf(branch.tenant_id, branch.task_id, located.values());
+  const outputs = await store.outputsOf(tenant, taskId, located.values());
   for (const [name, id] of located) {
     const holder = outputs.get(id);
     if (!holder || !Object.hasOwn(holder, name)) {
