@@ -33,13 +33,17 @@ import { fillFinishedTasks, taskItems } from "./fill-table";
 import { headMoveUnits } from "./item-units";
 import { startMemoryStack } from "./memory-stack";
 import {
+  ANSWER_AT_ONCE,
   bigValuePlan,
   CommitWatcher,
   chainPlan,
+  forkMedian,
   type Hookable,
+  headAndDepth,
   JUMP_AGAIN,
   loopPlan,
   median,
+  timedMedian,
   WIDE_SEED,
   widePlan,
 } from "./workload";
@@ -203,40 +207,14 @@ async function localStack(t: TestStack) {
   const llm = perStep(llmRun);
 
   // 5. The API's reads of history, on the 100-step task of 1.
-  const newest = await t.api("GET", `/v1/tasks/${run.taskId}/branches/main/commits?limit=1`);
-  const head = (newest.body.commits as Array<{ commit_id: string }>)[0]!.commit_id;
-  // A commit's id is its branch's internal id and its depth (`commitId`).
-  const at50 = head.replace(/-\d+$/, "-50");
-  const timed = async (n: number, call: (i: number) => Promise<{ status: number }>) => {
-    const ms: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      const answer = await call(i);
-      ms.push(performance.now() - t0);
-      if (answer.status >= 300) throw new Error(`history read answered ${answer.status}`);
-    }
-    return median(ms);
-  };
-  const stateMs = await timed(11, () =>
+  const { head, at: at50 } = await headAndDepth(t.api, run.taskId, 50);
+  const stateMs = await timedMedian(11, () =>
     t.api("GET", `/v1/tasks/${run.taskId}/commits/${at50}/state`),
   );
-  const diffMs = await timed(11, () =>
+  const diffMs = await timedMedian(11, () =>
     t.api("GET", `/v1/tasks/${run.taskId}/commits/${head}/diff?against=${at50}`),
   );
-  // Each fork's 50 steps run to the end before the next fork (out of its timing),
-  // so that every fork meets an idle stack.
-  const forks: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    const t0 = performance.now();
-    const answer = await t.api("POST", `/v1/tasks/${run.taskId}/branches`, {
-      from_commit: at50,
-      name: `fork-${i}`,
-    });
-    forks.push(performance.now() - t0);
-    if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
-    await watcher.ended(run.taskId, `fork-${i}`);
-  }
-  const forkMs = median(forks);
+  const forkMs = await forkMedian(t.api, watcher, run.taskId, at50);
 
   // 6. Flat as it grows: steps 900-1,000 of a long task against its steps 1-100.
   // Its plan loops over the same 10 variables, so that only its history grows
@@ -284,33 +262,18 @@ async function localStack(t: TestStack) {
   const big = await wideTask(1_000, 10);
   // State, diff (against its parent) and fork at step 50 of the 10 MB task, and
   // the state at its head (all 10 MB, through the API).
-  const bigHead = (
-    (await t.api("GET", `/v1/tasks/${big.taskId}/branches/main/commits?limit=1`)).body
-      .commits as Array<{ commit_id: string }>
-  )[0]!.commit_id;
-  const big50 = bigHead.replace(/-\d+$/, "-50");
-  const bigStateMs = await timed(11, () =>
+  const { head: bigHead, at: big50 } = await headAndDepth(t.api, big.taskId, 50);
+  const bigStateMs = await timedMedian(11, () =>
     t.api("GET", `/v1/tasks/${big.taskId}/commits/${big50}/state`),
   );
-  const bigDiffMs = await timed(11, () =>
+  const bigDiffMs = await timedMedian(11, () =>
     t.api("GET", `/v1/tasks/${big.taskId}/commits/${big50}/diff`),
   );
-  const bigHeadStateMs = await timed(5, () =>
+  const bigHeadStateMs = await timedMedian(5, () =>
     t.api("GET", `/v1/tasks/${big.taskId}/commits/${bigHead}/state`),
   );
-  const bigForks: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    const t0 = performance.now();
-    const answer = await t.api("POST", `/v1/tasks/${big.taskId}/branches`, {
-      from_commit: big50,
-      name: `fork-${i}`,
-      // The fork's first step ends it (a plan of one answer): its timing is the fork's.
-      plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: "forked" } }],
-    });
-    bigForks.push(performance.now() - t0);
-    if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
-    await watcher.ended(big.taskId, `fork-${i}`);
-  }
+  // The fork's first step ends it (a plan of one answer): its timing is the fork's.
+  const bigForkMs = await forkMedian(t.api, watcher, big.taskId, big50, ANSWER_AT_ONCE);
   // One variable of 5 MB in the blob store: set, read by a later step, shown in the state.
   const huge = await start({ plan: bigValuePlan(5), inputs: { seed: WIDE_SEED } });
   await watcher.ended(huge);
@@ -349,7 +312,7 @@ async function localStack(t: TestStack) {
     ten_mb: {
       state_at_50_ms: round(bigStateMs),
       diff_at_50_ms: round(bigDiffMs),
-      fork_at_50_ms: round(median(bigForks)),
+      fork_at_50_ms: round(bigForkMs),
       state_at_head_ms: round(bigHeadStateMs),
       branch_item_bytes: big.branchBytes,
       ten_var_branch_item_bytes: small.branchBytes,

@@ -13,13 +13,17 @@ import { itemSize } from "@stackvm/core";
 import { startTestStack } from "../support/stack";
 import { taskItems } from "./fill-table";
 import {
+  ANSWER_AT_ONCE,
   bigValuePlan,
   CommitWatcher,
   chainPlan,
+  forkMedian,
   type Hookable,
+  headAndDepth,
   JUMP_AGAIN,
   loopPlan,
   median,
+  timedMedian,
   WIDE_SEED,
   widePlan,
 } from "./workload";
@@ -47,16 +51,6 @@ async function main() {
     const created = await t.api("POST", "/v1/tasks", body);
     if (created.status !== 202) throw new Error(JSON.stringify(created.body));
     return created.body.task_id as string;
-  };
-  const timed = async (n: number, call: () => Promise<{ status: number }>) => {
-    const ms: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      const answer = await call();
-      ms.push(performance.now() - t0);
-      if (answer.status >= 300) throw new Error(`answered ${answer.status}`);
-    }
-    return median(ms);
   };
   try {
     // Warm-up.
@@ -122,56 +116,27 @@ async function main() {
     const bigMs = median([big1.ms, big2.ms]);
 
     // State, diff and fork at step 50 of the 10 MB task; its whole state at the head.
-    const head = (
-      (await t.api("GET", `/v1/tasks/${big1.id}/branches/main/commits?limit=1`)).body
-        .commits as Array<{ commit_id: string }>
-    )[0]!.commit_id;
-    const at50 = head.replace(/-\d+$/, "-50");
-    const stateMs = await timed(11, () =>
+    const { head, at: at50 } = await headAndDepth(t.api, big1.id, 50);
+    const stateMs = await timedMedian(11, () =>
       t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`),
     );
-    const diffMs = await timed(11, () => t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/diff`));
-    const headStateMs = await timed(5, () =>
+    const diffMs = await timedMedian(11, () =>
+      t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/diff`),
+    );
+    const headStateMs = await timedMedian(5, () =>
       t.api("GET", `/v1/tasks/${big1.id}/commits/${head}/state`),
     );
-    const forks: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const t0 = performance.now();
-      const answer = await t.api("POST", `/v1/tasks/${big1.id}/branches`, {
-        from_commit: at50,
-        name: `fork-${i}`,
-        plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: "forked" } }],
-      });
-      forks.push(performance.now() - t0);
-      if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
-      await watcher.ended(big1.id, `fork-${i}`);
-    }
-    const forkMs = median(forks);
+    const forkMs = await forkMedian(t.api, watcher, big1.id, at50, ANSWER_AT_ONCE);
     // The same three at step 50 of the small 100-step task, in this run: the ratio
     // reads through the machine's load.
-    const smallHead = (
-      (await t.api("GET", `/v1/tasks/${small}/branches/main/commits?limit=1`)).body
-        .commits as Array<{ commit_id: string }>
-    )[0]!.commit_id;
-    const small50 = smallHead.replace(/-\d+$/, "-50");
-    const smallStateMs = await timed(11, () =>
+    const { at: small50 } = await headAndDepth(t.api, small, 50);
+    const smallStateMs = await timedMedian(11, () =>
       t.api("GET", `/v1/tasks/${small}/commits/${small50}/state`),
     );
-    const smallDiffMs = await timed(11, () =>
+    const smallDiffMs = await timedMedian(11, () =>
       t.api("GET", `/v1/tasks/${small}/commits/${small50}/diff`),
     );
-    const smallForks: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const t0 = performance.now();
-      const answer = await t.api("POST", `/v1/tasks/${small}/branches`, {
-        from_commit: small50,
-        name: `fork-${i}`,
-        plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: "forked" } }],
-      });
-      smallForks.push(performance.now() - t0);
-      if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
-      await watcher.ended(small, `fork-${i}`);
-    }
+    const smallForkMs = await forkMedian(t.api, watcher, small, small50, ANSWER_AT_ONCE);
 
     // One variable of 5 MB: set, read by a later step, shown in the state.
     const huge = await start({ plan: bigValuePlan(5), inputs: { seed: WIDE_SEED } });
@@ -216,7 +181,7 @@ async function main() {
         small_task_state_diff_fork_at_50_ms: [
           round(smallStateMs),
           round(smallDiffMs),
-          round(median(smallForks)),
+          round(smallForkMs),
         ],
       },
       five_mb_value: {

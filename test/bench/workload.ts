@@ -3,6 +3,8 @@
  * One place, so that both measure the same steps.
  */
 
+import type { TestStack } from "../support/stack";
+
 /** A plan of `steps` assigns, each setting one variable `s{i}`, then the answer. */
 export function chainPlan(steps: number, llmEvery = 0): unknown[] {
   const plan: unknown[] = [];
@@ -154,3 +156,62 @@ export function bigValuePlan(mb: number): unknown[] {
     { seq_no: 4, type: "assign", parameters: { final_answer: "done" } },
   ];
 }
+
+type Api = TestStack["api"];
+
+/** The median of `n` timed calls, in ms; an answer of 300 or more stops the bench. */
+export async function timedMedian(
+  n: number,
+  call: (i: number) => Promise<{ status: number }>,
+): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const answer = await call(i);
+    ms.push(performance.now() - t0);
+    if (answer.status >= 300) throw new Error(`history read answered ${answer.status}`);
+  }
+  return median(ms);
+}
+
+/** A task's main head and the commit at `depth` (a commit's id is its branch's id and its depth). */
+export async function headAndDepth(
+  api: Api,
+  taskId: string,
+  depth: number,
+): Promise<{ head: string; at: string }> {
+  const newest = await api("GET", `/v1/tasks/${taskId}/branches/main/commits?limit=1`);
+  const head = (newest.body.commits as Array<{ commit_id: string }>)[0]!.commit_id;
+  return { head, at: head.replace(/-\d+$/, `-${depth}`) };
+}
+
+/**
+ * The median time of seven forks from `from`. Each fork runs to its end before
+ * the next (out of its timing), so that every fork meets an idle stack.
+ */
+export async function forkMedian(
+  api: Api,
+  watcher: CommitWatcher,
+  taskId: string,
+  from: string,
+  plan?: unknown[],
+): Promise<number> {
+  const forks: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const answer = await api("POST", `/v1/tasks/${taskId}/branches`, {
+      from_commit: from,
+      name: `fork-${i}`,
+      ...(plan ? { plan } : {}),
+    });
+    forks.push(performance.now() - t0);
+    if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
+    await watcher.ended(taskId, `fork-${i}`);
+  }
+  return median(forks);
+}
+
+/** A fork's plan of one answer: the fork's first step ends it, so its timing is the fork's. */
+export const ANSWER_AT_ONCE: unknown[] = [
+  { seq_no: 0, type: "assign", parameters: { final_answer: "forked" } },
+];
