@@ -213,18 +213,8 @@ export function importOnce(file: string): { ms: number } | { error: string } {
     `await import(${JSON.stringify(pathToFileURL(file).href)});`,
     "process.stdout.write(String(performance.now() - t));",
   ].join("\n");
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (child.status !== 0) {
-    const lines = (child.stderr || child.error?.message || "no output").trim().split("\n");
-    const message = lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1) ?? "failed";
-    return { error: message.slice(0, 300) };
-  }
-  return { ms: Number(child.stdout) };
+  const run = inFreshNode(script);
+  return "error" in run ? run : { ms: Number(run.stdout) };
 }
 
 /**
@@ -243,6 +233,14 @@ export function stepOnce(
     "const stepMs = await probe.firstStep();",
     "process.stdout.write(JSON.stringify({ importMs: imported - t, stepMs, ms: performance.now() - t }));",
   ].join("\n");
+  const run = inFreshNode(script);
+  return "error" in run
+    ? run
+    : (JSON.parse(run.stdout) as { importMs: number; stepMs: number; ms: number });
+}
+
+/** Runs an ES module script in a fresh node process with the fake Lambda environment: its output, or the error it stopped on. */
+function inFreshNode(script: string): { stdout: string } | { error: string } {
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },
@@ -251,11 +249,10 @@ export function stepOnce(
   });
   if (child.status !== 0) {
     const lines = (child.stderr || child.error?.message || "no output").trim().split("\n");
-    return {
-      error: (lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1) ?? "failed").slice(0, 300),
-    };
+    const message = lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1) ?? "failed";
+    return { error: message.slice(0, 300) };
   }
-  return JSON.parse(child.stdout) as { importMs: number; stepMs: number; ms: number };
+  return { stdout: child.stdout };
 }
 
 /**
