@@ -30,14 +30,17 @@ const noSandbox: SandboxPort = {
   },
 };
 
-/** Every put, as `pk sk`: what a refused request must not have written. */
-function recording(inner: ItemStore): ItemStore & { puts: string[] } {
+/** Every put, as `pk sk`: what a refused request must not have written; and every call. */
+function recording(inner: ItemStore): ItemStore & { puts: string[]; calls: { n: number } } {
   const puts: string[] = [];
+  const calls = { n: 0 };
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop === "puts") return puts;
+      if (prop === "calls") return calls;
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== "function") return value;
+      calls.n++;
       if (prop === "put" || prop === "update") {
         return (item: Item, ...rest: unknown[]) => {
           puts.push(`${item.pk} ${item.sk}`);
@@ -46,7 +49,7 @@ function recording(inner: ItemStore): ItemStore & { puts: string[] } {
       }
       return value.bind(target);
     },
-  }) as ItemStore & { puts: string[] };
+  }) as ItemStore & { puts: string[]; calls: { n: number } };
 }
 
 const items = recording(new MemoryItemStore());
@@ -173,6 +176,50 @@ describe("chat completions and models as another tenant", () => {
     });
     expect(keyless.status).toBe(401);
     expect(((await keyless.json()) as any).error.type).toBe("authentication_error");
+  });
+});
+
+describe("chat completions with hostile input", () => {
+  it("refuses a goal over the task's limit as a 400 in OpenAI's shape, starting nothing", async () => {
+    const writes = await writesOf(async () => {
+      const answer = await call(mallory, "POST", "/v1/chat/completions", {
+        model: "default",
+        messages: [{ role: "user", content: [{ type: "text", text: "x".repeat(10_001) }] }],
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: "invalid_request_error", param: null });
+      expect(answer.body.error.message).toMatch(/goal/);
+    });
+    expect(writes).toEqual([]);
+  });
+
+  it("stops following the task when a streaming client goes away; the task stays", async () => {
+    const controller = new AbortController();
+    const response = await app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${mallory}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "default",
+        stream: true,
+        messages: [{ role: "user", content: "never answered: no worker runs here" }],
+      }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const taskId = response.headers.get("x-stackvm-task-id")!;
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain(taskId);
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    // The stream polled the store while open; once the client is gone, it stops.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const settled = items.calls.n;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(items.calls.n).toBe(settled);
+    const task = await call(mallory, "GET", `/v1/tasks/${taskId}`);
+    expect(task.status).toBe(200);
+    expect(task.body.metadata).toMatchObject({ source: "chat.completions" });
   });
 });
 
