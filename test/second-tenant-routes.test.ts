@@ -313,6 +313,12 @@ describe("another tenant's task id on the events stream, retry and plan_compat",
           plan_compat,
         });
         expect(ns.status).toBe(400);
+        const checked = await call(mallory, "POST", "/v1/plans/validate", {
+          plan: PLAN,
+          plan_compat,
+        });
+        expect(checked.status).toBe(400);
+        expect(JSON.stringify(checked.body)).toMatch(/plan_compat/);
       }
     });
     expect(writes).toEqual([]);
