@@ -103,4 +103,24 @@ describe("TokenRelay", () => {
     sink.delta("llm_generate", "lost");
     await expect(sink.flush()).resolves.toBeUndefined();
   });
+
+  it("keeps tenants apart: another tenant's watch publishes nothing, its read finds nothing", async () => {
+    const { items, relay, target } = setup();
+    // Another tenant names the same task id: its mark sits in its own partition.
+    await relay.watch("t2", "task1");
+    const sink = relay.sink(target);
+    sink.delta("llm_generate", "secret");
+    await sink.flush();
+    expect((await items.query({ pk: "T#t1#K#task1#LIVE" })).items).toEqual([]);
+
+    await relay.watch("t1", "task1");
+    const theirs = relay.cursor();
+    const published = relay.sink(target);
+    published.delta("llm_generate", "secret");
+    await published.flush();
+    expect((await relay.read("t2", "task1", theirs)).events).toEqual([]);
+    expect((await relay.read("t1", "task1", theirs)).events).toHaveLength(1);
+    // Nothing beside the task's history: its own partition holds no token item.
+    expect((await items.query({ pk: "T#t1#K#task1" })).items).toEqual([]);
+  });
 });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { MemoryItemStore } from "../memory/memory-item-store";
+import { checkRetryKey, claimRetryKey } from "./retry-key";
+
+const NOW = Date.parse("2026-01-01T00:00:00Z");
+
+describe("a retry's Idempotency-Key", () => {
+  it("names one body per tenant and task: another body is 409, another tenant or task is its own key", async () => {
+    const items = new MemoryItemStore();
+    await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
+    // The same body again (a retry delivered twice) is the same claim.
+    await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
+    await expect(
+      claimRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, NOW),
+    ).rejects.toMatchObject({ code: "idempotency_key_reused" });
+    await expect(
+      checkRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, NOW),
+    ).rejects.toMatchObject({ code: "idempotency_key_reused" });
+    // Another tenant, or another task of the tenant, with the same key and another body.
+    await claimRetryKey(items, "t2", "tsk_a", "k", { from: "last_commit" }, NOW);
+    await claimRetryKey(items, "t1", "tsk_b", "k", { from: "last_commit" }, NOW);
+    await checkRetryKey(items, "t2", "tsk_a", "k", { from: "last_commit" }, NOW);
+  });
+
+  it("frees a key after its 24 hours", async () => {
+    const items = new MemoryItemStore();
+    await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
+    const later = NOW + 86_400_000 + 1000;
+    await checkRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, later);
+    await claimRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, later);
+    await expect(
+      claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, later),
+    ).rejects.toMatchObject({ code: "idempotency_key_reused" });
+  });
+});
