@@ -81,12 +81,26 @@ export function taskLifecycle(
       // (`evaluation.ts`) tries again or promotes the best answer, then ends the task.
       const rejected = task.evaluate && branch.verdict !== null && branch.verdict?.accept === false;
       if (task.branch === branch.name && !rejected) {
-        task = await store.updateTask(tenant, taskId, {
-          status: branch.status,
-          final_answer: branch.final_answer ?? null,
-          error: branch.error,
-          updated_at: new Date(clock.now()).toISOString(),
-        });
+        // Only while the task still names this branch: a retry may have just made
+        // another branch its result (`retry.ts`), and this end must not undo that.
+        const ended = await store
+          .updateTask(
+            tenant,
+            taskId,
+            {
+              status: branch.status,
+              final_answer: branch.final_answer ?? null,
+              error: branch.error,
+              updated_at: new Date(clock.now()).toISOString(),
+            },
+            { exists: true, equals: { branch: branch.name } },
+          )
+          .catch((error: unknown) => {
+            if (isErrorKind(error, "conflict")) return null;
+            throw error;
+          });
+        if (!ended) return;
+        task = ended;
       }
       if (evaluation && branch.config.evaluate) {
         await evaluation(branch, task);

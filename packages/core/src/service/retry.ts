@@ -250,9 +250,10 @@ export class RetryService {
           error: null,
           updated_at: new Date(this.deps.clock.now()).toISOString(),
         },
-        // Another retry moves the task to its own new branch; the task's other writes
-        // after it ended (usage, deliveries) bump updated_at and must not refuse this one.
-        { exists: true, equals: { branch: task.branch, status: task.status } },
+        // Another retry moves the task to its own new branch. The task's own end
+        // (`lifecycle.ts`) may land after the branch ended and the task was read: it
+        // writes only while the task still names that branch, so it cannot undo this.
+        { exists: true, equals: { branch: task.branch } },
       );
     } catch (error) {
       if (!isErrorKind(error, "conflict")) throw error;
