@@ -34,6 +34,7 @@ export {
   type Embedder,
   ExtractError,
   extractText,
+  failDeadIngest,
   type IndexHit,
   type IndexRow,
   type IndexSearch,

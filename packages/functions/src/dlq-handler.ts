@@ -6,6 +6,9 @@ import {
   type BranchRecord,
   deadLetterReason,
   endDeadLetteredBranch,
+  failDeadIngest,
+  IngestMessage,
+  type ItemStore,
   type Log,
   StepMessage,
   type TaskStore,
@@ -17,6 +20,8 @@ export interface DlqDeps {
   log: Log;
   clock: { now(): number };
   onTerminal?: (branch: BranchRecord) => Promise<void>;
+  /** Where documents live: a dead-lettered ingest fails its document (`failDeadIngest`). */
+  items?: ItemStore;
 }
 
 export function createDlqHandler(deps: DlqDeps) {
@@ -24,7 +29,27 @@ export function createDlqHandler(deps: DlqDeps) {
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     for (const record of event.Records) {
       try {
-        const parsed = StepMessage.safeParse(JSON.parse(record.body));
+        const body: unknown = JSON.parse(record.body);
+        if ((body as { kind?: unknown } | null)?.kind === "ingest") {
+          // The knowledge function never answered its last delivery: the document
+          // would stay ingesting for good.
+          const ingest = IngestMessage.safeParse(body);
+          const failed =
+            ingest.success && deps.items
+              ? await failDeadIngest(
+                  deps.items,
+                  deps.clock,
+                  ingest.data,
+                  record.attributes.ApproximateReceiveCount,
+                )
+              : false;
+          deps.log.error("document ingest moved to the DLQ", {
+            message_id: record.messageId,
+            marked: failed,
+          });
+          continue;
+        }
+        const parsed = StepMessage.safeParse(body);
         if (!parsed.success) {
           deps.log.error("DLQ message is not a step message", { message_id: record.messageId });
           continue;

@@ -500,6 +500,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
       log: options.log,
       clock: ports.clock,
       onTerminal: lifecycle.onTerminal,
+      items: ports.items,
     } satisfies DlqDeps,
     /** What the sweep of stalled branches needs, for branches idle longer than `stalledMs`. */
     sweep: (stalledMs: number): SweepHandlerDeps => ({

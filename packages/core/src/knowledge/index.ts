@@ -1,5 +1,6 @@
 /** Knowledge: documents a tenant uploads, ingested into an index that plans search. */
 export { CHUNK_DEFAULTS, type Chunk, type ChunkOptions, chunkText } from "./chunk";
+export { failDeadIngest } from "./dead-ingest";
 export {
   createEmbedder,
   DEFAULT_EMBEDDING_MODEL,

@@ -82,4 +82,35 @@ describe("the month's budget as tasks spend it", () => {
     expect(started.status).toBe("failed");
     expect(started.usage.llm_calls).toBeGreaterThan(0);
   });
+  it("charges each call once when a step is redelivered after its call was metered, and a branch that ends twice once", async () => {
+    const sys = integrateSystem({ quotas: { monthly_token_budget: 10_000 } });
+    let calls = 0;
+    let crash = false;
+    (sys.llm as FakeLlm).answer = () => {
+      calls++;
+      // The first call's step dies after its call was metered, before its head move.
+      if (calls === 1) crash = true;
+      return JSON.stringify({ result: calls < 4, explanation: "a few times" });
+    };
+    const update = sys.items.update.bind(sys.items);
+    sys.items.update = async (key, changes, condition, options) => {
+      if (crash && key.sk === "B#main") {
+        crash = false;
+        throw new Error("worker died");
+      }
+      return update(key, changes, condition, options);
+    };
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: LOOP }));
+    await sys.drain();
+    const done = await sys.tasks.get("acme", task.task_id);
+    expect(done.status).toBe("completed");
+    // The redelivery made its call again: both were made and both are charged, none twice.
+    expect(calls).toBe(done.usage.llm_calls + 1);
+    const perCall = (done.usage.input_tokens + done.usage.output_tokens) / done.usage.llm_calls;
+    expect((await sys.quotas.usage("acme")).tokens).toBe(calls * perCall);
+    // The branch's end delivered again counts nothing more.
+    const branch = await sys.store.getBranch("acme", task.task_id, "main");
+    await sys.step.onTerminal?.(branch!);
+    expect((await sys.quotas.usage("acme")).tokens).toBe(calls * perCall);
+  });
 });

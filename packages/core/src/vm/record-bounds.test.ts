@@ -166,3 +166,48 @@ describe("a commit the store refuses", () => {
     expect(MAX_ITEM_BYTES).toBe(400 * KB);
   });
 });
+
+describe("a refused step redelivered", () => {
+  it("after its error commit was written but before the head moved: the same error commit is taken, one commit per parent", async () => {
+    const plan = [
+      { seq_no: 0, type: "assign", parameters: { a: 1 } },
+      { seq_no: 1, type: "assign", parameters: { b: "${a} + 1" } },
+      { seq_no: 2, type: "assign", parameters: { final_answer: "${b}" } },
+    ];
+    const sys = memorySystem({ maxPlanUpdates: 0 });
+    const put = sys.items.put.bind(sys.items);
+    const update = sys.items.update.bind(sys.items);
+    let errorWritten = false;
+    let crashed = 0;
+    Object.assign(sys.items, {
+      // DynamoDB checks an item's size before its condition: the redelivery's step
+      // commit is refused again although the error commit holds its key.
+      put: async (item: Record<string, unknown>, condition?: unknown) => {
+        if (item.type === "step" && Object.hasOwn(item.outputs as object, "b")) {
+          throw new TooLargeError("a record would exceed the store's limit of 400 KB");
+        }
+        await put(item as never, condition as never);
+        if (item.type === "error") errorWritten = true;
+      },
+      // The worker dies once between the error commit and the head move.
+      update: async (...args: Parameters<typeof update>) => {
+        if (errorWritten && crashed === 0 && String(args[0].sk).startsWith("B#")) {
+          crashed++;
+          throw new Error("worker died");
+        }
+        return update(...args);
+      },
+    });
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    await sys.drain();
+    expect(crashed).toBe(1);
+    const got = await sys.tasks.get("acme", task.task_id);
+    expect(got.status).toBe("failed");
+    // The step's own cause, not the dead-letter queue's.
+    expect(got.error).toMatch(/over the store's limit/);
+    expect(got.error).not.toMatch(/dead-letter/);
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    expect(commits.map((c) => c.type).reverse()).toEqual(["plan", "step", "error"]);
+    expect(sys.queue.pending()).toEqual([]);
+  });
+});

@@ -167,7 +167,18 @@ export async function runStep(
         calls,
         durationMs,
       );
-      await deps.store.putCommit(written);
+      try {
+        await deps.store.putCommit(written);
+      } catch (again) {
+        // A redelivery after the error commit was written (the worker died before the
+        // head move): the store checks size before the condition, so the step commit is
+        // refused again and its error commit finds its key taken. Take the one written.
+        if (!isErrorKind(again, "conflict")) throw again;
+        const existing = await deps.store.getCommit(tenant, taskId, written.commit_id);
+        if (!existing) throw again;
+        written = existing;
+        outcome = "repaired";
+      }
     } else {
       throw error;
     }

@@ -1,0 +1,56 @@
+/**
+ * An ingest message that kept failing until the dead-letter queue took it: the
+ * knowledge function crashed or timed out on every delivery (its own last
+ * attempt never reached the code that records a failure), so the document
+ * would stay `pending` or `ingesting` for good. The DLQ consumer records the
+ * failure instead, only while the document is still that version and unfinished.
+ */
+import { isErrorKind } from "../errors";
+import type { Clock } from "../ports/clock";
+import type { ItemStore } from "../ports/item-store";
+import type { IngestMessage } from "./model";
+import { documentKey } from "./records";
+
+/**
+ * Marks the message's document `failed` with `ingest_dead_lettered`; true when
+ * it did (false: deleted, replaced by a newer upload, or finished meanwhile).
+ *
+ * @example
+ * await failDeadIngest(items, clock, message, 5);
+ */
+export async function failDeadIngest(
+  items: ItemStore,
+  clock: Pick<Clock, "now">,
+  message: IngestMessage,
+  receives: number | string,
+): Promise<boolean> {
+  if (message.op !== "ingest") return false;
+  const key = documentKey(message.tenant_id, message.knowledge_base, message.document_id);
+  const record = await items.get(key);
+  if (!record || record.version !== message.version) return false;
+  if (record.status !== "pending" && record.status !== "ingesting") return false;
+  try {
+    await items.update(
+      key,
+      {
+        set: [
+          [["status"], "failed"],
+          [
+            ["error"],
+            {
+              code: "ingest_dead_lettered",
+              message: `the ingest failed on every delivery (${receives}) without an answer from the knowledge function (it crashed or timed out): upload the document again, or split it if it is large`,
+            },
+          ],
+          [["progress"], null],
+          [["updated_at"], new Date(clock.now()).toISOString()],
+        ],
+      },
+      { exists: true, equals: { version: message.version, status: record.status } },
+    );
+    return true;
+  } catch (error) {
+    if (isErrorKind(error, "conflict")) return false;
+    throw error;
+  }
+}
