@@ -34,6 +34,7 @@ const scheduler = /node_modules\/@aws-sdk\/client-scheduler\//;
 const openai = /node_modules\/openai\//;
 const lambda = /node_modules\/@aws-sdk\/client-lambda\//;
 const consoleScript = /packages\/web\/src\/generated\/console-bundle/;
+const cronParsing = /node_modules\/(cron-parser|luxon)\//;
 const zodLocales = /node_modules\/zod\/v4\/locales\/(?!en\.js)/;
 
 describe("a function's cold start", () => {
@@ -56,6 +57,13 @@ describe("a function's cold start", () => {
     expect(atStart("worker", lambda)).toEqual([]);
     expect(inBundle("worker", openai)).toBe(true);
     expect(inBundle("worker", lambda)).toBe(true);
+  });
+
+  it("loads cron-parser and luxon with the first cron read, not at any function's start", () => {
+    for (const name of ["api", "worker", "sweep"]) {
+      expect(atStart(name, cronParsing), name).toEqual([]);
+    }
+    expect(inBundle("api", cronParsing)).toBe(true);
   });
 
   it("leaves the worker's clients out of the other functions' bundles", () => {

@@ -5,7 +5,8 @@
  * then a task's first step run through the worker's handler. The chunks loaded
  * are mapped back to their sources with esbuild's metafile: nothing of
  * LanceDB, unpdf, the MCP SDK or Bedrock's client may be among them; they load
- * when a step needs them (knowledge is in another function altogether).
+ * when a step needs them (knowledge is in another function altogether). Nor
+ * cron-parser and luxon: only schedules read cron, and a step never does.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -95,12 +96,16 @@ describe("the worker running a step", () => {
     ["Bedrock's client", /node_modules\/@aws-sdk\/client-bedrock-runtime\//],
     ["the OpenAI client", /node_modules\/openai\//],
     ["the Lambda client", /node_modules\/@aws-sdk\/client-lambda\//],
+    ["cron-parser (schedules only)", /node_modules\/cron-parser\//],
+    ["luxon (under cron-parser)", /node_modules\/luxon\//],
   ])("does not load %s until a step needs it", (_, pattern) => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients in chunks, for the steps that need them", () => {
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients and cron-parser in chunks, for what needs them", () => {
     for (const pattern of [
+      /node_modules\/cron-parser\//,
+      /node_modules\/luxon\//,
       /node_modules\/@modelcontextprotocol\/sdk\//,
       /node_modules\/@aws-sdk\/client-bedrock-runtime\//,
       /node_modules\/openai\//,

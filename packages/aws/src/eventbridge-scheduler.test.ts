@@ -29,8 +29,8 @@ describe("toEventBridgeCron", () => {
     ["0 9 * * */2", "cron(0 9 ? * SUN,TUE,THU,SAT *)"],
     ["30 6 1,15 * *", "cron(30 6 1,15 * ? *)"],
     ["0 0 1 jan *", "cron(0 0 1 JAN ? *)"],
-  ])("turns '%s' into %s", (cron, expected) => {
-    expect(toEventBridgeCron(cron)).toBe(expected);
+  ])("turns '%s' into %s", async (cron, expected) => {
+    expect(await toEventBridgeCron(cron)).toBe(expected);
   });
 });
 

@@ -37,11 +37,11 @@ const DAY_NAMES = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
  * EventBridge's cron for a checked 5-field expression.
  *
  * @example
- * toEventBridgeCron("0 9 * * 1-5") // "cron(0 9 ? * MON,TUE,WED,THU,FRI *)"
- * toEventBridgeCron("*\/15 * * * *") // "cron(*\/15 * * * ? *)"
+ * await toEventBridgeCron("0 9 * * 1-5") // "cron(0 9 ? * MON,TUE,WED,THU,FRI *)"
+ * await toEventBridgeCron("*\/15 * * * *") // "cron(*\/15 * * * ? *)"
  */
-export function toEventBridgeCron(expression: string): string {
-  const fields = parseCron(expression);
+export async function toEventBridgeCron(expression: string): Promise<string> {
+  const fields = await parseCron(expression);
   const byWeekday = fields.dayOfWeek !== "*";
   const dayOfMonth = byWeekday ? "?" : fields.dayOfMonth;
   const dayOfWeek = byWeekday ? fields.daysOfWeek.map((d) => DAY_NAMES[d]).join(",") : "?";
@@ -59,12 +59,12 @@ export class EventBridgeScheduler implements SchedulerPort {
   ) {}
 
   /** The request that creates (or replaces) the schedule; exposed for tests. */
-  input(timer: ScheduleTimer): CreateScheduleCommandInput {
+  async input(timer: ScheduleTimer): Promise<CreateScheduleCommandInput> {
     const o = this.options;
     return {
       Name: scheduleName(timer.tenant_id, timer.schedule_id),
       GroupName: o.groupName,
-      ScheduleExpression: toEventBridgeCron(timer.cron),
+      ScheduleExpression: await toEventBridgeCron(timer.cron),
       ScheduleExpressionTimezone: timer.timezone,
       FlexibleTimeWindow: { Mode: "OFF" },
       State: timer.enabled ? "ENABLED" : "DISABLED",
@@ -83,7 +83,7 @@ export class EventBridgeScheduler implements SchedulerPort {
   }
 
   async put(timer: ScheduleTimer): Promise<void> {
-    const input = this.input(timer);
+    const input = await this.input(timer);
     const created = await createSchedule(this.client, input).catch((e: unknown) => {
       throw translate(e);
     });

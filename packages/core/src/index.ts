@@ -241,8 +241,14 @@ export {
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
 export { BranchService, ForkInput } from "./service/branches";
-export type { CronFields } from "./service/cron";
-export { checkTimeZone, isTimeZone, nextRunAt, parseCron } from "./service/cron";
+export type { CronFields, CronReader } from "./service/cron";
+export {
+  checkTimeZone,
+  cronReader,
+  isTimeZone,
+  nextRunAt,
+  parseCron,
+} from "./service/cron";
 export type { EvaluationHookDeps } from "./service/evaluation";
 export {
   bestJudged,

@@ -9,9 +9,10 @@
  */
 import {
   type Clock,
+  type CronReader,
+  cronReader,
   type DueRun,
   type Log,
-  nextRunAt,
   type SchedulerPort,
   type ScheduleTimer,
   systemClock,
@@ -45,6 +46,8 @@ export class LocalScheduler implements SchedulerPort, WakePort {
   readonly #wakes = new Map<string, Wake>();
   #wakeTimer: ReturnType<typeof setInterval> | null = null;
   #stopped = false;
+  /** Loaded by the first `put` (cron-parser loads on first use); every armed timer was put. */
+  #cron: CronReader | null = null;
 
   constructor(private readonly options: LocalSchedulerOptions) {}
 
@@ -78,6 +81,7 @@ export class LocalScheduler implements SchedulerPort, WakePort {
   }
 
   async put(timer: ScheduleTimer): Promise<void> {
+    this.#cron ??= await cronReader();
     const key = keyOf(timer.tenant_id, timer.schedule_id);
     this.#clear(key);
     const armed: Armed = { timer, handle: null };
@@ -103,7 +107,7 @@ export class LocalScheduler implements SchedulerPort, WakePort {
       .map((a) => ({
         tenant_id: a.timer.tenant_id,
         schedule_id: a.timer.schedule_id,
-        due_at: nextRunAt(a.timer.cron, a.timer.timezone, new Date()).toISOString(),
+        due_at: this.#nextRunAt(a.timer, new Date()).toISOString(),
       }));
   }
 
@@ -116,7 +120,7 @@ export class LocalScheduler implements SchedulerPort, WakePort {
 
   #arm(key: string, armed: Armed, after: number): void {
     if (this.#stopped) return;
-    const due = nextRunAt(armed.timer.cron, armed.timer.timezone, new Date(after)).getTime();
+    const due = this.#nextRunAt(armed.timer, new Date(after)).getTime();
     const wait = due - Date.now();
     const step = () => {
       if (this.#armed.get(key) !== armed) return;
@@ -141,6 +145,11 @@ export class LocalScheduler implements SchedulerPort, WakePort {
     };
     armed.handle = setTimeout(step, Math.max(0, Math.min(wait, MAX_DELAY_MS)));
     armed.handle.unref?.();
+  }
+
+  #nextRunAt(timer: ScheduleTimer, after: Date): Date {
+    if (!this.#cron) throw new Error("a timer was armed before put loaded the cron reader");
+    return this.#cron.nextRunAt(timer.cron, timer.timezone, after);
   }
 
   #clear(key: string): void {

@@ -5,8 +5,12 @@
  * the same way: numbers, month and day names, `*`, `,`, `-` and `/`; and at most
  * one of day-of-month and day-of-week restricted (EventBridge cannot say "the 1st
  * or a Monday", which classic cron means when both are given).
+ *
+ * `cron-parser` (and luxon under it, about 100 KB) loads on the first cron read,
+ * not when this module does: the step worker, which never reads one, builds the
+ * schedule service and would otherwise load both at every cold start.
  */
-import { CronExpressionParser } from "cron-parser";
+import type { CronExpressionParser } from "cron-parser";
 import { ValidationError } from "../errors";
 
 const FIELD_NAMES = ["minute", "hour", "day-of-month", "month", "day-of-week"] as const;
@@ -33,8 +37,38 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
+/** Reads cron expressions once cron-parser is loaded: every function synchronous. */
+export interface CronReader {
+  /** Checks an expression; `ValidationError` (422) that says what is wrong. */
+  parse(expression: string): CronFields;
+  /** The first due time strictly after `after`, in UTC. */
+  nextRunAt(expression: string, timeZone: string, after: Date): Date;
+}
+
+type Parser = typeof CronExpressionParser;
+let loading: Promise<CronReader> | undefined;
+
+/** The cron reader, loading cron-parser on the first call (a failed load is tried again next time). */
+export function cronReader(): Promise<CronReader> {
+  loading ??= import("cron-parser").then(
+    ({ CronExpressionParser: parser }) => ({
+      parse: (expression) => parseWith(parser, expression),
+      nextRunAt: (expression, timeZone, after) => nextRunWith(parser, expression, timeZone, after),
+    }),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
 /** Checks an expression; `ValidationError` (422) that says what is wrong. */
-export function parseCron(expression: string): CronFields {
+export async function parseCron(expression: string): Promise<CronFields> {
+  return (await cronReader()).parse(expression);
+}
+
+function parseWith(parser: Parser, expression: string): CronFields {
   const fields = expression.trim().split(/\s+/);
   if (fields.length !== 5) {
     throw new ValidationError(
@@ -65,9 +99,9 @@ export function parseCron(expression: string): CronFields {
       `'${expression}' restricts both day-of-month and day-of-week: give one of them and '*' for the other (EventBridge Scheduler, which runs schedules on AWS, cannot combine them)`,
     );
   }
-  let parsed: ReturnType<typeof CronExpressionParser.parse>;
+  let parsed: ReturnType<Parser["parse"]>;
   try {
-    parsed = CronExpressionParser.parse(fields.join(" "));
+    parsed = parser.parse(fields.join(" "));
   } catch (error) {
     throw new ValidationError(
       "invalid_cron",
@@ -92,12 +126,14 @@ export function checkTimeZone(zone: string): void {
  * The first due time strictly after `after`, in UTC.
  *
  * @example
- * nextRunAt("0 9 * * *", "Europe/Berlin", new Date("2026-03-28T12:00:00Z")) // 2026-03-29T07:00:00.000Z (summer time)
+ * await nextRunAt("0 9 * * *", "Europe/Berlin", new Date("2026-03-28T12:00:00Z")) // 2026-03-29T07:00:00.000Z (summer time)
  */
-export function nextRunAt(expression: string, timeZone: string, after: Date): Date {
-  parseCron(expression);
+export async function nextRunAt(expression: string, timeZone: string, after: Date): Promise<Date> {
+  return (await cronReader()).nextRunAt(expression, timeZone, after);
+}
+
+function nextRunWith(parser: Parser, expression: string, timeZone: string, after: Date): Date {
+  parseWith(parser, expression);
   checkTimeZone(timeZone);
-  return CronExpressionParser.parse(expression.trim(), { currentDate: after, tz: timeZone })
-    .next()
-    .toDate();
+  return parser.parse(expression.trim(), { currentDate: after, tz: timeZone }).next().toDate();
 }

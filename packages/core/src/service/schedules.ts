@@ -196,11 +196,11 @@ export class ScheduleService {
       await this.deps.items.delete(scheduleKey(tenant, id));
       throw error;
     }
-    return this.view(item);
+    return await this.view(item);
   }
 
   async get(tenant: string, id: string): Promise<Schedule> {
-    return this.view(await this.item(tenant, id));
+    return await this.view(await this.item(tenant, id));
   }
 
   async list(tenant: string): Promise<Schedule[]> {
@@ -209,7 +209,7 @@ export class ScheduleService {
       prefix: "SCHEDULE#",
       limit: 1000,
     });
-    return page.items.map((item) => this.view(item as unknown as ScheduleItem));
+    return Promise.all(page.items.map((item) => this.view(item as unknown as ScheduleItem)));
   }
 
   async update(tenant: string, id: string, changes: UpdateScheduleInput): Promise<Schedule> {
@@ -231,7 +231,7 @@ export class ScheduleService {
       { exists: true, equals: { updated_at: current.updated_at } },
     );
     await this.deps.scheduler.put(timerOf(next));
-    return this.view(next);
+    return await this.view(next);
   }
 
   async delete(tenant: string, id: string): Promise<void> {
@@ -338,7 +338,7 @@ export class ScheduleService {
 
   /** Cron, time zone, namespace and plan must all hold before anything is written. */
   private async check(item: ScheduleItem): Promise<void> {
-    parseCron(item.cron);
+    await parseCron(item.cron);
     checkTimeZone(item.timezone);
     if (item.plan === null) {
       this.deps.tasks.requireLlm(
@@ -354,7 +354,7 @@ export class ScheduleService {
     if (item.webhook_url !== null) this.deps.tasks.checkWebhookUrl(item.webhook_url);
   }
 
-  private view(item: ScheduleItem): Schedule {
+  private async view(item: ScheduleItem): Promise<Schedule> {
     return {
       schedule_id: item.schedule_id,
       name: item.name,
@@ -365,7 +365,7 @@ export class ScheduleService {
       namespace: item.namespace,
       enabled: item.enabled,
       next_run_at: item.enabled
-        ? nextRunAt(item.cron, item.timezone, new Date(this.deps.clock.now())).toISOString()
+        ? (await nextRunAt(item.cron, item.timezone, new Date(this.deps.clock.now()))).toISOString()
         : null,
       last_run_at: item.last_run_at ?? null,
       created_at: item.created_at,
