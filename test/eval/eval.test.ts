@@ -26,7 +26,7 @@ beforeAll(async () => {
     runId: "test",
     concurrency: cases.length,
     caseTimeoutMs: 60_000,
-    pollMs: 100,
+    pollMs: 1000,
     available: stack.available,
   });
 }, 120_000);

@@ -9,6 +9,7 @@ import { type ApiClient, describe } from "./api";
 import type { Outcome, Verdict } from "./checkers";
 import type { EvalCase } from "./dataset";
 import type { CaseResult } from "./metrics";
+import { backoff } from "./poll";
 import { judgeMarker } from "./scripted";
 
 export interface JudgeOptions {
@@ -61,6 +62,7 @@ export async function judge(
   const taskId = created.body.task_id as string;
   const deadline = Date.now() + options.timeoutMs;
   let task: any;
+  const pause = backoff(options.pollMs);
   for (;;) {
     task = await options.api.expect("GET", `/v1/tasks/${taskId}`, undefined, [200]);
     if (["completed", "failed", "cancelled"].includes(task.status)) break;
@@ -68,7 +70,7 @@ export async function judge(
       await options.api.call("POST", `/v1/tasks/${taskId}/cancel`);
       break;
     }
-    await new Promise((r) => setTimeout(r, options.pollMs));
+    await pause();
   }
   const usage = {
     task_id: taskId,

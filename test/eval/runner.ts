@@ -11,6 +11,7 @@ import { check, checkerKind } from "./checkers";
 import type { EvalCase, Need } from "./dataset";
 import { judge } from "./judge";
 import { type CaseResult, taskNumbers } from "./metrics";
+import { backoff } from "./poll";
 
 export interface RunOptions {
   api: ApiClient;
@@ -20,7 +21,7 @@ export interface RunOptions {
   concurrency: number;
   /** How long one case may run before its task is cancelled. */
   caseTimeoutMs: number;
-  /** How often a running task is read. */
+  /** The longest wait between two reads of a running task (reads start at 100 ms and back off to it). */
   pollMs?: number;
   /** What this machine offers that cases may need; a case needing anything else is skipped. */
   available: ReadonlySet<Need>;
@@ -92,8 +93,8 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
   }
   const taskId = created.body.task_id as string;
   const task = await watch(taskId, c, ctx);
-  const wall = Date.now() - started;
   const timedOut = !TERMINAL.has(task.status);
+  const wall = timedOut ? Date.now() - started : serverWall(task, Date.now() - started);
   if (timedOut) await ctx.api.call("POST", `/v1/tasks/${taskId}/cancel`);
   const commits = await ctx.api.commits(taskId, task.branch ?? "main").catch(() => []);
   const numbers = taskNumbers(task, commits, c.plan ? "plan" : "goal");
@@ -112,7 +113,7 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
   if (timedOut) return { ...result, reason: `still ${task.status} after ${ctx.caseTimeoutMs} ms: cancelled` };
   const outcome = { status: task.status, final_answer: task.final_answer, error: task.error };
   if ("judge" in c.check) {
-    const verdict = await judge(c, c.check.judge, outcome, { api: ctx.api, namespace: ctx.shared, timeoutMs: ctx.caseTimeoutMs, pollMs: ctx.pollMs ?? 250 });
+    const verdict = await judge(c, c.check.judge, outcome, { api: ctx.api, namespace: ctx.shared, timeoutMs: ctx.caseTimeoutMs, pollMs: ctx.pollMs ?? 2000 });
     return { ...result, right: verdict.right && result.completed, reason: verdict.reason, judge: verdict.usage };
   }
   const verdict = check(c.check, outcome);
@@ -123,6 +124,7 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
 async function watch(taskId: string, c: EvalCase, ctx: CaseContext): Promise<any> {
   const deadline = Date.now() + ctx.caseTimeoutMs;
   const answers = [...(c.human_answers ?? [])];
+  const pause = backoff(ctx.pollMs);
   for (;;) {
     const task = await ctx.api.expect("GET", `/v1/tasks/${taskId}`, undefined, [200]);
     if (TERMINAL.has(task.status) || Date.now() > deadline) return task;
@@ -133,7 +135,7 @@ async function watch(taskId: string, c: EvalCase, ctx: CaseContext): Promise<any
         continue;
       }
     }
-    await new Promise((r) => setTimeout(r, ctx.pollMs ?? 250));
+    await pause();
   }
 }
 
@@ -169,6 +171,7 @@ async function ownNamespace(c: EvalCase, ctx: CaseContext): Promise<{ namespace:
     if (answer.status !== 202) throw new Error(`uploading ${doc.filename} answered ${answer.status}: ${describe(answer.body)}`);
   }
   const deadline = Date.now() + ctx.caseTimeoutMs;
+  const pause = backoff(ctx.pollMs);
   for (;;) {
     const { documents } = await ctx.api.expect("GET", `/v1/knowledge-bases/${kb}/documents?limit=100`, undefined, [200]);
     const failed = documents.find((d: any) => d.status === "failed");
@@ -187,8 +190,18 @@ async function ownNamespace(c: EvalCase, ctx: CaseContext): Promise<{ namespace:
       };
     }
     if (Date.now() > deadline) throw new Error(`documents of ${kb} still ingesting after ${ctx.caseTimeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, ctx.pollMs ?? 250));
+    await pause();
   }
+}
+
+/**
+ * A finished task's wall time as the stack saw it (from its creation to its
+ * last change), which does not depend on how often the eval looked; what the
+ * eval measured when the task lacks the times.
+ */
+function serverWall(task: any, measured: number): number {
+  const ms = Date.parse(task.updated_at) - Date.parse(task.created_at);
+  return Number.isFinite(ms) && ms >= 0 ? ms : measured;
 }
 
 async function builtinTools(api: ApiClient): Promise<string[]> {
