@@ -47,7 +47,10 @@ export class ApiClient {
   }
 
   /** A multipart upload of one document to a knowledge base. */
-  async upload(kb: string, file: { filename: string; content_type: string; content: string }): Promise<ApiAnswer> {
+  async upload(
+    kb: string,
+    file: { filename: string; content_type: string; content: string },
+  ): Promise<ApiAnswer> {
     const form = new FormData();
     form.append("file", new Blob([file.content], { type: file.content_type }), file.filename);
     const response = await fetch(`${this.url}/v1/knowledge-bases/${kb}/documents`, {
@@ -64,7 +67,12 @@ export class ApiClient {
     let cursor: string | undefined;
     do {
       const query = `limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-      const page = await this.expect("GET", `/v1/tasks/${taskId}/branches/${branch}/commits?${query}`, undefined, [200]);
+      const page = await this.expect(
+        "GET",
+        `/v1/tasks/${taskId}/branches/${branch}/commits?${query}`,
+        undefined,
+        [200],
+      );
       all.push(...page.commits);
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
@@ -85,5 +93,7 @@ async function parse(response: Response): Promise<unknown> {
 export function describe(body: any): string {
   const error = body?.error;
   if (error && typeof error === "object") return `${error.code ?? "error"}: ${error.message ?? ""}`;
-  return typeof body === "string" ? body.slice(0, 300) : JSON.stringify(body)?.slice(0, 300) ?? "";
+  return typeof body === "string"
+    ? body.slice(0, 300)
+    : (JSON.stringify(body)?.slice(0, 300) ?? "");
 }

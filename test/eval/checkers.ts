@@ -19,7 +19,14 @@ export const NumberChecker = z
   .object({ number: z.number(), tolerance: z.number().min(0).default(0), path })
   .strict();
 export const RegexChecker = z
-  .object({ regex: z.string().min(1), flags: z.string().regex(/^[imsu]*$/).optional(), path })
+  .object({
+    regex: z.string().min(1),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/)
+      .optional(),
+    path,
+  })
   .strict();
 export const ContainsChecker = z
   .object({
@@ -78,12 +85,19 @@ export function checkerKind(checker: Checker): string {
  */
 export function check(checker: Exclude<Checker, { judge: string }>, outcome: Outcome): Verdict {
   if ("error" in checker) {
-    if (outcome.status !== "failed") return { right: false, reason: `expected a failure, got ${outcome.status}` };
+    if (outcome.status !== "failed")
+      return { right: false, reason: `expected a failure, got ${outcome.status}` };
     const text = typeof outcome.error === "string" ? outcome.error : JSON.stringify(outcome.error);
     const right = new RegExp(checker.error, "s").test(text ?? "");
-    return { right, reason: right ? `the error matches /${checker.error}/` : `the error does not match /${checker.error}/: ${clip(text)}` };
+    return {
+      right,
+      reason: right
+        ? `the error matches /${checker.error}/`
+        : `the error does not match /${checker.error}/: ${clip(text)}`,
+    };
   }
-  if (outcome.status !== "completed") return { right: false, reason: `the task ended ${outcome.status}` };
+  if (outcome.status !== "completed")
+    return { right: false, reason: `the task ended ${outcome.status}` };
   const picked = pick(outcome.final_answer, checker.path);
   if (!picked.found) return { right: false, reason: `the answer has no ${checker.path}` };
   const value = picked.value;
@@ -91,7 +105,10 @@ export function check(checker: Exclude<Checker, { judge: string }>, outcome: Out
   if ("number" in checker) return number(checker.number, checker.tolerance, value);
   if ("regex" in checker) {
     const right = new RegExp(checker.regex, checker.flags).test(asText(value));
-    return { right, reason: `${right ? "matches" : "does not match"} /${checker.regex}/${checker.flags ?? ""}: ${clip(asText(value))}` };
+    return {
+      right,
+      reason: `${right ? "matches" : "does not match"} /${checker.regex}/${checker.flags ?? ""}: ${clip(asText(value))}`,
+    };
   }
   const needles = typeof checker.contains === "string" ? [checker.contains] : checker.contains;
   const fold = (s: string) => (checker.ignore_case ? s.toLowerCase() : s);
@@ -99,7 +116,10 @@ export function check(checker: Exclude<Checker, { judge: string }>, outcome: Out
   const missing = needles.filter((n) => !text.includes(fold(n)));
   return missing.length === 0
     ? { right: true, reason: `contains ${needles.map((n) => JSON.stringify(n)).join(", ")}` }
-    : { right: false, reason: `lacks ${missing.map((n) => JSON.stringify(n)).join(", ")}: ${clip(asText(value))}` };
+    : {
+        right: false,
+        reason: `lacks ${missing.map((n) => JSON.stringify(n)).join(", ")}: ${clip(asText(value))}`,
+      };
 }
 
 function exact(expected: unknown, value: unknown, ignoreCase: boolean): Verdict {
@@ -109,14 +129,22 @@ function exact(expected: unknown, value: unknown, ignoreCase: boolean): Verdict 
     return JSON.stringify(ignoreCase ? trimmed.toLowerCase() : trimmed);
   };
   const right = norm(expected) === norm(value);
-  return { right, reason: right ? "equal" : `expected ${clip(JSON.stringify(expected))}, got ${clip(JSON.stringify(value))}` };
+  return {
+    right,
+    reason: right
+      ? "equal"
+      : `expected ${clip(JSON.stringify(expected))}, got ${clip(JSON.stringify(value))}`,
+  };
 }
 
 function number(expected: number, tolerance: number, value: unknown): Verdict {
   const found = numberIn(value);
   if (found === null) return { right: false, reason: `no number in ${clip(asText(value))}` };
   const right = Math.abs(found - expected) <= tolerance;
-  return { right, reason: `${found} is ${right ? "within" : "not within"} ${tolerance} of ${expected}` };
+  return {
+    right,
+    reason: `${found} is ${right ? "within" : "not within"} ${tolerance} of ${expected}`,
+  };
 }
 
 /**
@@ -145,7 +173,8 @@ function pick(value: unknown, at: string | undefined): { found: boolean; value: 
     }
   }
   for (const key of at.split(".")) {
-    if (current === null || typeof current !== "object" || !(key in current)) return { found: false, value: undefined };
+    if (current === null || typeof current !== "object" || !(key in current))
+      return { found: false, value: undefined };
     current = (current as Record<string, unknown>)[key];
   }
   return { found: true, value: current };

@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { ApiClient } from "./api";
 import { type EvalCase, fillPlaceholders, loadCases, type Need } from "./dataset";
 import { startEvalStack } from "./local";
-import { totalsOf } from "./metrics";
+import { type CaseResult, totalsOf } from "./metrics";
 import { compareTable, type EvalRun, runTable } from "./report";
 import { runCases } from "./runner";
 
@@ -59,7 +59,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (values.compare) {
-    if (positionals.length !== 2) throw new UsageError("--compare takes two saved runs: --compare a.json b.json");
+    if (positionals.length !== 2)
+      throw new UsageError("--compare takes two saved runs: --compare a.json b.json");
     const [a, b] = await Promise.all(positionals.map(readRun));
     process.stdout.write(`${compareTable(a!, b!)}\n`);
     return 0;
@@ -71,7 +72,8 @@ async function main(): Promise<number> {
   if (values.only) {
     const wanted = new Set(values.only.split(",").map((s) => s.trim()));
     cases = cases.filter((c) => wanted.has(c.id) || wanted.has(c.feature));
-    if (cases.length === 0) throw new UsageError(`--only ${values.only} matches no case id or feature`);
+    if (cases.length === 0)
+      throw new UsageError(`--only ${values.only} matches no case id or feature`);
   }
 
   const started = new Date();
@@ -97,7 +99,9 @@ async function main(): Promise<number> {
   } else {
     const local = await startEvalStack({
       env: process.env,
-      ...(values.scripted ? { scripted: (url: string) => cases.map((c) => fillPlaceholders(c, { fixture_url: url })) } : {}),
+      ...(values.scripted
+        ? { scripted: (url: string) => cases.map((c) => fillPlaceholders(c, { fixture_url: url })) }
+        : {}),
       logLevel: (process.env.LOG_LEVEL as never) ?? "error",
     });
     if (!local.llm) {
@@ -111,12 +115,16 @@ async function main(): Promise<number> {
     stop = local.stop;
     stackLabel = "in-process local stack (in memory)";
   }
-  const label = values.label ?? (values.scripted ? "scripted" : modelLabel(llm) ?? stackLabel);
-  process.stdout.write(`eval ${runId}: ${cases.length} cases, ${concurrency} at once, on ${stackLabel}\n  model: ${label}\n\n`);
+  const label = values.label ?? (values.scripted ? "scripted" : (modelLabel(llm) ?? stackLabel));
+  process.stdout.write(
+    `eval ${runId}: ${cases.length} cases, ${concurrency} at once, on ${stackLabel}\n  model: ${label}\n\n`,
+  );
 
-  let results;
+  let results: CaseResult[];
   try {
-    const filled: EvalCase[] = cases.map((c) => (fixtureUrl ? fillPlaceholders(c, { fixture_url: fixtureUrl }) : c));
+    const filled: EvalCase[] = cases.map((c) =>
+      fixtureUrl ? fillPlaceholders(c, { fixture_url: fixtureUrl }) : c,
+    );
     results = await runCases(filled, {
       api,
       runId,
@@ -124,7 +132,9 @@ async function main(): Promise<number> {
       caseTimeoutMs,
       available,
       onResult: (r) =>
-        process.stdout.write(`  ${r.right ? "right" : r.status === "skipped" ? "skip " : "WRONG"}  ${r.id} (${(r.wall_ms / 1000).toFixed(1)} s)${r.right ? "" : `: ${r.reason.slice(0, 120)}`}\n`),
+        process.stdout.write(
+          `  ${r.right ? "right" : r.status === "skipped" ? "skip " : "WRONG"}  ${r.id} (${(r.wall_ms / 1000).toFixed(1)} s)${r.right ? "" : `: ${r.reason.slice(0, 120)}`}\n`,
+        ),
     });
   } finally {
     await stop();
@@ -140,7 +150,9 @@ async function main(): Promise<number> {
     totals: totalsOf(results),
     results,
   };
-  const out = values.out ? resolve(values.out) : join(root, ".stackvm", "eval", `${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  const out = values.out
+    ? resolve(values.out)
+    : join(root, ".stackvm", "eval", `${started.toISOString().replace(/[:.]/g, "-")}.json`);
   await mkdir(resolve(out, ".."), { recursive: true });
   await writeFile(out, `${JSON.stringify(run, null, 2)}\n`);
   process.stdout.write(`\n${runTable(results)}\n\nsaved ${out}\n`);
@@ -160,19 +172,23 @@ async function apiKey(given: string | undefined): Promise<string> {
   if (process.env.STACKVM_API_KEY) return process.env.STACKVM_API_KEY.trim();
   const file = join(resolve(root, process.env.STACKVM_DATA_DIR ?? ".stackvm"), "api-key");
   if (existsSync(file)) return (await readFile(file, "utf8")).trim();
-  throw new UsageError(`no API key: pass --api-key, set STACKVM_API_KEY, or start the stack with npm start (it writes ${file})`);
+  throw new UsageError(
+    `no API key: pass --api-key, set STACKVM_API_KEY, or start the stack with npm start (it writes ${file})`,
+  );
 }
 
 async function readRun(path: string): Promise<EvalRun> {
   const run = JSON.parse(await readFile(resolve(path), "utf8")) as EvalRun;
-  if (run?.version !== 1 || !Array.isArray(run.results)) throw new UsageError(`${path} is not a saved eval run`);
+  if (run?.version !== 1 || !Array.isArray(run.results))
+    throw new UsageError(`${path} is not a saved eval run`);
   return run;
 }
 
 function positiveInt(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number from 1, got ${text}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${name} must be a whole number from 1, got ${text}`);
   return n;
 }
 
@@ -182,7 +198,9 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(
-      error instanceof UsageError ? `eval: ${error.message}\n\n${USAGE}\n` : `eval failed: ${(error as Error).stack}\n`,
+      error instanceof UsageError
+        ? `eval: ${error.message}\n\n${USAGE}\n`
+        : `eval failed: ${(error as Error).stack}\n`,
     );
     process.exit(error instanceof UsageError ? 2 : 1);
   },

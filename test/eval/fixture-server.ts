@@ -8,7 +8,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 const ORDERS: Record<string, unknown> = {
-  "A-1": { id: "A-1", status: "shipped", items: [{ sku: "TEA-7", qty: 3, price: 4.5 }, { sku: "CUP-2", qty: 2, price: 12 }] },
+  "A-1": {
+    id: "A-1",
+    status: "shipped",
+    items: [
+      { sku: "TEA-7", qty: 3, price: 4.5 },
+      { sku: "CUP-2", qty: 2, price: 12 },
+    ],
+  },
   "B-9": { id: "B-9", status: "cancelled", items: [{ sku: "PEN-1", qty: 10, price: 1.25 }] },
 };
 

@@ -34,7 +34,11 @@ export const JUDGE_PLAN = [
       output_vars: ["pass", "reason"],
     },
   },
-  { seq_no: 1, type: "assign", parameters: { final_answer: { pass: "${pass}", reason: "${reason}" } } },
+  {
+    seq_no: 1,
+    type: "assign",
+    parameters: { final_answer: { pass: "${pass}", reason: "${reason}" } },
+  },
 ];
 
 /**
@@ -48,7 +52,8 @@ export async function judge(
   options: JudgeOptions,
 ): Promise<Verdict & { usage: NonNullable<CaseResult["judge"]> }> {
   const none = { task_id: null, llm_calls: 0, tokens: 0, cost_usd: 0 };
-  if (outcome.status !== "completed") return { right: false, reason: `the task ended ${outcome.status}`, usage: none };
+  if (outcome.status !== "completed")
+    return { right: false, reason: `the task ended ${outcome.status}`, usage: none };
   const created = await options.api.call("POST", "/v1/tasks", {
     goal: `${judgeMarker(c.id)} Grade an answer against a rubric.`,
     plan: JUDGE_PLAN,
@@ -57,7 +62,11 @@ export async function judge(
     metadata: { eval_judge_of: c.id },
   });
   if (created.status !== 202) {
-    return { right: false, reason: `the judge could not start: ${describe(created.body)}`, usage: none };
+    return {
+      right: false,
+      reason: `the judge could not start: ${describe(created.body)}`,
+      usage: none,
+    };
   }
   const taskId = created.body.task_id as string;
   const deadline = Date.now() + options.timeoutMs;
@@ -79,7 +88,11 @@ export async function judge(
     cost_usd: task.usage?.cost_usd ?? 0,
   };
   if (task.status !== "completed") {
-    return { right: false, reason: `the judge's task ended ${task.status}: ${task.error ?? ""}`, usage };
+    return {
+      right: false,
+      reason: `the judge's task ended ${task.status}: ${task.error ?? ""}`,
+      usage,
+    };
   }
   const verdict = task.final_answer as { pass?: unknown; reason?: unknown };
   const pass = verdict?.pass === true || /^(true|yes|pass)$/i.test(String(verdict?.pass).trim());

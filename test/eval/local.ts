@@ -62,7 +62,9 @@ export async function startEvalStack(options: {
       STACKVM_RATE_LIMIT_RPS: "100000",
       STACKVM_MAX_RUNNING_TASKS: "1000",
       // The fixture server listens on loopback; nothing else of this machine is opened.
-      STACKVM_OPEN_PRIVATE_RANGES: [options.env.STACKVM_OPEN_PRIVATE_RANGES, "127.0.0.1"].filter(Boolean).join(","),
+      STACKVM_OPEN_PRIVATE_RANGES: [options.env.STACKVM_OPEN_PRIVATE_RANGES, "127.0.0.1"]
+        .filter(Boolean)
+        .join(","),
     },
   });
   return {

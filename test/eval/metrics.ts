@@ -13,7 +13,14 @@ export interface CaseResult {
   /** `goal`: the model plans; `plan`: the case gives the plan. */
   kind: "goal" | "plan";
   /** The task's end, or what stopped the case before or around it. */
-  status: "completed" | "failed" | "cancelled" | "timed_out" | "refused" | "setup_failed" | "skipped";
+  status:
+    | "completed"
+    | "failed"
+    | "cancelled"
+    | "timed_out"
+    | "refused"
+    | "setup_failed"
+    | "skipped";
   /** The task ended as the case expects (most expect `completed`). */
   completed: boolean;
   right: boolean;
@@ -68,7 +75,8 @@ export function taskNumbers(task: any, commits: any[], kind: "goal" | "plan"): T
   const planCommit = commits.find((c) => c.type === "plan");
   const repairs = Number(planCommit?.details?.attempts ?? 1);
   return {
-    plan_first_try: kind === "plan" ? null : planCommit !== undefined && planCalls === 1 && repairs === 1,
+    plan_first_try:
+      kind === "plan" ? null : planCommit !== undefined && planCalls === 1 && repairs === 1,
     plan_attempts: kind === "plan" ? null : Math.max(planCalls, planCommit ? repairs : 0),
     plan_updates: commits.filter((c) => c.type === "plan_update").length,
     steps: usage.steps ?? 0,

@@ -20,7 +20,8 @@ export interface EvalRun {
 }
 
 const yes = (b: boolean | null) => (b === null ? "-" : b ? "yes" : "no");
-const tokens = (r: { input_tokens: number; output_tokens: number }) => r.input_tokens + r.output_tokens;
+const tokens = (r: { input_tokens: number; output_tokens: number }) =>
+  r.input_tokens + r.output_tokens;
 const usd = (n: number) => (n === 0 ? "0" : n < 0.0001 ? n.toExponential(1) : n.toFixed(4));
 const secs = (ms: number) => (ms / 1000).toFixed(1);
 
@@ -30,7 +31,11 @@ export function columns(rows: string[][]): string {
   return rows
     .map((r) =>
       r
-        .map((cell, i) => (/^[-+]?[\d.]+(e[-+]?\d+)?%?$/.test(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+        .map((cell, i) =>
+          /^[-+]?[\d.]+(e[-+]?\d+)?%?$/.test(cell)
+            ? cell.padStart(widths[i]!)
+            : cell.padEnd(widths[i]!),
+        )
         .join("  ")
         .trimEnd(),
     )
@@ -39,10 +44,38 @@ export function columns(rows: string[][]): string {
 
 /** The table of one run: a row per case, then the totals. */
 export function runTable(results: CaseResult[]): string {
-  const head = ["case", "feature", "check", "plan 1st", "attempts", "updates", "completed", "right", "llm calls", "tokens", "cost $", "wall s", "status"];
+  const head = [
+    "case",
+    "feature",
+    "check",
+    "plan 1st",
+    "attempts",
+    "updates",
+    "completed",
+    "right",
+    "llm calls",
+    "tokens",
+    "cost $",
+    "wall s",
+    "status",
+  ];
   const rows = results.map((r) =>
     r.status === "skipped"
-      ? [r.id, r.feature, r.checker, "-", "-", "-", "-", "-", "-", "-", "-", "-", `skipped: ${r.reason}`]
+      ? [
+          r.id,
+          r.feature,
+          r.checker,
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          `skipped: ${r.reason}`,
+        ]
       : [
           r.id,
           r.feature,
@@ -76,8 +109,10 @@ export function runTable(results: CaseResult[]): string {
     "",
   ]);
   const extra: string[] = [];
-  if (t.judge_llm_calls) extra.push(`judge: ${t.judge_llm_calls} llm calls, $${usd(t.judge_cost_usd)}`);
-  if (t.ingest_llm_calls) extra.push(`ingest: ${t.ingest_llm_calls} llm calls, $${usd(t.ingest_cost_usd)}`);
+  if (t.judge_llm_calls)
+    extra.push(`judge: ${t.judge_llm_calls} llm calls, $${usd(t.judge_cost_usd)}`);
+  if (t.ingest_llm_calls)
+    extra.push(`ingest: ${t.ingest_llm_calls} llm calls, $${usd(t.ingest_cost_usd)}`);
   return `${columns([head, ...rows])}${extra.length ? `\n(not in the totals: ${extra.join("; ")})` : ""}`;
 }
 
@@ -88,9 +123,19 @@ export function runTable(results: CaseResult[]): string {
  */
 export function compareTable(a: EvalRun, b: EvalRun): string {
   const ids = [...new Set([...a.results.map((r) => r.id), ...b.results.map((r) => r.id)])];
-  const find = (run: EvalRun, id: string) => run.results.find((r) => r.id === id && r.status !== "skipped");
+  const find = (run: EvalRun, id: string) =>
+    run.results.find((r) => r.id === id && r.status !== "skipped");
   const pair = (x: string, y: string) => `${x} | ${y}`;
-  const head = ["case", "right A | B", "completed A | B", "plan 1st A | B", "llm calls A | B", "tokens A | B", "wall s A | B", ""];
+  const head = [
+    "case",
+    "right A | B",
+    "completed A | B",
+    "plan 1st A | B",
+    "llm calls A | B",
+    "tokens A | B",
+    "wall s A | B",
+    "",
+  ];
   const rows = ids.map((id) => {
     const x = find(a, id);
     const y = find(b, id);
@@ -115,7 +160,8 @@ export function compareTable(a: EvalRun, b: EvalRun): string {
   rows.push([
     "TOTAL",
     pair(`${ta.right}/${ta.ran}`, `${tb.right}/${tb.ran}`) + delta(ta.right, tb.right),
-    pair(`${ta.completed}/${ta.ran}`, `${tb.completed}/${tb.ran}`) + delta(ta.completed, tb.completed),
+    pair(`${ta.completed}/${ta.ran}`, `${tb.completed}/${tb.ran}`) +
+      delta(ta.completed, tb.completed),
     pair(`${ta.plan_first_try}/${ta.goal_cases}`, `${tb.plan_first_try}/${tb.goal_cases}`),
     pair(String(ta.llm_calls), String(tb.llm_calls)) + delta(ta.llm_calls, tb.llm_calls),
     pair(String(ta.input_tokens + ta.output_tokens), String(tb.input_tokens + tb.output_tokens)),

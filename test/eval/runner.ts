@@ -35,8 +35,15 @@ const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export async function runCases(cases: EvalCase[], options: RunOptions): Promise<CaseResult[]> {
   const shared = `ev-${options.runId}`;
   const builtins = await builtinTools(options.api);
-  await options.api.expect("PUT", `/v1/namespaces/${shared}`, { allowed_tools: builtins, description: "eval run" }, [200, 201]);
-  const cleanup: (() => Promise<unknown>)[] = [() => options.api.call("DELETE", `/v1/namespaces/${shared}`)];
+  await options.api.expect(
+    "PUT",
+    `/v1/namespaces/${shared}`,
+    { allowed_tools: builtins, description: "eval run" },
+    [200, 201],
+  );
+  const cleanup: (() => Promise<unknown>)[] = [
+    () => options.api.call("DELETE", `/v1/namespaces/${shared}`),
+  ];
   const results: CaseResult[] = new Array(cases.length);
   let next = 0;
   const worker = async () => {
@@ -65,7 +72,8 @@ interface CaseContext extends RunOptions {
 async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
   const base = blank(c);
   const missing = (c.needs ?? []).filter((n) => !ctx.available.has(n));
-  if (missing.length > 0) return { ...base, status: "skipped", reason: `needs ${missing.join(", ")} (docs/eval.md)` };
+  if (missing.length > 0)
+    return { ...base, status: "skipped", reason: `needs ${missing.join(", ")} (docs/eval.md)` };
   let namespace = ctx.shared;
   let ingest: CaseResult["ingest"];
   try {
@@ -89,7 +97,14 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
   });
   if (created.status !== 202) {
     const reason = `POST /v1/tasks answered ${created.status}: ${describe(created.body)}`;
-    return { ...base, status: "refused", reason, error: reason, wall_ms: Date.now() - started, ...(ingest ? { ingest } : {}) };
+    return {
+      ...base,
+      status: "refused",
+      reason,
+      error: reason,
+      wall_ms: Date.now() - started,
+      ...(ingest ? { ingest } : {}),
+    };
   }
   const taskId = created.body.task_id as string;
   const task = await watch(taskId, c, ctx);
@@ -110,11 +125,22 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
     wall_ms: wall,
     ...(ingest ? { ingest } : {}),
   };
-  if (timedOut) return { ...result, reason: `still ${task.status} after ${ctx.caseTimeoutMs} ms: cancelled` };
+  if (timedOut)
+    return { ...result, reason: `still ${task.status} after ${ctx.caseTimeoutMs} ms: cancelled` };
   const outcome = { status: task.status, final_answer: task.final_answer, error: task.error };
   if ("judge" in c.check) {
-    const verdict = await judge(c, c.check.judge, outcome, { api: ctx.api, namespace: ctx.shared, timeoutMs: ctx.caseTimeoutMs, pollMs: ctx.pollMs ?? 2000 });
-    return { ...result, right: verdict.right && result.completed, reason: verdict.reason, judge: verdict.usage };
+    const verdict = await judge(c, c.check.judge, outcome, {
+      api: ctx.api,
+      namespace: ctx.shared,
+      timeoutMs: ctx.caseTimeoutMs,
+      pollMs: ctx.pollMs ?? 2000,
+    });
+    return {
+      ...result,
+      right: verdict.right && result.completed,
+      reason: verdict.reason,
+      judge: verdict.usage,
+    };
   }
   const verdict = check(c.check, outcome);
   return { ...result, right: verdict.right && result.completed, reason: verdict.reason };
@@ -129,9 +155,19 @@ async function watch(taskId: string, c: EvalCase, ctx: CaseContext): Promise<any
     const task = await ctx.api.expect("GET", `/v1/tasks/${taskId}`, undefined, [200]);
     if (TERMINAL.has(task.status) || Date.now() > deadline) return task;
     if (task.status === "waiting" && answers.length > 0) {
-      const branch = await ctx.api.expect("GET", `/v1/tasks/${taskId}/branches/${task.branch}`, undefined, [200]);
+      const branch = await ctx.api.expect(
+        "GET",
+        `/v1/tasks/${taskId}/branches/${task.branch}`,
+        undefined,
+        [200],
+      );
       if (branch.waiting?.kind === "input") {
-        await ctx.api.expect("POST", `/v1/tasks/${taskId}/branches/${task.branch}/input`, { answer: answers.shift() }, [200]);
+        await ctx.api.expect(
+          "POST",
+          `/v1/tasks/${taskId}/branches/${task.branch}/input`,
+          { answer: answers.shift() },
+          [200],
+        );
         continue;
       }
     }
@@ -144,7 +180,10 @@ async function watch(taskId: string, c: EvalCase, ctx: CaseContext): Promise<any
  * the fixture server, its code tools, and a knowledge base with its documents,
  * ingested before the task starts (what ingest spent is kept apart).
  */
-async function ownNamespace(c: EvalCase, ctx: CaseContext): Promise<{ namespace: string; ingest?: CaseResult["ingest"] }> {
+async function ownNamespace(
+  c: EvalCase,
+  ctx: CaseContext,
+): Promise<{ namespace: string; ingest?: CaseResult["ingest"] }> {
   const name = `ev-${ctx.runId}-${c.id}`.slice(0, 64);
   const kb = c.documents?.length ? name : undefined;
   await ctx.api.expect(
@@ -164,32 +203,52 @@ async function ownNamespace(c: EvalCase, ctx: CaseContext): Promise<{ namespace:
   }
   if (!kb) return { namespace: name };
   const started = Date.now();
-  await ctx.api.expect("POST", "/v1/knowledge-bases", { name: kb, description: `eval case ${c.id}` }, [201]);
+  await ctx.api.expect(
+    "POST",
+    "/v1/knowledge-bases",
+    { name: kb, description: `eval case ${c.id}` },
+    [201],
+  );
   ctx.cleanup.push(() => ctx.api.call("DELETE", `/v1/knowledge-bases/${kb}`));
   for (const doc of c.documents ?? []) {
     const answer = await ctx.api.upload(kb, doc);
-    if (answer.status !== 202) throw new Error(`uploading ${doc.filename} answered ${answer.status}: ${describe(answer.body)}`);
+    if (answer.status !== 202)
+      throw new Error(
+        `uploading ${doc.filename} answered ${answer.status}: ${describe(answer.body)}`,
+      );
   }
   const deadline = Date.now() + ctx.caseTimeoutMs;
   const pause = backoff(ctx.pollMs);
   for (;;) {
-    const { documents } = await ctx.api.expect("GET", `/v1/knowledge-bases/${kb}/documents?limit=100`, undefined, [200]);
+    const { documents } = await ctx.api.expect(
+      "GET",
+      `/v1/knowledge-bases/${kb}/documents?limit=100`,
+      undefined,
+      [200],
+    );
     const failed = documents.find((d: any) => d.status === "failed");
-    if (failed) throw new Error(`ingest of ${failed.filename} failed: ${failed.error?.code}: ${failed.error?.message}`);
+    if (failed)
+      throw new Error(
+        `ingest of ${failed.filename} failed: ${failed.error?.code}: ${failed.error?.message}`,
+      );
     if (documents.every((d: any) => d.status === "ready")) {
       const usage = documents.map((d: any) => d.usage ?? {});
-      const sum = (f: (u: any) => number) => usage.reduce((n: number, u: any) => n + (f(u) || 0), 0);
+      const sum = (f: (u: any) => number) =>
+        usage.reduce((n: number, u: any) => n + (f(u) || 0), 0);
       return {
         namespace: name,
         ingest: {
           llm_calls: sum((u) => u.llm_calls),
-          tokens: sum((u) => (u.input_tokens ?? 0) + (u.output_tokens ?? 0) + (u.embedding_tokens ?? 0)),
+          tokens: sum(
+            (u) => (u.input_tokens ?? 0) + (u.output_tokens ?? 0) + (u.embedding_tokens ?? 0),
+          ),
           cost_usd: sum((u) => u.cost_usd),
           wall_ms: Date.now() - started,
         },
       };
     }
-    if (Date.now() > deadline) throw new Error(`documents of ${kb} still ingesting after ${ctx.caseTimeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`documents of ${kb} still ingesting after ${ctx.caseTimeoutMs} ms`);
     await pause();
   }
 }

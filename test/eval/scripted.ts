@@ -52,7 +52,10 @@ export function scriptFor(cases: EvalCase[]): {
   for (const c of cases) {
     for (const d of c.documents ?? []) {
       const other = byDocument.get(d.filename);
-      if (other) throw new Error(`cases ${other.id} and ${c.id} both ingest ${d.filename}: file names must be unique`);
+      if (other)
+        throw new Error(
+          `cases ${other.id} and ${c.id} both ingest ${d.filename}: file names must be unique`,
+        );
       byDocument.set(d.filename, c);
     }
   }
