@@ -36,6 +36,10 @@ const USAGE = `npm run eval -- [options]
   --out FILE            where to save the run (default .stackvm/eval/<timestamp>.json)
   --compare A B         print two saved runs side by side`;
 
+const NO_MODEL =
+  "no LLM is configured: set OPENAI_BASE_URL (and LLM_MODEL) for an OpenAI-compatible server, OPENAI_API_KEY for OpenAI, " +
+  "or LLM_PROVIDER=bedrock with LLM_MODEL (docs/eval.md); or run the dataset's scripted answers with --scripted";
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -97,6 +101,15 @@ async function main(): Promise<number> {
     }
     stackLabel = values.url;
   } else {
+    const env = process.env;
+    if (
+      !values.scripted &&
+      !env.OPENAI_BASE_URL &&
+      !env.OPENAI_API_KEY &&
+      env.LLM_PROVIDER !== "bedrock"
+    ) {
+      throw new UsageError(NO_MODEL);
+    }
     const local = await startEvalStack({
       env: process.env,
       ...(values.scripted
@@ -106,10 +119,7 @@ async function main(): Promise<number> {
     });
     if (!local.llm) {
       await local.stop();
-      throw new UsageError(
-        "no LLM is configured: set OPENAI_BASE_URL (and LLM_MODEL) for an OpenAI-compatible server, OPENAI_API_KEY for OpenAI, " +
-          "or LLM_PROVIDER=bedrock with LLM_MODEL (docs/eval.md); or run the dataset's scripted answers with --scripted",
-      );
+      throw new UsageError(NO_MODEL);
     }
     ({ api, llm, fixtureUrl, available } = local);
     stop = local.stop;

@@ -20,7 +20,9 @@ export interface CaseResult {
     | "timed_out"
     | "refused"
     | "setup_failed"
-    | "skipped";
+    | "skipped"
+    /** The eval could not follow the case (an API request failed); `reason` says how. */
+    | "eval_error";
   /** The task ended as the case expects (most expect `completed`). */
   completed: boolean;
   right: boolean;

@@ -50,7 +50,14 @@ export async function runCases(cases: EvalCase[], options: RunOptions): Promise<
     while (next < cases.length) {
       const index = next++;
       const c = cases[index]!;
-      const result = await runCase(c, { ...options, shared, builtins, cleanup });
+      // A case the eval could not follow (the API stopped answering, say) is reported, not fatal to the run.
+      const result = await runCase(c, { ...options, shared, builtins, cleanup }).catch(
+        (error: unknown): CaseResult => ({
+          ...blank(c),
+          status: "eval_error",
+          reason: (error as Error).message,
+        }),
+      );
       results[index] = result;
       options.onResult?.(result);
     }
