@@ -44,7 +44,7 @@ describe("checkers", () => {
 
   it("scores a task that did not complete wrong whatever its answer", () => {
     const verdict = check({ exact: "x" }, { status: "failed", final_answer: "x", error: "boom" });
-    expect(verdict).toEqual({ right: false, reason: "the task ended failed" });
+    expect(verdict).toEqual({ right: false, reason: "the task ended failed: boom" });
   });
 
   it("scores an expected failure by its error, and a completion as wrong", () => {

@@ -96,8 +96,11 @@ export function check(checker: Exclude<Checker, { judge: string }>, outcome: Out
         : `the error does not match /${checker.error}/: ${clip(text)}`,
     };
   }
-  if (outcome.status !== "completed")
-    return { right: false, reason: `the task ended ${outcome.status}` };
+  if (outcome.status !== "completed") {
+    const why =
+      typeof outcome.error === "string" && outcome.error ? `: ${clip(outcome.error)}` : "";
+    return { right: false, reason: `the task ended ${outcome.status}${why}` };
+  }
   const picked = pick(outcome.final_answer, checker.path);
   if (!picked.found) return { right: false, reason: `the answer has no ${checker.path}` };
   const value = picked.value;

@@ -53,7 +53,11 @@ export async function judge(
 ): Promise<Verdict & { usage: NonNullable<CaseResult["judge"]> }> {
   const none = { task_id: null, llm_calls: 0, tokens: 0, cost_usd: 0 };
   if (outcome.status !== "completed")
-    return { right: false, reason: `the task ended ${outcome.status}`, usage: none };
+    return {
+      right: false,
+      reason: `the task ended ${outcome.status}: ${String(outcome.error ?? "")}`,
+      usage: none,
+    };
   const created = await options.api.call("POST", "/v1/tasks", {
     goal: `${judgeMarker(c.id)} Grade an answer against a rubric.`,
     plan: JUDGE_PLAN,
