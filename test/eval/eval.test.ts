@@ -67,11 +67,12 @@ beforeAll(async () => {
     api: stack.api,
     runId: "test",
     concurrency: cases.length + twins.length,
-    caseTimeoutMs: 120_000,
+    // Generous: the point is the scores, and on a loaded machine the whole run took 136 s.
+    caseTimeoutMs: 300_000,
     pollMs: 1000,
     available: stack.available,
   });
-}, 240_000);
+}, 420_000);
 afterAll(async () => {
   await stack?.stop();
 });
