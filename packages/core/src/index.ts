@@ -21,6 +21,11 @@ export {
   ValidationError,
 } from "./errors";
 export {
+  compileJsonSchema,
+  jsonSchemaCompilerLoaded,
+  loadJsonSchemaCompiler,
+} from "./json-schema/compile";
+export {
   answerKnowledge,
   type Chunk,
   type ChunkHit,

@@ -172,6 +172,8 @@ export class ToolRegistry {
   ): Promise<NamespaceTools> {
     const all = new Map(this.builtinMap);
     const allowed = new Set(namespace.allowed_tools.filter((name) => all.has(name)));
+    // A plan checked or written against these tools parses their inputs (synchronously).
+    await Promise.all([...this.builtinMap.values()].map((tool) => tool.prepare?.()));
     const lists = await Promise.all(
       records.map((record) => this.toolsOf(tenant, namespace, record, { refresh: false })),
     );
@@ -197,6 +199,7 @@ export class ToolRegistry {
     const allowed = new Set(namespace.allowed_tools.filter((n) => this.builtinMap.has(n)));
     const key = this.recordKeyOf(namespace, name);
     if (key === null || this.builtinMap.has(name) || !this.records) {
+      await this.builtinMap.get(name)?.prepare?.();
       return { all: this.builtinMap, allowed };
     }
     const record = await this.records.getToolRecord(tenant, namespace.name, key);
