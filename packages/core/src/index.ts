@@ -357,6 +357,7 @@ export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
 export { knowledgeTools } from "./tools/knowledge";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
+export { prepareTools } from "./tools/prepare";
 export type {
   NamespaceTools,
   ResolvedTools,

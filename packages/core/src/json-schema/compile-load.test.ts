@@ -66,7 +66,7 @@ describe("the JSON Schema compiler, loaded on first need", () => {
     ).toBe(false);
   });
 
-  it("is loaded by the registry for a plan's tools and for a call of ask_human", async () => {
+  it("is loaded by the registry for a call of ask_human, not of another built-in", async () => {
     const { builtinTools, ToolRegistry } = await import("../tools/registry");
     const { jsonSchemaCompilerLoaded } = await fresh();
     const registry = new ToolRegistry(builtinTools().values());
@@ -81,6 +81,23 @@ describe("the JSON Schema compiler, loaded on first need", () => {
       { name: "default", allowed_tools: ["ask_human"] } as never,
       "ask_human",
     );
+    expect(jsonSchemaCompilerLoaded()).toBe(true);
+  });
+
+  it("is loaded by resolving a namespace, against whose tools plans are then checked", async () => {
+    const { createNamespaces } = await import("../service/namespaces");
+    const { MemoryItemStore } = await import("../memory/memory-item-store");
+    const { builtinTools } = await import("../tools/registry");
+    const { systemClock } = await import("../ports/clock");
+    const { jsonSchemaCompilerLoaded } = await fresh();
+    const { namespaces } = createNamespaces(
+      new MemoryItemStore(),
+      systemClock,
+      builtinTools().values(),
+      [],
+    );
+    expect(jsonSchemaCompilerLoaded()).toBe(false);
+    await namespaces.resolve("t", "default");
     expect(jsonSchemaCompilerLoaded()).toBe(true);
   });
 });

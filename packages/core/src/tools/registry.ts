@@ -172,8 +172,6 @@ export class ToolRegistry {
   ): Promise<NamespaceTools> {
     const all = new Map(this.builtinMap);
     const allowed = new Set(namespace.allowed_tools.filter((name) => all.has(name)));
-    // A plan checked or written against these tools parses their inputs (synchronously).
-    await Promise.all([...this.builtinMap.values()].map((tool) => tool.prepare?.()));
     const lists = await Promise.all(
       records.map((record) => this.toolsOf(tenant, namespace, record, { refresh: false })),
     );
