@@ -21,6 +21,11 @@ export {
   ValidationError,
 } from "./errors";
 export {
+  compileJsonSchema,
+  jsonSchemaCompilerLoaded,
+  loadJsonSchemaCompiler,
+} from "./json-schema/compile";
+export {
   answerKnowledge,
   type Chunk,
   type ChunkHit,
@@ -352,6 +357,7 @@ export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
 export { knowledgeTools } from "./tools/knowledge";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
+export { prepareTools } from "./tools/prepare";
 export type {
   NamespaceTools,
   ResolvedTools,
