@@ -65,6 +65,7 @@ import {
   WaitService,
   type WakePort,
   WebhookService,
+  webhookTargetCheck,
   webhookUrlCheck,
 } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
@@ -310,7 +311,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     namespaces,
     presenter,
     tools,
-    checkWebhookUrl,
+    // At the door, also the addresses the URL's name resolves to now (delivery checks each connection).
+    checkWebhookUrl: webhookTargetCheck(options.outbound),
     admission: taskAdmission(quotas, slots),
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
     ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),

@@ -351,7 +351,7 @@ export class ScheduleService {
       this.deps.tasks.validateIn(namespace, item.plan, Object.keys(item.inputs));
     }
     // The same check a task makes (`TaskService.checkWebhookUrl`), now rather than at the first run.
-    if (item.webhook_url !== null) this.deps.tasks.checkWebhookUrl(item.webhook_url);
+    if (item.webhook_url !== null) await this.deps.tasks.checkWebhookUrl(item.webhook_url);
   }
 
   private async view(item: ScheduleItem): Promise<Schedule> {

@@ -72,8 +72,11 @@ export interface TaskServiceDeps {
   presenter: Presenter;
   /** Built-in tools (code tools come from the namespace). */
   tools: ReadonlyMap<string, Tool>;
-  /** Checks an outgoing webhook URL (https, or loopback in local mode); throws ValidationError. */
-  checkWebhookUrl: (url: string) => void;
+  /**
+   * Checks an outgoing webhook URL as delivery's guard will (https to a public host, the
+   * addresses its name resolves to); rejects with ValidationError (`bad_webhook_url`).
+   */
+  checkWebhookUrl: (url: string) => void | Promise<void>;
   /** Quotas: the month's budget and running slots (`quotas.ts`); none: no limits. */
   admission?: TaskAdmission;
   /** The outgoing webhook deliveries of a task, shown on it (`webhooks.ts`). */
@@ -181,7 +184,7 @@ export class TaskService {
     const resolved: ResolvedNamespace = input.plan_compat
       ? { ...namespace, config: { ...namespace.config, plan_compat: input.plan_compat } }
       : namespace;
-    if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
+    if (input.webhook_url) await this.deps.checkWebhookUrl(input.webhook_url);
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
@@ -279,8 +282,8 @@ export class TaskService {
   }
 
   /** Refuses a webhook URL that delivery would refuse (`webhook-target.ts`), before anything is stored. */
-  checkWebhookUrl(url: string): void {
-    this.deps.checkWebhookUrl(url);
+  async checkWebhookUrl(url: string): Promise<void> {
+    await this.deps.checkWebhookUrl(url);
   }
 
   /**
