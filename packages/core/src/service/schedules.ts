@@ -384,10 +384,13 @@ function timerOf(item: ScheduleItem): ScheduleTimer {
   };
 }
 
-/** The task of one run: the schedule's goal or plan, with `schedule_id` and `due_at` in its metadata. */
+/**
+ * The task of one run: the schedule's goal or plan, with `schedule_id` and `due_at`
+ * in its metadata; a plan's run takes the schedule's name, its title in lists.
+ */
 function taskInput(schedule: ScheduleItem, dueAt: string): CreateTaskInput {
   return CreateTaskInput.parse({
-    ...(schedule.goal === null ? {} : { goal: schedule.goal }),
+    ...(schedule.goal === null ? { name: schedule.name } : { goal: schedule.goal }),
     ...(schedule.plan === null ? {} : { plan: schedule.plan }),
     namespace: schedule.namespace,
     inputs: schedule.inputs,

@@ -34,11 +34,20 @@ import type { TaskAdmission } from "./quotas";
 import { stableJson } from "./stable-json";
 import { checkRecordFits, checkTaskFields } from "./task-sizes";
 import { clearStart, failUnstarted, markStart } from "./task-starts";
+import { taskTitle } from "./task-title";
 
 export const CreateTaskInput = z
   .object({
     goal: z.string().min(1).max(10_000).optional(),
     plan: z.array(z.unknown()).optional(),
+    name: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt",
+      ),
     inputs: z.record(VariableName, z.unknown()).default({}),
     // null is absent, as StackVM's own API example sends it.
     response_format: z
@@ -264,6 +273,11 @@ export class TaskService {
     }
     await clearStart(this.deps.store.items, tenant, taskId);
     return { task, replayed, warnings };
+  }
+
+  /** False when no LLM is configured (a goal is then refused with 422 `llm_not_configured`). */
+  get llmConfigured(): boolean {
+    return this.deps.llmConfigured !== false;
   }
 
   /**
@@ -570,6 +584,8 @@ function newTask(
     tenant_id: tenant,
     task_id: taskId,
     goal: input.goal ?? null,
+    name: input.name ?? null,
+    title: taskTitle(input, taskId),
     namespace: input.namespace,
     status: "queued",
     branch: "main",

@@ -235,7 +235,8 @@ function taskInput(
     }
   }
   const parsed = CreateTaskInput.safeParse({
-    ...(goal === undefined ? {} : { goal }),
+    // A plan's task takes the trigger's name, its title in lists; a goal's is its goal.
+    ...(goal === undefined ? { name: trigger.name } : { goal }),
     ...(trigger.plan === null ? {} : { plan: trigger.plan }),
     namespace: trigger.namespace,
     ...(trigger.response_format ? { response_format: trigger.response_format } : {}),
