@@ -128,7 +128,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerWebhookRoutes(app);
   registerWaitRoutes(app);
   registerDocs(app);
-  registerUiRoutes(app);
+  registerUiRoutes(app, deps);
   registerTemplateRoutes(app);
   registerEventRoutes(app);
   registerKnowledgeRoutes(app);
