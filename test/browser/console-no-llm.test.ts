@@ -1,7 +1,8 @@
 /**
  * The console on a server with no LLM configured, in Debian's Chromium against
  * the local stack: the new-task form opens on a plan, says why, and its example
- * plan runs to its answer; the task list names the task by its title.
+ * plan runs to its answer; the task list names the task by its title; a fork
+ * opens on an edited plan, with no suggestion (which needs the planner) offered.
  */
 import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
@@ -52,5 +53,12 @@ describe("the console with no LLM configured", () => {
     });
     await page.goto(`${stack.url}/ui`);
     await page.getByText(`plan task ${taskId}`).waitFor();
+
+    // A fork opens on an edited plan: a suggestion would need the planner.
+    await page.goto(`${stack.url}/ui/tasks/${taskId}`);
+    await page.locator(".commit-row", { hasText: "#0 assign" }).click();
+    await page.getByRole("button", { name: "Fork from here…" }).click();
+    expect(await page.getByLabel("With an edited plan").isChecked()).toBe(true);
+    expect(await page.getByLabel(/With a suggestion/).isDisabled()).toBe(true);
   });
 });
