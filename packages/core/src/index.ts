@@ -171,7 +171,7 @@ export {
   parseOpenRanges,
   runtimeApiPort,
 } from "./net/outbound-policy";
-export { webhookUrlCheck } from "./net/webhook-url";
+export { webhookTargetCheck, webhookUrlCheck } from "./net/webhook-url";
 export {
   evaluateArithmetic,
   MAX_ARITHMETIC_DEPTH,

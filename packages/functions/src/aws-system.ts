@@ -113,6 +113,15 @@ export function awsPorts(
     // The API and the scheduler have no LLM settings of their own: the deployment says
     // whether it has an LLM (infra/secrets.ts), so a goal without one answers 422 at once.
     ...(config.llmConfigured === null ? {} : { llmConfigured: config.llmConfigured }),
+    // Likewise for embeddings: without them a document upload answers 422 at once.
+    ...(config.embeddingsConfigured === null
+      ? {}
+      : {
+          knowledge: {
+            ...config.knowledge,
+            embeddingsConfigured: config.embeddingsConfigured,
+          },
+        }),
   };
   return { config, logger, log, ports, options };
 }

@@ -52,6 +52,7 @@ import {
   WaitService,
   type WakePort,
   WebhookService,
+  webhookTargetCheck,
   webhookUrlCheck,
 } from "@stackvm/core";
 import type { DlqDeps } from "./dlq-handler";
@@ -186,7 +187,8 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     namespaces,
     presenter,
     tools,
-    checkWebhookUrl,
+    // At the door, also the addresses the URL's name resolves to now (delivery checks each connection).
+    checkWebhookUrl: webhookTargetCheck(options.outbound),
     admission: taskAdmission(quotas, slots),
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
     ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
