@@ -11,7 +11,9 @@ import { BudgetExceededError, StepError } from "../errors";
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
 import type { LlmConfig } from "./config";
+import { fitOutput, type KnownContext, outputPurposeOf } from "./context-fit";
 import { costUsd } from "./cost";
+import { repairExcerpt } from "./excerpt";
 import { extractJson } from "./extract-json";
 import { toLlmJsonSchema } from "./json-schema";
 import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
@@ -44,12 +46,14 @@ export interface LlmSessionDeps {
   tokens?: TokenSink;
 }
 
-/** The repair loop's verdict on one answer. */
-type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+/** The repair loop's verdict on one answer; `cutOff`: it stopped at the output limit. */
+type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[]; cutOff?: number };
 
 /** A call made, its record not yet given its trace. */
 interface Made {
   response: LlmResponse;
+  /** The request as sent: with the output limit the call was given. */
+  request: Omit<LlmRequest, "timeoutMs">;
   record: LlmCall;
   attempts: TraceAttempt[];
   createdAt: string;
@@ -80,6 +84,25 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     ...(deps.giveUpAt === undefined ? {} : { giveUpAt: deps.giveUpAt, now }),
   };
 
+  // Asked of the server once per model and session: a step makes few calls.
+  const contexts = new Map<string, Promise<KnownContext | undefined>>();
+  function contextOf(model: string): Promise<KnownContext | undefined> {
+    let known = contexts.get(model);
+    if (known === undefined) {
+      known = (port.contextTokens?.(model) ?? Promise.resolve(undefined))
+        .catch(() => undefined)
+        .then((tokens) => {
+          if (tokens !== undefined) return { tokens, source: "the server" };
+          if (config.contextTokens !== undefined) {
+            return { tokens: config.contextTokens, source: "LLM_CONTEXT_TOKENS" };
+          }
+          return undefined;
+        });
+      contexts.set(model, known);
+    }
+    return known;
+  }
+
   function checkBudget(): void {
     const spentTokens = calls.reduce((sum, c) => sum + c.input_tokens + c.output_tokens, 0);
     const spentCost = calls.reduce((sum, c) => sum + c.cost_usd, 0);
@@ -99,6 +122,16 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   ): Promise<Made> {
     checkBudget();
     await budget.meter?.check();
+    // Every call is bounded: its purpose's limit, lowered to the room its prompt leaves.
+    request = {
+      ...request,
+      maxOutputTokens: fitOutput({
+        purpose,
+        messages: request.messages,
+        limit: request.maxOutputTokens ?? config.outputTokens[outputPurposeOf(purpose)],
+        context: await contextOf(request.model),
+      }),
+    };
     const started = now();
     const tries: TraceAttempt[] = [];
     const sink = stream ? deps.tokens : undefined;
@@ -145,7 +178,13 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     };
     calls.push(record);
     await budget.meter?.spend(record.input_tokens + record.output_tokens, record.cost_usd);
-    return { response, record, attempts: tries, createdAt: new Date(started).toISOString() };
+    return {
+      response,
+      record,
+      attempts: tries,
+      createdAt: new Date(started).toISOString(),
+      request,
+    };
   }
 
   /** Stores the call's trace (one blob write) and names it in the call's record. */
@@ -175,26 +214,31 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     parse: (text: string) => Parsed<T>,
     what: string,
     stream = false,
+    cutOffHint = "write a shorter answer",
   ): Promise<{ response: LlmResponse; value: T }> {
     let messages = request.messages;
     for (let round = 0; ; round++) {
-      const asked = { ...request, messages };
-      const made = await call(purpose, asked, stream);
+      const made = await call(purpose, { ...request, messages }, stream);
       const { response } = made;
-      const parsed = parse(response.text);
-      await traced(made, asked, round, parsed);
+      // A cut answer is not parsed: a fragment of it may parse, and its errors mislead.
+      const parsed = isCutOff(response)
+        ? cutOff<T>(response, made.request.maxOutputTokens)
+        : parse(response.text);
+      await traced(made, made.request, round, parsed);
       if (parsed.ok) return { response, value: parsed.value };
-      if (round >= config.repairRounds) {
-        throw new StepError(
-          "llm_invalid_output",
-          `the model gave no valid ${what} in ${round + 1} answer(s): ${parsed.errors.join("; ")}`,
-          { purpose, errors: parsed.errors, answer: response.text.slice(0, ANSWER_EXCERPT_CHARS) },
-        );
-      }
+      if (round >= config.repairRounds)
+        throw invalidOutput(purpose, what, round + 1, parsed, response);
       messages = [
         ...messages,
-        { role: "assistant", content: response.text },
-        { role: "user", content: repairPrompt(what, parsed.errors) },
+        // The problems and the start of the answer: the whole would grow every round.
+        { role: "assistant", content: repairExcerpt(response.text) },
+        {
+          role: "user",
+          content:
+            parsed.cutOff === undefined
+              ? repairPrompt(what, parsed.errors)
+              : `Your answer was cut off at ${parsed.cutOff} tokens: ${cutOffHint}. Answer the whole ${what} again, complete.`,
+        },
       ];
     }
   }
@@ -214,7 +258,10 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       };
       if (!options.json) {
         const made = await call(options.purpose, request, options.stream);
-        await traced(made, request, 0);
+        await traced(made, made.request, 0);
+        if (isCutOff(made.response)) {
+          throw cutOffError(options.purpose, made.response, made.request.maxOutputTokens, 1);
+        }
         return withReasoning({ text: made.response.text }, made.response);
       }
       const { response, value } = await callUntilValid(
@@ -240,6 +287,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         (text) => validate(text, options.schema),
         `'${options.schemaName}' JSON`,
         options.stream,
+        options.cutOffHint,
       );
       return value;
     },
@@ -272,6 +320,55 @@ function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
     .slice(0, MAX_ISSUES)
     .map((issue) => `${issue.path.length ? issue.path.join(".") : "(top)"}: ${issue.message}`);
   return { ok: false, errors };
+}
+
+function isCutOff(response: LlmResponse): boolean {
+  return response.finishReason === "length";
+}
+
+function cutOff<T>(response: LlmResponse, limit: number | undefined): Parsed<T> {
+  const at = response.outputTokens > 0 ? response.outputTokens : (limit ?? 0);
+  return {
+    ok: false,
+    errors: [`the answer was cut off at ${at} tokens (the output limit) before it was complete`],
+    cutOff: at,
+  };
+}
+
+function cutOffError(
+  purpose: LlmPurpose,
+  response: LlmResponse,
+  limit: number | undefined,
+  answers: number,
+): StepError {
+  const at = response.outputTokens > 0 ? response.outputTokens : (limit ?? 0);
+  const key = outputPurposeOf(purpose);
+  return new StepError(
+    "llm_output_cut_off",
+    `the model's ${purpose} answer was cut off at ${at} tokens, the output limit${answers > 1 ? `, in each of ${answers} answers` : ""}: ` +
+      `ask for less, or raise the limit (LLM_MAX_OUTPUT_TOKENS='${key}=${Math.max(at * 2, 1024)}') if the server's context has room`,
+    {
+      purpose,
+      output_tokens: at,
+      output_limit: limit,
+      answer: response.text.slice(0, ANSWER_EXCERPT_CHARS),
+    },
+  );
+}
+
+function invalidOutput(
+  purpose: LlmPurpose,
+  what: string,
+  answers: number,
+  parsed: { errors: string[]; cutOff?: number },
+  response: LlmResponse,
+): StepError {
+  if (parsed.cutOff !== undefined) return cutOffError(purpose, response, parsed.cutOff, answers);
+  return new StepError(
+    "llm_invalid_output",
+    `the model gave no valid ${what} in ${answers} answer(s): ${parsed.errors.join("; ")}`,
+    { purpose, errors: parsed.errors, answer: response.text.slice(0, ANSWER_EXCERPT_CHARS) },
+  );
 }
 
 function errorText(error: unknown): string {

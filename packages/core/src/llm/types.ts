@@ -18,6 +18,7 @@ export interface GenerateOptions {
   messages: LlmMessage[];
   /** Ask for any JSON object; the text is then parsed into `value`. */
   json?: boolean;
+  /** Overrides the purpose's output limit (`LLM_MAX_OUTPUT_TOKENS`); lowered to the room the context leaves. */
   maxOutputTokens?: number;
   temperature?: number;
   /** Hand the answer's text to the session's `TokenSink` as it is written (when it has one). */
@@ -35,6 +36,11 @@ export interface JsonOptions<T> {
   temperature?: number;
   /** Hand the answer's text to the session's `TokenSink` as it is written (when it has one). */
   stream?: boolean;
+  /**
+   * What the repair asks for when an answer is cut off at the output limit,
+   * after "Your answer was cut off at N tokens: " (default "write a shorter answer").
+   */
+  cutOffHint?: string;
 }
 
 /**

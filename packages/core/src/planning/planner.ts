@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { StepError } from "../errors";
+import { repairExcerpt } from "../llm/excerpt";
 import type { PlanProblem } from "../plan/problems";
 import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
@@ -41,12 +42,22 @@ function toolsFor(tools: ReadonlyMap<string, Tool>, allowed: ReadonlySet<string>
   return [...tools.values()].filter((t) => allowed.has(t.name)).map(describeTool);
 }
 
+/** How many of a plan's problems go back to the model (and into the error's message). */
+const MAX_PROBLEMS = 20;
+
+/** What the planner's repair asks for when a plan is cut off at the output limit. */
+export const SHORTER_PLAN =
+  "write a shorter plan (fewer instructions, shorter prompts and reasoning)";
+
 function problemsText(problems: PlanProblem[]): string {
+  const more = problems.length - MAX_PROBLEMS;
   return problems
+    .slice(0, MAX_PROBLEMS)
     .map(
       (p) =>
         `- ${p.path || "(plan)"}${p.seq_no === null ? "" : ` (seq_no ${p.seq_no})`}: ${p.message} Hint: ${p.hint}`,
     )
+    .concat(more > 0 ? [`- and ${more} more`] : [])
     .join("\n");
 }
 
@@ -91,7 +102,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
         );
       }
       extra.push(
-        { role: "assistant", content: JSON.stringify(answer) },
+        // The problems and the start of the plan: the whole would grow every round.
+        { role: "assistant", content: repairExcerpt(JSON.stringify(answer)) },
         {
           role: "user",
           content: `That plan fails validation:\n${problemsText(result.problems)}\nAnswer the whole corrected JSON again.`,
@@ -139,6 +151,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
             schemaName: "plan",
             schema: PlanAnswer,
             messages: [...base, ...extra],
+            cutOffHint: SHORTER_PLAN,
             // A watcher sees the plan being written, labelled by its purpose.
             stream: true,
           }),
@@ -178,6 +191,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
             schemaName: "plan_update",
             schema: PlanUpdateAnswer,
             messages: [...base, ...extra],
+            cutOffHint: SHORTER_PLAN,
             // A watcher sees the plan being written, labelled by its purpose.
             stream: true,
           }),
