@@ -8,7 +8,7 @@
 import { StepError } from "../errors";
 import type { LlmPurpose } from "../model";
 import type { LlmMessage } from "../ports/llm";
-import type { LlmConfig, OutputPurpose } from "./config";
+import type { OutputPurpose } from "./config";
 import { estimatePromptTokens, promptChars } from "./tokens";
 
 /** Which output limit a call's purpose takes. */
