@@ -7,14 +7,24 @@
  * and answer is stored as one blob (`trace.ts`) and named in its record.
  */
 import type * as z from "zod";
-import { BudgetExceededError, StepError } from "../errors";
+import { BudgetExceededError } from "../errors";
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
+import {
+  cutOff,
+  cutOffError,
+  invalidOutput,
+  isCutOff,
+  type Parsed,
+  parseJson,
+  refusesSchema,
+  validate,
+} from "./answers";
 import type { LlmConfig } from "./config";
 import { fitOutput, type KnownContext, outputPurposeOf } from "./context-fit";
 import { costUsd } from "./cost";
 import { repairExcerpt } from "./excerpt";
-import { extractJson } from "./extract-json";
+import { splitThinking } from "./extract-json";
 import { toLlmJsonSchema } from "./json-schema";
 import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
 import { buildTrace, storeTrace, type TraceAttempt, type TraceSink } from "./trace";
@@ -46,9 +56,6 @@ export interface LlmSessionDeps {
   tokens?: TokenSink;
 }
 
-/** The repair loop's verdict on one answer; `cutOff`: it stopped at the output limit. */
-type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[]; cutOff?: number };
-
 /** A call made, its record not yet given its trace. */
 interface Made {
   response: LlmResponse;
@@ -58,11 +65,6 @@ interface Made {
   attempts: TraceAttempt[];
   createdAt: string;
 }
-
-/** How much of a rejected answer goes into the error's details. */
-const ANSWER_EXCERPT_CHARS = 2_000;
-/** How many validation issues are sent back to the model and put in the error. */
-const MAX_ISSUES = 20;
 
 /**
  * A session for one step. `calls` collects a record of every completed call.
@@ -215,17 +217,23 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     what: string,
     stream = false,
     cutOffHint = "write a shorter answer",
-  ): Promise<{ response: LlmResponse; value: T }> {
+    notes: TraceAttempt[] = [],
+  ): Promise<{ response: LlmResponse; value: T; reasoning?: string }> {
     let messages = request.messages;
     for (let round = 0; ; round++) {
       const made = await call(purpose, { ...request, messages }, stream);
+      if (round === 0) made.attempts.unshift(...notes);
       const { response } = made;
       // A cut answer is not parsed: a fragment of it may parse, and its errors mislead.
       const parsed = isCutOff(response)
         ? cutOff<T>(response, made.request.maxOutputTokens)
         : parse(response.text);
       await traced(made, made.request, round, parsed);
-      if (parsed.ok) return { response, value: parsed.value };
+      if (parsed.ok) {
+        // The server's own reasoning field, else the `<think>` the answer carried.
+        const reasoning = response.reasoning ?? parsed.thinking;
+        return { response, value: parsed.value, ...(reasoning === undefined ? {} : { reasoning }) };
+      }
       if (round >= config.repairRounds)
         throw invalidOutput(purpose, what, round + 1, parsed, response);
       messages = [
@@ -262,34 +270,64 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         if (isCutOff(made.response)) {
           throw cutOffError(options.purpose, made.response, made.request.maxOutputTokens, 1);
         }
-        return withReasoning({ text: made.response.text }, made.response);
+        // A reasoning model's `<think>` is not part of the text it was asked for.
+        const { thinking, answer } = splitThinking(made.response.text);
+        const reasoning = made.response.reasoning ?? thinking;
+        const text = thinking === undefined ? made.response.text : answer.trim();
+        return reasoning === undefined ? { text } : { text, reasoning };
       }
-      const { response, value } = await callUntilValid(
+      const { response, value, reasoning } = await callUntilValid(
         options.purpose,
-        { ...request, jsonObject: true },
+        // A JSON Schema the caller has goes to the server as one; else any JSON object.
+        options.jsonSchema === undefined
+          ? { ...request, jsonObject: true }
+          : { ...request, jsonSchema: options.jsonSchema },
         parseJson,
         "JSON value",
         options.stream,
       );
-      return withReasoning({ text: response.text, value }, response);
+      return reasoning === undefined
+        ? { text: response.text, value }
+        : { text: response.text, value, reasoning };
     },
 
     async json<T>(options: JsonOptions<T>): Promise<T> {
-      const { value } = await callUntilValid(
-        options.purpose,
-        {
-          model: modelFor(options.role),
-          messages: options.messages,
-          jsonSchema: { name: options.schemaName, schema: jsonSchemaOf(options.schema) },
-          maxOutputTokens: options.maxOutputTokens,
-          temperature: options.temperature,
-        },
-        (text) => validate(text, options.schema),
-        `'${options.schemaName}' JSON`,
-        options.stream,
-        options.cutOffHint,
-      );
-      return value;
+      const ask = (schema: Record<string, unknown>, notes?: TraceAttempt[]) =>
+        callUntilValid(
+          options.purpose,
+          {
+            model: modelFor(options.role),
+            messages: options.messages,
+            jsonSchema: { name: options.schemaName, schema },
+            maxOutputTokens: options.maxOutputTokens,
+            temperature: options.temperature,
+          },
+          (text) => validate(text, options.schema),
+          `'${options.schemaName}' JSON`,
+          options.stream,
+          options.cutOffHint,
+          notes,
+        );
+      let answer: Awaited<ReturnType<typeof ask>>;
+      if (options.wireSchema === undefined) {
+        answer = await ask(jsonSchemaOf(options.schema));
+      } else {
+        try {
+          answer = await ask(options.wireSchema);
+        } catch (error) {
+          if (!refusesSchema(error)) throw error;
+          // A server that cannot take the precise schema still gets one it can.
+          answer = await ask(jsonSchemaOf(options.schema), [
+            {
+              attempt: 0,
+              latency_ms: 0,
+              error: `the server refused the precise '${options.schemaName}' schema, so the loose one was sent: ${errorText(error)}`,
+            },
+          ]);
+        }
+      }
+      if (answer.reasoning !== undefined) options.onReasoning?.(answer.reasoning);
+      return answer.value;
     },
   };
 }
@@ -306,71 +344,6 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-function parseJson(text: string): Parsed<unknown> {
-  const extracted = extractJson(text);
-  return extracted.ok ? extracted : { ok: false, errors: [extracted.error] };
-}
-
-function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
-  const extracted = extractJson(text);
-  if (!extracted.ok) return { ok: false, errors: [extracted.error] };
-  const result = schema.safeParse(extracted.value);
-  if (result.success) return { ok: true, value: result.data };
-  const errors = result.error.issues
-    .slice(0, MAX_ISSUES)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(top)"}: ${issue.message}`);
-  return { ok: false, errors };
-}
-
-function isCutOff(response: LlmResponse): boolean {
-  return response.finishReason === "length";
-}
-
-function cutOff<T>(response: LlmResponse, limit: number | undefined): Parsed<T> {
-  const at = response.outputTokens > 0 ? response.outputTokens : (limit ?? 0);
-  return {
-    ok: false,
-    errors: [`the answer was cut off at ${at} tokens (the output limit) before it was complete`],
-    cutOff: at,
-  };
-}
-
-function cutOffError(
-  purpose: LlmPurpose,
-  response: LlmResponse,
-  limit: number | undefined,
-  answers: number,
-): StepError {
-  const at = response.outputTokens > 0 ? response.outputTokens : (limit ?? 0);
-  const key = outputPurposeOf(purpose);
-  return new StepError(
-    "llm_output_cut_off",
-    `the model's ${purpose} answer was cut off at ${at} tokens, the output limit${answers > 1 ? `, in each of ${answers} answers` : ""}: ` +
-      `ask for less, or raise the limit (LLM_MAX_OUTPUT_TOKENS='${key}=${Math.max(at * 2, 1024)}') if the server's context has room`,
-    {
-      purpose,
-      output_tokens: at,
-      output_limit: limit,
-      answer: response.text.slice(0, ANSWER_EXCERPT_CHARS),
-    },
-  );
-}
-
-function invalidOutput(
-  purpose: LlmPurpose,
-  what: string,
-  answers: number,
-  parsed: { errors: string[]; cutOff?: number },
-  response: LlmResponse,
-): StepError {
-  if (parsed.cutOff !== undefined) return cutOffError(purpose, response, parsed.cutOff, answers);
-  return new StepError(
-    "llm_invalid_output",
-    `the model gave no valid ${what} in ${answers} answer(s): ${parsed.errors.join("; ")}`,
-    { purpose, errors: parsed.errors, answer: response.text.slice(0, ANSWER_EXCERPT_CHARS) },
-  );
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -381,10 +354,6 @@ function repairPrompt(what: string, errors: string[]): string {
     ...errors.map((e) => `- ${e}`),
     `Answer again with only the corrected ${what}, no other text.`,
   ].join("\n");
-}
-
-function withReasoning<R extends { text: string }>(result: R, response: LlmResponse) {
-  return response.reasoning === undefined ? result : { ...result, reasoning: response.reasoning };
 }
 
 const count = (n: number) => Math.round(n).toLocaleString("en-US");

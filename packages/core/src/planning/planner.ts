@@ -14,6 +14,7 @@ import type { Clock } from "../ports/clock";
 import { describeTool } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import type { PlanInput, Planner, PlanResult, ReplanInput } from "../vm/planner-port";
+import { planWireSchema } from "./plan-schema";
 import { planMessages, replanMessages } from "./prompts";
 
 export const PlanAnswer = z.object({
@@ -67,6 +68,20 @@ const KEPT_PLAN_CHARS = 8_000;
 function keptPlan(plan: unknown): { plan: unknown } | { plan_chars: number } {
   const chars = JSON.stringify(plan ?? null).length;
   return chars <= KEPT_PLAN_CHARS ? { plan } : { plan_chars: chars };
+}
+
+/** How much of a reasoning model's thinking the plan's reasoning keeps. */
+const KEPT_THINKING_CHARS = 4_000;
+
+/**
+ * The plan's reasoning: the answer's own, with the model's thinking (`<think>` or
+ * the server's reasoning field) before it, so that neither is lost.
+ */
+function planReasoning(reasoning: string, thinking: string | undefined): string {
+  if (thinking === undefined || thinking.trim() === "") return reasoning;
+  const kept =
+    thinking.length > KEPT_THINKING_CHARS ? `${thinking.slice(0, KEPT_THINKING_CHARS)}…` : thinking;
+  return reasoning.trim() === "" ? kept : `${kept}\n\n${reasoning}`;
 }
 
 export function createPlanner(deps: PlannerDeps): Planner {
@@ -133,14 +148,16 @@ export function createPlanner(deps: PlannerDeps): Planner {
           };
         }
       }
+      const tools = toolsFor(input.tools, input.allowed);
       const base = planMessages({
         goal,
         responseFormat: config.response_format,
-        tools: toolsFor(input.tools, input.allowed),
+        tools,
         inputs: config.inputs,
         today: today(),
         example: template ? { goal: template.goal, plan: template.plan } : undefined,
       });
+      let thinking: string | undefined;
       const { answer, plan, attempts, repaired } = await untilValid(
         input,
         Object.keys(config.inputs),
@@ -150,6 +167,10 @@ export function createPlanner(deps: PlannerDeps): Planner {
             role: "reason",
             schemaName: "plan",
             schema: PlanAnswer,
+            wireSchema: planWireSchema(tools, false),
+            onReasoning: (text) => {
+              thinking = text;
+            },
             messages: [...base, ...extra],
             cutOffHint: SHORTER_PLAN,
             // A watcher sees the plan being written, labelled by its purpose.
@@ -158,7 +179,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
       );
       return {
         plan,
-        reasoning: answer.reasoning,
+        reasoning: planReasoning(answer.reasoning, thinking),
         details: {
           attempts,
           ...(repaired.length ? { repaired_problems: repaired } : {}),
@@ -169,10 +190,11 @@ export function createPlanner(deps: PlannerDeps): Planner {
 
     async replan(input: ReplanInput): Promise<PlanResult & { pc: number }> {
       const { config } = input.branch;
+      const tools = toolsFor(input.tools, input.allowed);
       const base = replanMessages({
         goal: config.goal ?? "",
         responseFormat: config.response_format,
-        tools: toolsFor(input.tools, input.allowed),
+        tools,
         inputs: config.inputs,
         today: today(),
         plan: input.plan,
@@ -181,6 +203,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         suggestion: input.suggestion,
         error: input.error,
       });
+      let thinking: string | undefined;
       const { answer, plan, attempts } = await untilValid(
         input,
         [...Object.keys(input.variables), ...Object.keys(config.inputs)],
@@ -190,6 +213,10 @@ export function createPlanner(deps: PlannerDeps): Planner {
             role: "reason",
             schemaName: "plan_update",
             schema: PlanUpdateAnswer,
+            wireSchema: planWireSchema(tools, true),
+            onReasoning: (text) => {
+              thinking = text;
+            },
             messages: [...base, ...extra],
             cutOffHint: SHORTER_PLAN,
             // A watcher sees the plan being written, labelled by its purpose.
@@ -199,7 +226,12 @@ export function createPlanner(deps: PlannerDeps): Planner {
       const pc = plan.some((i) => i.seq_no === answer.resume_at)
         ? answer.resume_at
         : (plan.find((i) => input.pc === null || i.seq_no >= input.pc)?.seq_no ?? plan[0]!.seq_no);
-      return { plan, reasoning: answer.reasoning, pc, details: { attempts } };
+      return {
+        plan,
+        reasoning: planReasoning(answer.reasoning, thinking),
+        pc,
+        details: { attempts },
+      };
     },
   };
 }

@@ -33,7 +33,9 @@ export interface PlanPromptInput {
 
 function toolsText(tools: ToolDescription[]): string {
   return tools
-    .map((t) => `- ${t.name}: ${t.description}\n  tool_params:\n${paramsText(t.input_schema, "    ")}`)
+    .map(
+      (t) => `- ${t.name}: ${t.description}\n  tool_params:\n${paramsText(t.input_schema, "    ")}`,
+    )
     .join("\n");
 }
 
