@@ -20,7 +20,7 @@ import {
   refusesSchema,
   validate,
 } from "./answers";
-import type { LlmConfig } from "./config";
+import { DEFAULT_OUTPUT_TOKENS, type LlmConfig } from "./config";
 import { fitOutput, type KnownContext, outputPurposeOf } from "./context-fit";
 import { costUsd } from "./cost";
 import { repairExcerpt } from "./excerpt";
@@ -130,7 +130,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       maxOutputTokens: fitOutput({
         purpose,
         messages: request.messages,
-        limit: request.maxOutputTokens ?? config.outputTokens[outputPurposeOf(purpose)],
+        limit: request.maxOutputTokens ?? outputLimit(config, purpose),
         context: await contextOf(request.model),
       }),
     };
@@ -342,6 +342,15 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
     schemaCache.set(schema, json);
   }
   return json;
+}
+
+/** The purpose's limit; a config built by hand (not parsed) has the defaults. */
+function outputLimit(config: LlmConfig, purpose: LlmPurpose): number {
+  const key = outputPurposeOf(purpose);
+  return (
+    (config.outputTokens as Partial<LlmConfig["outputTokens"]> | undefined)?.[key] ??
+    DEFAULT_OUTPUT_TOKENS[key]
+  );
 }
 
 function errorText(error: unknown): string {
