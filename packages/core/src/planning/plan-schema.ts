@@ -147,7 +147,11 @@ function tidy(schema: Schema): Schema {
   return out;
 }
 
-/** A value that may also be written as a `${name}` reference: anything but plain text. */
+/**
+ * A value that may also be written as a `${name}` reference: anything but text.
+ * An enum of strings stays an enum: a reference there is rare, and the enum is
+ * what keeps a small model to the tool's choices.
+ */
 function referable(schema: Schema): Schema {
   if (Object.keys(schema).length === 0 || schema.type === "string") return schema;
   if (
