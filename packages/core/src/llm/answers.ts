@@ -55,7 +55,8 @@ export function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
 
 /** The answer stopped at the output limit (`finish_reason: "length"`). */
 export function isCutOff(response: LlmResponse): boolean {
-  return response.finishReason === "length";
+  // OpenAI-compatible servers say `length`; Bedrock's Converse says `max_tokens`.
+  return response.finishReason === "length" || response.finishReason === "max_tokens";
 }
 
 /** The verdict on a cut answer: how many tokens it stopped at, for the repair prompt. */
