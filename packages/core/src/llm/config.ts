@@ -37,8 +37,9 @@ export type OutputPurpose = (typeof OUTPUT_PURPOSES)[number];
 
 /**
  * Output limits (tokens) that fit a server with a 4,096-token context, the default
- * of llama.cpp and Ollama: a plan prompt of about 1,200 tokens plus a plan of 2,048
- * leaves room. A hosted model with a large context can take more; a reasoning
+ * of llama.cpp and Ollama: the default namespace's first plan prompt is about 2,000
+ * tokens (2,600 by the session's high estimate, which then lowers the limit to the
+ * room it sees), so a plan of up to 2,048 fits. A hosted model with a large context can take more; a reasoning
  * model counts its hidden thinking against `max_completion_tokens` and needs more
  * (`LLM_MAX_OUTPUT_TOKENS='plan=16000,plan_update=16000'`).
  */

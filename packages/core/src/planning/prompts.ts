@@ -34,9 +34,15 @@ export interface PlanPromptInput {
 function toolsText(tools: ToolDescription[]): string {
   return tools
     .map(
-      (t) => `- ${t.name}: ${t.description}\n  tool_params:\n${paramsText(t.input_schema, "    ")}`,
+      (t) =>
+        `- ${t.name}: ${withoutInputSentence(t.description)}\n  tool_params:\n${paramsText(t.input_schema, "    ")}`,
     )
     .join("\n");
+}
+
+/** A description's "Input: a (required), b (optional)." says what the parameter lines below it say. */
+function withoutInputSentence(description: string): string {
+  return description.replace(/\s*\bInput: [^.]*\.(?=\s|$)/, "");
 }
 
 function inputsText(inputs: Record<string, unknown>): string {
