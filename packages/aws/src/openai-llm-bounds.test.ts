@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { Reply, type ScriptedLlm, startScriptedLlm } from "../../../test/support/llm-server";
+import { lazyOpenAiLlm } from "./lazy-worker-adapters";
 import { OpenAiLlm } from "./openai-llm";
 
 let server: ScriptedLlm;
@@ -119,6 +120,12 @@ describe("the prompt measured against the server's context", () => {
     const sent = server.requests[0]?.body.max_tokens as number;
     expect(sent).toBeLessThan(2048);
     expect(sent).toBeGreaterThanOrEqual(256);
+  });
+
+  it("is asked through the worker's lazily loaded adapter too", async () => {
+    server.listings = llamaProps(1024);
+    const port = lazyOpenAiLlm({ apiKey: "none", baseURL: server.url });
+    await expect(port.contextTokens?.("small")).resolves.toBe(1024);
   });
 
   it("reads Ollama's context of a loaded model from /api/ps", async () => {
