@@ -63,7 +63,16 @@ export {
   type PdfLimits,
   type Upload,
 } from "./knowledge";
-export { DEFAULT_LLM_PRICES, LlmConfig, LlmPrice, LlmPrices, loadLlmConfig } from "./llm/config";
+export {
+  DEFAULT_LLM_PRICES,
+  DEFAULT_OUTPUT_TOKENS,
+  LlmConfig,
+  LlmPrice,
+  LlmPrices,
+  loadLlmConfig,
+  OUTPUT_PURPOSES,
+  type OutputPurpose,
+} from "./llm/config";
 export { costUsd, priceOf } from "./llm/cost";
 export type { ExtractedJson } from "./llm/extract-json";
 export { extractJson } from "./llm/extract-json";

@@ -4,7 +4,7 @@
  * webhooks), for their unit tests. Not exported from the package.
  */
 
-import type { LlmConfig } from "../llm/config";
+import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import type { Resolver } from "../net/address-guard";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
@@ -43,13 +43,13 @@ export class FakeScheduler implements SchedulerPort {
   }
 }
 
-const LLM_CONFIG = {
+const LLM_CONFIG = LlmConfig.parse({
   models: { default: "test-model", reason: "test-model", eval: "test-model" },
   timeoutMs: 1000,
   maxAttempts: 2,
   repairRounds: 1,
   prices: {},
-} as unknown as LlmConfig;
+});
 
 export interface IntegrateOptions {
   quotas?: Partial<TenantQuotas>;
