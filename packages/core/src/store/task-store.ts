@@ -49,6 +49,27 @@ export type CommitView = Pick<
   "commit_id" | "depth" | "outputs" | "window" | "window_ids"
 >;
 
+/**
+ * The attributes of a commit that place it in history and say where its state
+ * stands: everything the state at a commit needs but the values (`CommitView`).
+ * Small whatever the commit holds, so reading them costs the emulator and the
+ * SDK little (DynamoDB still bills the whole item).
+ */
+const HEAD_ATTRIBUTES = [
+  "commit_id",
+  "parent_id",
+  "branch",
+  "bid",
+  "depth",
+  "chain",
+  "plan_commit",
+  "pc_after",
+  "status_after",
+] as const;
+
+/** A commit's place in history (`HEAD_ATTRIBUTES`), without its values or its step's record. */
+export type CommitHead = Pick<CommitRecord, (typeof HEAD_ATTRIBUTES)[number]>;
+
 /** How many bytes of commit views (as JSON) a store keeps: 64 MB. */
 const OUTPUTS_KEPT_BYTES = 64 * 1024 * 1024;
 
@@ -204,7 +225,7 @@ export class TaskStore {
   async putCommit(commit: CommitRecord): Promise<void> {
     await this.items.put({ ...commit }, { exists: false });
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
-    this.#keepView(commit);
+    this.#keepView(commit, true);
   }
 
   async getCommit(tenant: string, taskId: string, id: string): Promise<CommitRecord | null> {
@@ -212,6 +233,20 @@ export class TaskStore {
     const commit = key ? ((await this.items.get(key)) as unknown as CommitRecord | null) : null;
     if (commit) this.#keepView(commit);
     return commit;
+  }
+
+  /**
+   * A commit's place in history (`CommitHead`), or null when it does not exist.
+   * Read from the store each time, so that a deleted commit is not found; its
+   * values come from `commitViews`, which keeps them (a commit never changes).
+   */
+  async getCommitHead(tenant: string, taskId: string, id: string): Promise<CommitHead | null> {
+    const key = commitKey(tenant, taskId, id);
+    if (!key) return null;
+    const item = await this.items.get(key, { attributes: [...HEAD_ATTRIBUTES] });
+    if (!item) return null;
+    const head = item as unknown as CommitHead;
+    return { ...head, chain: head.chain ?? [], plan_commit: head.plan_commit ?? null };
   }
 
   /**
@@ -243,9 +278,34 @@ export class TaskStore {
       const items = await this.items.batchGet(missing);
       for (const item of items as unknown as CommitRecord[]) {
         found.set(item.commit_id, this.#keepView(item));
+        if (item.plan) this.#keepPlan(`${pk}/${item.commit_id}`, item.plan);
       }
     }
     return found;
+  }
+
+  /**
+   * The views of the named commits and the plan set by `planCommit`, in one
+   * batch read of those not kept: the state at a commit needs both.
+   */
+  async viewsAndPlan(
+    tenant: string,
+    taskId: string,
+    ids: Iterable<string>,
+    planCommit: string | null,
+  ): Promise<{ views: Map<string, CommitView>; plan: Plan | null }> {
+    const planId = planCommit ? `${taskPk(tenant, taskId)}/${planCommit}` : null;
+    const planKept = planId !== null && this.#plans.has(planId);
+    const views = await this.commitViews(
+      tenant,
+      taskId,
+      planCommit && !planKept ? [...ids, planCommit] : ids,
+    );
+    // A plan commit whose view was kept but whose plan was not is read once more.
+    const plan = planCommit
+      ? (this.#plans.get(planId!) ?? (await this.planOf(tenant, taskId, planCommit)))
+      : null;
+    return { views, plan };
   }
 
   /** The outputs (as stored: large values as references) of the named commits, by id. */
@@ -258,19 +318,29 @@ export class TaskStore {
     return new Map([...views].map(([id, view]) => [id, view.outputs]));
   }
 
-  #keepView(commit: CommitRecord): CommitView {
+  /**
+   * Keeps what a commit says about variables. `built`: the commit was made in
+   * this process, not read from the store; its outputs hold the strings its step
+   * made, often ropes of many pieces (`a + b`), which `JSON.stringify` walks
+   * slowly each time it meets them (every state or diff that shows them: 2 MB of
+   * such values took 20 to 30 ms of CPU to serialize, flat ones 1 to 3). Those
+   * are kept as parsed from their JSON: flat, as read ones are, and a copy that
+   * the step cannot change after.
+   */
+  #keepView(commit: CommitRecord, built = false): CommitView {
     const id = `${commit.pk}/${commit.commit_id}`;
     const kept = this.#views.get(id);
     if (kept) return kept.view;
+    const outputsJson = JSON.stringify(commit.outputs ?? {});
     const view: CommitView = {
       commit_id: commit.commit_id,
       depth: commit.depth,
-      outputs: commit.outputs ?? {},
+      outputs: built ? JSON.parse(outputsJson) : (commit.outputs ?? {}),
       ...(commit.window === undefined ? {} : { window: commit.window }),
       ...(commit.window_ids === undefined ? {} : { window_ids: commit.window_ids }),
     };
     const bytes =
-      JSON.stringify(view.outputs).length +
+      outputsJson.length +
       (view.window ? JSON.stringify(view.window).length : 0) +
       (view.window_ids ? JSON.stringify(view.window_ids).length : 0) +
       id.length;
