@@ -225,7 +225,7 @@ export class TaskStore {
   async putCommit(commit: CommitRecord): Promise<void> {
     await this.items.put({ ...commit }, { exists: false });
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
-    this.#keepView(commit, true);
+    this.#keepView(commit);
   }
 
   async getCommit(tenant: string, taskId: string, id: string): Promise<CommitRecord | null> {
@@ -318,16 +318,7 @@ export class TaskStore {
     return new Map([...views].map(([id, view]) => [id, view.outputs]));
   }
 
-  /**
-   * Keeps what a commit says about variables. `built`: the commit was made in
-   * this process, not read from the store; its outputs hold the strings its step
-   * made, often ropes of many pieces (`a + b`), which `JSON.stringify` walks
-   * slowly each time it meets them (every state or diff that shows them: 2 MB of
-   * such values took 20 to 30 ms of CPU to serialize, flat ones 1 to 3). Those
-   * are kept as parsed from their JSON: flat, as read ones are, and a copy that
-   * the step cannot change after.
-   */
-  #keepView(commit: CommitRecord, built = false): CommitView {
+  #keepView(commit: CommitRecord): CommitView {
     const id = `${commit.pk}/${commit.commit_id}`;
     const kept = this.#views.get(id);
     if (kept) return kept.view;
@@ -335,7 +326,7 @@ export class TaskStore {
     const view: CommitView = {
       commit_id: commit.commit_id,
       depth: commit.depth,
-      outputs: built ? JSON.parse(outputsJson) : (commit.outputs ?? {}),
+      outputs: commit.outputs ?? {},
       ...(commit.window === undefined ? {} : { window: commit.window }),
       ...(commit.window_ids === undefined ? {} : { window_ids: commit.window_ids }),
     };
