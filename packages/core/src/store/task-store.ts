@@ -322,7 +322,6 @@ export class TaskStore {
     const id = `${commit.pk}/${commit.commit_id}`;
     const kept = this.#views.get(id);
     if (kept) return kept.view;
-    const outputsJson = JSON.stringify(commit.outputs ?? {});
     const view: CommitView = {
       commit_id: commit.commit_id,
       depth: commit.depth,
@@ -331,7 +330,7 @@ export class TaskStore {
       ...(commit.window_ids === undefined ? {} : { window_ids: commit.window_ids }),
     };
     const bytes =
-      outputsJson.length +
+      JSON.stringify(view.outputs).length +
       (view.window ? JSON.stringify(view.window).length : 0) +
       (view.window_ids ? JSON.stringify(view.window_ids).length : 0) +
       id.length;
@@ -344,18 +343,6 @@ export class TaskStore {
       this.#viewBytes -= old.bytes;
     }
     return view;
-  }
-
-  /** Reads many commits in one batch (up to 100), in no particular order. */
-  async getCommits(tenant: string, taskId: string, ids: string[]): Promise<CommitRecord[]> {
-    const keys = [...new Set(ids)].flatMap((id) => {
-      const key = commitKey(tenant, taskId, id);
-      return key ? [key] : [];
-    });
-    if (keys.length === 0) return [];
-    const commits = (await this.items.batchGet(keys)) as unknown as CommitRecord[];
-    for (const commit of commits) this.#keepView(commit);
-    return commits;
   }
 
   /** One branch's own commits up to a depth, newest first. */
