@@ -78,7 +78,7 @@ export function translateBedrockError(error: unknown, call: BedrockCall): unknow
   }
   if (unreachable(e)) {
     return new RetryableError(
-      code("unavailable"),
+      code("unreachable"),
       `${where} could not be reached: ${e.message}`,
       undefined,
       error,
@@ -111,8 +111,8 @@ export function translateBedrockError(error: unknown, call: BedrockCall): unknow
   if (e.name === "ModelTimeoutException" || status === 408) {
     return new RetryableError(code("timeout"), said, undefined, error);
   }
-  if (UNAVAILABLE.has(e.name) || status >= 500) {
-    return new RetryableError(code("unavailable"), said, undefined, error);
+  if (UNAVAILABLE.has(e.name) || (status >= 500 && status !== 501)) {
+    return new RetryableError(code("server_error"), said, undefined, error);
   }
   if (BAD_CREDENTIALS.has(e.name)) {
     return new StackVMError(

@@ -64,7 +64,16 @@ export const LlmCall = z.object({
   output_tokens: z.number().int(),
   cost_usd: z.number(),
   latency_ms: z.number(),
+  /** Tries in all, failed ones included (each failed try waited, and was asked of the server). */
   attempts: z.number().int().optional(),
+  /**
+   * Only on a call that failed in every attempt (the server down, slow past
+   * `LLM_TIMEOUT_MS`, answering 5xx, refusing): what the last attempt got. Its
+   * tokens are what the server reported for it (none, when it answered no
+   * completion). A step that goes on after it (a later delivery, a plan update)
+   * keeps it in the commit, so the calls made are all there.
+   */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
   /**
    * The id of the call's stored prompt and answer, read at
    * `GET /v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}`; absent when none

@@ -24,6 +24,7 @@ import type {
   LlmSession,
   TokenSink,
 } from "./types";
+import type { CallWatch } from "./call-watch";
 
 export interface LlmSessionDeps {
   port: LlmPort;
@@ -42,6 +43,8 @@ export interface LlmSessionDeps {
   trace?: TraceSink;
   /** Where calls asked with `stream: true` send their text as it is written; none: nothing streams. */
   tokens?: TokenSink;
+  /** Told of each attempt as it starts and of each piece of its answer: the call in flight (`CallWatch`). */
+  watch?: CallWatch;
 }
 
 /** The repair loop's verdict on one answer. */
@@ -91,7 +94,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     }
   }
 
-  /** One call: budget, retries, record. */
+  /** One call: budget, retries, record. A call that fails in every attempt is recorded too. */
   async function call(
     purpose: LlmPurpose,
     request: Omit<LlmRequest, "timeoutMs">,
@@ -102,36 +105,67 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     const started = now();
     const tries: TraceAttempt[] = [];
     const sink = stream ? deps.tokens : undefined;
-    const onDelta = sink ? (text: string) => sink.delta(purpose, text) : undefined;
-    const complete = async () => {
+    const watch = deps.watch;
+    let tried = 0;
+    const complete = async (attempt: number) => {
+      tried = attempt;
+      watch?.attempt({ purpose, model: request.model, attempt, startedAt: now() });
+      // Only a call asked to stream streams: a watch alone changes nothing on the wire.
+      const onDelta =
+        stream && (sink || watch)
+          ? (text: string) => {
+              sink?.delta(purpose, text);
+              watch?.delta();
+            }
+          : undefined;
+      const at = now();
       try {
-        return await port.complete({
+        const answer = await port.complete({
           ...request,
           timeoutMs: config.timeoutMs,
           ...(onDelta ? { onDelta } : {}),
         });
+        tries.push({ attempt, latency_ms: now() - at });
+        return answer;
+      } catch (error) {
+        tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
+        throw error;
       } finally {
         // Each attempt's text is out before the next attempt (or the commit) follows it.
         if (sink) await sink.flush();
       }
     };
-    // Each attempt is timed only for a trace: without one, the call stays as it was.
-    const { value: response, attempts } = await withRetries(
-      deps.trace === undefined
-        ? complete
-        : async (attempt) => {
-            const at = now();
-            try {
-              const answer = await complete();
-              tries.push({ attempt, latency_ms: now() - at });
-              return answer;
-            } catch (error) {
-              tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
-              throw error;
-            }
-          },
-      policy,
-    );
+    let response: LlmResponse;
+    let attempts: number;
+    try {
+      ({ value: response, attempts } = await withRetries(complete, policy));
+    } catch (error) {
+      // The attempts that failed are calls made too: the commit, the trace and `usage` show them.
+      const record: LlmCall = {
+        purpose,
+        model: request.model,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        latency_ms: now() - started,
+        attempts: Math.max(1, tried),
+        error: errorOf(error),
+      };
+      calls.push(record);
+      await traced(
+        {
+          response: { text: "", model: request.model, inputTokens: 0, outputTokens: 0 },
+          record,
+          attempts: tries,
+          createdAt: new Date(started).toISOString(),
+        },
+        request,
+        0,
+      ).catch(() => undefined);
+      throw error;
+    } finally {
+      watch?.done();
+    }
     const record: LlmCall = {
       purpose,
       model: response.model || request.model,
@@ -272,6 +306,12 @@ function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
     .slice(0, MAX_ISSUES)
     .map((issue) => `${issue.path.length ? issue.path.join(".") : "(top)"}: ${issue.message}`);
   return { ok: false, errors };
+}
+
+/** The code and message of a call that failed, for its record (`LlmCall.error`). */
+function errorOf(error: unknown): { code: string; message: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return { code: typeof code === "string" ? code : "error", message: errorText(error) };
 }
 
 function errorText(error: unknown): string {

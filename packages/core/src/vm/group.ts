@@ -48,6 +48,7 @@ import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import type { Draft } from "./pending";
+import { carryCalls, failingSince, unreachableBound, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
 
 /** The mark of a branch whose group runs (`BranchRecord.group`). */
@@ -362,9 +363,18 @@ async function runHeld(
       finished_at: new Date(finished).toISOString(),
       duration_ms: finished - started,
     };
-  } catch (error) {
+  } catch (thrown) {
+    // A member is bound as an ordinary step is: an LLM that gives no answer ends it
+    // after STACKVM_LLM_UNREACHABLE_SECONDS, and the calls of a failed try are kept.
+    const now = deps.clock.now();
+    const error =
+      unreachableFailure(failingSince(branch, started), thrown, now, unreachableBound(deps)) ??
+      thrown;
     const decision = classifyFailure(error);
-    if (decision.action === "retry") throw error;
+    if (decision.action === "retry") {
+      carryCalls(error, ran.calls());
+      throw error;
+    }
     const e = error as Partial<StackVMError>;
     const finished = deps.clock.now();
     return {
