@@ -140,7 +140,8 @@ describe("OpenAiLlm with createLlmSession", () => {
     const error = await llm.json(ask).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RetryableError);
     expect(error).toMatchObject({ code: "llm_rate_limited", retryAfterSeconds: 120 });
-    expect(llm.calls).toEqual([]);
+    // The attempt was made: it is on the record, as every attempt is.
+    expect(llm.calls.map((c) => [c.attempts, c.error?.code])).toEqual([[1, "llm_rate_limited"]]);
   });
 });
 
@@ -153,7 +154,10 @@ describe("OpenAiLlm errors", () => {
     [404, "not_found", "llm_model_not_found", /model 'gpt-x'/],
     [400, "step", "llm_bad_request", /answered 400/],
     [422, "step", "llm_bad_request", /answered 422/],
-    [503, "retryable", "llm_unavailable", /answered 503/],
+    [409, "step", "llm_bad_request", /answered 409/],
+    [408, "retryable", "llm_timeout", /answered 408/],
+    [501, "step", "llm_bad_request", /answered 501.*not retried/],
+    [503, "retryable", "llm_server_error", /answered 503/],
   ])("translates %i to a %s error", async (status, kind, code, message) => {
     server.on("text", { fault: "status", status });
     const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });

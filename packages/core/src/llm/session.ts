@@ -10,6 +10,7 @@ import type * as z from "zod";
 import { BudgetExceededError, StepError } from "../errors";
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
+import type { CallWatch } from "./call-watch";
 import type { LlmConfig } from "./config";
 import { costUsd } from "./cost";
 import { extractJson } from "./extract-json";
@@ -24,7 +25,6 @@ import type {
   LlmSession,
   TokenSink,
 } from "./types";
-import type { CallWatch } from "./call-watch";
 
 export interface LlmSessionDeps {
   port: LlmPort;
@@ -107,9 +107,12 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     const sink = stream ? deps.tokens : undefined;
     const watch = deps.watch;
     let tried = 0;
+    // Each attempt is timed only for a trace or a watch: without them, the call stays as it was.
+    const timed = deps.trace !== undefined || watch !== undefined;
     const complete = async (attempt: number) => {
       tried = attempt;
-      watch?.attempt({ purpose, model: request.model, attempt, startedAt: now() });
+      const at = timed ? now() : 0;
+      watch?.attempt({ purpose, model: request.model, attempt, startedAt: at });
       // Only a call asked to stream streams: a watch alone changes nothing on the wire.
       const onDelta =
         stream && (sink || watch)
@@ -118,17 +121,16 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
               watch?.delta();
             }
           : undefined;
-      const at = now();
       try {
         const answer = await port.complete({
           ...request,
           timeoutMs: config.timeoutMs,
           ...(onDelta ? { onDelta } : {}),
         });
-        tries.push({ attempt, latency_ms: now() - at });
+        if (timed) tries.push({ attempt, latency_ms: now() - at });
         return answer;
       } catch (error) {
-        tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
+        if (timed) tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
         throw error;
       } finally {
         // Each attempt's text is out before the next attempt (or the commit) follows it.
