@@ -113,6 +113,8 @@ export interface BranchRecord {
   group_joined?: string | null;
   /** While a failed step waits to be tried again (`vm/retrying.ts`); cleared by the next commit. */
   retrying?: RetryingRecord | null;
+  /** Counts the writes of `retrying`, so that two failing at once do not lose each other's record. */
+  retry_version?: number;
   /** Evaluation verdict of this branch's answer, when evaluated. */
   verdict: { accept: boolean; score: number; suggestion: string | null } | null;
   created_at: string;

@@ -168,7 +168,25 @@ export async function takeHeld(deps: StepDeps, branch: BranchRecord): Promise<He
         details: { ...((item.error.details as object | undefined) ?? {}), group },
       })
     : null;
-  return { draft, calls: item.llm_calls, durationMs: item.duration_ms, error };
+  // The members after a failed one are never committed: their calls were made
+  // all the same, so the failed member's commit records them (and `usage` counts them).
+  const calls = error
+    ? [...item.llm_calls, ...(await laterCalls(deps, branch, seq))]
+    : item.llm_calls;
+  return { draft, calls, durationMs: item.duration_ms, error };
+}
+
+/** The LLM calls held by the members after `seq` in the branch's group. */
+async function laterCalls(
+  deps: StepDeps,
+  branch: BranchRecord & { group: GroupRecord },
+  seq: number,
+): Promise<LlmCall[]> {
+  const later = branch.group.members.slice(branch.group.members.indexOf(seq) + 1);
+  const items = await Promise.all(
+    later.map((m) => deps.store.items.get(heldKey(branch, branch.group.base, m))),
+  );
+  return items.flatMap((item) => (item as unknown as HeldResult | null)?.llm_calls ?? []);
 }
 
 /**

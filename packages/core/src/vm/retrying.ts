@@ -139,39 +139,54 @@ export async function recordRetry(
   maxAttempts: number,
   unreachableMs: number,
 ): Promise<RetryingRecord | null> {
-  const now = deps.clock.now();
-  const branch = await deps.store.getBranch(message.tenant_id, message.task_id, message.branch);
-  if (!branch || branch.head !== message.head) return null;
-  const since = branch.retrying?.since ?? new Date(now).toISOString();
-  const delay = retryDelaySeconds(error, attempt, now - Date.parse(since), unreachableMs);
-  const e = error as Partial<StackVMError>;
-  const retrying: RetryingRecord = {
-    attempt,
-    max_attempts: maxAttempts,
-    error: {
-      code: typeof e?.code === "string" ? e.code : "error",
-      message: typeof e?.message === "string" ? e.message : String(error),
-    },
-    next_attempt_at: new Date(now + delay * 1000).toISOString(),
-    since,
-  };
-  // Bounded, so that a step failing for days keeps a record the store takes; the oldest go.
-  const calls = [
-    ...(branch.retrying?.llm_calls ?? []),
-    ...(carried.get(error as object) ?? []),
-  ].slice(-MAX_CARRIED_CALLS);
-  if (calls.length > 0) retrying.llm_calls = calls;
-  try {
-    await deps.store.updateBranch(
-      message.tenant_id,
-      message.task_id,
-      message.branch,
-      { set: [[["retrying"], retrying]] },
-      { exists: true, equals: { head: message.head } },
-    );
-  } catch (failure) {
-    if (isErrorKind(failure, "conflict")) return null;
-    throw failure;
+  // Members of a group fail side by side: each writes on its read of the record
+  // (`retry_version`), so that no failure's calls are written over by another's.
+  for (let round = 0; ; round++) {
+    const now = deps.clock.now();
+    const branch = await deps.store.getBranch(message.tenant_id, message.task_id, message.branch);
+    if (!branch || branch.head !== message.head) return null;
+    const since = branch.retrying?.since ?? new Date(now).toISOString();
+    const delay = retryDelaySeconds(error, attempt, now - Date.parse(since), unreachableMs);
+    const e = error as Partial<StackVMError>;
+    const retrying: RetryingRecord = {
+      attempt,
+      max_attempts: maxAttempts,
+      error: {
+        code: typeof e?.code === "string" ? e.code : "error",
+        message: typeof e?.message === "string" ? e.message : String(error),
+      },
+      next_attempt_at: new Date(now + delay * 1000).toISOString(),
+      since,
+    };
+    // Bounded, so that a step failing for days keeps a record the store takes; the oldest go.
+    const calls = [
+      ...(branch.retrying?.llm_calls ?? []),
+      ...(carried.get(error as object) ?? []),
+    ].slice(-MAX_CARRIED_CALLS);
+    if (calls.length > 0) retrying.llm_calls = calls;
+    const version = branch.retry_version ?? 0;
+    try {
+      await deps.store.updateBranch(
+        message.tenant_id,
+        message.task_id,
+        message.branch,
+        {
+          set: [
+            [["retrying"], retrying],
+            [["retry_version"], version + 1],
+          ],
+        },
+        {
+          exists: true,
+          equals: { head: message.head, retry_version: version === 0 ? null : version },
+        },
+      );
+      return retrying;
+    } catch (failure) {
+      if (!isErrorKind(failure, "conflict") || round >= 4) {
+        if (isErrorKind(failure, "conflict")) return null;
+        throw failure;
+      }
+    }
   }
-  return retrying;
 }
