@@ -152,7 +152,9 @@ export class OpenAiLlm implements LlmPort {
     if (error instanceof APIConnectionTimeoutError) {
       return new RetryableError(
         "llm_timeout",
-        `${where} accepted the request but did not finish its answer within ${request.timeoutMs} ms (${request.timeoutSetting ?? "LLM_TIMEOUT_MS"}): the server works but is slow for this call; a model on a CPU may need more, raise ${request.timeoutSetting ?? "LLM_TIMEOUT_MS"}`,
+        request.timeoutSetting === undefined
+          ? `${where} accepted the request but did not finish its answer within ${request.timeoutMs} ms (LLM_TIMEOUT_MS): the server works, slowly; a model on a CPU may need more, raise LLM_TIMEOUT_MS`
+          : `${where} accepted the request but did not finish its answer within ${request.timeoutMs} ms (${request.timeoutSetting})`,
         undefined,
         error,
       );
