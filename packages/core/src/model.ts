@@ -124,6 +124,29 @@ export const Retrying = z.object({
 });
 export type Retrying = z.infer<typeof Retrying>;
 
+/**
+ * The LLM call a running branch has in flight, while the model thinks: which
+ * call, which attempt, for how long, and how much of its answer has arrived.
+ */
+export const LlmCallInFlight = z.object({
+  /** What the call is for: `plan`, `plan_update`, `llm_generate`, `jmp_condition`, `code`, ... */
+  purpose: LlmPurpose,
+  model: z.string(),
+  /** 1 for the first try; a retry of the same call counts up. */
+  attempt: z.number().int(),
+  /** When this attempt started (ISO 8601). */
+  started_at: z.string(),
+  /** Milliseconds since `started_at`, as the server answering this request counts them. */
+  elapsed_ms: z.number().int(),
+  /**
+   * Pieces of the answer received so far when the call streams (one token each
+   * on OpenAI, llama.cpp and Ollama; written at most once a second); null when
+   * it does not stream.
+   */
+  tokens_so_far: z.number().int().nullable(),
+});
+export type LlmCallInFlight = z.infer<typeof LlmCallInFlight>;
+
 /** A task waiting for one of its tenant's running slots (`max_running_tasks`). */
 export const SlotWait = z.object({
   /** 1 for the next task to start. */
@@ -150,6 +173,8 @@ export const Task = z.object({
   webhook: TaskWebhook.optional(),
   /** Only while the result branch's last step failed and will be tried again. */
   retrying: Retrying.optional(),
+  /** Only while the result branch waits on an LLM call (the model thinks). */
+  llm_call: LlmCallInFlight.optional(),
   /** Only while the task is `queued` for a running slot, read one at a time (not in lists). */
   waiting_for_slot: SlotWait.optional(),
 });
@@ -188,6 +213,8 @@ export const Branch = z.object({
   waiting: Waiting.optional(),
   /** Only while its last step failed and will be tried again. */
   retrying: Retrying.optional(),
+  /** Only while the branch waits on an LLM call (the model thinks). */
+  llm_call: LlmCallInFlight.optional(),
   /** Only while a parallel group of the branch runs (until its last member is committed). */
   group: RunningGroup.optional(),
   forked_from: z.object({ branch: z.string(), commit_id: z.string() }).nullable(),

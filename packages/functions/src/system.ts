@@ -272,7 +272,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     builtinNames: () => registry.builtinNames(),
   });
   const keys = new ApiKeyService(ports.items, ports.clock);
-  const presenter = new Presenter(ports.blobs);
+  const presenter = new Presenter(ports.blobs, ports.clock.now);
   const quotas = new QuotaService({
     items: ports.items,
     store,
@@ -401,7 +401,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
-    llm: (budget, traceTo, giveUpAt, sink) =>
+    llm: (budget, traceTo, giveUpAt, sink, watch) =>
       createLlmSession({
         port: ports.llm,
         config: options.llm,
@@ -409,6 +409,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
         now: ports.clock.now,
         ...(giveUpAt === undefined ? {} : { giveUpAt }),
         ...(sink ? { tokens: sink } : {}),
+        ...(watch ? { watch } : {}),
         ...(traceTo && traceRetentionDays > 0
           ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
           : {}),

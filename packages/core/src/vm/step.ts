@@ -35,6 +35,7 @@ import {
   takeHeld,
 } from "./group";
 import { digest } from "./ids";
+import { watchCalls } from "./in-flight";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
@@ -122,23 +123,29 @@ export async function runStep(
   // An unreachable LLM is retried inside the step only until its bound (`vm/retrying.ts`).
   const bound = unreachableBound(deps);
   const since = failingSince(branch, started);
+  // The call in flight is written on the branch while the model thinks (`vm/in-flight.ts`).
+  const watch = watchCalls({ store: deps.store, now: deps.clock.now }, branch);
   const session = deps.llm(
     sessionBudget(deps, branch),
     tracePrefix(branch),
     since + bound,
     tokensFor(deps, branch, branch.pc),
+    watch,
   );
   let draft: Draft;
   try {
     if (held?.error) throw held.error;
     draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
+    await watch.settled();
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
     const failure = unreachableFailure(since, error, deps.clock.now(), bound) ?? error;
     // A failure the queue retries takes this delivery's calls to the branch's retry record.
     if (classifyFailure(failure).action === "retry") carryCalls(failure, session.calls);
     draft = draftForFailure(deps, branch, failure);
   }
+  // The last "no call in flight" is written before the commit moves the head.
+  await watch.settled();
   // The calls of earlier deliveries that failed come first: every call made is in a commit.
   const calls = [...carriedCalls(branch), ...(held ? held.calls : session.calls)];
   const durationMs = held ? held.durationMs : deps.clock.now() - started;
