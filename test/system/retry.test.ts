@@ -116,6 +116,37 @@ describe("an LLM that answers slowly", () => {
   });
 });
 
+describe("code_task against an LLM that gives no answer", () => {
+  it("fails within STACKVM_LLM_UNREACHABLE_SECONDS, with its failed calls on record", async () => {
+    t.llm.on("code", down);
+    const taskId = await start({
+      plan: [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "code_task",
+            tool_params: { task: "Add 2 and 3." },
+            output_vars: ["sum"],
+          },
+        },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${sum}" } },
+      ],
+    });
+    const task = await t.waitForTask(taskId);
+    expect(task.status).toBe("failed");
+    expect(task.error).toContain("STACKVM_LLM_UNREACHABLE_SECONDS");
+    const failed = (await commitsOf(taskId, "main")).find((c) => c.type === "error");
+    expect(failed).toMatchObject({ error: { code: "llm_unreachable" } });
+    const calls = failed.llm_calls;
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(
+      calls.every((c: any) => c.purpose === "code" && c.error?.code === "llm_unreachable"),
+    ).toBe(true);
+    expect(task.usage.llm_calls).toBe(calls.length);
+  });
+});
+
 describe("a parallel group against an LLM that gives no answer", () => {
   it("fails within STACKVM_LLM_UNREACHABLE_SECONDS as an ordinary step does, with every call on record", async () => {
     const gen = (seq: number, out: string) => ({
