@@ -68,6 +68,16 @@ export function translateBedrockError(error: unknown, call: BedrockCall): unknow
   const e = error as Partial<ServiceError> & { code?: string; $response?: unknown };
   const where = `Bedrock in ${call.region} (model '${call.model}')`;
   const code = (suffix: string) => `${call.kind}_${suffix}`;
+  // The SDK's HTTP/2 handler names a stream closed without an answer a TimeoutError:
+  // no answer at all is a server that is down, not a slow one.
+  if (e?.name === "TimeoutError" && /did not get a response/i.test(e.message ?? "")) {
+    return new RetryableError(
+      code("unreachable"),
+      `${where} could not be reached: the connection closed without an answer (${e.message})`,
+      undefined,
+      error,
+    );
+  }
   if (e?.name === "AbortError" || e?.name === "TimeoutError") {
     return new RetryableError(
       code("timeout"),

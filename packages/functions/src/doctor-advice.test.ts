@@ -23,7 +23,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.reset());
 
-function doctor(baseURL = server.url) {
+/** A cap that a loaded machine's answers meet; the slow case gives a small one. */
+function doctor(baseURL = server.url, checkTimeoutMs = 5_000) {
   return createDoctor(
     {
       llm: new OpenAiLlm({ apiKey: "sk-test", baseURL }),
@@ -33,7 +34,7 @@ function doctor(baseURL = server.url) {
       embeddingModel: "text-embedding-3-small",
       baseURL,
     },
-    { checkTimeoutMs: 300 },
+    { checkTimeoutMs },
   );
 }
 
@@ -48,8 +49,8 @@ describe("the doctor's advice", () => {
   });
 
   it("names its own cap on a slow answer, not LLM_TIMEOUT_MS, and says the server runs", async () => {
-    server.on("text", { fault: "slow", ms: 2_000, answer: "ok" });
-    const [llm] = await doctor()();
+    server.on("text", { fault: "slow", ms: 3_000, answer: "ok" });
+    const [llm] = await doctor(server.url, 300)();
     expect(llm?.detail).toContain("the doctor's own cap of 0.3 s per check");
     expect(llm?.detail).not.toContain("(LLM_TIMEOUT_MS)");
     expect(llm?.fix).toContain("runs but did not answer");
