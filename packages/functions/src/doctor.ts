@@ -80,7 +80,6 @@ function llmFix(
     case "embeddings_not_configured":
       return message.replace(/^[^:]*: /, "");
     case "llm_unreachable":
-    case "llm_unavailable":
     case "embedding_unreachable":
       return `start the LLM server at ${server}, or point OPENAI_BASE_URL at one that runs (it ends in /v1), then restart`;
     case "llm_timeout":
