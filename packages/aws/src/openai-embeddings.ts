@@ -59,7 +59,11 @@ export class OpenAiEmbeddings implements EmbeddingPort {
  * no answer, a slow one and a 5xx are temporary; a 4xx other than 408/429, and
  * a 501 (llama.cpp's "start it with --embeddings"), are permanent and quoted.
  */
-function translateEmbeddingError(error: unknown, where: string, request: EmbeddingRequest): unknown {
+function translateEmbeddingError(
+  error: unknown,
+  where: string,
+  request: EmbeddingRequest,
+): unknown {
   const setting = request.timeoutSetting ?? "LLM_TIMEOUT_MS";
   if (error instanceof APIConnectionTimeoutError) {
     return new RetryableError(

@@ -107,7 +107,12 @@ function llmFix(
  * start it (llama.cpp: "start it with --embeddings") is quoted; a 501 is a
  * server without embeddings; anything else is a model it does not have.
  */
-function embeddingRefusalFix(message: string, status: number | undefined, server: string, model: string): string {
+function embeddingRefusalFix(
+  message: string,
+  status: number | undefined,
+  server: string,
+  model: string,
+): string {
   const flag = /(--[a-z-]*embedding[a-z-]*)/i.exec(message)?.[1];
   if (flag) {
     return `the server at ${server} does not serve embeddings as it was started: restart it with ${flag} (as it says), or point OPENAI_BASE_URL at a server that serves embeddings too; EMBEDDING_MODEL (${model}) is not the cause`;
