@@ -179,6 +179,28 @@ describe("OpenAiLlm errors", () => {
     expect(pieces.length).toBeGreaterThan(0);
   });
 
+  it("counts the tokens of a streamed answer cut off by the timeout in the failed call's record", async () => {
+    server.streaming = { chunkChars: 4, chunkDelayMs: 40 };
+    server.on("text", "This answer takes far longer than the timeout allows to be written.");
+    const llm = createLlmSession({
+      port: new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url }),
+      config: LlmConfig.parse({
+        models: { default: "gpt-4o-mini", reason: "gpt-4o-mini", eval: "gpt-4o-mini" },
+        timeoutMs: 150,
+        maxAttempts: 1,
+      }),
+      budget: {},
+      tokens: { delta: () => undefined, flush: async () => undefined },
+    });
+    await expect(
+      llm.generate({ purpose: "llm_generate", messages, stream: true }),
+    ).rejects.toMatchObject({ code: "llm_timeout" });
+    expect(llm.calls).toHaveLength(1);
+    expect(llm.calls[0]?.error?.code).toBe("llm_timeout");
+    expect(llm.calls[0]?.output_tokens).toBeGreaterThan(0);
+    expect(llm.calls[0]?.cost_usd).toBeGreaterThan(0);
+  });
+
   it("says the key is wrong when the server refuses it", async () => {
     const port = new OpenAiLlm({ apiKey: "sk-wrong", baseURL: server.url });
     await expect(port.complete(request)).rejects.toThrow(/OPENAI_API_KEY is wrong/);

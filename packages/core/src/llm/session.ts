@@ -107,6 +107,9 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     const sink = stream ? deps.tokens : undefined;
     const watch = deps.watch;
     let tried = 0;
+    // Pieces of streamed answers that were cut off (a timeout mid-answer): the server
+    // wrote them, and reports no usage for an attempt that failed.
+    let cutPieces = 0;
     // Each attempt is timed only for a trace or a watch: without them, the call stays as it was.
     const timed = deps.trace !== undefined || watch !== undefined;
     const complete = async (attempt: number) => {
@@ -114,9 +117,11 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       const at = timed ? now() : 0;
       watch?.attempt({ purpose, model: request.model, attempt, startedAt: at });
       // Only a call asked to stream streams: a watch alone changes nothing on the wire.
+      let pieces = 0;
       const onDelta =
         stream && (sink || watch)
           ? (text: string) => {
+              pieces++;
               sink?.delta(purpose, text);
               watch?.delta();
             }
@@ -130,6 +135,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         if (timed) tries.push({ attempt, latency_ms: now() - at });
         return answer;
       } catch (error) {
+        cutPieces += pieces;
         if (timed) tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
         throw error;
       } finally {
@@ -147,13 +153,16 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
         purpose,
         model: request.model,
         input_tokens: 0,
-        output_tokens: 0,
-        cost_usd: 0,
+        output_tokens: cutPieces,
+        cost_usd: costUsd(request.model, 0, cutPieces, config.prices),
         latency_ms: now() - started,
         attempts: Math.max(1, tried),
         error: errorOf(error),
       };
       calls.push(record);
+      if (record.output_tokens > 0) {
+        await budget.meter?.spend(record.output_tokens, record.cost_usd).catch(() => undefined);
+      }
       await traced(
         {
           response: { text: "", model: request.model, inputTokens: 0, outputTokens: 0 },
@@ -172,9 +181,15 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       purpose,
       model: response.model || request.model,
       input_tokens: response.inputTokens,
-      output_tokens: response.outputTokens,
+      // The answer's tokens, and those of streamed answers cut off before it (one a piece).
+      output_tokens: response.outputTokens + cutPieces,
       // Priced by the configured name: servers report dated snapshots, which `costUsd` maps back.
-      cost_usd: costUsd(request.model, response.inputTokens, response.outputTokens, config.prices),
+      cost_usd: costUsd(
+        request.model,
+        response.inputTokens,
+        response.outputTokens + cutPieces,
+        config.prices,
+      ),
       // The whole call as the step felt it: failed attempts and backoff included.
       latency_ms: now() - started,
       attempts,
