@@ -23,7 +23,7 @@
 import { bedrockPermissions } from "./bedrock";
 import { cachedInstall, placeInstall } from "./function-installs";
 import { knowledgeArchitecture, knowledgeInstallSpec } from "./knowledge-installs";
-import { queue, workerTimeoutSeconds } from "./queue";
+import { llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
 import { bucket, table } from "./storage";
 
@@ -89,5 +89,7 @@ export const knowledge = new sst.aws.Function("Knowledge", {
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_BUCKET: bucket.name,
     ...llmEnvironment,
+    // A graph extraction that would outlast the invocation fails as llm_timeout.
+    LLM_TIMEOUT_MS: llmTimeoutMsWithin(knowledgeTimeoutSeconds),
   }),
 });

@@ -12,6 +12,17 @@
 export const workerTimeoutSeconds = 180;
 
 /**
+ * `LLM_TIMEOUT_MS` of the functions that call the LLM on AWS: one answer must
+ * finish inside one invocation, with time left to commit the step (or record
+ * its failure), so 30 s below the function's own limit: 150 s in the worker.
+ * Locally the default is 5 minutes; a model that needs longer per answer runs
+ * on the local stack, not on Lambda (docs/deploy.md).
+ */
+export function llmTimeoutMsWithin(functionTimeoutSeconds: number): string {
+  return String((functionTimeoutSeconds - 30) * 1000);
+}
+
+/**
  * How long a received message stays hidden. AWS asks for six times the
  * function's timeout for a Lambda event source, so that a batch whose
  * invocation was throttled can still be retried before the message reappears;

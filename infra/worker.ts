@@ -8,7 +8,7 @@
  */
 import { bedrockPermissions } from "./bedrock";
 import { knowledge } from "./knowledge";
-import { deadLetterQueue, queue, workerTimeoutSeconds } from "./queue";
+import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { wakeEnvironment, wakePermissions } from "./schedules";
 import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
@@ -43,6 +43,8 @@ export const workerSubscription = queue.subscribe(
       ...wakeEnvironment,
       ...toolSecretsEnvironment,
       ...workerLlmEnvironment,
+      // An answer that would outlast the invocation fails as llm_timeout, and is retried.
+      LLM_TIMEOUT_MS: llmTimeoutMsWithin(workerTimeoutSeconds),
       ...llmTraceEnvironment,
     }),
   },

@@ -43,7 +43,8 @@ afterAll(async () => {
 
 describe("the console when a step fails", () => {
   it("shows the retry while it waits, the cause when it fails, and runs it again with Retry", async () => {
-    stack.llm.on("text", { fault: "hang", ms: 5_000 });
+    // A server that died: the connection closes without an answer (a slow one is waited for).
+    stack.llm.on("text", { fault: "close" });
     const created = await stack.api("POST", "/v1/tasks", {
       plan: [
         {
@@ -67,7 +68,7 @@ describe("the console when a step fails", () => {
     // Shown from the first failed attempt until the next one ends (about 5 s here).
     const retrying = page.locator('[data-why="retrying"]');
     await retrying
-      .filter({ hasText: /attempt 1 of 5 failed.*llm_timeout.*Next attempt at/s })
+      .filter({ hasText: /attempt 1 of 5 failed.*llm_unreachable.*Next attempt at/s })
       .waitFor({ timeout: 15_000 });
     await browser.screenshot(page, "30-step-retrying");
 

@@ -35,7 +35,7 @@ describe("stackvm run when a step fails and is retried", () => {
     expect(run.code).toBe(0);
     const retry = run.stdout.split("\n").find((line) => line.startsWith("retrying"));
     expect(retry, run.stdout).toMatch(
-      /^retrying +attempt 1 of 5 failed, next in \d+ s \(\d\d:\d\d:\d\d\): \[llm_unavailable\]/,
+      /^retrying +attempt 1 of 5 failed, next in \d+ s \(\d\d:\d\d:\d\d\): \[llm_server_error\]/,
     );
     expect(run.stdout.trim().split("\n").at(-1)).toBe("hello");
   });
@@ -43,7 +43,7 @@ describe("stackvm run when a step fails and is retried", () => {
 
 describe("stackvm retry", () => {
   it("runs a task that failed at a step again from its last commit, and refuses a bad --from", async () => {
-    t.llm.on("text", { fault: "hang", ms: 5_000 });
+    t.llm.on("text", { fault: "close" });
     const created = await t.api("POST", "/v1/tasks", { plan: PLAN });
     const taskId = created.body.task_id as string;
     const failed = await t.waitForTask(taskId);

@@ -160,9 +160,51 @@ export function describeLlmPort(name: string, fixture: LlmPortFixture): void {
       await expect(llm.json(ask)).rejects.toMatchObject({
         kind: "retryable",
         code: "llm_timeout",
-        message: expect.stringContaining("did not answer within 100 ms (LLM_TIMEOUT_MS)"),
+        message: expect.stringMatching(/within 100 ms \(LLM_TIMEOUT_MS\)/),
       });
       expect(server.requests).toHaveLength(2);
+    });
+
+    it("calls a server that answers, slowly, past the limit a timeout, never unreachable", async () => {
+      server.on("jmp_condition", { fault: "slow", ms: 1_000, answer: verdict });
+      const llm = session({ timeoutMs: 100, maxAttempts: 1 });
+      const error = (await llm.json(ask).catch((e: unknown) => e)) as Error;
+      expect(error).toMatchObject({ kind: "retryable", code: "llm_timeout" });
+      expect(error.message).not.toMatch(/could not be reached/);
+    });
+
+    it("records a call that failed in every attempt, with its attempts and the error", async () => {
+      server.on("jmp_condition", { fault: "500", message: "scripted outage" });
+      const llm = session({ maxAttempts: 2 });
+      await expect(llm.json(ask)).rejects.toMatchObject({ code: "llm_server_error" });
+      expect(server.requests).toHaveLength(2);
+      expect(llm.calls).toEqual([
+        expect.objectContaining({
+          purpose: "jmp_condition",
+          attempts: 2,
+          input_tokens: 0,
+          output_tokens: 0,
+          error: { code: "llm_server_error", message: expect.stringContaining("scripted outage") },
+        }),
+      ]);
+    });
+
+    it.each([
+      [400, "a request the server refuses"],
+      [501, "what the server does not implement"],
+    ])("does not retry %i (%s), and quotes the server", async (status) => {
+      server.on("jmp_condition", {
+        fault: "status",
+        status,
+        message: "scripted: start it with --x",
+      });
+      const llm = session({ maxAttempts: 4 });
+      await expect(llm.json(ask)).rejects.toMatchObject({
+        code: "llm_bad_request",
+        message: expect.stringContaining("scripted: start it with --x"),
+      });
+      expect(server.requests).toHaveLength(1);
+      expect(llm.calls.map((c) => [c.attempts, c.error?.code])).toEqual([[1, "llm_bad_request"]]);
     });
 
     it("repairs an answer that is not JSON, then one that breaks the schema", async () => {
@@ -208,14 +250,16 @@ export function describeLlmPort(name: string, fixture: LlmPortFixture): void {
       const error = await llm.json(ask).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RetryableError);
       expect(error).toMatchObject({ code: "llm_rate_limited" });
-      expect(llm.calls).toEqual([]);
+      expect(llm.calls.map((c) => [c.attempts, c.error?.code])).toEqual([[2, "llm_rate_limited"]]);
     });
 
     it.each([
       [403, "unauthorized", "llm_forbidden"],
       [404, "not_found", "llm_model_not_found"],
       [400, "step", "llm_bad_request"],
-      [503, "retryable", "llm_unavailable"],
+      [501, "step", "llm_bad_request"],
+      [500, "retryable", "llm_server_error"],
+      [503, "retryable", "llm_server_error"],
     ])("translates %i to a %s error", async (status, kind, code) => {
       server.on("text", { fault: "status", status });
       await expect(fixture.port(server).complete(request())).rejects.toMatchObject({
@@ -289,12 +333,21 @@ export function describeLlmPort(name: string, fixture: LlmPortFixture): void {
       expect(seen.join("")).toBe("all good");
     });
 
-    it("calls a server that is not there unavailable", async () => {
+    it("calls a server that is not there unreachable", async () => {
       const closed = await startScriptedLlm();
       await closed.close();
       await expect(fixture.port(closed).complete(request())).rejects.toMatchObject({
         kind: "retryable",
-        code: "llm_unavailable",
+        code: "llm_unreachable",
+        message: expect.stringContaining("could not be reached"),
+      });
+    });
+
+    it("calls a connection closed without an answer unreachable", async () => {
+      server.on("text", { fault: "close" });
+      await expect(fixture.port(server).complete(request())).rejects.toMatchObject({
+        kind: "retryable",
+        code: "llm_unreachable",
       });
     });
   });

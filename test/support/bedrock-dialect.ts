@@ -300,6 +300,14 @@ function injectFault(
     case "bad_json":
       sendJson(res, 200, converseOutput(request, "Sure! {this is not: JSON,,}"));
       break;
+    case "close":
+      res.destroy();
+      break;
+    case "slow":
+      context.later(fault.ms, () => {
+        if (!res.destroyed) sendJson(res, 200, converseOutput(request, fault.answer));
+      });
+      break;
   }
 }
 

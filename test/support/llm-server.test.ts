@@ -206,7 +206,7 @@ describe("startScriptedLlm", () => {
       embeddings.embed({ model: "emb", input: ["x"], timeoutMs: 2_000 }),
     ).rejects.toMatchObject({
       kind: "retryable",
-      code: "embedding_unavailable",
+      code: "embedding_server_error",
     });
   });
 });

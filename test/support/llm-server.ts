@@ -3,8 +3,9 @@
  * that the real `openai` client talks to. It answers chat completions by purpose
  * (the `json_schema` name, or "text" / "json_object"), from queues of answers in
  * order and then from rules, and can inject the faults the LLM layer must survive:
- * 429 with Retry-After, 500, a hang past the client's timeout, a body that is not
- * JSON, content that is not JSON. Asked with `stream: true`, it sends the same
+ * 429 with Retry-After, 500 (any status), a hang past the client's timeout, a
+ * slow answer, a connection closed without an answer, a body that is not JSON,
+ * content that is not JSON. Asked with `stream: true`, it sends the same
  * answer as OpenAI does: Server-Sent Events of `chat.completion.chunk`s, a few
  * characters each (`chunkChars`, `chunkDelayMs` apart), then `data: [DONE]`.
  *
@@ -27,6 +28,10 @@ export type Fault =
   | { fault: "500"; message?: string }
   /** Holds the response for `ms`, then answers 504 if the client is still there. */
   | { fault: "hang"; ms: number }
+  /** Answers `answer` (any answer but a fault) after `ms`: a server that works, slowly. */
+  | { fault: "slow"; ms: number; answer: unknown }
+  /** Closes the connection without a byte of answer: a server that died (a reset). */
+  | { fault: "close" }
   /** A 200 whose body claims to be JSON and is not. */
   | { fault: "malformed" }
   /** A well-formed completion whose content is not JSON. */
@@ -187,7 +192,21 @@ export async function startScriptedLlm(
           `add llm.on("${request.schemaName}", ...) or llm.queue("${request.schemaName}", ...)`,
       );
     }
+    if (isFault(answer) && answer.fault === "slow") {
+      await wait(answer.ms);
+      if (res.destroyed) return;
+      return sendAnswer(request, answer.answer, res);
+    }
     if (isFault(answer)) return injectFault(answer, request, res);
+    return sendAnswer(request, answer, res);
+  }
+
+  /** Sends an answer that is not a fault: as a completion, or streamed when asked. */
+  async function sendAnswer(
+    request: RecordedRequest,
+    answer: Answer,
+    res: ServerResponse,
+  ): Promise<void> {
     const reply =
       answer instanceof Reply
         ? answer
@@ -309,6 +328,13 @@ export async function startScriptedLlm(
         break;
       case "bad_json":
         sendJson(res, 200, completion(request, new Reply("Sure! {this is not: JSON,,}")));
+        break;
+      case "close":
+        res.socket?.destroy();
+        break;
+      case "slow":
+        // Handled before a fault is injected (`completions`); embeddings answer at once.
+        sendError(res, 500, "scripted LLM: a slow answer is for chat completions");
         break;
     }
   }

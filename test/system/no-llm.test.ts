@@ -153,7 +153,7 @@ describe("no LLM configured", () => {
 });
 
 describe("the banner of a configured LLM", () => {
-  it("names the endpoint and the models of each role", () => {
+  it("names the endpoint, the models of each role and how long an answer may take", () => {
     const banner = llmBannerLines({
       endpoint: "http://127.0.0.1:11434/v1",
       models: {
@@ -162,8 +162,11 @@ describe("the banner of a configured LLM", () => {
         evaluation: "qwen3:14b",
         embedding: "nomic-embed-text",
       },
+      limits: { timeoutMs: 300_000, unreachableSeconds: 60 },
     }).join("\n");
     expect(banner).toContain("http://127.0.0.1:11434/v1");
+    expect(banner).toContain("an answer may take 300 s (5 min) (LLM_TIMEOUT_MS)");
+    expect(banner).toContain("after 60 s (STACKVM_LLM_UNREACHABLE_SECONDS)");
     expect(banner).toMatch(/planner qwen3:14b, generation qwen3:4b/);
     expect(banner).toContain("embedding nomic-embed-text");
   });

@@ -22,7 +22,8 @@ const generate = {
 };
 const answer = { seq_no: 1, type: "assign", parameters: { final_answer: "${hi}!" } };
 const PLAN = [generate, answer];
-const hang = { fault: "hang", ms: 5_000 };
+/** A server that died: the connection closes without a byte of answer. */
+const down = { fault: "close" };
 
 async function start(body: Record<string, unknown>, key?: string): Promise<string> {
   const created = await t.api("POST", "/v1/tasks", body, key ? { key } : {});
@@ -63,12 +64,12 @@ describe("a step that will be retried says why", () => {
     expect(retrying).toMatchObject({
       attempt: 1,
       max_attempts: 5,
-      error: { code: "llm_unavailable" },
+      error: { code: "llm_server_error" },
     });
     expect(retrying.error.message).toContain("scripted outage");
     expect(Date.parse(retrying.next_attempt_at)).toBeGreaterThan(Date.parse(retrying.since));
     const main = await t.api("GET", `/v1/tasks/${taskId}/branches/main`);
-    expect(main.body.retrying).toMatchObject({ attempt: 1, error: { code: "llm_unavailable" } });
+    expect(main.body.retrying).toMatchObject({ attempt: 1, error: { code: "llm_server_error" } });
 
     const done = await t.waitForTask(taskId);
     expect(done).toMatchObject({ status: "completed", final_answer: "hi!" });
@@ -79,14 +80,111 @@ describe("a step that will be retried says why", () => {
     expect(JSON.parse(retryEvent!.data)).toMatchObject({
       branch: "main",
       attempt: 1,
-      error: { code: "llm_unavailable" },
+      error: { code: "llm_server_error" },
     });
+    // The failed delivery's call is in the commit that ended the failures, and in usage.
+    const [plan] = await commitsOf(taskId, "main");
+    expect(plan.llm_calls.map((c: any) => [c.purpose, c.error?.code ?? null])).toEqual([
+      ["plan", "llm_server_error"],
+      ["plan", null],
+    ]);
+    expect(done.usage.llm_calls).toBe(3);
+  });
+});
+
+describe("an LLM that answers slowly", () => {
+  it("is waited for as slow, not reported unreachable, and its first call is kept", async () => {
+    // LLM_TIMEOUT_MS is 1.5 s here: the first answer comes after 4 s, the second at once.
+    t.llm.queue(
+      "plan",
+      { fault: "slow", ms: 4_000, answer: { reasoning: "late", plan: PLAN } },
+      { reasoning: "r", plan: PLAN },
+    );
+    t.llm.on("text", "hi");
+    const taskId = await start({ goal: "Say hi" });
+    const retrying = (await until(taskId, (task) => task.retrying !== undefined)).retrying;
+    expect(retrying.error.code).toBe("llm_timeout");
+    expect(retrying.error.message).toContain("LLM_TIMEOUT_MS");
+    expect(retrying.error.message).not.toContain("could not be reached");
+    const done = await t.waitForTask(taskId);
+    expect(done).toMatchObject({ status: "completed", final_answer: "hi!" });
+    const [plan] = await commitsOf(taskId, "main");
+    expect(plan.llm_calls.map((c: any) => [c.purpose, c.attempts, c.error?.code ?? null])).toEqual([
+      ["plan", 1, "llm_timeout"],
+      ["plan", 1, null],
+    ]);
+  });
+});
+
+describe("code_task against an LLM that gives no answer", () => {
+  it("fails within STACKVM_LLM_UNREACHABLE_SECONDS, with its failed calls on record", async () => {
+    t.llm.on("code", down);
+    const taskId = await start({
+      plan: [
+        {
+          seq_no: 0,
+          type: "calling",
+          parameters: {
+            tool_name: "code_task",
+            tool_params: { task: "Add 2 and 3." },
+            output_vars: ["sum"],
+          },
+        },
+        { seq_no: 1, type: "assign", parameters: { final_answer: "${sum}" } },
+      ],
+    });
+    const task = await t.waitForTask(taskId);
+    expect(task.status).toBe("failed");
+    expect(task.error).toContain("STACKVM_LLM_UNREACHABLE_SECONDS");
+    const failed = (await commitsOf(taskId, "main")).find((c) => c.type === "error");
+    expect(failed).toMatchObject({ error: { code: "llm_unreachable" } });
+    const calls = failed.llm_calls;
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(
+      calls.every((c: any) => c.purpose === "code" && c.error?.code === "llm_unreachable"),
+    ).toBe(true);
+    expect(task.usage.llm_calls).toBe(calls.length);
+  });
+});
+
+describe("a parallel group against an LLM that gives no answer", () => {
+  it("fails within STACKVM_LLM_UNREACHABLE_SECONDS as an ordinary step does, with every call on record", async () => {
+    const gen = (seq: number, out: string) => ({
+      seq_no: seq,
+      type: "calling",
+      parameters: {
+        tool_name: "llm_generate",
+        tool_params: { prompt: `p${seq}` },
+        output_vars: out,
+      },
+    });
+    t.llm.on("text", down);
+    const taskId = await start({
+      plan: [
+        gen(0, "a"),
+        gen(1, "b"),
+        { seq_no: 2, type: "assign", parameters: { final_answer: "${a}${b}" } },
+      ],
+    });
+    const task = await t.waitForTask(taskId);
+    expect(task.status).toBe("failed");
+    expect(task.error).toContain("STACKVM_LLM_UNREACHABLE_SECONDS");
+    const commits = await commitsOf(taskId, "main");
+    const failed = commits.find((c) => c.type === "error");
+    expect(failed).toMatchObject({ error: { code: "llm_unreachable" } });
+    // Every attempt the members made is in a commit, and usage counts each call.
+    const calls = commits.flatMap((c) => c.llm_calls);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.every((c: any) => c.error?.code === "llm_unreachable")).toBe(true);
+    const attempts = calls.reduce((n: number, c: any) => n + c.attempts, 0);
+    expect(attempts).toBe(t.llm.requests.filter((r) => r.schemaName === "text").length);
+    expect(task.usage.llm_calls).toBe(calls.length);
   });
 });
 
 describe("an LLM that cannot be reached", () => {
   it("fails the task within the configured bound, with that cause and no advice to fork", async () => {
-    t.llm.on("plan", hang);
+    t.llm.on("plan", down);
     const taskId = await start({ goal: "Say hi" });
     const task = await t.waitForTask(taskId);
     expect(task.status).toBe("failed");
@@ -98,7 +196,7 @@ describe("an LLM that cannot be reached", () => {
   });
 
   it("can be retried from the start once the LLM is back, as it has no commit to go on from", async () => {
-    t.llm.on("plan", hang);
+    t.llm.on("plan", down);
     const taskId = await start({ goal: "Say hi" });
     expect((await t.waitForTask(taskId)).status).toBe("failed");
     t.llm.reset();
@@ -121,7 +219,7 @@ describe("an LLM that cannot be reached", () => {
 describe("POST /v1/tasks/{id}/retry", () => {
   /** A submitted plan whose LLM step failed: a plan commit, then the error commit. */
   async function failedAtStep(): Promise<string> {
-    t.llm.on("text", hang);
+    t.llm.on("text", down);
     const taskId = await start({ plan: PLAN });
     const failed = await t.waitForTask(taskId);
     expect(failed.status).toBe("failed");
@@ -179,7 +277,7 @@ describe("POST /v1/tasks/{id}/retry", () => {
 
     // The retry's run hangs on the LLM: a second click while it runs makes no second run.
     t.llm.reset();
-    t.llm.on("text", hang);
+    t.llm.on("text", down);
     const first = await retry(taskId, {});
     expect(first.status).toBe(202);
     const second = await retry(taskId, { from: "start" });
@@ -352,11 +450,12 @@ const mergePlan = [
 describe("a strict step that fails at run time while the planner gets no answer", () => {
   it("ends the task failed (StackVM production plan #299 in short), nothing left running", async () => {
     t.llm.on("text", () => "First merge, then split.");
+    t.llm.on("plan_update", down);
     const created = await t.api("POST", "/v1/tasks", { plan: mergePlan });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const task = await t.waitForTask(created.body.task_id, { timeoutMs: 60_000 });
     expect(task.status).toBe("failed");
-    expect(task.error).toContain("plan_update");
+    expect(task.error).toContain("could not be reached");
     const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits?limit=100`);
     const codes = commits.body.commits.map(
       (c: { error: { code: string } | null }) => c.error?.code,

@@ -68,6 +68,16 @@ export function translateBedrockError(error: unknown, call: BedrockCall): unknow
   const e = error as Partial<ServiceError> & { code?: string; $response?: unknown };
   const where = `Bedrock in ${call.region} (model '${call.model}')`;
   const code = (suffix: string) => `${call.kind}_${suffix}`;
+  // The SDK's HTTP/2 handler names a stream closed without an answer a TimeoutError:
+  // no answer at all is a server that is down, not a slow one.
+  if (e?.name === "TimeoutError" && /did not get a response/i.test(e.message ?? "")) {
+    return new RetryableError(
+      code("unreachable"),
+      `${where} could not be reached: the connection closed without an answer (${e.message})`,
+      undefined,
+      error,
+    );
+  }
   if (e?.name === "AbortError" || e?.name === "TimeoutError") {
     return new RetryableError(
       code("timeout"),
@@ -78,7 +88,7 @@ export function translateBedrockError(error: unknown, call: BedrockCall): unknow
   }
   if (unreachable(e)) {
     return new RetryableError(
-      code("unavailable"),
+      code("unreachable"),
       `${where} could not be reached: ${e.message}`,
       undefined,
       error,
@@ -111,8 +121,8 @@ export function translateBedrockError(error: unknown, call: BedrockCall): unknow
   if (e.name === "ModelTimeoutException" || status === 408) {
     return new RetryableError(code("timeout"), said, undefined, error);
   }
-  if (UNAVAILABLE.has(e.name) || status >= 500) {
-    return new RetryableError(code("unavailable"), said, undefined, error);
+  if (UNAVAILABLE.has(e.name) || (status >= 500 && status !== 501)) {
+    return new RetryableError(code("server_error"), said, undefined, error);
   }
   if (BAD_CREDENTIALS.has(e.name)) {
     return new StackVMError(

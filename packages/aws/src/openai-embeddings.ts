@@ -10,8 +10,8 @@ import {
   RetryableError,
   StepError,
 } from "@stackvm/core";
-import OpenAI, { APIConnectionError, APIError } from "openai";
-import { NO_REDIRECTS, retryAfterSeconds } from "./openai-llm";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { connectionCause, NO_REDIRECTS, retryAfterSeconds } from "./openai-llm";
 
 export class OpenAiEmbeddings implements EmbeddingPort {
   private readonly client: OpenAI;
@@ -35,33 +35,7 @@ export class OpenAiEmbeddings implements EmbeddingPort {
         { timeout: request.timeoutMs, maxRetries: 0 },
       );
     } catch (error) {
-      if (error instanceof APIConnectionError) {
-        throw new RetryableError(
-          "embedding_unavailable",
-          `${where} could not be reached or did not answer in time: ${error.message}`,
-          undefined,
-          error,
-        );
-      }
-      if (error instanceof APIError && error.status !== undefined) {
-        const said = `${where} answered ${error.status}: ${error.message}`;
-        if (error.status === 429)
-          throw new RetryableError(
-            "embedding_rate_limited",
-            said,
-            retryAfterSeconds(error.headers, Date.now()),
-            error,
-          );
-        if (error.status === 408 || error.status >= 500)
-          throw new RetryableError("embedding_unavailable", said, undefined, error);
-        throw new StepError(
-          "embedding_failed",
-          `${said}: check that EMBEDDING_MODEL '${request.model}' is an embedding model that server has`,
-          { status: error.status },
-          error,
-        );
-      }
-      throw error;
+      throw translateEmbeddingError(error, where, request);
     }
     const data = Array.isArray(answer?.data)
       ? [...answer.data].sort((a, b) => a.index - b.index)
@@ -78,4 +52,55 @@ export class OpenAiEmbeddings implements EmbeddingPort {
       inputTokens: answer.usage?.prompt_tokens ?? 0,
     };
   }
+}
+
+/**
+ * The embedding server's errors, told apart as the LLM's are (`openai-llm.ts`):
+ * no answer, a slow one and a 5xx are temporary; a 4xx other than 408/429, and
+ * a 501 (llama.cpp's "start it with --embeddings"), are permanent and quoted.
+ */
+function translateEmbeddingError(
+  error: unknown,
+  where: string,
+  request: EmbeddingRequest,
+): unknown {
+  const setting = request.timeoutSetting ?? "LLM_TIMEOUT_MS";
+  if (error instanceof APIConnectionTimeoutError) {
+    return new RetryableError(
+      "embedding_timeout",
+      `${where} accepted the request but did not answer within ${request.timeoutMs} ms (${setting})`,
+      undefined,
+      error,
+    );
+  }
+  if (error instanceof APIConnectionError) {
+    return new RetryableError(
+      "embedding_unreachable",
+      `${where} could not be reached: ${connectionCause(error)}`,
+      undefined,
+      error,
+    );
+  }
+  if (!(error instanceof APIError) || error.status === undefined) return error;
+  const said = `${where} answered ${error.status}: ${error.message}`;
+  if (error.status === 429) {
+    return new RetryableError(
+      "embedding_rate_limited",
+      said,
+      retryAfterSeconds(error.headers, Date.now()),
+      error,
+    );
+  }
+  if (error.status === 408) return new RetryableError("embedding_timeout", said, undefined, error);
+  if (error.status >= 500 && error.status !== 501) {
+    return new RetryableError("embedding_server_error", said, undefined, error);
+  }
+  return new StepError(
+    "embedding_failed",
+    error.status === 501
+      ? `${said} (the server does not serve embeddings as it runs: not retried)`
+      : `${said}: check that EMBEDDING_MODEL '${request.model}' is an embedding model that server has (not retried)`,
+    { status: error.status },
+    error,
+  );
 }

@@ -140,7 +140,8 @@ describe("OpenAiLlm with createLlmSession", () => {
     const error = await llm.json(ask).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RetryableError);
     expect(error).toMatchObject({ code: "llm_rate_limited", retryAfterSeconds: 120 });
-    expect(llm.calls).toEqual([]);
+    // The attempt was made: it is on the record, as every attempt is.
+    expect(llm.calls.map((c) => [c.attempts, c.error?.code])).toEqual([[1, "llm_rate_limited"]]);
   });
 });
 
@@ -153,7 +154,10 @@ describe("OpenAiLlm errors", () => {
     [404, "not_found", "llm_model_not_found", /model 'gpt-x'/],
     [400, "step", "llm_bad_request", /answered 400/],
     [422, "step", "llm_bad_request", /answered 422/],
-    [503, "retryable", "llm_unavailable", /answered 503/],
+    [409, "step", "llm_bad_request", /answered 409/],
+    [408, "retryable", "llm_timeout", /answered 408/],
+    [501, "step", "llm_bad_request", /answered 501.*not retried/],
+    [503, "retryable", "llm_server_error", /answered 503/],
   ])("translates %i to a %s error", async (status, kind, code, message) => {
     server.on("text", { fault: "status", status });
     const port = new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url });
@@ -173,6 +177,28 @@ describe("OpenAiLlm errors", () => {
       port.complete({ ...request, timeoutMs: 150, onDelta: (p) => pieces.push(p) }),
     ).rejects.toMatchObject({ kind: "retryable", code: "llm_timeout" });
     expect(pieces.length).toBeGreaterThan(0);
+  });
+
+  it("counts the tokens of a streamed answer cut off by the timeout in the failed call's record", async () => {
+    server.streaming = { chunkChars: 4, chunkDelayMs: 40 };
+    server.on("text", "This answer takes far longer than the timeout allows to be written.");
+    const llm = createLlmSession({
+      port: new OpenAiLlm({ apiKey: "sk-test", baseURL: server.url }),
+      config: LlmConfig.parse({
+        models: { default: "gpt-4o-mini", reason: "gpt-4o-mini", eval: "gpt-4o-mini" },
+        timeoutMs: 150,
+        maxAttempts: 1,
+      }),
+      budget: {},
+      tokens: { delta: () => undefined, flush: async () => undefined },
+    });
+    await expect(
+      llm.generate({ purpose: "llm_generate", messages, stream: true }),
+    ).rejects.toMatchObject({ code: "llm_timeout" });
+    expect(llm.calls).toHaveLength(1);
+    expect(llm.calls[0]?.error?.code).toBe("llm_timeout");
+    expect(llm.calls[0]?.output_tokens).toBeGreaterThan(0);
+    expect(llm.calls[0]?.cost_usd).toBeGreaterThan(0);
   });
 
   it("says the key is wrong when the server refuses it", async () => {

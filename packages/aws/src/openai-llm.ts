@@ -146,21 +146,31 @@ export class OpenAiLlm implements LlmPort {
     };
   }
 
-  /** Vendor errors to the core's: what to retry, what to record, what to fail on. */
+  /**
+   * Vendor errors to the core's: what to retry, what to record, what to fail on.
+   * Three temporary failures are told apart, because they call for different
+   * waits (`vm/retrying.ts`): no answer at all (`llm_unreachable`: refused, DNS,
+   * reset), an answer that did not finish in time (`llm_timeout`: the server
+   * works, slowly) and a 5xx (`llm_server_error`). A 4xx other than 408/429,
+   * and a 501 (the server does not do this at all), is permanent:
+   * `llm_bad_request`, quoting the server.
+   */
   private translate(error: unknown, request: LlmRequest): unknown {
     const where = `the LLM server at ${this.client.baseURL}`;
     if (error instanceof APIConnectionTimeoutError) {
       return new RetryableError(
         "llm_timeout",
-        `${where} did not answer within ${request.timeoutMs} ms (LLM_TIMEOUT_MS)`,
+        request.timeoutSetting === undefined
+          ? `${where} accepted the request but did not finish its answer within ${request.timeoutMs} ms (LLM_TIMEOUT_MS): the server works, slowly; a model on a CPU may need more, raise LLM_TIMEOUT_MS`
+          : `${where} accepted the request but did not finish its answer within ${request.timeoutMs} ms (${request.timeoutSetting})`,
         undefined,
         error,
       );
     }
     if (error instanceof APIConnectionError) {
       return new RetryableError(
-        "llm_unavailable",
-        `${where} could not be reached: ${error.message}`,
+        "llm_unreachable",
+        `${where} could not be reached: ${connectionCause(error)}`,
         undefined,
         error,
       );
@@ -191,8 +201,9 @@ export class OpenAiLlm implements LlmPort {
         error,
       );
     }
-    if (status === 408 || status === 409 || status >= 500) {
-      return new RetryableError("llm_unavailable", said, undefined, error);
+    if (status === 408) return new RetryableError("llm_timeout", said, undefined, error);
+    if (status >= 500 && status !== 501) {
+      return new RetryableError("llm_server_error", said, undefined, error);
     }
     if (status === 401) {
       return new StackVMError(
@@ -226,9 +237,14 @@ export class OpenAiLlm implements LlmPort {
         error,
       );
     }
-    // 400, 413, 422: this request is wrong (a schema the server refuses); a plan
-    // update may ask differently.
-    return new StepError("llm_bad_request", said, { status, code: error.code }, error);
+    // 400, 409, 413, 422, and 501 (the server does not implement this): asking the
+    // same again gets the same answer. A plan update may ask differently.
+    return new StepError(
+      "llm_bad_request",
+      `${said} (a permanent refusal: not retried)`,
+      { status, code: error.code },
+      error,
+    );
   }
 
   /** OpenAI's own API: it wants `max_completion_tokens`, which other servers may not read. */
@@ -346,6 +362,21 @@ function foldChunks(model: string) {
       };
     },
   };
+}
+
+/**
+ * What the connection failure was, from the fetch error the client wraps
+ * (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`): the client's own message says only
+ * "Connection error.".
+ */
+export function connectionCause(error: Error): string {
+  const codes: string[] = [];
+  for (let e: unknown = error; e instanceof Error && codes.length < 5; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && !codes.includes(code)) codes.push(code);
+    if (e !== error && e.message && !codes.includes(e.message)) codes.push(e.message);
+  }
+  return codes.length === 0 ? error.message : `${error.message} (${codes.join(": ")})`;
 }
 
 function excerpt(value: unknown): string {

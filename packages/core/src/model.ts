@@ -64,7 +64,16 @@ export const LlmCall = z.object({
   output_tokens: z.number().int(),
   cost_usd: z.number(),
   latency_ms: z.number(),
+  /** Tries in all, failed ones included (each failed try waited, and was asked of the server). */
   attempts: z.number().int().optional(),
+  /**
+   * Only on a call that failed in every attempt (the server down, slow past
+   * `LLM_TIMEOUT_MS`, answering 5xx, refusing): what the last attempt got. Its
+   * tokens are what the server reported for it (none, when it answered no
+   * completion). A step that goes on after it (a later delivery, a plan update)
+   * keeps it in the commit, so the calls made are all there.
+   */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
   /**
    * The id of the call's stored prompt and answer, read at
    * `GET /v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}`; absent when none
@@ -115,6 +124,29 @@ export const Retrying = z.object({
 });
 export type Retrying = z.infer<typeof Retrying>;
 
+/**
+ * The LLM call a running branch has in flight, while the model thinks: which
+ * call, which attempt, for how long, and how much of its answer has arrived.
+ */
+export const LlmCallInFlight = z.object({
+  /** What the call is for: `plan`, `plan_update`, `llm_generate`, `jmp_condition`, `code`, ... */
+  purpose: LlmPurpose,
+  model: z.string(),
+  /** 1 for the first try; a retry of the same call counts up. */
+  attempt: z.number().int(),
+  /** When this attempt started (ISO 8601). */
+  started_at: z.string(),
+  /** Milliseconds since `started_at`, as the server answering this request counts them. */
+  elapsed_ms: z.number().int(),
+  /**
+   * Pieces of the answer received so far when the call streams (one token each
+   * on OpenAI, llama.cpp and Ollama; written at most once a second); null when
+   * it does not stream.
+   */
+  tokens_so_far: z.number().int().nullable(),
+});
+export type LlmCallInFlight = z.infer<typeof LlmCallInFlight>;
+
 /** A task waiting for one of its tenant's running slots (`max_running_tasks`). */
 export const SlotWait = z.object({
   /** 1 for the next task to start. */
@@ -148,6 +180,8 @@ export const Task = z.object({
   webhook: TaskWebhook.optional(),
   /** Only while the result branch's last step failed and will be tried again. */
   retrying: Retrying.optional(),
+  /** Only while the result branch waits on an LLM call (the model thinks). */
+  llm_call: LlmCallInFlight.optional(),
   /** Only while the task is `queued` for a running slot, read one at a time (not in lists). */
   waiting_for_slot: SlotWait.optional(),
 });
@@ -186,6 +220,8 @@ export const Branch = z.object({
   waiting: Waiting.optional(),
   /** Only while its last step failed and will be tried again. */
   retrying: Retrying.optional(),
+  /** Only while the branch waits on an LLM call (the model thinks). */
+  llm_call: LlmCallInFlight.optional(),
   /** Only while a parallel group of the branch runs (until its last member is committed). */
   group: RunningGroup.optional(),
   forked_from: z.object({ branch: z.string(), commit_id: z.string() }).nullable(),

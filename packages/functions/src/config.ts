@@ -10,6 +10,7 @@ import {
   type OpenRange,
   type PdfLimits,
   parseOpenRanges,
+  privateTarget,
   runtimeApiPort,
 } from "@stackvm/core";
 import * as z from "zod";
@@ -162,6 +163,8 @@ export interface RuntimeConfig {
   /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
   knowledge: {
     embeddingModel: string;
+    /** The embeddings are served on this machine or a private network (`OPENAI_BASE_URL`): they cost nothing. */
+    embeddingsLocal: boolean;
     indexUri: string;
     maxUploadBytes: number;
     pdfLimits: PdfLimits;
@@ -238,6 +241,10 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     llmTraceRetentionDays: e.STACKVM_LLM_TRACE_RETENTION_DAYS,
     knowledge: {
       embeddingModel: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[providers.embeddings],
+      embeddingsLocal:
+        providers.embeddings === "openai" &&
+        e.OPENAI_BASE_URL !== undefined &&
+        privateTarget(new URL(e.OPENAI_BASE_URL)) !== null,
       indexUri: e.STACKVM_KNOWLEDGE_INDEX ?? `s3://${e.STACKVM_BUCKET}/knowledge-index`,
       maxUploadBytes: e.STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES,
       pdfLimits: {

@@ -30,8 +30,9 @@ const serverOf = (ports: DoctorPorts, which: "llm" | "embeddings") =>
 /** What to do about a Bedrock failure, by the adapter's error code. */
 function bedrockFix(code: string): string {
   switch (code) {
-    case "llm_unavailable":
+    case "llm_unreachable":
     case "llm_timeout":
+    case "llm_server_error":
     case "llm_bad_response":
     case "llm_rate_limited":
       return "check the network to Bedrock in BEDROCK_REGION (or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and its quotas, then try again";
@@ -48,24 +49,50 @@ function bedrockFix(code: string): string {
 /** The longest one check may take: the doctor answers within a request's time. */
 const CHECK_TIMEOUT_MS = 15_000;
 
-function errorOf(error: unknown): { code: string; message: string } {
-  const e = error as { code?: unknown; message?: unknown };
+/** How the doctor names its own cap in what it says, so that it is not taken for `LLM_TIMEOUT_MS`. */
+const capName = (ms: number) => `the doctor's own cap of ${ms / 1000} s per check`;
+
+function errorOf(error: unknown): { code: string; message: string; status?: number } {
+  const e = error as { code?: unknown; message?: unknown; details?: { status?: unknown } };
+  const status = e.details?.status;
   return {
     code: typeof e.code === "string" ? e.code : "error",
     message: typeof e.message === "string" ? e.message : String(error),
+    ...(typeof status === "number" ? { status } : {}),
   };
 }
 
-/** What to do about an LLM or embeddings failure, by the adapter's error code. */
-function llmFix(code: string, message: string, server: string): string {
+/**
+ * What to do about an LLM or embeddings failure, by what the server did: gave
+ * no answer (start it), answered slowly (it runs: wait longer), answered 5xx
+ * (it runs and failed: its log says why), refused the request (its words say
+ * why). Only the first is "start the server".
+ */
+function llmFix(
+  code: string,
+  message: string,
+  server: string,
+  timeoutMs: number,
+  capMs = CHECK_TIMEOUT_MS,
+): string {
   switch (code) {
     case "llm_not_configured":
     case "embeddings_not_configured":
       return message.replace(/^[^:]*: /, "");
-    case "llm_unavailable":
-    case "llm_timeout":
-    case "llm_bad_response":
+    case "llm_unreachable":
+    case "embedding_unreachable":
       return `start the LLM server at ${server}, or point OPENAI_BASE_URL at one that runs (it ends in /v1), then restart`;
+    case "llm_timeout":
+    case "embedding_timeout":
+      return `the server at ${server} runs but did not answer within ${capName(capMs)}; tasks wait up to LLM_TIMEOUT_MS (now ${Math.round(timeoutMs / 1000)} s) per answer: raise LLM_TIMEOUT_MS if your model needs longer, or use a smaller model`;
+    case "llm_server_error":
+    case "embedding_server_error":
+      return `the server at ${server} runs but failed on the request (its words are above): see its own log, e.g. a model that does not load or is out of memory, then try again`;
+    case "llm_bad_response":
+    case "embedding_bad_response":
+      return `the server at ${server} answered something that is not an OpenAI-compatible answer: check that OPENAI_BASE_URL names its OpenAI-compatible API (it ends in /v1)`;
+    case "llm_bad_request":
+      return `the server at ${server} refused the request (its words are above): check the model names (LLM_MODEL, REASON_LLM_MODEL, EVAL_LLM_MODEL) and the server's own options`;
     case "llm_unauthorized":
     case "llm_forbidden":
     case "llm_quota_exceeded":
@@ -75,17 +102,45 @@ function llmFix(code: string, message: string, server: string): string {
   }
 }
 
-async function checkModel(ports: DoctorPorts, model: string, roles: string): Promise<DoctorCheck> {
+/**
+ * What to do about an embeddings server that refused: a server that says how to
+ * start it (llama.cpp: "start it with --embeddings") is quoted; a 501 is a
+ * server without embeddings; anything else is a model it does not have.
+ */
+function embeddingRefusalFix(
+  message: string,
+  status: number | undefined,
+  server: string,
+  model: string,
+): string {
+  const flag = /(--[a-z-]*embedding[a-z-]*)/i.exec(message)?.[1];
+  if (flag) {
+    return `the server at ${server} does not serve embeddings as it was started: restart it with ${flag} (as it says), or point OPENAI_BASE_URL at a server that serves embeddings too; EMBEDDING_MODEL (${model}) is not the cause`;
+  }
+  if (status === 501) {
+    return `the server at ${server} does not implement embeddings (501): run one that does (Ollama with nomic-embed-text, llama.cpp's llama-server with --embeddings), then restart`;
+  }
+  return `set EMBEDDING_MODEL to an embedding model that ${server} has (e.g. nomic-embed-text on Ollama), then restart`;
+}
+
+async function checkModel(
+  ports: DoctorPorts,
+  model: string,
+  roles: string,
+  capMs: number,
+): Promise<DoctorCheck> {
   const name = "llm";
   const server = serverOf(ports, "llm");
   const started = Date.now();
+  const own = capMs < ports.llmConfig.timeoutMs;
   try {
     await ports.llm.complete({
       model,
       messages: [{ role: "user", content: "Reply with the single word: ok" }],
       // A few tokens prove the server answers; unbounded, one generated 14,525.
       maxOutputTokens: ports.llmConfig.outputTokens.doctor,
-      timeoutMs: Math.min(ports.llmConfig.timeoutMs, CHECK_TIMEOUT_MS),
+      timeoutMs: own ? capMs : ports.llmConfig.timeoutMs,
+      ...(own ? { timeoutSetting: capName(capMs) } : {}),
     });
     return {
       name,
@@ -97,12 +152,14 @@ async function checkModel(ports: DoctorPorts, model: string, roles: string): Pro
     const { code, message } = errorOf(error);
     const detail = `model ${model} (${roles}): ${message}`;
     const fix =
-      ports.providers?.llm === "bedrock" ? bedrockFix(code) : llmFix(code, message, server);
+      ports.providers?.llm === "bedrock"
+        ? bedrockFix(code)
+        : llmFix(code, message, server, ports.llmConfig.timeoutMs, capMs);
     return { name, status: "failed", detail, fix };
   }
 }
 
-async function checkEmbeddings(ports: DoctorPorts): Promise<DoctorCheck> {
+async function checkEmbeddings(ports: DoctorPorts, capMs: number): Promise<DoctorCheck> {
   const name = "embeddings";
   const server = serverOf(ports, "embeddings");
   if (!ports.embeddings) {
@@ -117,7 +174,8 @@ async function checkEmbeddings(ports: DoctorPorts): Promise<DoctorCheck> {
     const answer = await ports.embeddings.embed({
       model: ports.embeddingModel,
       input: ["stackvm doctor"],
-      timeoutMs: CHECK_TIMEOUT_MS,
+      timeoutMs: capMs,
+      timeoutSetting: capName(capMs),
     });
     const size = answer.vectors[0]?.length ?? 0;
     return {
@@ -127,18 +185,22 @@ async function checkEmbeddings(ports: DoctorPorts): Promise<DoctorCheck> {
       fix: null,
     };
   } catch (error) {
-    const { code, message } = errorOf(error);
+    const { code, message, status } = errorOf(error);
     // Only knowledge bases need embeddings: a task without them runs.
+    const bedrock = ports.providers?.embeddings === "bedrock";
+    const fix =
+      code === "embeddings_not_configured"
+        ? llmFix(code, message, server, ports.llmConfig.timeoutMs)
+        : bedrock
+          ? `enable access to ${ports.embeddingModel} in the Bedrock console (Model access, in BEDROCK_REGION), or set EMBEDDING_PROVIDER=openai for an OpenAI-compatible server, then restart`
+          : code === "embedding_failed"
+            ? embeddingRefusalFix(message, status, server, ports.embeddingModel)
+            : llmFix(code, message, server, ports.llmConfig.timeoutMs, capMs);
     return {
       name,
       status: "warning",
       detail: `${message} (only knowledge bases need embeddings)`,
-      fix:
-        code === "embeddings_not_configured"
-          ? llmFix(code, message, server)
-          : ports.providers?.embeddings === "bedrock"
-            ? `enable access to ${ports.embeddingModel} in the Bedrock console (Model access, in BEDROCK_REGION), or set EMBEDDING_PROVIDER=openai for an OpenAI-compatible server, then restart`
-            : `set EMBEDDING_MODEL to an embedding model that ${server} has (e.g. nomic-embed-text on Ollama), then restart`,
+      fix,
     };
   }
 }
@@ -191,15 +253,17 @@ export const DOCTOR_CACHE_MS = 60_000;
  */
 export function createDoctor(
   ports: DoctorPorts,
-  options: { cacheMs?: number; now?: () => number } = {},
+  /** `checkTimeoutMs`: the cap on one check (15 s); a test sets a small one. */
+  options: { cacheMs?: number; now?: () => number; checkTimeoutMs?: number } = {},
 ): () => Promise<DoctorCheck[]> {
   const cacheMs = options.cacheMs ?? DOCTOR_CACHE_MS;
+  const capMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
   const now = options.now ?? Date.now;
   let running: Promise<DoctorCheck[]> | null = null;
   let last: { checks: DoctorCheck[]; at: number } | null = null;
   return () => {
     if (last && now() - last.at < cacheMs) return Promise.resolve(last.checks);
-    running ??= runChecks(ports)
+    running ??= runChecks(ports, capMs)
       .then((checks) => {
         last = { checks, at: now() };
         return checks;
@@ -211,15 +275,15 @@ export function createDoctor(
   };
 }
 
-function runChecks(ports: DoctorPorts): Promise<DoctorCheck[]> {
+function runChecks(ports: DoctorPorts, capMs: number): Promise<DoctorCheck[]> {
   // Each distinct model once, with the roles it serves.
   const roles = new Map<string, string[]>();
   for (const [role, model] of Object.entries(ports.llmConfig.models)) {
     roles.set(model, [...(roles.get(model) ?? []), role]);
   }
   return Promise.all([
-    ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "))),
-    checkEmbeddings(ports),
+    ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "), capMs)),
+    checkEmbeddings(ports, capMs),
     checkSandbox(ports),
   ]);
 }

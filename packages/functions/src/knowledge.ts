@@ -31,6 +31,8 @@ import {
 export interface KnowledgeOptions {
   /** `EMBEDDING_MODEL`. */
   embeddingModel: string;
+  /** The embedding server is on loopback or a private network: its calls are not priced as OpenAI's. */
+  embeddingsLocal?: boolean;
   /** The largest document one multipart upload may carry. */
   maxUploadBytes: number;
   /** What reading one PDF may take (`STACKVM_KNOWLEDGE_PDF_MEMORY_MB`, `_PDF_SECONDS`). */
@@ -76,6 +78,7 @@ export function createKnowledge(
     model: options.embeddingModel,
     llm,
     now: ports.clock.now,
+    ...(options.embeddingsLocal ? { local: true } : {}),
   });
   const ingest = new IngestService({
     items: ports.items,

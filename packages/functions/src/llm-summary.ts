@@ -9,6 +9,8 @@ export interface LlmSummary {
   /** The endpoint's base URL, or OpenAI's when only a key is set. */
   endpoint: string;
   models: { planner: string; generation: string; evaluation: string; embedding: string };
+  /** How long one answer may take (`LLM_TIMEOUT_MS`) and one unanswered server is retried. */
+  limits: { timeoutMs: number; unreachableSeconds: number };
 }
 
 /**
@@ -31,6 +33,10 @@ export function llmSummary(config: RuntimeConfig): LlmSummary | null {
       evaluation: config.llm.models.eval,
       embedding: config.knowledge.embeddingModel,
     },
+    limits: {
+      timeoutMs: config.llm.timeoutMs,
+      unreachableSeconds: config.llmUnreachableSeconds,
+    },
   };
 }
 
@@ -47,5 +53,13 @@ export function llmBannerLines(summary: LlmSummary | null): string[] {
   return [
     `  LLM:      ${summary.endpoint}`,
     `            planner ${m.planner}, generation ${m.generation}, evaluation ${m.evaluation}, embedding ${m.embedding}`,
+    `            an answer may take ${seconds(summary.limits.timeoutMs)} (LLM_TIMEOUT_MS); a server that does not answer fails a task after ${summary.limits.unreachableSeconds} s (STACKVM_LLM_UNREACHABLE_SECONDS)`,
   ];
+}
+
+/** 300000 → "300 s (5 min)": the banner's words for a limit. */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  const text = Number.isInteger(s) ? `${s} s` : `${ms} ms`;
+  return s >= 120 && s % 60 === 0 ? `${text} (${s / 60} min)` : text;
 }

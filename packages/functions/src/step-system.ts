@@ -149,7 +149,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     outbound: options.outbound,
     builtinNames: () => registry.builtinNames(),
   });
-  const presenter = new Presenter(ports.blobs);
+  const presenter = new Presenter(ports.blobs, ports.clock.now);
   const quotas = new QuotaService({
     items: ports.items,
     store,
@@ -253,7 +253,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
-    llm: (budget, traceTo, giveUpAt, sink) =>
+    llm: (budget, traceTo, giveUpAt, sink, watch) =>
       createLlmSession({
         port: ports.llm,
         config: options.llm,
@@ -261,6 +261,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
         now: ports.clock.now,
         ...(giveUpAt === undefined ? {} : { giveUpAt }),
         ...(sink ? { tokens: sink } : {}),
+        ...(watch ? { watch } : {}),
         ...(traceTo && traceRetentionDays > 0
           ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
           : {}),

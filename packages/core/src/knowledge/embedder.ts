@@ -17,6 +17,11 @@ export interface EmbedderOptions {
   model: string;
   /** Timeout, attempts and prices, as for LLM calls. */
   llm: Pick<LlmConfig, "timeoutMs" | "maxAttempts" | "prices">;
+  /**
+   * The server is on loopback or a private network (a local model): its calls
+   * cost 0 unless `LLM_PRICES` names the model, whatever the model is called.
+   */
+  local?: boolean;
   /** Texts per request (OpenAI takes up to 2,048). */
   batchSize?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -76,7 +81,9 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
           model: value.model || options.model,
           input_tokens: value.inputTokens,
           output_tokens: 0,
-          cost_usd: costUsd(options.model, value.inputTokens, 0, options.llm.prices),
+          cost_usd: priced(options, value.model)
+            ? costUsd(options.model, value.inputTokens, 0, options.llm.prices)
+            : 0,
           latency_ms: now() - started,
           attempts,
         });
@@ -84,4 +91,17 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
       return { vectors, calls };
     },
   };
+}
+
+/**
+ * Whether an embedding call is priced by the configured model's list price: a
+ * model the operator priced (`LLM_PRICES`) always is; otherwise only a server
+ * that is not local and answered as that model (or a dated snapshot of it). A
+ * llama.cpp or Ollama server on loopback that answers to `text-embedding-3-small`
+ * (the default name) is not OpenAI, and costs nothing.
+ */
+function priced(options: EmbedderOptions, answered: string): boolean {
+  if (options.llm.prices[options.model] !== undefined) return true;
+  if (options.local) return false;
+  return !answered || answered === options.model || answered.startsWith(`${options.model}-`);
 }

@@ -181,7 +181,7 @@ export class IngestService {
     calls: LlmCall[],
     left: BudgetLeft,
   ): Promise<IndexRow[]> {
-    const graphs = await this.#graphs(record, chunks, calls, left);
+    const graphs = await this.#graphs(record, hash, chunks, calls, left);
     checkSpent(left, calls);
     await this.#progress(record, "embed", 0, chunks.length);
     const chunkIds = chunks.map((c) => `${record.document_id}:${hash}:${c.position}`);
@@ -208,7 +208,16 @@ export class IngestService {
       ...chunks.map((c) => (c.heading ? `${c.heading}\n${c.text}` : c.text)),
       ...entityRows.map((r) => r.text),
     ];
-    const embedded = await this.deps.embedder.embed(texts);
+    let embedded: Awaited<ReturnType<Embedder["embed"]>>;
+    try {
+      embedded = await this.deps.embedder.embed(texts);
+    } catch (error) {
+      // Tried again from the queue: the graphs are had, and are not asked for again.
+      if (isErrorKind(error, "retryable")) {
+        await this.#saveCheckpoint(record, hash, graphs, [...calls]).catch(() => undefined);
+      }
+      throw error;
+    }
     calls.push(...embedded.calls);
     const rows: IndexRow[] = chunks.map((chunk, i) => ({
       kind: "chunk",
@@ -229,22 +238,28 @@ export class IngestService {
   /** One `knowledge_graph` call per chunk; a chunk the model gives no valid graph for has none. */
   async #graphs(
     record: DocumentRecord,
+    hash: string,
     chunks: Chunk[],
     calls: LlmCall[],
     left: BudgetLeft,
   ): Promise<KnowledgeGraph[]> {
-    const graphs: KnowledgeGraph[] = new Array(chunks.length);
+    // A delivery before this one failed after some graphs: those are not asked again,
+    // and its calls are this ingest's (the month is charged once, at the end).
+    const saved = await this.#checkpoint(record, hash);
+    const graphs: (KnowledgeGraph | undefined)[] = saved?.graphs ?? new Array(chunks.length);
+    if (saved) calls.push(...saved.calls);
     // Said before the first call, so that a short document does not read as still extracting.
     await this.#progress(record, "graph", 0, chunks.length);
     const session = this.deps.llm({
       ...(left.tokens === undefined ? {} : { tokensLeft: left.tokens }),
       ...(left.costUsd === undefined ? {} : { costLeftUsd: left.costUsd }),
     });
+    const todo = chunks.map((_, i) => i).filter((i) => graphs[i] == null);
     let next = 0;
-    let done = 0;
+    let done = chunks.length - todo.length;
     const worker = async () => {
-      while (next < chunks.length) {
-        const i = next++;
+      while (next < todo.length) {
+        const i = todo[next++]!;
         const chunk = chunks[i]!;
         try {
           graphs[i] = await session.json({
@@ -273,9 +288,16 @@ export class IngestService {
     };
     try {
       await Promise.all(
-        Array.from({ length: Math.min(this.deps.graphConcurrency ?? 4, chunks.length) }, worker),
+        Array.from({ length: Math.min(this.deps.graphConcurrency ?? 4, todo.length) }, worker),
       );
     } catch (error) {
+      if (isErrorKind(error, "retryable")) {
+        // Tried again from the queue: keep what this delivery got, so it is not asked again.
+        await this.#saveCheckpoint(record, hash, graphs, [
+          ...(saved?.calls ?? []),
+          ...session.calls,
+        ]).catch(() => undefined);
+      }
       // The session stopped at what the month had left: say so as ingest, not as a task's budget.
       // Only a spent budget: another refusal is not the month's doing, and keeps its own words.
       if (
@@ -288,7 +310,43 @@ export class IngestService {
     } finally {
       calls.push(...session.calls);
     }
-    return graphs;
+    return graphs as KnowledgeGraph[];
+  }
+
+  /** The graphs and calls a failed delivery of this version and content kept, if any. */
+  async #checkpoint(
+    record: DocumentRecord,
+    hash: string,
+  ): Promise<{ graphs: (KnowledgeGraph | undefined)[]; calls: LlmCall[] } | null> {
+    const saved = record.graph_checkpoint;
+    if (!saved || saved.hash !== hash) return null;
+    const bytes = await this.deps.blobs.get(checkpointPrefix(record), saved.sha256);
+    if (!bytes) return null;
+    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as {
+      graphs: (KnowledgeGraph | null)[];
+      calls: LlmCall[];
+    };
+    return { graphs: parsed.graphs.map((g) => g ?? undefined), calls: parsed.calls };
+  }
+
+  /** Keeps the graphs got so far and the calls made, for the next delivery (`#checkpoint`). */
+  async #saveCheckpoint(
+    record: DocumentRecord,
+    hash: string,
+    graphs: (KnowledgeGraph | undefined)[],
+    calls: LlmCall[],
+  ): Promise<void> {
+    const body = JSON.stringify({ graphs: Array.from(graphs, (g) => g ?? null), calls });
+    const ref = await this.deps.blobs.put(
+      checkpointPrefix(record),
+      new TextEncoder().encode(body),
+      "application/json",
+    );
+    await this.deps.items.update(
+      documentKey(record.tenant_id, record.knowledge_base, record.document_id),
+      { set: [[["graph_checkpoint"], { hash, sha256: ref.sha256 }]] },
+      { exists: true, equals: { version: record.version } },
+    );
   }
 
   /** What the tenant's month has left; a spent month fails the document, saying so. */
@@ -365,6 +423,16 @@ export class IngestService {
       cost_usd: usage.cost_usd,
     });
   }
+}
+
+/** Where a version's graph checkpoint is kept: beside its original. */
+function checkpointPrefix(record: DocumentRecord): string {
+  return documentBlobPrefix(
+    record.tenant_id,
+    record.knowledge_base,
+    record.document_id,
+    record.version,
+  );
 }
 
 /** Stops an ingest whose calls spent what the month had left (checked between stages). */

@@ -384,7 +384,7 @@ describe("knowledge", () => {
     const down: EmbeddingPort = {
       embed: async () =>
         Promise.reject(
-          Object.assign(new Error("down"), { kind: "retryable", code: "embedding_unavailable" }),
+          Object.assign(new Error("down"), { kind: "retryable", code: "embedding_server_error" }),
         ),
     };
     const ingest = new IngestService({

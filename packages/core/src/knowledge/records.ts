@@ -57,6 +57,12 @@ export interface DocumentRecord extends Item {
   usage: IngestUsage;
   /** `multipart`; `presigned` until the client's PUT is seen, then `received`. */
   upload: "multipart" | "presigned" | "received";
+  /**
+   * The graphs a failed delivery of this version's ingest already had, and the
+   * calls it made (a blob beside the original): the next delivery asks the LLM
+   * only for the chunks without one (`ingest.ts`).
+   */
+  graph_checkpoint?: { hash: string; sha256: string } | null;
   created_at: string;
   updated_at: string;
 }

@@ -19,7 +19,7 @@ describe("loadLlmConfig", () => {
   it("applies the documented defaults", () => {
     const config = loadLlmConfig({ LLM_MODEL: "m1", EVAL_LLM_MODEL: "" });
     expect(config).toMatchObject({
-      timeoutMs: 60_000,
+      timeoutMs: 300_000,
       maxAttempts: 4,
       repairRounds: 2,
       prices: {},

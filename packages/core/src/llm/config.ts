@@ -54,6 +54,12 @@ export const DEFAULT_OUTPUT_TOKENS: Readonly<Record<OutputPurpose, number>> = {
   doctor: 16,
 };
 
+/**
+ * The default `LLM_TIMEOUT_MS`: 5 minutes, what a 7-8B model on a laptop's CPU
+ * takes for a plan of a few thousand tokens of prompt and a thousand of answer.
+ */
+export const DEFAULT_LLM_TIMEOUT_MS = 300_000;
+
 export const LlmConfig = z.object({
   /** `LLM_MODEL`, `REASON_LLM_MODEL` (plans, plan updates), `EVAL_LLM_MODEL`. */
   models: z.object({
@@ -61,8 +67,13 @@ export const LlmConfig = z.object({
     reason: z.string().min(1),
     eval: z.string().min(1),
   }),
-  /** Per attempt, not per call: a call may take `maxAttempts` times this plus the waits. */
-  timeoutMs: z.number().int().positive().default(60_000),
+  /**
+   * `LLM_TIMEOUT_MS`: how long one attempt may take to finish its answer, per
+   * attempt, not per call (a call may take `maxAttempts` times this plus the
+   * waits). The default lets a model on a CPU write a plan; a server that gives
+   * no answer at all is not waited for this long (`llm_unreachable`).
+   */
+  timeoutMs: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
   /** Attempts per call, the first included, before a transient failure is rethrown. */
   maxAttempts: z.number().int().min(1).max(10).default(4),
   /** How many times an unparseable or invalid answer goes back to the model. */

@@ -31,7 +31,7 @@ function failing(...errors: Error[]) {
 describe("withRetries", () => {
   it("backs off exponentially with full jitter", async () => {
     const { p, waits } = policy({ random: () => 0.999 });
-    const transient = () => new RetryableError("llm_unavailable", "503");
+    const transient = () => new RetryableError("llm_server_error", "503");
     const result = await withRetries(failing(transient(), transient(), transient()), p);
     expect(result).toEqual({ value: "ok", attempts: 4 });
     expect(waits).toEqual([499, 999, 1998]);
@@ -39,7 +39,7 @@ describe("withRetries", () => {
 
   it("caps the backoff ceiling", async () => {
     const { p, waits } = policy({ maxDelayMs: 700, random: () => 0.999 });
-    const transient = () => new RetryableError("llm_unavailable", "503");
+    const transient = () => new RetryableError("llm_server_error", "503");
     await withRetries(failing(transient(), transient(), transient()), p);
     expect(waits).toEqual([499, 699, 699]);
   });

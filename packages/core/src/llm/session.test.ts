@@ -87,7 +87,7 @@ describe("createLlmSession", () => {
   });
 
   it("records model, tokens, cost, latency and attempts of every call", async () => {
-    const { port } = scriptedPort(new RetryableError("llm_unavailable", "503"), {
+    const { port } = scriptedPort(new RetryableError("llm_server_error", "503"), {
       text: "hi",
       inputTokens: 1_000_000,
       outputTokens: 1_000_000,

@@ -20,6 +20,7 @@ import {
   refusesSchema,
   validate,
 } from "./answers";
+import type { CallWatch } from "./call-watch";
 import { DEFAULT_OUTPUT_TOKENS, type LlmConfig } from "./config";
 import { fitOutput, type KnownContext, outputPurposeOf } from "./context-fit";
 import { costUsd } from "./cost";
@@ -54,6 +55,8 @@ export interface LlmSessionDeps {
   trace?: TraceSink;
   /** Where calls asked with `stream: true` send their text as it is written; none: nothing streams. */
   tokens?: TokenSink;
+  /** Told of each attempt as it starts and of each piece of its answer: the call in flight (`CallWatch`). */
+  watch?: CallWatch;
 }
 
 /** A call made, its record not yet given its trace. */
@@ -116,7 +119,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     }
   }
 
-  /** One call: budget, retries, record. */
+  /** One call: budget, retries, record. A call that fails in every attempt is recorded too. */
   async function call(
     purpose: LlmPurpose,
     request: Omit<LlmRequest, "timeoutMs">,
@@ -137,43 +140,92 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     const started = now();
     const tries: TraceAttempt[] = [];
     const sink = stream ? deps.tokens : undefined;
-    const onDelta = sink ? (text: string) => sink.delta(purpose, text) : undefined;
-    const complete = async () => {
+    const watch = deps.watch;
+    let tried = 0;
+    // Pieces of streamed answers that were cut off (a timeout mid-answer): the server
+    // wrote them, and reports no usage for an attempt that failed.
+    let cutPieces = 0;
+    // Each attempt is timed only for a trace or a watch: without them, the call stays as it was.
+    const timed = deps.trace !== undefined || watch !== undefined;
+    const complete = async (attempt: number) => {
+      tried = attempt;
+      const at = timed ? now() : 0;
+      watch?.attempt({ purpose, model: request.model, attempt, startedAt: at });
+      // Only a call asked to stream streams: a watch alone changes nothing on the wire.
+      let pieces = 0;
+      const onDelta =
+        stream && (sink || watch)
+          ? (text: string) => {
+              pieces++;
+              sink?.delta(purpose, text);
+              watch?.delta();
+            }
+          : undefined;
       try {
-        return await port.complete({
+        const answer = await port.complete({
           ...request,
           timeoutMs: config.timeoutMs,
           ...(onDelta ? { onDelta } : {}),
         });
+        if (timed) tries.push({ attempt, latency_ms: now() - at });
+        return answer;
+      } catch (error) {
+        cutPieces += pieces;
+        if (timed) tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
+        throw error;
       } finally {
         // Each attempt's text is out before the next attempt (or the commit) follows it.
         if (sink) await sink.flush();
       }
     };
-    // Each attempt is timed only for a trace: without one, the call stays as it was.
-    const { value: response, attempts } = await withRetries(
-      deps.trace === undefined
-        ? complete
-        : async (attempt) => {
-            const at = now();
-            try {
-              const answer = await complete();
-              tries.push({ attempt, latency_ms: now() - at });
-              return answer;
-            } catch (error) {
-              tries.push({ attempt, latency_ms: now() - at, error: errorText(error) });
-              throw error;
-            }
-          },
-      policy,
-    );
+    let response: LlmResponse;
+    let attempts: number;
+    try {
+      ({ value: response, attempts } = await withRetries(complete, policy));
+    } catch (error) {
+      // The attempts that failed are calls made too: the commit, the trace and `usage` show them.
+      const record: LlmCall = {
+        purpose,
+        model: request.model,
+        input_tokens: 0,
+        output_tokens: cutPieces,
+        cost_usd: costUsd(request.model, 0, cutPieces, config.prices),
+        latency_ms: now() - started,
+        attempts: Math.max(1, tried),
+        error: errorOf(error),
+      };
+      calls.push(record);
+      if (record.output_tokens > 0) {
+        await budget.meter?.spend(record.output_tokens, record.cost_usd).catch(() => undefined);
+      }
+      await traced(
+        {
+          response: { text: "", model: request.model, inputTokens: 0, outputTokens: 0 },
+          record,
+          attempts: tries,
+          createdAt: new Date(started).toISOString(),
+          request,
+        },
+        request,
+        0,
+      ).catch(() => undefined);
+      throw error;
+    } finally {
+      watch?.done();
+    }
     const record: LlmCall = {
       purpose,
       model: response.model || request.model,
       input_tokens: response.inputTokens,
-      output_tokens: response.outputTokens,
+      // The answer's tokens, and those of streamed answers cut off before it (one a piece).
+      output_tokens: response.outputTokens + cutPieces,
       // Priced by the configured name: servers report dated snapshots, which `costUsd` maps back.
-      cost_usd: costUsd(request.model, response.inputTokens, response.outputTokens, config.prices),
+      cost_usd: costUsd(
+        request.model,
+        response.inputTokens,
+        response.outputTokens + cutPieces,
+        config.prices,
+      ),
       // The whole call as the step felt it: failed attempts and backoff included.
       latency_ms: now() - started,
       attempts,
@@ -351,6 +403,12 @@ function outputLimit(config: LlmConfig, purpose: LlmPurpose): number {
     (config.outputTokens as Partial<LlmConfig["outputTokens"]> | undefined)?.[key] ??
     DEFAULT_OUTPUT_TOKENS[key]
   );
+}
+
+/** The code and message of a call that failed, for its record (`LlmCall.error`). */
+function errorOf(error: unknown): { code: string; message: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return { code: typeof code === "string" ? code : "error", message: errorText(error) };
 }
 
 function errorText(error: unknown): string {

@@ -86,7 +86,7 @@ describe("LLM traces", () => {
     const Verdict = z.object({ result: z.boolean() });
     const { session, read } = traced(
       port(
-        new RetryableError("llm_unavailable", "the LLM server answered 503"),
+        new RetryableError("llm_server_error", "the LLM server answered 503"),
         '{"result": "maybe"}',
         '{"result": true}',
       ),

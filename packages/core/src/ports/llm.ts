@@ -1,8 +1,10 @@
 /**
  * The LLM port: one chat completion against an OpenAI-compatible server. The
  * adapter (`OpenAiLlm` in @stackvm/aws) translates vendor errors into
- * `RetryableError` (429 with `retryAfterSeconds`, 5xx, timeouts) or `StepError`
- * (4xx other than 429); retries, repair rounds, cost and budgets live in core's
+ * `RetryableError` (`llm_unreachable`: no answer at all; `llm_timeout`: accepted
+ * but not finished in time; `llm_server_error`: a 5xx; `llm_rate_limited`: 429
+ * with `retryAfterSeconds`) or a permanent error (`llm_bad_request` for a 4xx
+ * other than 408/429 and for 501, quoting the server); retries, repair rounds, cost and budgets live in core's
  * `llm/` layer above this port. With `onDelta`, the adapter asks the server to
  * stream (OpenAI's `stream: true`, Bedrock's `ConverseStream`) and hands each
  * piece of text over as it arrives; the answer it resolves with is the same.
@@ -20,6 +22,11 @@ export interface LlmRequest {
   /** Ask for any JSON object (`response_format: {type: "json_object"}`). */
   jsonObject?: boolean;
   timeoutMs: number;
+  /**
+   * The setting that set `timeoutMs`, named when the call times out: the step's
+   * `LLM_TIMEOUT_MS` unless a caller bounds the call itself (the doctor's cap).
+   */
+  timeoutSetting?: string;
   maxOutputTokens?: number;
   temperature?: number;
   /**

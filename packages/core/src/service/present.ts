@@ -5,7 +5,15 @@
  * the store writes (`store/values.ts`) are read for references: a user value is
  * shown as it was given, whatever its shape.
  */
-import type { Branch, Commit, Retrying, RunningGroup, Task, Usage } from "../model";
+import type {
+  Branch,
+  Commit,
+  LlmCallInFlight,
+  Retrying,
+  RunningGroup,
+  Task,
+  Usage,
+} from "../model";
 import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
@@ -18,7 +26,11 @@ import { storedTitle } from "./task-title";
 const URL_SECONDS = 3600;
 
 export class Presenter {
-  constructor(private readonly blobs: Blobs) {}
+  constructor(
+    private readonly blobs: Blobs,
+    /** For the elapsed time of a call in flight. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * One stored value as clients see it: a reference to a spilled value becomes
@@ -78,6 +90,9 @@ export class Presenter {
       created_at: task.created_at,
       updated_at: [task.updated_at, ...branches.map((b) => b.updated_at)].sort().at(-1)!,
       ...(result && retryingOf(result) ? { retrying: retryingOf(result)! } : {}),
+      ...(result && inFlightOf(result, this.now())
+        ? { llm_call: inFlightOf(result, this.now())! }
+        : {}),
     };
   }
 
@@ -91,6 +106,7 @@ export class Presenter {
         ? { waiting: presentWaiting(waiting) }
         : {}),
       ...(retryingOf(branch) ? { retrying: retryingOf(branch)! } : {}),
+      ...(inFlightOf(branch, this.now()) ? { llm_call: inFlightOf(branch, this.now())! } : {}),
       ...(branch.group && !TERMINAL_STATUSES.has(branch.status)
         ? { group: presentGroup(branch.group) }
         : {}),
@@ -139,6 +155,20 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1e8) / 1e8,
+  };
+}
+
+/** The call a running branch waits on (`Branch.llm_call`): only while it runs. */
+function inFlightOf(branch: BranchRecord, now: number): LlmCallInFlight | null {
+  const c = branch.llm_call;
+  if (!c || branch.status !== "running") return null;
+  return {
+    purpose: c.purpose,
+    model: c.model,
+    attempt: c.attempt,
+    started_at: c.started_at,
+    elapsed_ms: Math.max(0, now - Date.parse(c.started_at)),
+    tokens_so_far: c.tokens_so_far,
   };
 }
 

@@ -5,6 +5,7 @@
 import type { Budget, LlmCall, NamespaceConfig, ResponseFormat, Status, Usage } from "../model";
 import type { Instruction, Plan } from "../plan/schema";
 import type { GroupRecord } from "../vm/group";
+import type { InFlightRecord } from "../vm/in-flight";
 import type { RetryingRecord } from "../vm/retrying";
 import type { WaitingRecord } from "../vm/wait";
 
@@ -117,6 +118,10 @@ export interface BranchRecord {
   group_joined?: string | null;
   /** While a failed step waits to be tried again (`vm/retrying.ts`); cleared by the next commit. */
   retrying?: RetryingRecord | null;
+  /** The LLM call a step has in flight (`vm/in-flight.ts`); null once it ended. */
+  llm_call?: InFlightRecord | null;
+  /** Counts the writes of `retrying`, so that two failing at once do not lose each other's record. */
+  retry_version?: number;
   /** Evaluation verdict of this branch's answer, when evaluated. */
   verdict: { accept: boolean; score: number; suggestion: string | null } | null;
   created_at: string;

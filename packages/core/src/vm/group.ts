@@ -48,6 +48,7 @@ import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import type { Draft } from "./pending";
+import { carryCalls, failingSince, unreachableBound, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
 
 /** The mark of a branch whose group runs (`BranchRecord.group`). */
@@ -167,7 +168,25 @@ export async function takeHeld(deps: StepDeps, branch: BranchRecord): Promise<He
         details: { ...((item.error.details as object | undefined) ?? {}), group },
       })
     : null;
-  return { draft, calls: item.llm_calls, durationMs: item.duration_ms, error };
+  // The members after a failed one are never committed: their calls were made
+  // all the same, so the failed member's commit records them (and `usage` counts them).
+  const calls = error
+    ? [...item.llm_calls, ...(await laterCalls(deps, branch, seq))]
+    : item.llm_calls;
+  return { draft, calls, durationMs: item.duration_ms, error };
+}
+
+/** The LLM calls held by the members after `seq` in the branch's group. */
+async function laterCalls(
+  deps: StepDeps,
+  branch: BranchRecord & { group: GroupRecord },
+  seq: number,
+): Promise<LlmCall[]> {
+  const later = branch.group.members.slice(branch.group.members.indexOf(seq) + 1);
+  const items = await Promise.all(
+    later.map((m) => deps.store.items.get(heldKey(branch, branch.group.base, m))),
+  );
+  return items.flatMap((item) => (item as unknown as HeldResult | null)?.llm_calls ?? []);
 }
 
 /**
@@ -362,9 +381,18 @@ async function runHeld(
       finished_at: new Date(finished).toISOString(),
       duration_ms: finished - started,
     };
-  } catch (error) {
+  } catch (thrown) {
+    // A member is bound as an ordinary step is: an LLM that gives no answer ends it
+    // after STACKVM_LLM_UNREACHABLE_SECONDS, and the calls of a failed try are kept.
+    const now = deps.clock.now();
+    const error =
+      unreachableFailure(failingSince(branch, started), thrown, now, unreachableBound(deps)) ??
+      thrown;
     const decision = classifyFailure(error);
-    if (decision.action === "retry") throw error;
+    if (decision.action === "retry") {
+      carryCalls(error, ran.calls());
+      throw error;
+    }
     const e = error as Partial<StackVMError>;
     const finished = deps.clock.now();
     return {

@@ -4,7 +4,7 @@ import { withRetries } from "../llm/retry";
 import { isLlmUnreachable, retryDelaySeconds, unreachableFailure } from "./retrying";
 
 const down = new RetryableError(
-  "llm_unavailable",
+  "llm_unreachable",
   "the LLM server at http://x/v1 could not be reached",
 );
 const limited = new RetryableError("llm_rate_limited", "429", 7);
@@ -26,11 +26,13 @@ describe("retry delays", () => {
 });
 
 describe("an unreachable LLM", () => {
-  it("is a timeout or a connection failure, not a refusal", () => {
+  it("is a server that gives no answer at all, not a slow one, a 5xx or a refusal", () => {
     expect(isLlmUnreachable(down)).toBe(true);
-    expect(isLlmUnreachable(new RetryableError("llm_timeout", "no answer"))).toBe(true);
+    // Slow is not down: a server that accepted the request and is still writing works.
+    expect(isLlmUnreachable(new RetryableError("llm_timeout", "no answer in time"))).toBe(false);
+    expect(isLlmUnreachable(new RetryableError("llm_server_error", "500"))).toBe(false);
     expect(isLlmUnreachable(limited)).toBe(false);
-    expect(isLlmUnreachable(new StepError("llm_unavailable", "a step error"))).toBe(false);
+    expect(isLlmUnreachable(new StepError("llm_unreachable", "a step error"))).toBe(false);
   });
 
   it("fails the branch once it has failed for longer than the bound (counted from the first failure, or the step's start), with the cause", () => {

@@ -11,6 +11,7 @@
  * records the failure and the branch ends with that cause.
  */
 import { classifyFailure, isErrorKind, StackVMError } from "../errors";
+import type { LlmCall } from "../model";
 import type { Clock } from "../ports/clock";
 import type { TaskStore } from "../store/task-store";
 import type { StepMessage } from "./message";
@@ -26,13 +27,55 @@ export interface RetryingRecord {
   next_attempt_at: string;
   /** When the first of these failures happened. */
   since: string;
+  /**
+   * The LLM calls the failed deliveries made (answered ones and failed ones), so
+   * that the commit that ends these failures records them: the next commit's
+   * `llm_calls` start with these, and `usage` counts them.
+   */
+  llm_calls?: LlmCall[];
 }
 
-/** Error codes that mean the LLM server was not reached or did not answer. */
-const UNREACHABLE_CODES = new Set(["llm_unavailable", "llm_timeout"]);
+/** At most this many carried calls are kept on a retrying branch (about 300 bytes each). */
+const MAX_CARRIED_CALLS = 200;
+
+/** The calls a failed step made, kept with its error until `recordRetry` writes them. */
+const carried = new WeakMap<object, LlmCall[]>();
+
+/**
+ * Hands the calls a step made to the retry record of its failure: the error goes
+ * up to the queue's handler, which writes `retrying` (`recordRetry`).
+ */
+export function carryCalls(error: unknown, calls: readonly LlmCall[]): void {
+  if (typeof error === "object" && error !== null && calls.length > 0) {
+    carried.set(error, [...(carried.get(error) ?? []), ...calls]);
+  }
+}
+
+/** The calls made by earlier deliveries of the branch's failing step, for its next commit. */
+export function carriedCalls(branch: { retrying?: RetryingRecord | null }): LlmCall[] {
+  return branch.retrying?.llm_calls ?? [];
+}
+
+/**
+ * Error codes that mean the LLM server gave no answer at all (refused, DNS,
+ * reset): only these count toward `STACKVM_LLM_UNREACHABLE_SECONDS`. A server
+ * that answers slowly (`llm_timeout`) or with a 5xx (`llm_server_error`) is
+ * up: its step is tried again by the queue, each call under `LLM_TIMEOUT_MS`.
+ */
+const UNREACHABLE_CODES = new Set(["llm_unreachable"]);
 
 /** Default bound on how long an unreachable LLM is retried: about a minute. */
 export const DEFAULT_LLM_UNREACHABLE_MS = 60_000;
+
+/** How long an LLM that gives no answer is retried (`STACKVM_LLM_UNREACHABLE_SECONDS`). */
+export function unreachableBound(deps: { llmUnreachableMs?: number }): number {
+  return deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
+}
+
+/** Since when the branch's step has been failing (epoch ms): its first recorded failure, else `now`. */
+export function failingSince(branch: { retrying?: RetryingRecord | null }, now: number): number {
+  return branch.retrying ? Date.parse(branch.retrying.since) : now;
+}
 
 export function isLlmUnreachable(error: unknown): boolean {
   return (
@@ -96,33 +139,54 @@ export async function recordRetry(
   maxAttempts: number,
   unreachableMs: number,
 ): Promise<RetryingRecord | null> {
-  const now = deps.clock.now();
-  const branch = await deps.store.getBranch(message.tenant_id, message.task_id, message.branch);
-  if (!branch || branch.head !== message.head) return null;
-  const since = branch.retrying?.since ?? new Date(now).toISOString();
-  const delay = retryDelaySeconds(error, attempt, now - Date.parse(since), unreachableMs);
-  const e = error as Partial<StackVMError>;
-  const retrying: RetryingRecord = {
-    attempt,
-    max_attempts: maxAttempts,
-    error: {
-      code: typeof e?.code === "string" ? e.code : "error",
-      message: typeof e?.message === "string" ? e.message : String(error),
-    },
-    next_attempt_at: new Date(now + delay * 1000).toISOString(),
-    since,
-  };
-  try {
-    await deps.store.updateBranch(
-      message.tenant_id,
-      message.task_id,
-      message.branch,
-      { set: [[["retrying"], retrying]] },
-      { exists: true, equals: { head: message.head } },
-    );
-  } catch (failure) {
-    if (isErrorKind(failure, "conflict")) return null;
-    throw failure;
+  // Members of a group fail side by side: each writes on its read of the record
+  // (`retry_version`), so that no failure's calls are written over by another's.
+  for (let round = 0; ; round++) {
+    const now = deps.clock.now();
+    const branch = await deps.store.getBranch(message.tenant_id, message.task_id, message.branch);
+    if (!branch || branch.head !== message.head) return null;
+    const since = branch.retrying?.since ?? new Date(now).toISOString();
+    const delay = retryDelaySeconds(error, attempt, now - Date.parse(since), unreachableMs);
+    const e = error as Partial<StackVMError>;
+    const retrying: RetryingRecord = {
+      attempt,
+      max_attempts: maxAttempts,
+      error: {
+        code: typeof e?.code === "string" ? e.code : "error",
+        message: typeof e?.message === "string" ? e.message : String(error),
+      },
+      next_attempt_at: new Date(now + delay * 1000).toISOString(),
+      since,
+    };
+    // Bounded, so that a step failing for days keeps a record the store takes; the oldest go.
+    const calls = [
+      ...(branch.retrying?.llm_calls ?? []),
+      ...(carried.get(error as object) ?? []),
+    ].slice(-MAX_CARRIED_CALLS);
+    if (calls.length > 0) retrying.llm_calls = calls;
+    const version = branch.retry_version ?? 0;
+    try {
+      await deps.store.updateBranch(
+        message.tenant_id,
+        message.task_id,
+        message.branch,
+        {
+          set: [
+            [["retrying"], retrying],
+            [["retry_version"], version + 1],
+          ],
+        },
+        {
+          exists: true,
+          equals: { head: message.head, retry_version: version === 0 ? null : version },
+        },
+      );
+      return retrying;
+    } catch (failure) {
+      if (!isErrorKind(failure, "conflict") || round >= 4) {
+        if (isErrorKind(failure, "conflict")) return null;
+        throw failure;
+      }
+    }
   }
-  return retrying;
 }

@@ -3,6 +3,7 @@
  * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
  */
 
+import type { CallWatch } from "../llm/call-watch";
 import type { LlmBudget, LlmSession, SpendMeter, TokenSink } from "../llm/types";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
@@ -42,7 +43,14 @@ export interface StepDeps {
    * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`);
    * `tokens` receives the text of the calls that stream (llm_generate, the planner).
    */
-  llm: (budget: LlmBudget, traceTo?: string, giveUpAt?: number, tokens?: TokenSink) => LlmSession;
+  llm: (
+    budget: LlmBudget,
+    traceTo?: string,
+    giveUpAt?: number,
+    tokens?: TokenSink,
+    /** Told of each call's attempts as they start and end: the call in flight (`vm/in-flight.ts`). */
+    watch?: CallWatch,
+  ) => LlmSession;
   /** The tenant's month as the branch's calls spend it (`QuotaService`); none: only the branch's budget. */
   meter?: (tenant: string, taskId: string, branch: string) => SpendMeter;
   /** The sink of a step's streamed text (`service/token-relay.ts`); none: nothing streams. */

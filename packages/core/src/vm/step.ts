@@ -35,11 +35,18 @@ import {
   takeHeld,
 } from "./group";
 import { digest } from "./ids";
+import { watchCalls } from "./in-flight";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import { type Draft, runPending } from "./pending";
 import { boundCommit, isStoreRefusal, refusalFailure } from "./record-bounds";
-import { DEFAULT_LLM_UNREACHABLE_MS, unreachableFailure } from "./retrying";
+import {
+  carriedCalls,
+  carryCalls,
+  failingSince,
+  unreachableBound,
+  unreachableFailure,
+} from "./retrying";
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
 import { loadVariables, nextWindow } from "./variables";
@@ -114,27 +121,33 @@ export async function runStep(
 
   const started = deps.clock.now();
   // An unreachable LLM is retried inside the step only until its bound (`vm/retrying.ts`).
-  const bound = deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS;
-  const failingSince = branch.retrying ? Date.parse(branch.retrying.since) : started;
+  const bound = unreachableBound(deps);
+  const since = failingSince(branch, started);
+  // The call in flight is written on the branch while the model thinks (`vm/in-flight.ts`).
+  const watch = watchCalls({ store: deps.store, now: deps.clock.now }, branch);
   const session = deps.llm(
     sessionBudget(deps, branch),
     tracePrefix(branch),
-    failingSince + bound,
+    since + bound,
     tokensFor(deps, branch, branch.pc),
+    watch,
   );
   let draft: Draft;
   try {
     if (held?.error) throw held.error;
     draft = held ? held.draft : await decide(deps, branch, session);
   } catch (error) {
+    await watch.settled();
     if (error instanceof WaitRequest) return enterWait(deps, branch, error.spec);
-    draft = draftForFailure(
-      deps,
-      branch,
-      unreachableFailure(failingSince, error, deps.clock.now(), bound) ?? error,
-    );
+    const failure = unreachableFailure(since, error, deps.clock.now(), bound) ?? error;
+    // A failure the queue retries takes this delivery's calls to the branch's retry record.
+    if (classifyFailure(failure).action === "retry") carryCalls(failure, session.calls);
+    draft = draftForFailure(deps, branch, failure);
   }
-  const calls = held ? held.calls : session.calls;
+  // The last "no call in flight" is written before the commit moves the head.
+  await watch.settled();
+  // The calls of earlier deliveries that failed come first: every call made is in a commit.
+  const calls = [...carriedCalls(branch), ...(held ? held.calls : session.calls)];
   const durationMs = held ? held.durationMs : deps.clock.now() - started;
   const commit = await buildCommit(deps, branch, draft, calls, durationMs);
 
@@ -216,10 +229,12 @@ export async function runStep(
 /** Runs a member of a parallel group as `decide` runs a calling, with the member's own key. */
 function memberRunner(deps: StepDeps): MemberRunner {
   return (branch, instruction, idempotencyKey) => {
+    // A member's session gives up on an unreachable LLM when an ordinary step would:
+    // the bound runs from the branch's first failure (`vm/retrying.ts`).
     const session = deps.llm(
       sessionBudget(deps, branch),
       tracePrefix(branch),
-      undefined,
+      failingSince(branch, deps.clock.now()) + unreachableBound(deps),
       tokensFor(deps, branch, instruction.seq_no),
     );
     const execution = (async () => {
