@@ -15,9 +15,14 @@ describe("the real llama.cpp server (test support)", () => {
 
   it("serves the tiny model on loopback and lists it with its context", async () => {
     const models = (await (await fetch(`${llama.url}/models`)).json()) as {
-      data: Array<{ id: string; meta?: { n_ctx_train?: number; n_params?: number } }>;
+      data: Array<{
+        id: string;
+        meta?: { n_ctx?: number; n_ctx_train?: number; n_params?: number };
+      }>;
     };
     expect(models.data[0]?.id).toBe("tiny-llama");
+    // The context it runs with (-c, one slot), which the project reads, and the one it was made for.
+    expect(models.data[0]?.meta?.n_ctx).toBe(1024);
     expect(models.data[0]?.meta?.n_ctx_train).toBe(8192);
     expect(models.data[0]?.meta?.n_params).toBeGreaterThan(100_000);
     expect(models.data[0]?.meta?.n_params).toBeLessThan(1_000_000);
