@@ -83,6 +83,10 @@ describe("POST /v1/chat/completions with the openai client", () => {
     const prompt = planned.messages.map((m) => m.content).join("\n");
     expect(prompt).toContain("Which two cities?");
     expect(prompt).toContain("Answer briefly.");
+    // A whole answer wants no live text: the task was never marked watched, so its
+    // step published no token batches.
+    const live = await t.stack.system.ports.items.query({ pk: `T#local#K#${taskId}#LIVE` });
+    expect(live.items).toEqual([]);
   });
 
   it("streams the final answer while the step is still writing it", async () => {
@@ -118,6 +122,9 @@ describe("POST /v1/chat/completions with the openai client", () => {
     const task = await t.api("GET", `/v1/tasks/${taskId}`);
     expect(task.body).toMatchObject({ status: "completed", final_answer: ANSWER });
     expect(usage?.total_tokens).toBe(task.body.usage.input_tokens + task.body.usage.output_tokens);
+    // The streamed completion marked its task watched (a whole one does not, above).
+    const live = await t.stack.system.ports.items.query({ pk: `T#local#K#${taskId}#LIVE` });
+    expect(live.items.map((i) => i.sk)).toContain("WATCH");
   });
 
   it("sends a final answer no step streamed in one piece at the end", async () => {

@@ -64,19 +64,25 @@ export type RunEvent = { kind: "text"; text: string } | { kind: "end"; task: Tas
 /**
  * Follows a task until it ends (or stops to wait for a person), reconnecting the
  * events stream as its connections reach their time limit. Yields the final
- * answer's text as it is written, then the rest of it, then the task.
+ * answer's text as it is written (with `live`: only a streamed completion asks
+ * the task's steps to publish their text), then the rest of it, then the task.
  */
 export async function* followRun(
   deps: { events: TaskEvents; tasks: TaskService },
   tenant: string,
   task: { task_id: string; branch: string },
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; live: boolean },
 ): AsyncGenerator<RunEvent> {
+  const { signal, live } = options;
   let streamed = "";
   let lastEventId: string | null = null;
   let ended = false;
   while (!ended && !signal?.aborted) {
-    for await (const event of deps.events.stream(tenant, task.task_id, { lastEventId, signal })) {
+    for await (const event of deps.events.stream(tenant, task.task_id, {
+      lastEventId,
+      signal,
+      tokens: live,
+    })) {
       if (event.event === "commit") lastEventId = event.id;
       if (event.event === "token") {
         const { data } = event;

@@ -75,7 +75,10 @@ export function registerOpenAiRoutes(app: ApiApp): void {
 
       if (!request.stream) {
         let ended: Awaited<ReturnType<typeof deps.tasks.get>> | undefined;
-        for await (const event of followRun(deps, tenant, task, c.req.raw.signal)) {
+        for await (const event of followRun(deps, tenant, task, {
+          signal: c.req.raw.signal,
+          live: false,
+        })) {
           if (event.kind === "end") ended = event.task;
         }
         const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
@@ -118,7 +121,10 @@ export function registerOpenAiRoutes(app: ApiApp): void {
           ...chunk({ role: "assistant", content: "" }),
           metadata: metadata(task.status),
         });
-        for await (const event of followRun(deps, tenant, task, abort.signal)) {
+        for await (const event of followRun(deps, tenant, task, {
+          signal: abort.signal,
+          live: true,
+        })) {
           if (event.kind === "text") {
             await send(chunk({ content: event.text }));
             continue;

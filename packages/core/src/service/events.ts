@@ -189,12 +189,14 @@ export class TaskEvents {
 
   /**
    * The events of a task from `lastEventId` on, until the task is done, the
-   * connection has lived `maxConnectionMs`, or `signal` aborts.
+   * connection has lived `maxConnectionMs`, or `signal` aborts. With `tokens:
+   * false` the stream carries no live text and marks nothing watched, so the
+   * task's steps publish none for it (a reader that wants only the outcome).
    */
   async *stream(
     tenant: string,
     taskId: string,
-    options: { lastEventId?: string | null; signal?: AbortSignal } = {},
+    options: { lastEventId?: string | null; signal?: AbortSignal; tokens?: boolean } = {},
   ): AsyncGenerator<TaskEvent> {
     let cursor = decodeEventId(options.lastEventId);
     const started = this.deps.clock.now();
@@ -202,9 +204,10 @@ export class TaskEvents {
     const retriesSent = new Set<string>();
     const groupsSent = new Set<string>();
     let lastSent = started;
-    const live = this.deps.tokens
-      ? new LiveText(this.deps.tokens, tenant, taskId, this.deps.clock)
-      : null;
+    const live =
+      this.deps.tokens && options.tokens !== false
+        ? new LiveText(this.deps.tokens, tenant, taskId, this.deps.clock)
+        : null;
     // Watched from the start: a step that begins while the first poll runs streams too.
     await live?.watch();
     for (;;) {

@@ -25,9 +25,15 @@ describe("a retry's Idempotency-Key", () => {
   it("frees a key after its 24 hours", async () => {
     const items = new MemoryItemStore();
     await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
+    const first = await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
+    expect(await checkRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW)).toBe(first);
     const later = NOW + 86_400_000 + 1000;
-    await checkRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, later);
-    await claimRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, later);
+    expect(await checkRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, later)).toBe(
+      null,
+    );
+    // A new claim names a branch of its own, never the one made the day before.
+    const second = await claimRetryKey(items, "t1", "tsk_a", "k", { from: "last_commit" }, later);
+    expect(second).not.toBe(first);
     await expect(
       claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, later),
     ).rejects.toMatchObject({ code: "idempotency_key_reused" });

@@ -3,7 +3,9 @@
  * hours the key names the body it came with, so the same key with another body
  * answers 409 `idempotency_key_reused` instead of the branch the first body made.
  * The item sits in the tenant's partition beside the tasks' keys, under its own
- * prefix, and expires by TTL.
+ * prefix, and expires by TTL. It also names the branch its claim makes: a key
+ * used again after its 24 hours is a new claim with a branch of its own, never
+ * a replay of the branch it made the day before.
  */
 import { ConflictError, isErrorKind } from "../errors";
 import type { ItemStore } from "../ports/item-store";
@@ -25,7 +27,17 @@ function reused(key: string, taskId: string): ConflictError {
   );
 }
 
-/** Throws 409 when the key is held, unexpired, for another body; else nothing. */
+/** The branch a claim made at `seconds` names; a key held from before names carried none. */
+function branchOf(held: Record<string, unknown>, taskId: string, key: string): string {
+  return typeof held.branch === "string"
+    ? held.branch
+    : `retry-${digest(taskId, key).slice(0, 12)}`;
+}
+
+/**
+ * Throws 409 when the key is held, unexpired, for another body. Held for this
+ * body, it answers the name of the branch its claim makes (to replay); free, null.
+ */
 export async function checkRetryKey(
   items: ItemStore,
   tenant: string,
@@ -33,13 +45,18 @@ export async function checkRetryKey(
   key: string,
   body: unknown,
   now: number,
-): Promise<void> {
+): Promise<string | null> {
   const held = await items.get(itemKey(tenant, taskId, key));
-  if (!held || (held.ttl as number) < Math.floor(now / 1000)) return;
+  if (!held || (held.ttl as number) < Math.floor(now / 1000)) return null;
   if (held.body_hash !== digest(stableJson(body))) throw reused(key, taskId);
+  return branchOf(held, taskId, key);
 }
 
-/** Records the key with its body (or finds it held for the same body); 409 for another body. */
+/**
+ * Records the key with its body (or finds it held for the same body, a request
+ * sent twice); 409 for another body. Answers the name of the claim's branch,
+ * the same for every request that shares the claim.
+ */
 export async function claimRetryKey(
   items: ItemStore,
   tenant: string,
@@ -47,18 +64,23 @@ export async function claimRetryKey(
   key: string,
   body: unknown,
   now: number,
-): Promise<void> {
+): Promise<string> {
   const seconds = Math.floor(now / 1000);
   const bodyHash = digest(stableJson(body));
+  const branch = `retry-${digest(taskId, key, String(seconds)).slice(0, 12)}`;
   try {
     await items.put(
-      { ...itemKey(tenant, taskId, key), body_hash: bodyHash, ttl: seconds + DAY_SECONDS },
+      { ...itemKey(tenant, taskId, key), body_hash: bodyHash, branch, ttl: seconds + DAY_SECONDS },
       { exists: false, orExpiredBefore: seconds },
     );
+    return branch;
   } catch (error) {
     if (!isErrorKind(error, "conflict")) throw error;
     const held = await items.get(itemKey(tenant, taskId, key));
-    if (held && held.body_hash !== bodyHash) throw reused(key, taskId);
+    // Released between the two (a retry that made nothing): claim it afresh.
+    if (!held) return claimRetryKey(items, tenant, taskId, key, body, now);
+    if (held.body_hash !== bodyHash) throw reused(key, taskId);
+    return branchOf(held, taskId, key);
   }
 }
 

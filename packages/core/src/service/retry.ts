@@ -29,7 +29,7 @@ import type { Queue } from "../ports/queue";
 import { branchKey, commitId } from "../store/keys";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { digest, randomId } from "../vm/ids";
+import { randomId } from "../vm/ids";
 import { SUBMITTED_PLAN } from "../vm/pending";
 import { enqueueNext } from "../vm/step";
 import type { BranchService } from "./branches";
@@ -80,17 +80,13 @@ export class RetryService {
       );
     }
     const task = await this.deps.tasks.record(tenant, taskId);
-    const name =
-      idempotencyKey === null
-        ? `retry-${randomId(6)}`
-        : `retry-${digest(taskId, idempotencyKey).slice(0, 12)}`;
     // The key names its body, as a task's does: the same key with another body is a 409.
     const body = { from };
     const items = this.deps.store.items;
     const now = this.deps.clock.now();
     if (idempotencyKey !== null) {
-      await checkRetryKey(items, tenant, taskId, idempotencyKey, body, now);
-      const made = await this.deps.store.getBranch(tenant, taskId, name);
+      const held = await checkRetryKey(items, tenant, taskId, idempotencyKey, body, now);
+      const made = held === null ? null : await this.deps.store.getBranch(tenant, taskId, held);
       if (made) return { branch: await this.deps.presenter.branch(made), replayed: true };
     }
     const result = await this.deps.store.getBranch(tenant, taskId, task.branch);
@@ -101,12 +97,14 @@ export class RetryService {
         "task_not_ended",
       );
     }
+    // With a key, the claim names the branch, the same for a request sent twice.
+    const name =
+      idempotencyKey === null
+        ? `retry-${randomId(6)}`
+        : await claimRetryKey(items, tenant, taskId, idempotencyKey, body, now);
     const promote = (branch: BranchRecord) => this.promote(task, branch);
     const slot = this.slot(task, name);
     const head = result?.head ?? null;
-    if (idempotencyKey !== null) {
-      await claimRetryKey(items, tenant, taskId, idempotencyKey, body, now);
-    }
     const undo = async (error: unknown): Promise<never> => {
       // A retry that made nothing frees its key, unless another request with it made the branch.
       if (idempotencyKey !== null && (error as { code?: string }).code !== "branch_exists") {
