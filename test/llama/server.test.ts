@@ -23,7 +23,7 @@ describe("the real llama.cpp server (test support)", () => {
     expect(models.data[0]?.id).toBe("tiny-llama");
     // The context it runs with (-c, one slot), which the project reads, and the one it was made for.
     expect(models.data[0]?.meta?.n_ctx).toBe(1024);
-    expect(models.data[0]?.meta?.n_ctx_train).toBe(8192);
+    expect(models.data[0]?.meta?.n_ctx_train).toBe(32768);
     expect(models.data[0]?.meta?.n_params).toBeGreaterThan(100_000);
     expect(models.data[0]?.meta?.n_params).toBeLessThan(1_000_000);
   });

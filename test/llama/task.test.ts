@@ -22,10 +22,10 @@ type Json = Record<string, any>;
 let llama: LlamaServer;
 let t: TestStack;
 beforeAll(async () => {
-  // The server's own cap (-n) bounds every answer, whatever a request asks.
+  // The tiny model's vocabulary spends a token per character: the planner's prompt
+  // is some 10,000 tokens. The server's own cap (-n) bounds every answer.
   llama = await startLlamaServer({
-    contextSize: 8192,
-    parallel: 2,
+    contextSize: 16384,
     embeddings: true,
     maxOutputTokens: 48,
   });

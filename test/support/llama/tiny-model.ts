@@ -14,6 +14,7 @@
  * @example
  * const path = await ensureTinyModel(); // .stackvm/llama/<version>/models/tiny-llama.gguf
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -24,7 +25,8 @@ import { type GgufTensor, type GgufValue, writeGguf } from "./gguf";
 export const TINY_MODEL = {
   name: "stackvm-tiny-llama",
   /** The context it was "trained" for; the server's `-c` may be smaller. */
-  contextLength: 8192,
+  // Large: with one token per character, the planner's prompt is some 10,000 tokens.
+  contextLength: 32768,
   embedding: 128,
   layers: 2,
   heads: 4,
@@ -170,7 +172,12 @@ export function tinyModelParameters(): number {
 /** The path of the tiny model, written first when it is not there. */
 export async function ensureTinyModel(): Promise<string> {
   const dir = join(llamaCacheDir(), "models");
-  const path = join(dir, "tiny-llama.gguf");
+  // The name carries the shape: a changed model is written anew, not read stale.
+  const shape = createHash("sha256")
+    .update(JSON.stringify([TINY_MODEL, CHAT_TEMPLATE, tinyVocabulary().tokens]))
+    .digest("hex")
+    .slice(0, 8);
+  const path = join(dir, `tiny-llama-${shape}.gguf`);
   if (existsSync(path)) return path;
   await mkdir(dir, { recursive: true });
   const partial = `${path}.${process.pid}.partial`;
