@@ -23,7 +23,7 @@
 import { apiInstalls } from "./api-installs";
 import { queue } from "./queue";
 import { scheduleEnvironment, scheduleManagementPermissions } from "./schedules";
-import { adminKey, llmConfiguredEnvironment } from "./secrets";
+import { adminKey, embeddingsConfiguredEnvironment, llmConfiguredEnvironment } from "./secrets";
 import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsSealPermissions } from "./tool-secrets";
 
@@ -48,6 +48,7 @@ export const api = new sst.aws.Function("Api", {
     STACKVM_ADMIN_KEY: adminKey.value,
     ...llmTraceEnvironment,
     ...llmConfiguredEnvironment,
+    ...embeddingsConfiguredEnvironment,
     ...scheduleEnvironment,
     ...toolSecretsEnvironment,
   },

@@ -62,6 +62,18 @@ export const llmConfiguredEnvironment = {
 };
 
 /**
+ * Whether the deployment can make embeddings, for the API: a document upload is
+ * refused at once (422 `embeddings_not_configured`) when it cannot, instead of
+ * being stored and failing in the knowledge function. The knowledge function's
+ * embeddings follow `LlmProvider` (Bedrock's Titan, or the OpenAI-compatible
+ * server of `OpenaiApiKey`/`OpenaiBaseUrl`), so the verdict comes from the same
+ * secrets; only the verdict reaches the API, never the key.
+ */
+export const embeddingsConfiguredEnvironment = {
+  STACKVM_EMBEDDINGS_CONFIGURED: llmConfiguredEnvironment.STACKVM_LLM_CONFIGURED,
+};
+
+/**
  * An environment without its empty values: an empty secret means "not set",
  * and a variable that is set but empty would fail the entry file's
  * validation (an empty `OPENAI_BASE_URL` is not a URL).

@@ -218,19 +218,37 @@ export function importOnce(file: string): { ms: number } | { error: string } {
 }
 
 /**
+ * A task for the worker's step probe, created in a fresh node process as the
+ * API would (scripts/worker-step-probe.ts `newTask`): its items and first step
+ * message as JSON, or the error it stopped on.
+ */
+export function probeTask(file: string): { task: string } | { error: string } {
+  const run = inFreshNode(
+    [
+      `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
+      "process.stdout.write(JSON.stringify(await probe.newTask()));",
+    ].join("\n"),
+  );
+  return "error" in run ? run : { task: run.stdout };
+}
+
+/**
  * A fresh node process imports the worker's step probe
  * (scripts/worker-step-probe.ts, bundled like the worker) and runs a task's
- * first step through the worker's handler: the milliseconds of the import, of
- * the step, and of both, or the error it stopped on.
+ * first step through the worker's handler, the task made by another process
+ * ({@link probeTask}): the milliseconds of the import, of the step, and of
+ * both, or the error it stopped on.
  */
 export function stepOnce(
   file: string,
 ): { importMs: number; stepMs: number; ms: number } | { error: string } {
+  const made = probeTask(file);
+  if ("error" in made) return { error: `the probe's task: ${made.error}` };
   const script = [
     "const t = performance.now();",
     `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
     "const imported = performance.now();",
-    "const stepMs = await probe.firstStep();",
+    `const stepMs = await probe.firstStep(${made.task});`,
     "process.stdout.write(JSON.stringify({ importMs: imported - t, stepMs, ms: performance.now() - t }));",
   ].join("\n");
   const run = inFreshNode(script);

@@ -117,26 +117,50 @@ async function main() {
 
     // State, diff and fork at step 50 of the 10 MB task; its whole state at the head.
     const { head, at: at50 } = await headAndDepth(t.api, big1.id, 50);
-    const stateMs = await timedMedian(11, () =>
-      t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`),
+    const cpu = { state: [], diff: [], fork: [], small: [[], [], []] } as {
+      state: number[];
+      diff: number[];
+      fork: number[];
+      small: [number[], number[], number[]];
+    };
+    const stateMs = await timedMedian(
+      11,
+      () => t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`),
+      cpu.state,
     );
-    const diffMs = await timedMedian(11, () =>
-      t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/diff`),
+    const stateBytes = Buffer.byteLength(
+      JSON.stringify((await t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`)).body),
+    );
+    const diffMs = await timedMedian(
+      11,
+      () => t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/diff`),
+      cpu.diff,
     );
     const headStateMs = await timedMedian(5, () =>
       t.api("GET", `/v1/tasks/${big1.id}/commits/${head}/state`),
     );
-    const forkMs = await forkMedian(t.api, watcher, big1.id, at50, ANSWER_AT_ONCE);
+    const forkMs = await forkMedian(t.api, watcher, big1.id, at50, ANSWER_AT_ONCE, cpu.fork);
     // The same three at step 50 of the small 100-step task, in this run: the ratio
     // reads through the machine's load.
     const { at: small50 } = await headAndDepth(t.api, small, 50);
-    const smallStateMs = await timedMedian(11, () =>
-      t.api("GET", `/v1/tasks/${small}/commits/${small50}/state`),
+    const smallStateMs = await timedMedian(
+      11,
+      () => t.api("GET", `/v1/tasks/${small}/commits/${small50}/state`),
+      cpu.small[0],
     );
-    const smallDiffMs = await timedMedian(11, () =>
-      t.api("GET", `/v1/tasks/${small}/commits/${small50}/diff`),
+    const smallDiffMs = await timedMedian(
+      11,
+      () => t.api("GET", `/v1/tasks/${small}/commits/${small50}/diff`),
+      cpu.small[1],
     );
-    const smallForkMs = await forkMedian(t.api, watcher, small, small50, ANSWER_AT_ONCE);
+    const smallForkMs = await forkMedian(
+      t.api,
+      watcher,
+      small,
+      small50,
+      ANSWER_AT_ONCE,
+      cpu.small[2],
+    );
 
     // One variable of 5 MB: set, read by a later step, shown in the state.
     const huge = await start({ plan: bigValuePlan(5), inputs: { seed: WIDE_SEED } });
@@ -177,6 +201,11 @@ async function main() {
         state_at_50_ms: round(stateMs),
         diff_at_50_ms: round(diffMs),
         fork_at_50_ms: round(forkMs),
+        state_at_50_answer_bytes: stateBytes,
+        cpu_state_diff_fork_at_50_ms: [median(cpu.state), median(cpu.diff), median(cpu.fork)].map(
+          (x) => round(x),
+        ),
+        small_task_cpu_state_diff_fork_at_50_ms: cpu.small.map((x) => round(median(x))),
         state_at_head_ms: round(headStateMs),
         small_task_state_diff_fork_at_50_ms: [
           round(smallStateMs),
@@ -236,6 +265,17 @@ async function main() {
       "  the same at step 50 of a 100-step task of small values, this run",
       result.ten_mb.small_task_state_diff_fork_at_50_ms.join(" / "),
     );
+    print(
+      "  ratios to the small task: state / diff / fork",
+      [stateMs / smallStateMs, diffMs / smallDiffMs, forkMs / smallForkMs]
+        .map((r) => round(r))
+        .join(" / "),
+    );
+    print(
+      "  CPU ms of the process per call, 10 MB task / small task",
+      `${result.ten_mb.cpu_state_diff_fork_at_50_ms.join(" / ")}; ${result.ten_mb.small_task_cpu_state_diff_fork_at_50_ms.join(" / ")}`,
+    );
+    print("  the state's answer at step 50 of the 10 MB task (bytes)", stateBytes);
     print(
       "state at the head of the 10 MB task, all 10 MB (median ms)",
       result.ten_mb.state_at_head_ms,

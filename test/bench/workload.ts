@@ -159,15 +159,34 @@ export function bigValuePlan(mb: number): unknown[] {
 
 type Api = TestStack["api"];
 
-/** The median of `n` timed calls, in ms; an answer of 300 or more stops the bench. */
+/**
+ * The CPU time this process spent during `call`, in ms (user and system). The
+ * local stack, its emulators and the bench's client all run in this process,
+ * so it is what the call cost the machine; on a machine shared with other work
+ * it varies less than the wall time, which includes the time the process waits
+ * for a core.
+ */
+async function cpuOf<T>(call: () => Promise<T>, sink?: number[]): Promise<T> {
+  const before = process.cpuUsage();
+  const out = await call();
+  const used = process.cpuUsage(before);
+  sink?.push((used.user + used.system) / 1000);
+  return out;
+}
+
+/**
+ * The median of `n` timed calls, in ms; an answer of 300 or more stops the
+ * bench. With `cpu`, each call's CPU time (`cpuOf`) is pushed to it.
+ */
 export async function timedMedian(
   n: number,
   call: (i: number) => Promise<{ status: number }>,
+  cpu?: number[],
 ): Promise<number> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const answer = await call(i);
+    const answer = await cpuOf(() => call(i), cpu);
     ms.push(performance.now() - t0);
     if (answer.status >= 300) throw new Error(`history read answered ${answer.status}`);
   }
@@ -195,15 +214,20 @@ export async function forkMedian(
   taskId: string,
   from: string,
   plan?: unknown[],
+  cpu?: number[],
 ): Promise<number> {
   const forks: number[] = [];
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
-    const answer = await api("POST", `/v1/tasks/${taskId}/branches`, {
-      from_commit: from,
-      name: `fork-${i}`,
-      ...(plan ? { plan } : {}),
-    });
+    const answer = await cpuOf(
+      () =>
+        api("POST", `/v1/tasks/${taskId}/branches`, {
+          from_commit: from,
+          name: `fork-${i}`,
+          ...(plan ? { plan } : {}),
+        }),
+      cpu,
+    );
     forks.push(performance.now() - t0);
     if (answer.status !== 202) throw new Error(`fork answered ${answer.status}`);
     await watcher.ended(taskId, `fork-${i}`);

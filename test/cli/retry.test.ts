@@ -54,6 +54,8 @@ describe("stackvm retry", () => {
     // The list says why a task failed, on the line under it.
     const listed = await cli(["tasks"]);
     const row = listed.stdout.split("\n").findIndex((line) => line.startsWith(taskId));
+    // A task started from a plan is listed by its title: the plan's first llm_generate prompt.
+    expect(listed.stdout.split("\n")[row]).toMatch(/ Hi\?$/);
     expect(listed.stdout.split("\n")[row + 1]).toMatch(
       /^ {2}↳ step 0 failed: \[llm_unreachable\] the LLM could not be reached/,
     );

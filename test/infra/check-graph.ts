@@ -61,6 +61,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_SCHEDULE_DLQ_ARN",
     "STACKVM_LLM_TRACE_RETENTION_DAYS",
     "STACKVM_LLM_CONFIGURED",
+    "STACKVM_EMBEDDINGS_CONFIGURED",
   ],
   worker: [
     "STACKVM_TABLE",

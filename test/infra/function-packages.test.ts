@@ -6,7 +6,7 @@
  * unpdf for the knowledge function and the API's and the sandbox's packages
  * from the npm registry once (about a minute on a loaded 2-core machine).
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { npmCpu } from "../../infra/function-installs";
@@ -63,6 +63,37 @@ describe("each function's deployed package", () => {
         knowledgeArchitecture,
       );
     }
+  });
+
+  it("builds each function for the architecture it is deployed on: Graviton, the knowledge function x86_64", () => {
+    // The knowledge function stays on x86_64 while the registry has no linux-arm64
+    // build of the pinned LanceDB (infra/knowledge-installs.ts, docs/deploy.md).
+    expect(Object.fromEntries([...built.values()].map((p) => [p.name, p.arch]))).toEqual({
+      api: "arm64",
+      worker: "arm64",
+      sandbox: "arm64",
+      scheduler: "arm64",
+      sweep: "arm64",
+      dlq: "arm64",
+      knowledge: knowledgeArchitecture,
+    });
+    expect(knowledgeArchitecture).toBe("x86_64");
+  });
+
+  it("installs the native package of the pinned LanceDB itself, for the knowledge function's cpu", async () => {
+    const dir = pkg("knowledge").dir;
+    const read = async (name: string) =>
+      JSON.parse(await readFile(join(dir, "node_modules", name, "package.json"), "utf8")) as {
+        version: string;
+        os?: string[];
+        cpu?: string[];
+        libc?: string[];
+      };
+    const lancedb = await read("@lancedb/lancedb");
+    const native = await read(`@lancedb/lancedb-linux-${npmCpu(knowledgeArchitecture)}-gnu`);
+    expect(native.version).toBe(lancedb.version);
+    expect(native.os).toEqual(["linux"]);
+    expect(native.cpu).toEqual([npmCpu(knowledgeArchitecture)]);
   });
 
   it("leaves LanceDB's optional embeddings runtime (300 MB of onnxruntime) out of the knowledge package", async () => {

@@ -40,6 +40,8 @@ describe("STACKVM_LLM_CONFIGURED on the functions that start tasks", () => {
     ],
   ])("is the right verdict with %s, and carries no key", async (_what, secrets, verdict) => {
     const envs = await configuredIn(secrets);
+    // The knowledge function's embeddings follow the LLM's provider and secrets.
+    expect(envs.api.STACKVM_EMBEDDINGS_CONFIGURED).toBe(verdict);
     for (const env of [envs.api, envs.scheduler]) {
       expect(env.STACKVM_LLM_CONFIGURED).toBe(verdict);
       expect(env).not.toHaveProperty("OPENAI_API_KEY");

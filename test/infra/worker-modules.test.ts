@@ -2,11 +2,15 @@
  * What the step worker loads to run a step: the worker's wiring, bundled as
  * SST bundles the worker (scripts/worker-step-probe.ts), imported in a fresh
  * process that records every module file it loads (`module.registerHooks`),
- * then a task's first step run through the worker's handler. The chunks loaded
+ * then a task's first step run through the worker's handler (the task made by
+ * another process, as the API makes it). The chunks loaded
  * are mapped back to their sources with esbuild's metafile: nothing of
  * LanceDB, unpdf, the MCP SDK or Bedrock's client may be among them; they load
  * when a step needs them (knowledge is in another function altogether). Nor
- * cron-parser and luxon: only schedules read cron, and a step never does.
+ * cron-parser and luxon: only schedules read cron, and a step never does. Nor
+ * the JSON Schema compiler (Ajv and RE2), which loads with the first tool
+ * source or ask_human; nor the services only the API builds (the worker builds
+ * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -15,6 +19,7 @@ import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
 import { knowledgeInstalls } from "../../infra/knowledge-installs";
 import { esmBanner } from "../../infra/sandbox-scripts";
+import { probeTask } from "../../scripts/bundles";
 import { packagesDir } from "../../scripts/function-packages";
 import { projectRoot } from "./sst-harness";
 
@@ -48,12 +53,16 @@ beforeAll(async () => {
       Object.keys(output.inputs),
     ]),
   );
+  // The task is made in another process, as the API makes it: what checking its
+  // plan loads is not the step's.
+  const made = probeTask(join(dir, "index.mjs"));
+  if ("error" in made) throw new Error(`the probe's task failed: ${made.error}`);
   const script = [
     'import { registerHooks } from "node:module";',
     "const seen = new Set();",
     "registerHooks({ load(url, context, next) { seen.add(url); return next(url, context); } });",
     `const probe = await import(${JSON.stringify(pathToFileURL(join(dir, "index.mjs")).href)});`,
-    "await probe.firstStep();",
+    `await probe.firstStep(${made.task});`,
     "process.stdout.write(JSON.stringify([...seen]));",
   ].join("\n");
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
@@ -98,12 +107,25 @@ describe("the worker running a step", () => {
     ["the Lambda client", /node_modules\/@aws-sdk\/client-lambda\//],
     ["cron-parser (schedules only)", /node_modules\/cron-parser\//],
     ["luxon (under cron-parser)", /node_modules\/luxon\//],
+    ["Ajv (tenants' JSON Schemas)", /node_modules\/ajv\//],
+    ["RE2 (their patterns)", /node_modules\/re2js\//],
+    ["htmlparser2 (HTML documents)", /node_modules\/(htmlparser2|entities|domhandler)\//],
+    [
+      "the services only the API uses",
+      /packages\/core\/src\/service\/(schedules|triggers|api-keys|llm-traces|events|retry)\.ts/,
+    ],
+    [
+      "knowledge's own services (ingest, uploads)",
+      /packages\/core\/src\/knowledge\/(ingest|knowledge-service|extract|html-text)\.ts/,
+    ],
   ])("does not load %s until a step needs it", (_, pattern) => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients and cron-parser in chunks, for what needs them", () => {
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser and the JSON Schema compiler in chunks, for what needs them", () => {
     for (const pattern of [
+      /node_modules\/ajv\//,
+      /node_modules\/re2js\//,
       /node_modules\/cron-parser\//,
       /node_modules\/luxon\//,
       /node_modules\/@modelcontextprotocol\/sdk\//,

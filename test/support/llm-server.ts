@@ -91,6 +91,12 @@ export interface ScriptedLlm {
   queue(schemaName: string, ...answers: Answer[]): ScriptedLlm;
   /** How answers asked with `stream: true` are sent; a test may change it (reset restores it). */
   streaming: StreamOptions;
+  /**
+   * JSON bodies for `GET` paths beside the OpenAI routes, as local servers list
+   * their models' contexts: llama.cpp's `/props`, Ollama's `/api/ps`. Empty (and
+   * emptied by reset): those paths answer 404, as OpenAI's API does.
+   */
+  listings: Record<string, unknown>;
   /** Forgets rules, queues and recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -362,6 +368,9 @@ export async function startScriptedLlm(
       ) {
         return sendError(res, 401, "Incorrect API key provided", "invalid_api_key");
       }
+      if (req.method === "GET" && path in llm.listings) {
+        return sendJson(res, 200, llm.listings[path]);
+      }
       if (req.method === "GET" && path === "/v1/models") {
         const models = [...new Set(requests.map((r) => r.model))];
         return sendJson(res, 200, {
@@ -399,6 +408,7 @@ export async function startScriptedLlm(
     url: `http://127.0.0.1:${port}/v1`,
     bedrockUrl: bedrock.url,
     streaming: { ...streamDefaults },
+    listings: {},
     requests,
     embeddingRequests,
     on(match: Match, responder: Responder) {
@@ -411,6 +421,7 @@ export async function startScriptedLlm(
     },
     reset() {
       llm.streaming = { ...streamDefaults };
+      llm.listings = {};
       rules = [];
       queues = new Map();
       requests.length = 0;

@@ -15,6 +15,12 @@ interface Received {
   body: string;
 }
 
+/** Host names that resolve to addresses delivery refuses. */
+const NAMES: Record<string, string> = {
+  "hooks.internal.test": "10.0.0.5",
+  "meta.internal.test": "169.254.169.254",
+};
+
 let t: TestStack;
 let server: Server;
 let base: string;
@@ -42,6 +48,12 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   t = await startTestStack({
     env: { STACKVM_WEBHOOK_RETRY_BASE_SECONDS: "1" },
+    // Names of private receivers, resolved without DNS; the test's receiver is an IP literal.
+    resolve: async (host) => {
+      const address = NAMES[host];
+      if (!address) throw new Error(`ENOTFOUND ${host}`);
+      return [{ address, family: 4 }];
+    },
     afterTerminal: [
       async (branch: BranchRecord) => {
         if (branch.config.webhook_url?.endsWith("/crash") && crashes === 0) {
@@ -121,34 +133,37 @@ describe("outgoing webhooks", () => {
     expect(refused.body.error.code).toBe("bad_webhook_url");
   });
 
-  it.each(["https://10.0.0.5/hook", "https://169.254.169.254/latest"])(
-    "refuses %s when given to a task, a trigger or a schedule, and stores none",
-    async (url) => {
-      const task = await t.api("POST", "/v1/tasks", { plan, webhook_url: url });
-      expect(task.status).toBe(422);
-      expect(task.body.error.code).toBe("bad_webhook_url");
-      expect(task.body.error.message).toMatch(/private|link-local/);
-      const trigger = await t.api("POST", "/v1/triggers", { name: "t", plan, webhook_url: url });
-      expect(trigger.status).toBe(422);
-      expect(trigger.body.error.code).toBe("bad_webhook_url");
-      const schedule = await t.api("POST", "/v1/schedules", {
-        name: "s",
-        cron: "0 9 * * *",
-        timezone: "UTC",
-        plan,
-        webhook_url: url,
-      });
-      expect(schedule.status).toBe(422);
-      expect(schedule.body.error.code).toBe("bad_webhook_url");
-      const tasks = (await t.api("GET", "/v1/tasks")).body.tasks as Array<{ task_id: string }>;
-      const triggers = (await t.api("GET", "/v1/triggers")).body.triggers as unknown[];
-      const schedules = (await t.api("GET", "/v1/schedules")).body.schedules as unknown[];
-      expect(triggers).toEqual([]);
-      expect(schedules).toEqual([]);
-      for (const { task_id } of tasks) {
-        const one = await t.api("GET", `/v1/tasks/${task_id}`);
-        expect(one.body.webhook?.url ?? null).not.toBe(url);
-      }
-    },
-  );
+  it.each([
+    "https://10.0.0.5/hook",
+    "https://169.254.169.254/latest",
+    // Names that resolve to such addresses now: delivery would refuse each connection.
+    "https://hooks.internal.test/hook",
+    "https://meta.internal.test/latest",
+  ])("refuses %s when given to a task, a trigger or a schedule, and stores none", async (url) => {
+    const task = await t.api("POST", "/v1/tasks", { plan, webhook_url: url });
+    expect(task.status).toBe(422);
+    expect(task.body.error.code).toBe("bad_webhook_url");
+    expect(task.body.error.message).toMatch(/private|link-local/);
+    const trigger = await t.api("POST", "/v1/triggers", { name: "t", plan, webhook_url: url });
+    expect(trigger.status).toBe(422);
+    expect(trigger.body.error.code).toBe("bad_webhook_url");
+    const schedule = await t.api("POST", "/v1/schedules", {
+      name: "s",
+      cron: "0 9 * * *",
+      timezone: "UTC",
+      plan,
+      webhook_url: url,
+    });
+    expect(schedule.status).toBe(422);
+    expect(schedule.body.error.code).toBe("bad_webhook_url");
+    const tasks = (await t.api("GET", "/v1/tasks")).body.tasks as Array<{ task_id: string }>;
+    const triggers = (await t.api("GET", "/v1/triggers")).body.triggers as unknown[];
+    const schedules = (await t.api("GET", "/v1/schedules")).body.schedules as unknown[];
+    expect(triggers).toEqual([]);
+    expect(schedules).toEqual([]);
+    for (const { task_id } of tasks) {
+      const one = await t.api("GET", `/v1/tasks/${task_id}`);
+      expect(one.body.webhook?.url ?? null).not.toBe(url);
+    }
+  });
 });

@@ -72,6 +72,9 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       ...(c.get("tenantId") ? { tenant_id: c.get("tenantId") } : {}),
     });
   });
+  // The OpenAI-compatible routes answer every error (the body limit's and the key
+  // check's too, so it wraps them) in OpenAI's shape.
+  app.use("/v1/*", openAiErrorShape);
   const generalLimit = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
     onError: (c) => {
@@ -91,8 +94,6 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
       ? uploadLimit(c, next)
       : generalLimit(c, next),
   );
-  // The OpenAI-compatible routes answer every error (the key check's too) in OpenAI's shape.
-  app.use("/v1/*", openAiErrorShape);
   // Every `/v1` route is authenticated here, once: no route adds its own check.
   // The routes without a key are counted by source address before anything is looked up.
   const anonymous = anonymousLimit(
@@ -128,7 +129,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   registerWebhookRoutes(app);
   registerWaitRoutes(app);
   registerDocs(app);
-  registerUiRoutes(app);
+  registerUiRoutes(app, deps);
   registerTemplateRoutes(app);
   registerEventRoutes(app);
   registerKnowledgeRoutes(app);

@@ -22,6 +22,8 @@ export const taskCreatedExample = {
 export const taskExample = {
   task_id: "tsk_8m2k4x9q1w7e5r3t6y0u",
   goal: "Find the three largest cities of Portugal and give their populations as a table",
+  name: null,
+  title: "Find the three largest cities of Portugal and give their populations as a table",
   namespace: "default",
   status: "completed",
   branch: "main",

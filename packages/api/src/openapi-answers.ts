@@ -5,11 +5,20 @@
  * 415 for a body not sent as `application/json`.
  */
 import type { ApiApp } from "./env";
+import { OPENAI_PATHS } from "./openai/errors";
+import { OpenAiError } from "./openai/schemas";
 import { ErrorBody } from "./schemas";
 
-const answer = (description: string) => ({
+/**
+ * An error answer of a route, in the shape that route gives: OpenAI's on the
+ * OpenAI-compatible routes (`openAiErrorShape` rewrites every error there), the
+ * service's `Error` everywhere else.
+ */
+export const errorAnswer = (path: string, description: string) => ({
   description,
-  content: { "application/json": { schema: ErrorBody } },
+  content: {
+    "application/json": { schema: OPENAI_PATHS.test(path) ? OpenAiError : ErrorBody },
+  },
 });
 
 const MALFORMED =
@@ -23,6 +32,10 @@ export function describeJsonBodyAnswers(app: ApiApp): void {
     if (definition.type !== "route") continue;
     const route = definition.route;
     if (!route.request?.body?.content?.["application/json"]) continue;
-    route.responses = { ...route.responses, 400: answer(MALFORMED), 415: answer(UNSUPPORTED) };
+    route.responses = {
+      ...route.responses,
+      400: errorAnswer(route.path, MALFORMED),
+      415: errorAnswer(route.path, UNSUPPORTED),
+    };
   }
 }

@@ -10,7 +10,7 @@
 import { z } from "@hono/zod-openapi";
 import { Task } from "@stackvm/core";
 import type { ApiApp } from "./env";
-import { ErrorBody } from "./schemas";
+import { errorAnswer } from "./openapi-answers";
 
 /** `method path` to the operation's id: the name a generated client gives its method. */
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
@@ -87,10 +87,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
 /** The license the document names (the project's LICENSE file). */
 export const LICENSE = { name: "MIT", identifier: "MIT" } as const;
 
-const tooLarge = (maxBytes: number) => ({
-  description: `The request body is over the limit (\`too_large\`; ${maxBytes} bytes for JSON)`,
-  content: { "application/json": { schema: ErrorBody } },
-});
+const tooLarge = (path: string, maxBytes: number) =>
+  errorAnswer(
+    path,
+    `The request body is over the limit (\`too_large\`; ${maxBytes} bytes for JSON)`,
+  );
 
 /** Applies ids, public security and the body limit's 413 to every route of the registry. */
 export function completeContract(app: ApiApp, maxBodyBytes: number): void {
@@ -102,7 +103,7 @@ export function completeContract(app: ApiApp, maxBodyBytes: number): void {
     // A route with no API key says so, instead of inheriting nothing.
     route.security ??= [];
     if (route.request?.body && !route.responses[413]) {
-      route.responses = { ...route.responses, 413: tooLarge(maxBodyBytes) };
+      route.responses = { ...route.responses, 413: tooLarge(route.path, maxBodyBytes) };
     }
   }
   registerTaskWebhook(app);

@@ -10,7 +10,8 @@ import type { OpenAiLlmOptions } from "./openai-llm";
 
 /** Any OpenAI-compatible server: loaded by the first LLM call. */
 export function lazyOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
-  return onFirstUse<LlmPort>(["complete"], async () => {
+  // `contextTokens` too: without it the worker would never measure a prompt against the server's context.
+  return onFirstUse<Required<LlmPort>>(["complete", "contextTokens"], async () => {
     const { OpenAiLlm } = await import("./openai-llm");
     return new OpenAiLlm(options);
   });

@@ -19,6 +19,7 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
+import { ServerContext } from "./server-context";
 
 export interface OpenAiLlmOptions {
   /** `OPENAI_API_KEY`; servers that need none (Ollama) accept any non-empty value. */
@@ -45,6 +46,7 @@ export const NO_REDIRECTS = { redirect: "error" } as const;
 export class OpenAiLlm implements LlmPort {
   private readonly client: OpenAI;
   private readonly now: () => number;
+  private readonly contexts: ServerContext;
 
   /** Takes the key and base URL, or a ready client (its own retries are switched off per call). */
   constructor(options: OpenAiLlmOptions | OpenAI) {
@@ -60,6 +62,12 @@ export class OpenAiLlm implements LlmPort {
       });
       this.now = options.now ?? Date.now;
     }
+    this.contexts = new ServerContext(this.client.baseURL, this.client.apiKey ?? "", this.now);
+  }
+
+  /** The model's context as the server lists it (llama.cpp, Ollama); undefined elsewhere. */
+  contextTokens(model: string): Promise<number | undefined> {
+    return this.contexts.tokens(model);
   }
 
   async complete(request: LlmRequest): Promise<LlmResponse> {
@@ -67,7 +75,7 @@ export class OpenAiLlm implements LlmPort {
     try {
       completion = request.onDelta
         ? await this.streamed(request, request.onDelta)
-        : await this.client.chat.completions.create(body(request), {
+        : await this.client.chat.completions.create(body(request, this.official), {
             timeout: request.timeoutMs,
             maxRetries: 0,
           });
@@ -91,7 +99,7 @@ export class OpenAiLlm implements LlmPort {
     const timer = setTimeout(() => abort.abort(), request.timeoutMs);
     try {
       const stream = await this.client.chat.completions.create(
-        { ...body(request), stream: true, stream_options: { include_usage: true } },
+        { ...body(request, this.official), stream: true, stream_options: { include_usage: true } },
         { timeout: request.timeoutMs, maxRetries: 0, signal: abort.signal },
       );
       const folded = foldChunks(request.model);
@@ -210,13 +218,41 @@ export class OpenAiLlm implements LlmPort {
         { cause: error },
       );
     }
-    // 400, 413, 422: this request is wrong (too long a context, a schema the server
-    // refuses); a plan update may ask differently.
+    if (isContextOverflow(error)) {
+      return new StepError(
+        "llm_context_exceeded",
+        `${said}: the prompt does not fit the model's context; give the server a larger context (llama-server -c, Ollama OLLAMA_CONTEXT_LENGTH) or shorten the goal and inputs, and set LLM_CONTEXT_TOKENS to the context if the server does not report it, so that prompts are measured before they are sent`,
+        { status, code: error.code },
+        error,
+      );
+    }
+    // 400, 413, 422: this request is wrong (a schema the server refuses); a plan
+    // update may ask differently.
     return new StepError("llm_bad_request", said, { status, code: error.code }, error);
+  }
+
+  /** OpenAI's own API: it wants `max_completion_tokens`, which other servers may not read. */
+  private get official(): boolean {
+    const host = new URL(this.client.baseURL).hostname;
+    return host === "api.openai.com" || host.endsWith(".openai.azure.com");
   }
 }
 
-function body(request: LlmRequest): ChatCompletionCreateParamsNonStreaming {
+/**
+ * A server's "the prompt is too long" refusal: llama.cpp's `exceed_context_size_error`
+ * ("request (4204 tokens) exceeds the available context size (4096 tokens)"),
+ * OpenAI's and vLLM's `context_length_exceeded` ("maximum context length is ...").
+ */
+function isContextOverflow(error: InstanceType<typeof APIError>): boolean {
+  if (error.status !== 400 && error.status !== 413) return false;
+  const type = (error.error as { type?: unknown } | undefined)?.type;
+  if (error.code === "context_length_exceeded" || type === "exceed_context_size_error") return true;
+  return /exceeds? the available context|maximum context length|context length exceeded|context_length_exceeded|too many tokens/i.test(
+    error.message,
+  );
+}
+
+function body(request: LlmRequest, official: boolean): ChatCompletionCreateParamsNonStreaming {
   const params: ChatCompletionCreateParamsNonStreaming = {
     model: request.model,
     messages: request.messages,
@@ -232,7 +268,10 @@ function body(request: LlmRequest): ChatCompletionCreateParamsNonStreaming {
     params.response_format = { type: "json_object" };
   }
   if (request.maxOutputTokens !== undefined) {
-    params.max_completion_tokens = request.maxOutputTokens;
+    // OpenAI's own API refuses `max_tokens` for its reasoning models; llama.cpp read
+    // only `max_tokens` until 2026 and Ollama, vLLM and LM Studio all read it.
+    if (official) params.max_completion_tokens = request.maxOutputTokens;
+    else params.max_tokens = request.maxOutputTokens;
   }
   if (request.temperature !== undefined) params.temperature = request.temperature;
   return params;

@@ -147,7 +147,8 @@ export function taskSummary(task: Task): string[] {
   return [
     `task     ${task.task_id}`,
     `status   ${task.status}${task.error ? ` (${task.error})` : ""}`,
-    `goal     ${task.goal ?? "(plan given)"}`,
+    task.goal === null ? `title    ${task.title} (started from a plan)` : `goal     ${task.goal}`,
+    ...(task.name !== null && task.goal !== null ? [`name     ${task.name}`] : []),
     `branch   ${task.branch}    namespace ${task.namespace}`,
     `usage    ${plural(u.steps, "step")} · ${plural(u.llm_calls, "LLM call")} · ${plural(u.input_tokens + u.output_tokens, "token")} · ${usd(u.cost_usd)}`,
     `created  ${task.created_at}    updated ${task.updated_at}`,

@@ -21,6 +21,11 @@ export {
   ValidationError,
 } from "./errors";
 export {
+  compileJsonSchema,
+  jsonSchemaCompilerLoaded,
+  loadJsonSchemaCompiler,
+} from "./json-schema/compile";
+export {
   answerKnowledge,
   type Chunk,
   type ChunkHit,
@@ -58,7 +63,16 @@ export {
   type PdfLimits,
   type Upload,
 } from "./knowledge";
-export { DEFAULT_LLM_PRICES, LlmConfig, LlmPrice, LlmPrices, loadLlmConfig } from "./llm/config";
+export {
+  DEFAULT_LLM_PRICES,
+  DEFAULT_OUTPUT_TOKENS,
+  LlmConfig,
+  LlmPrice,
+  LlmPrices,
+  loadLlmConfig,
+  OUTPUT_PURPOSES,
+  type OutputPurpose,
+} from "./llm/config";
 export { costUsd, priceOf } from "./llm/cost";
 export type { ExtractedJson } from "./llm/extract-json";
 export { extractJson } from "./llm/extract-json";
@@ -166,7 +180,7 @@ export {
   parseOpenRanges,
   runtimeApiPort,
 } from "./net/outbound-policy";
-export { webhookUrlCheck } from "./net/webhook-url";
+export { webhookTargetCheck, webhookUrlCheck } from "./net/webhook-url";
 export {
   evaluateArithmetic,
   MAX_ARITHMETIC_DEPTH,
@@ -352,6 +366,7 @@ export type { HttpRequestToolOptions } from "./tools/http-request";
 export { createHttpRequestTool, HttpRequestInput, httpRequestTool } from "./tools/http-request";
 export { knowledgeTools } from "./tools/knowledge";
 export { asksForJson, LlmGenerateInput, llmGenerateTool, taskLanguage } from "./tools/llm-generate";
+export { prepareTools } from "./tools/prepare";
 export type {
   NamespaceTools,
   ResolvedTools,

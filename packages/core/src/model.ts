@@ -127,6 +127,13 @@ export type SlotWait = z.infer<typeof SlotWait>;
 export const Task = z.object({
   task_id: z.string(),
   goal: z.string().nullable(),
+  /** The name its client gave when starting it (a trigger or schedule gives its own to a plan); null for none. */
+  name: z.string().nullable(),
+  /**
+   * What lists call the task: its name, else its goal, else its plan's first
+   * `llm_generate` prompt, else `plan task {task_id}` (one line, at most 120 characters).
+   */
+  title: z.string(),
   namespace: z.string(),
   status: Status,
   branch: z.string(),

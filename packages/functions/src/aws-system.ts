@@ -22,7 +22,8 @@ import {
 } from "@stackvm/aws/lambda";
 import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig, type ScheduleTarget } from "./config";
-import { createSystem, type System, type SystemPorts, systemOptions } from "./system";
+import { createSystem, type System, type SystemPorts } from "./system";
+import { type SystemOptions, systemOptions } from "./system-options";
 import { toolSecretBox } from "./tool-secrets";
 import { unconfiguredLlm } from "./unconfigured-llm";
 
@@ -57,8 +58,20 @@ const targetOptions = (target: ScheduleTarget) => ({
   deadLetterArn: target.dlqArn,
 });
 
-/** Builds the runtime; `sandbox` is given by the worker, the only function that invokes it. */
-export function awsRuntime(
+/** What every function builds from the environment before its own wiring: the ports, the options. */
+export interface AwsPorts {
+  config: RuntimeConfig;
+  logger: Logger;
+  log: Log;
+  ports: SystemPorts;
+  options: SystemOptions;
+}
+
+/**
+ * The ports on AWS and the system's options, from the environment; `sandbox`
+ * is given by the worker, the only function that invokes it.
+ */
+export function awsPorts(
   env: Record<string, string | undefined> = process.env,
   sandbox: (config: RuntimeConfig) => SandboxPort | null = () => null,
   /** Only the worker calls an LLM: it passes the OpenAI adapter (see worker.ts). */
@@ -70,38 +83,51 @@ export function awsRuntime(
   knowledge?: (
     config: RuntimeConfig,
   ) => Pick<SystemPorts, "knowledgeIndex" | "embeddings" | "knowledge">,
-): AwsRuntime {
+): AwsPorts {
   const config = loadConfig(env);
   const logger = new Logger({ serviceName: "stackvm" });
   const log = powertoolsLog(logger);
   const clients = createDataClients({ region: config.region });
-  const system = createSystem(
-    {
-      items: new DynamoItemStore(clients.doc, config.table),
-      blobs: lazyS3Blobs({ region: config.region }, config.bucket),
-      uploads: lazyS3Uploads({ region: config.region }, config.bucket),
-      queue: new SqsQueue(clients.sqs, config.queueUrl),
-      clock: systemClock,
-      sandbox: sandbox(config) ?? noSandbox,
-      llm: llm(config),
-      ...(knowledge ? knowledge(config) : {}),
-      mcp: lazyMcpClient(),
-      // Secret headers of tool sources, sealed with the stage's KMS key.
-      ...toolSecretBox(env, config.region),
-      ...(config.schedules
-        ? { scheduler: lazyEventBridgeScheduler(config.region, targetOptions(config.schedules)) }
-        : {}),
-      // Only the worker has a wake group: it is the one that begins waits.
-      ...(config.wakes
-        ? { wakes: lazyEventBridgeWakes(config.region, targetOptions(config.wakes)) }
-        : {}),
-    },
-    {
-      ...systemOptions(config, log, false),
-      // The API and the scheduler have no LLM settings of their own: the deployment says
-      // whether it has an LLM (infra/secrets.ts), so a goal without one answers 422 at once.
-      ...(config.llmConfigured === null ? {} : { llmConfigured: config.llmConfigured }),
-    },
-  );
-  return { config, logger, log, system };
+  const ports: SystemPorts = {
+    items: new DynamoItemStore(clients.doc, config.table),
+    blobs: lazyS3Blobs({ region: config.region }, config.bucket),
+    uploads: lazyS3Uploads({ region: config.region }, config.bucket),
+    queue: new SqsQueue(clients.sqs, config.queueUrl),
+    clock: systemClock,
+    sandbox: sandbox(config) ?? noSandbox,
+    llm: llm(config),
+    ...(knowledge ? knowledge(config) : {}),
+    mcp: lazyMcpClient(),
+    // Secret headers of tool sources, sealed with the stage's KMS key.
+    ...toolSecretBox(env, config.region),
+    ...(config.schedules
+      ? { scheduler: lazyEventBridgeScheduler(config.region, targetOptions(config.schedules)) }
+      : {}),
+    // Only the worker has a wake group: it is the one that begins waits.
+    ...(config.wakes
+      ? { wakes: lazyEventBridgeWakes(config.region, targetOptions(config.wakes)) }
+      : {}),
+  };
+  const options: SystemOptions = {
+    ...systemOptions(config, log, false),
+    // The API and the scheduler have no LLM settings of their own: the deployment says
+    // whether it has an LLM (infra/secrets.ts), so a goal without one answers 422 at once.
+    ...(config.llmConfigured === null ? {} : { llmConfigured: config.llmConfigured }),
+    // Likewise for embeddings: without them a document upload answers 422 at once.
+    ...(config.embeddingsConfigured === null
+      ? {}
+      : {
+          knowledge: {
+            ...config.knowledge,
+            embeddingsConfigured: config.embeddingsConfigured,
+          },
+        }),
+  };
+  return { config, logger, log, ports, options };
+}
+
+/** Builds the whole system on AWS (every function but the worker, which builds only the step system). */
+export function awsRuntime(...args: Parameters<typeof awsPorts>): AwsRuntime {
+  const { config, logger, log, ports, options } = awsPorts(...args);
+  return { config, logger, log, system: createSystem(ports, options) };
 }

@@ -104,6 +104,28 @@ describe("whether the deployment has an LLM (STACKVM_LLM_CONFIGURED)", () => {
   });
 });
 
+describe("whether the deployment can make embeddings (STACKVM_EMBEDDINGS_CONFIGURED)", () => {
+  it("is read as said, and unsaid when absent", () => {
+    const said = (value: string) =>
+      loadConfig({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: value }).embeddingsConfigured;
+    expect(said("true")).toBe(true);
+    expect(said("false")).toBe(false);
+    expect(loadConfig(base).embeddingsConfigured).toBeNull();
+    expect(() => said("no")).toThrow(/STACKVM_EMBEDDINGS_CONFIGURED/);
+  });
+
+  it("makes the API function refuse a document upload at once, naming the settings to set on AWS", () => {
+    const without = awsRuntime({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: "false" });
+    expect(() => without.system.knowledge.service.requireEmbeddings()).toThrow(
+      /no embedding endpoint is configured.*npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock/,
+    );
+    const withEmbeddings = awsRuntime({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: "true" });
+    expect(() => withEmbeddings.system.knowledge.service.requireEmbeddings()).not.toThrow();
+    // A function the deployment says nothing to (an older stage) judges nothing: it accepts.
+    expect(() => awsRuntime(base).system.knowledge.service.requireEmbeddings()).not.toThrow();
+  });
+});
+
 describe("the outbound guard's settings", () => {
   it("opens nothing private unless STACKVM_OPEN_PRIVATE_RANGES says so", () => {
     expect(loadConfig(base).openRanges).toEqual([]);

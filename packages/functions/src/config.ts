@@ -81,6 +81,9 @@ const Env = z.object({
   // Whether the deployment has an LLM, for a function that does not get its settings (the
   // API): infra/api.ts sets it from the LLM secrets, so a goal is refused at once without one.
   STACKVM_LLM_CONFIGURED: z.enum(["true", "false"]).optional(),
+  // Whether the deployment can make embeddings, for the API, which has no embedding settings:
+  // infra/api.ts sets it, so a document upload is refused at once without them.
+  STACKVM_EMBEDDINGS_CONFIGURED: z.enum(["true", "false"]).optional(),
   // EventBridge Scheduler (infra/schedules.ts); without them schedules cannot be created.
   STACKVM_SCHEDULE_GROUP: z.string().min(1).optional(),
   STACKVM_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
@@ -154,6 +157,8 @@ export interface RuntimeConfig {
   llmUnreachableSeconds: number;
   /** `STACKVM_LLM_CONFIGURED` as said by the deployment, or null to judge by the LLM settings here. */
   llmConfigured: boolean | null;
+  /** `STACKVM_EMBEDDINGS_CONFIGURED` as said by the deployment, or null when unsaid. */
+  embeddingsConfigured: boolean | null;
   /** Knowledge: `EMBEDDING_MODEL`, the index's root (default `s3://{bucket}/knowledge-index`), the upload limit. */
   knowledge: {
     embeddingModel: string;
@@ -256,6 +261,10 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     llmUnreachableSeconds: e.STACKVM_LLM_UNREACHABLE_SECONDS,
     llmConfigured:
       e.STACKVM_LLM_CONFIGURED === undefined ? null : e.STACKVM_LLM_CONFIGURED === "true",
+    embeddingsConfigured:
+      e.STACKVM_EMBEDDINGS_CONFIGURED === undefined
+        ? null
+        : e.STACKVM_EMBEDDINGS_CONFIGURED === "true",
     openRanges,
     ownPorts: [runtimeApiPort(env)].filter((port): port is number => port !== null),
     schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),

@@ -83,6 +83,8 @@ async function checkModel(ports: DoctorPorts, model: string, roles: string): Pro
     await ports.llm.complete({
       model,
       messages: [{ role: "user", content: "Reply with the single word: ok" }],
+      // A few tokens prove the server answers; unbounded, one generated 14,525.
+      maxOutputTokens: ports.llmConfig.outputTokens.doctor,
       timeoutMs: Math.min(ports.llmConfig.timeoutMs, CHECK_TIMEOUT_MS),
     });
     return {

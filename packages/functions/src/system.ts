@@ -1,76 +1,38 @@
 /**
- * Builds the whole system from its ports: the services the API calls and the
- * dependencies of the step function. The Lambda entry files and the local stack
+ * Builds the whole system from its ports: the services the API calls, the
+ * schedules and knowledge, and what steps use (step-system.ts, which the worker
+ * builds alone). The Lambda entry files and the local stack
  * both call this, so the same wiring runs on AWS and on a laptop.
  */
 import type { ApiDeps } from "@stackvm/api";
 import {
   ApiKeyService,
   type Blobs,
-  BranchService,
-  builtinTools,
   type Clock,
-  codeToolSource,
-  createEvaluator,
-  createLlmSession,
-  createNamespaces,
-  createPlanner,
   DEFAULT_EMBEDDING_MODEL,
-  DEFAULT_QUOTAS,
   DEFAULT_TRACE_RETENTION_DAYS,
   type DocumentUploads,
   type EmbeddingPort,
-  evaluationHook,
-  httpToolSource,
   type ItemStore,
   type KnowledgeIndex,
   type KnowledgePort,
-  knowledgeTools,
-  type Lifecycle,
-  type LlmConfig,
   type LlmPort,
   LlmTraceService,
-  type Log,
-  McpCallLimiter,
   type McpClient,
-  mcpToolSource,
-  monthMeter,
-  type OutboundPolicy,
-  Presenter,
   type Queue,
-  QuotaService,
-  quotaBranchEndHook,
-  quotaTerminalHook,
-  type Resolver,
   RetryService,
-  RunningSlots,
   type SandboxPort,
   type SchedulerPort,
   ScheduleService,
   type SecretBox,
   StackVMError,
-  type StepDeps,
   TaskEvents,
-  TaskService,
-  TaskStore,
-  TemplateService,
-  type TenantQuotas,
-  type TerminalHook,
-  TokenRelay,
-  type Tool,
-  ToolSourceService,
   TriggerService,
-  taskAdmission,
-  taskLifecycle,
-  WaitService,
   type WakePort,
-  WebhookService,
-  webhookUrlCheck,
 } from "@stackvm/core";
-import type { RuntimeConfig } from "./config";
-import type { DlqDeps } from "./dlq-handler";
-import { createKnowledge, type KnowledgeOptions, knowledgePortOf } from "./knowledge";
-import type { SweepHandlerDeps } from "./sweep-handler";
+import { createKnowledge, knowledgePortOf } from "./knowledge";
+import { createStepSystem } from "./step-system";
+import type { SystemOptions } from "./system-options";
 
 export interface SystemPorts {
   items: ItemStore;
@@ -101,69 +63,8 @@ export interface SystemPorts {
   mcp?: McpClient;
 }
 
-export interface SystemOptions {
-  llm: LlmConfig;
-  log: Log;
-  localMode: boolean;
-  /**
-   * What outgoing requests (tools, MCP servers, webhooks) may reach. `ownPorts`
-   * is live: the local stack adds its listeners' ports as they start.
-   */
-  outbound: OutboundPolicy;
-  adminKey: string | null;
-  publicUrl: string | null;
-  /** The public origin when only known after start (the local stack's port); else `publicUrl`. */
-  resolvePublicUrl?: () => string | null;
-  maxPlanUpdates: number;
-  planRepairs: number;
-  /** How long an LLM that cannot be reached is retried before its task fails. */
-  llmUnreachableMs?: number;
-  /** Whether an LLM is configured; false: a goal (which needs a planner) is refused at once. Unknown (undefined): assumed. */
-  llmConfigured?: boolean;
-  maxBodyBytes: number;
-  /** Requests per second from one source address to the routes without a key (default 50). */
-  anonymousRequestsPerSecond?: number;
-  /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
-  llmTraces?: { retentionDays: number; secrets: string[] };
-  /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
-  afterTerminal?: TerminalHook[];
-  /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
-  knowledge?: KnowledgeOptions;
-  /** Quota defaults; each tenant's overrides live in the store. */
-  quotas?: Partial<TenantQuotas>;
-  /** Outgoing webhooks: attempts (at most the queue's maxReceiveCount), first backoff, receiver timeout. */
-  webhooks?: {
-    maxAttempts?: number;
-    backoffBaseSeconds?: number;
-    timeoutMs?: number;
-    /** For tests: name resolution that stays on this machine. */
-    resolve?: Resolver;
-  };
-}
-
-/** The system's options as configuration gives them, the same on AWS and locally. */
-export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolean): SystemOptions {
-  return {
-    llm: config.llm,
-    log,
-    localMode,
-    outbound: { openRanges: config.openRanges, ownPorts: new Set(config.ownPorts) },
-    adminKey: config.adminKey,
-    publicUrl: config.publicUrl,
-    maxPlanUpdates: config.maxPlanUpdates,
-    planRepairs: config.planRepairs,
-    llmUnreachableMs: config.llmUnreachableSeconds * 1000,
-    maxBodyBytes: config.maxBodyBytes,
-    anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
-    llmTraces: {
-      retentionDays: config.llmTraceRetentionDays,
-      secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
-    },
-    quotas: config.quotas,
-    webhooks: config.webhooks,
-    knowledge: config.knowledge,
-  };
-}
+export type { SystemOptions } from "./system-options";
+export { systemOptions } from "./system-options";
 
 export type System = ReturnType<typeof createSystem>;
 
@@ -192,30 +93,6 @@ function notInThisFunction<T extends object>(what: string): T {
   });
 }
 
-/** Where no secret box is configured: secret headers are refused, saying what to set. */
-const noSecrets: SecretBox = {
-  async seal() {
-    throw new StackVMError(
-      "invalid",
-      "secrets_unavailable",
-      "secret headers cannot be stored here: no key for secrets at rest is configured (STACKVM_TOOL_SECRETS_KMS_KEY, a KMS key, or STACKVM_TOOL_SECRETS_KEY, 32 bytes in base64)",
-    );
-  },
-  async open() {
-    throw new StackVMError("internal", "secrets_unavailable", "no key for secrets at rest");
-  },
-};
-
-/** Where no MCP client is wired: servers cannot be listed or called. */
-const noMcp: McpClient = {
-  async listTools() {
-    throw new StackVMError("invalid", "mcp_unavailable", "MCP servers are not available here");
-  },
-  async callTool() {
-    throw new StackVMError("invalid", "mcp_unavailable", "MCP servers are not available here");
-  },
-};
-
 export function createSystem(ports: SystemPorts, options: SystemOptions) {
   // Every function knows the knowledge tools (the API validates plans that call
   // them); only the knowledge function is given the index and embeddings that
@@ -231,98 +108,17 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     options.log,
     // Ingest spends from the tenant's month like tasks do (the quotas are built below).
     {
-      left: (tenant) => quotas.budgetLeft(tenant),
-      record: (tenant, usage) => quotas.addToMonth(tenant, usage),
+      left: (tenant) => core.quotas.budgetLeft(tenant),
+      record: (tenant, usage) => core.quotas.addToMonth(tenant, usage),
     },
   );
-  const knowledgePort = ports.knowledge ?? knowledgePortOf(knowledge);
-  // Knowledge's tools need its port: built-ins that come with a port.
-  const tools: ReadonlyMap<string, Tool> = new Map([
-    ...builtinTools(),
-    ...knowledgeTools(knowledgePort).map((tool) => [tool.name, tool] as const),
-  ]);
-  const checkWebhookUrl = webhookUrlCheck(options.outbound);
-  const store = new TaskStore(ports.items);
-  // The one registry of tools: built-ins here (a built-in family that needs a port,
-  // such as knowledge search, is added to this first list), then one source per
-  // kind of namespace-owned tool.
-  const secrets = ports.secrets ?? noSecrets;
-  const mcp = ports.mcp ?? noMcp;
-  const { namespaces, registry } = createNamespaces(ports.items, ports.clock, tools.values(), [
-    codeToolSource,
-    httpToolSource({ secret: (tenant) => webhooks.secret(tenant), now: ports.clock.now }),
-    mcpToolSource({
-      client: mcp,
-      secrets,
-      now: ports.clock.now,
-      outbound: options.outbound,
-      // One per process: the local worker's four slots, or one Lambda instance's.
-      limiter: new McpCallLimiter(),
-      log: options.log,
-      saveTools: (tenant, ns, server, list, at) =>
-        toolSources.saveTools(tenant, ns, server, list, at),
-    }),
-  ]);
-  const toolSources = new ToolSourceService({
-    namespaces,
-    clock: ports.clock,
-    secrets,
-    mcp,
-    outbound: options.outbound,
-    builtinNames: () => registry.builtinNames(),
-  });
+  // What steps use: the same wiring the worker builds alone.
+  const core = createStepSystem(
+    { ...ports, knowledge: ports.knowledge ?? knowledgePortOf(knowledge) },
+    options,
+  );
+  const { store, namespaces, presenter, tasks, branches, templates, waits, tokens } = core;
   const keys = new ApiKeyService(ports.items, ports.clock);
-  const presenter = new Presenter(ports.blobs);
-  const quotas = new QuotaService({
-    items: ports.items,
-    store,
-    clock: ports.clock,
-    defaults: { ...DEFAULT_QUOTAS, ...options.quotas },
-  });
-  const slots = new RunningSlots({
-    items: ports.items,
-    store,
-    queue: ports.queue,
-    clock: ports.clock,
-    log: options.log,
-    limit: async (tenant) => (await quotas.limits(tenant)).max_running_tasks,
-    monthSpent: (tenant) => quotas.monthSpent(tenant),
-  });
-  const webhooks = new WebhookService({
-    items: ports.items,
-    store,
-    queue: ports.queue,
-    clock: ports.clock,
-    presenter,
-    log: options.log,
-    outbound: options.outbound,
-    checkUrl: checkWebhookUrl,
-    maxAttempts: options.webhooks?.maxAttempts ?? 5,
-    backoffBaseSeconds: options.webhooks?.backoffBaseSeconds ?? 30,
-    timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
-    ...(options.webhooks?.resolve ? { resolve: options.webhooks.resolve } : {}),
-  });
-  const tasks = new TaskService({
-    store,
-    blobs: ports.blobs,
-    queue: ports.queue,
-    clock: ports.clock,
-    namespaces,
-    presenter,
-    tools,
-    checkWebhookUrl,
-    admission: taskAdmission(quotas, slots),
-    deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
-    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
-  });
-  const branches = new BranchService({
-    store,
-    blobs: ports.blobs,
-    queue: ports.queue,
-    clock: ports.clock,
-    presenter,
-    tasks,
-  });
   const retries = new RetryService({
     store,
     queue: ports.queue,
@@ -331,59 +127,14 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     tasks,
     branches,
   });
-  const templates = new TemplateService({
-    items: ports.items,
-    clock: ports.clock,
-    tasks,
-    branches,
-  });
-  const waits = new WaitService({
-    store,
-    queue: ports.queue,
-    clock: ports.clock,
-    presenter,
-    tasks,
-    slots,
-    log: options.log,
-    secret: (tenant) => webhooks.secret(tenant),
-    existingSecret: (tenant) => webhooks.existingSecret(tenant),
-    notify: (branch, url) => webhooks.notifyWaiting(branch, url),
-    publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
-  });
-  // Live LLM text, from the worker's steps to the API's event streams.
-  const tokens = new TokenRelay({ items: ports.items, clock: ports.clock, log: options.log });
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock, tokens });
-  // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
-  const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, {
-    onBranchEnd: [quotaBranchEndHook(quotas)],
-    evaluation: evaluationHook({
-      store,
-      branches,
-      log: options.log,
-      // A task that ends on an earlier round's branch runs the hooks for that branch.
-      onTaskEnd: (branch) => lifecycle.onTerminal(branch),
-    }),
-    afterTerminal: [
-      ...(options.afterTerminal ?? []),
-      webhooks.terminalHook(),
-      quotaTerminalHook(slots),
-    ],
-  });
-  const traceRetentionDays = options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS;
-  const traceSecrets = options.llmTraces?.secrets ?? [];
-  const planner = createPlanner({
-    clock: ports.clock,
-    repairRounds: options.planRepairs,
-    findTemplate: (tenant, namespace, goal) => templates.find(tenant, namespace, goal),
-  });
-
   const triggers = new TriggerService({
     items: ports.items,
     clock: ports.clock,
     tasks,
     namespaces,
-    rateLimit: (tenant) => quotas.takeRequest(tenant),
-    badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),
+    rateLimit: (tenant) => core.quotas.takeRequest(tenant),
+    badSignatureLimit: (tenant) => core.quotas.takeBadSignature(tenant),
   });
   const schedules = new ScheduleService({
     items: ports.items,
@@ -393,52 +144,12 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     scheduler: ports.scheduler ?? noScheduler,
     log: options.log,
   });
-
-  const step: StepDeps = {
-    meter: (tenant, taskId, branch) => monthMeter(quotas, ports.items, tenant, taskId, branch),
-    store,
-    blobs: ports.blobs,
-    queue: ports.queue,
-    clock: ports.clock,
-    sandbox: ports.sandbox,
-    llm: (budget, traceTo, giveUpAt, sink) =>
-      createLlmSession({
-        port: ports.llm,
-        config: options.llm,
-        budget,
-        now: ports.clock.now,
-        ...(giveUpAt === undefined ? {} : { giveUpAt }),
-        ...(sink ? { tokens: sink } : {}),
-        ...(traceTo && traceRetentionDays > 0
-          ? { trace: { blobs: ports.blobs, prefix: traceTo, secrets: traceSecrets } }
-          : {}),
-      }),
-    tools,
-    registry,
-    planner,
-    tokens: (target) => tokens.sink(target),
-    evaluator: createEvaluator(),
-    log: options.log,
-    outbound: options.outbound,
-    maxPlanUpdates: options.maxPlanUpdates,
-    ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
-    ...(options.llmUnreachableMs === undefined
-      ? {}
-      : { llmUnreachableMs: options.llmUnreachableMs }),
-    onStart: lifecycle.onStart,
-    onTerminal: lifecycle.onTerminal,
-    onWaiting: waits.waitingHook(),
-    onResume: waits.resumeHook(),
-    resumeSlot: (branch) => waits.resumeSlot(branch),
-    ...(ports.wakes ? { wakes: ports.wakes } : {}),
-  };
-
   const llmTraces = new LlmTraceService({
     store,
     blobs: ports.blobs,
     clock: ports.clock,
     tasks,
-    retentionDays: traceRetentionDays,
+    retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
   });
 
   const api: ApiDeps = {
@@ -446,8 +157,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     llmTraces,
     triggers,
     schedules,
-    webhooks,
-    quotas,
+    webhooks: core.webhooks,
+    quotas: core.quotas,
     branches,
     retries,
     namespaces,
@@ -455,8 +166,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     templates,
     events,
     waits,
-    tools,
-    toolSources,
+    tools: core.tools,
+    toolSources: core.toolSources,
     knowledge: knowledge.service,
     log: options.log,
     config: {
@@ -472,45 +183,14 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   };
 
   return {
+    ...core,
     ports,
     /** Knowledge bases (API), ingest and search (the knowledge function's own services). */
     knowledge,
-    /** What the worker asks of knowledge: the knowledge function on AWS, these services otherwise. */
-    knowledgePort,
-    store,
-    namespaces,
     keys,
-    presenter,
-    tasks,
-    branches,
-    templates,
     events,
-    lifecycle,
-    step,
     api,
-    quotas,
-    slots,
-    webhooks,
-    waits,
     triggers,
     schedules,
-    /** What the DLQ consumer needs (dlq.ts on AWS, the local stack's DLQ poller). */
-    dlq: {
-      store,
-      log: options.log,
-      clock: ports.clock,
-      onTerminal: lifecycle.onTerminal,
-      items: ports.items,
-    } satisfies DlqDeps,
-    /** What the sweep of stalled branches needs, for branches idle longer than `stalledMs`. */
-    sweep: (stalledMs: number): SweepHandlerDeps => ({
-      items: ports.items,
-      queue: ports.queue,
-      clock: ports.clock,
-      log: options.log,
-      slots,
-      tasks,
-      stalledMs,
-    }),
   };
 }

@@ -4,36 +4,39 @@
  */
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { lazyLambdaKnowledge, lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
-import { awsRuntime } from "./aws-system";
+import { awsPorts } from "./aws-system";
 import { ConfigError } from "./config";
 import { llmPort } from "./llm-port";
 import { stepMetrics } from "./step-metrics";
+import { createStepSystem } from "./step-system";
 import { createWorkerHandler } from "./worker-handler";
 
 // The worker is the only function that invokes the sandbox, the knowledge
 // function and the LLM; each client loads on first use (a step that calls none
 // of them does not pay for it). LanceDB and the PDF reader are in the
 // knowledge function, not here.
-const runtime = awsRuntime(
+const { config, ports, options } = awsPorts(
   process.env,
   (config) =>
     config.sandboxFunction ? lazyLambdaSandbox(config.region, config.sandboxFunction) : null,
   (config) => llmPort(config),
-  (config) => {
-    if (config.knowledgeFunction === null) {
-      throw new ConfigError(
-        "STACKVM_KNOWLEDGE_FUNCTION is not set: the worker reaches knowledge through the knowledge function (infra/knowledge.ts sets it)",
-      );
-    }
-    return { knowledge: lazyLambdaKnowledge(config.region, config.knowledgeFunction) };
-  },
+);
+if (config.knowledgeFunction === null) {
+  throw new ConfigError(
+    "STACKVM_KNOWLEDGE_FUNCTION is not set: the worker reaches knowledge through the knowledge function (infra/knowledge.ts sets it)",
+  );
+}
+// Only what steps use: not the API's services, the schedules' or knowledge's own.
+const system = createStepSystem(
+  { ...ports, knowledge: lazyLambdaKnowledge(config.region, config.knowledgeFunction) },
+  options,
 );
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
 const handle = createWorkerHandler(
-  { ...runtime.system.step, onCommit: stepMetrics(metrics) },
-  runtime.system.webhooks,
-  runtime.system.knowledgePort,
+  { ...system.step, onCommit: stepMetrics(metrics) },
+  system.webhooks,
+  system.knowledgePort,
 );
 
 export const handler: typeof handle = async (event, context) => {

@@ -20,6 +20,14 @@ describe("consoleRoutes", () => {
     },
   );
 
+  it("tells the page whether the server has an LLM", async () => {
+    const without = new Hono().route("/ui", consoleRoutes("/ui", { llmConfigured: false }));
+    const none = await (await without.request("/ui/tasks/new")).text();
+    expect(none).toContain('<meta name="stackvm-llm" content="none"/>');
+    const html = await (await app.request("/ui/tasks/new")).text();
+    expect(html).toContain('<meta name="stackvm-llm" content="configured"/>');
+  });
+
   it("serves an asset compressed, cached for good under its hashed name", async () => {
     const response = await app.request(`/ui/assets/${consoleAssets.js.name}`, {
       headers: { "accept-encoding": "gzip, br" },

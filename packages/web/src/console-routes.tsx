@@ -34,13 +34,22 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/** What the server tells the console's page about itself. */
+export interface ConsoleOptions {
+  /**
+   * False when the server has no LLM: the page says so (`<meta name="stackvm-llm"
+   * content="none">`) and the new-task form opens on a plan, which runs without one.
+   */
+  llmConfigured?: boolean;
+}
+
 /**
  * The console's routes, relative to where they are mounted.
  *
  * @example
- * app.route("/ui", consoleRoutes("/ui"));
+ * app.route("/ui", consoleRoutes("/ui", { llmConfigured: false }));
  */
-export function consoleRoutes(base = "/ui"): Hono {
+export function consoleRoutes(base = "/ui", options: ConsoleOptions = {}): Hono {
   const app = new Hono();
 
   app.get("/assets/:name", async (c) => {
@@ -70,7 +79,14 @@ export function consoleRoutes(base = "/ui"): Hono {
     c.header("referrer-policy", "no-referrer");
     // The page names the current asset hashes: always ask for it again.
     c.header("cache-control", "no-cache");
-    const shell = <ConsoleShell base={base} script={js.name} style={css.name} />;
+    const shell = (
+      <ConsoleShell
+        base={base}
+        script={js.name}
+        style={css.name}
+        llm={options.llmConfigured === false ? "none" : "configured"}
+      />
+    );
     return c.html(`<!doctype html>${shell}`);
   };
   app.get("/", page);

@@ -3,7 +3,13 @@
  * loads the hashed script and stylesheet and says what to do when scripts are
  * off. Everything else is drawn by the client from the public API.
  */
-export function ConsoleShell(props: { base: string; script: string; style: string }) {
+export function ConsoleShell(props: {
+  base: string;
+  script: string;
+  style: string;
+  /** Whether the server has an LLM (`none`: the new-task form opens on a plan). */
+  llm: "configured" | "none";
+}) {
   return (
     <html lang="en">
       <head>
@@ -11,6 +17,7 @@ export function ConsoleShell(props: { base: string; script: string; style: strin
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="referrer" content="no-referrer" />
+        <meta name="stackvm-llm" content={props.llm} />
         <title>StackVM console</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href={`${props.base}/assets/${props.style}`} />

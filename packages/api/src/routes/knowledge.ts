@@ -10,7 +10,15 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ApiApp, ApiEnv } from "../env";
 import { errorBody } from "../errors";
-import { bearer, commonErrors, conflictError, invalidError, json, jsonBody } from "../schemas";
+import {
+  bearer,
+  commonErrors,
+  conflictError,
+  ErrorBody,
+  invalidError,
+  json,
+  jsonBody,
+} from "../schemas";
 
 const KbParam = z.object({
   kb: z
@@ -168,7 +176,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
           "A presigned upload URL",
         ),
         202: json(Document, "Accepted for ingest"),
-        413: json(z.object({}), "Too large"),
+        413: json(ErrorBody, "The upload is over STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES (`too_large`)"),
         ...commonErrors,
         ...invalidError,
       },

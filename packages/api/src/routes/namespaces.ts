@@ -6,6 +6,7 @@ import {
   CodeToolDefinition,
   codeTool,
   describeTool,
+  loadJsonSchemaCompiler,
   Namespace,
   NamespaceInput,
 } from "@stackvm/core";
@@ -143,6 +144,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
       const { name } = c.req.valid("param");
       const definition = c.req.valid("json");
       // A bad definition answers 422 before a missing namespace answers 404.
+      await loadJsonSchemaCompiler();
       const tool = codeTool(definition);
       await c.get("deps").namespaces.addCodeTool(c.get("tenantId"), name, definition);
       return c.json(describeTool(tool), 201);

@@ -6,10 +6,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { CreateTriggerInput, Trigger } from "@stackvm/core";
 import type { Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ApiApp, ApiEnv } from "../env";
 import { errorBody } from "../errors";
-import { bearer, commonErrors, invalidError, json } from "../schemas";
+import { bearer, commonErrors, ErrorBody, invalidError, json } from "../schemas";
 
 /** A delivery's body is the task input `payload`: small, as webhook payloads are. */
 export const HOOK_BODY_LIMIT = 256 * 1024;
@@ -148,21 +147,22 @@ export function registerTriggerRoutes(app: ApiApp): void {
         "Only signed deliveries count against the tenant's requests per second; ones whose signature fails are counted apart and answer 429 (`bad_signatures_rate_limited`) past as many per second. " +
         `Bodies over ${HOOK_BODY_LIMIT / 1024} KiB answer 413.`,
       middleware: [
-        bodyLimit({
-          maxSize: HOOK_BODY_LIMIT,
-          onError: (c) =>
-            c.json(
+        // Read the raw bytes before the JSON validator: the signature is over them,
+        // and Hono then parses the JSON from this same buffer. The app's own body
+        // limit bounded the read; the smaller limit of a delivery is checked on the
+        // bytes (a second stream limit here found the stream read already and threw,
+        // a 500, for a body sent without Content-Length).
+        async (c, next) => {
+          const bytes = await c.req.arrayBuffer();
+          if (bytes.byteLength > HOOK_BODY_LIMIT) {
+            return c.json(
               errorBody(
                 "too_large",
                 `a delivery body may be at most ${HOOK_BODY_LIMIT} bytes: send a smaller payload, e.g. ids the task can fetch`,
               ),
               413,
-            ),
-        }),
-        // Read the raw bytes before the JSON validator: the signature is over them,
-        // and Hono then parses the JSON from this same buffer.
-        async (c, next) => {
-          await c.req.arrayBuffer();
+            );
+          }
           await next();
         },
       ],
@@ -187,7 +187,7 @@ export function registerTriggerRoutes(app: ApiApp): void {
         202: json(Started, "Verified; the task started"),
         200: json(Started, "This webhook-id was delivered before: its task, nothing started"),
         ...commonErrors,
-        413: json(z.object({ error: z.unknown() }), "Body too large"),
+        413: json(ErrorBody, `Body over ${HOOK_BODY_LIMIT / 1024} KiB (\`too_large\`)`),
         ...invalidError,
       },
     }),

@@ -5,8 +5,10 @@
  * its page and assets, and no key checks here.
  */
 import { consoleRoutes } from "@stackvm/web";
+import type { ApiDeps } from "../deps";
 import type { ApiApp } from "../env";
 
-export function registerUiRoutes(app: ApiApp): void {
-  app.route("/ui", consoleRoutes("/ui"));
+export function registerUiRoutes(app: ApiApp, deps: ApiDeps): void {
+  // The page says whether this server has an LLM, so the new-task form opens where a task can run.
+  app.route("/ui", consoleRoutes("/ui", { llmConfigured: deps.tasks.llmConfigured }));
 }

@@ -121,7 +121,7 @@ export const runCommand: Command = {
   name: "run",
   summary: "Start a task from a goal (or a plan) and show each step live until the answer.",
   usage:
-    'stackvm run --goal "..." [--response-format \'{"lang":"Japanese"}\'] [--namespace NAME] [--plan FILE] [--evaluate] [--json]',
+    'stackvm run --goal "..." [--response-format \'{"lang":"Japanese"}\'] [--namespace NAME] [--plan FILE [--name NAME]] [--evaluate] [--json]',
   options: {
     goal: { type: "string", description: "what the task must achieve" },
     "response-format": {
@@ -130,6 +130,7 @@ export const runCommand: Command = {
     },
     namespace: { type: "string", description: "the namespace whose tools it may use" },
     plan: { type: "string", description: "a JSON file with a plan to run as is" },
+    name: { type: "string", description: "the task's name, its title in `stackvm tasks`" },
     evaluate: { type: "boolean", description: "have the judge check the answer" },
     json: { type: "boolean", description: "print only the final task as JSON" },
   },
@@ -139,6 +140,7 @@ export const runCommand: Command = {
     const body: Record<string, unknown> = {};
     if (v.goal) body.goal = v.goal;
     if (v.plan) body.plan = readJsonFile(String(v.plan), "--plan", "run");
+    if (v.name) body.name = v.name;
     if (v["response-format"]) {
       const format = parseJsonFlag(
         String(v["response-format"]),

@@ -43,8 +43,9 @@ export const tasksCommand: Command = {
     if (page.tasks.length === 0) ctx.out.line("no tasks");
     for (const t of page.tasks) {
       const head = `${t.task_id}  ${t.status.padEnd(9)}  ${t.created_at.slice(0, 19)}  `;
-      const goal = (t.goal ?? "(plan given)").replace(/\s+/g, " ");
-      ctx.out.line(head + fit(goal, ctx.out.columns - head.length));
+      // The server's title: the task's name, goal, or its plan's first llm_generate prompt.
+      const title = t.title.replace(/\s+/g, " ");
+      ctx.out.line(head + fit(title, ctx.out.columns - head.length));
       // A failed or cancelled task says why on the next line.
       if (t.error) ctx.out.line(fit(`  ↳ ${t.error.replace(/\s+/g, " ")}`, ctx.out.columns));
     }

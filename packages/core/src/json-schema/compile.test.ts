@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_EXPANDED_NODES, MAX_SCHEMA_BYTES, schemaBoundsProblem } from "./bounds";
-import { compileJsonSchema } from "./compile";
+import { compileJsonSchema, loadJsonSchemaCompiler } from "./compile";
+
+beforeAll(loadJsonSchemaCompiler);
 
 /** An MCP-style `inputSchema` whose `$defs` double at each of `levels` levels. */
 function anyOfChain(levels: number): Record<string, unknown> {

@@ -1,135 +1,70 @@
 /**
- * Tenant- and server-supplied JSON Schemas, compiled once and checked with a
- * linear-time regular-expression engine. A schema is first held to its bounds
- * ({@link schemaBoundsProblem}), then compiled by Ajv (JSON Schema 2020-12;
- * draft-07's `definitions` pointers work too) into a function, kept in a cache
- * keyed by the schema's text so the same schema is compiled once per process.
- * The result is a zod schema, since tools, the plan checker and the VM all speak
- * zod: for an object schema a `z.object` whose fields are checked one by one (the
- * plan checker reports a missing or wrong input by name), the whole schema
- * checked after.
+ * Tenant- and server-supplied JSON Schemas turned into zod schemas, with the
+ * compiler (Ajv and RE2, `ajv-compile.ts`) loaded on first need.
+ *
+ * Checking a value is synchronous (tools, the plan checker and the VM all
+ * speak zod), but loading the compiler is not: it is a dynamic `import()`, a
+ * chunk of its own in a function's bundle, so that a cold start does not parse
+ * 280 KB that most steps and requests never use. Every async path that may
+ * compile a schema awaits {@link loadJsonSchemaCompiler} first (the tool
+ * sources, the checks of a plan that asks a person with a schema, the resume of
+ * such a question); {@link compileJsonSchema} called before it is a wiring bug
+ * and says so, never a refusal of the tenant's schema.
  */
-import { createHash } from "node:crypto";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import * as z from "zod";
-import { ValidationError } from "../errors";
+import type * as z from "zod";
+import { StackVMError, ValidationError } from "../errors";
 import { schemaBoundsProblem } from "./bounds";
-import { linearRegExp } from "./linear-regexp";
-import { uniqueItemsKeyword } from "./unique-items";
 
-/** How many compiled schemas a process keeps before it starts a fresh cache. */
-const CACHE_SIZE = 500;
+type Compiler = typeof import("./ajv-compile");
 
-let ajv = newAjv();
-const cache = new Map<string, z.ZodType>();
+let compiler: Compiler | undefined;
+let loading: Promise<Compiler> | undefined;
 
-function newAjv(): Ajv2020 {
-  const fresh = new Ajv2020({
-    // Unknown keywords and formats are annotations, as JSON Schema says; tool
-    // servers write plenty of them.
-    strict: false,
-    validateFormats: false,
-    allErrors: false,
-    code: { regExp: linearRegExp },
+/**
+ * Loads the JSON Schema compiler once per process; later calls return at once.
+ * A load that failed is tried again by the next call.
+ *
+ * @example
+ * await loadJsonSchemaCompiler();
+ * compileJsonSchema({ type: "boolean" }, "the schema").safeParse(true).success // true
+ */
+export async function loadJsonSchemaCompiler(): Promise<void> {
+  if (compiler) return;
+  loading ??= import("./ajv-compile").catch((error: unknown) => {
+    loading = undefined;
+    throw error;
   });
-  // Ajv's own compares every pair of items: quadratic in a tenant's array.
-  fresh.removeKeyword("uniqueItems");
-  fresh.addKeyword(uniqueItemsKeyword);
-  return fresh;
+  compiler = await loading;
+}
+
+/** Whether the compiler is loaded (a process that never compiled a schema has not). */
+export function jsonSchemaCompilerLoaded(): boolean {
+  return compiler !== undefined;
 }
 
 /**
  * Compiles a schema a tenant or tool server supplied into the zod schema that
- * checks values against it; the same schema text is compiled once.
+ * checks values against it; the same schema text is compiled once. A schema
+ * out of bounds is refused before the compiler is needed.
  *
  * @throws ValidationError `invalid_schema`, naming `what` and the reason, for a
  *   schema out of bounds, with a pattern RE2 cannot run, or that Ajv refuses.
+ * @throws StackVMError `json_schema_compiler_not_loaded` (internal) when
+ *   {@link loadJsonSchemaCompiler} was not awaited first.
  * @example
+ * await loadJsonSchemaCompiler();
  * compileJsonSchema({ type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } }, "input_schema")
  *   .safeParse({ s: `${"a".repeat(10_000)}!` }).success // false, in linear time
  */
 export function compileJsonSchema(schema: Record<string, unknown>, what: string): z.ZodType {
   const problem = schemaBoundsProblem(schema);
   if (problem) throw new ValidationError("invalid_schema", `${what}: ${problem}`);
-  const text = JSON.stringify(schema);
-  const known = cache.get(text);
-  if (known) return known;
-  const { $schema: _dialect, $id: _id, ...rest } = schema;
-  const id = `urn:stackvm:schema:${createHash("sha256").update(text).digest("hex")}`;
-  if (cache.size >= CACHE_SIZE) {
-    // Ajv keeps every schema it compiled: a fresh instance lets them go.
-    cache.clear();
-    ajv = newAjv();
-  }
-  let compiled: z.ZodType;
-  try {
-    compiled = zodOf({ ...rest, $id: id }, id);
-  } catch (error) {
-    throw new ValidationError(
-      "invalid_schema",
-      `${what} is not a JSON Schema that can check values: ${(error as Error).message}`,
+  if (!compiler) {
+    throw new StackVMError(
+      "internal",
+      "json_schema_compiler_not_loaded",
+      `${what} was compiled before the JSON Schema compiler was loaded: await loadJsonSchemaCompiler() on this path first`,
     );
   }
-  cache.set(text, compiled);
-  return compiled;
-}
-
-function zodOf(schema: Record<string, unknown>, id: string): z.ZodType {
-  const whole = ajv.compile(schema);
-  const properties = schema.properties;
-  if (schema.type !== "object" || !isObject(properties))
-    return z.unknown().superRefine(check(whole));
-  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  const shape: Record<string, z.ZodType> = {};
-  for (const key of Object.keys(properties)) {
-    const field = ajv.getSchema(`${id}#/properties/${pointerKey(key)}`);
-    if (!field) throw new Error(`the property '${key}' cannot be compiled`);
-    shape[key] = required.has(key)
-      ? z.unknown().superRefine(present(field))
-      : z.unknown().superRefine(check(field)).optional();
-  }
-  const object =
-    schema.additionalProperties === false ? z.strictObject(shape) : z.looseObject(shape);
-  return object.superRefine(check(whole));
-}
-
-type Refinement = (value: unknown, ctx: z.RefinementCtx) => void;
-
-function check(validate: ValidateFunction): Refinement {
-  return (value, ctx) => {
-    if (validate(value)) return;
-    // A field's issue stops the parse there: the whole schema's check would say it again.
-    for (const error of validate.errors ?? []) ctx.addIssue({ ...issueOf(error), continue: false });
-  };
-}
-
-function present(validate: ValidateFunction): Refinement {
-  const inner = check(validate);
-  return (value, ctx) => {
-    if (value === undefined) {
-      ctx.addIssue({ code: "custom", message: "Invalid input: required", continue: false });
-    } else inner(value, ctx);
-  };
-}
-
-function issueOf(error: ErrorObject): { code: "custom"; path: PropertyKey[]; message: string } {
-  const path: PropertyKey[] = error.instancePath
-    .split("/")
-    .slice(1)
-    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
-  const missing = (error.params as { missingProperty?: string }).missingProperty;
-  if (missing !== undefined) path.push(missing);
-  return {
-    code: "custom",
-    path,
-    message: `Invalid input: ${error.message ?? "does not match the schema"}`,
-  };
-}
-
-function pointerKey(key: string): string {
-  return encodeURIComponent(key.replaceAll("~", "~0").replaceAll("/", "~1"));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return compiler.compileWithAjv(schema, what);
 }

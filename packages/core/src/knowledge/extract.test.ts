@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makePdf, makeSharedStreamPdf } from "../../../../test/support/pdf";
-import {
-  cleanText,
-  csvText,
-  documentType,
-  ExtractError,
-  extractText,
-  htmlText,
-  jsonText,
-} from "./extract";
+import { cleanText, csvText, documentType, ExtractError, extractText, jsonText } from "./extract";
+import { htmlText } from "./html-text";
 import { DEFAULT_PDF_LIMITS } from "./pdf-text";
 
 /** Milliseconds `run` holds the event loop. */

@@ -9,11 +9,9 @@
  * document's error.
  */
 import { ExtractError } from "./extract-error";
-import { htmlText } from "./html-text";
 import { DEFAULT_PDF_LIMITS, type PdfLimits, pdfPages } from "./pdf-text";
 
 export { ExtractError } from "./extract-error";
-export { htmlText } from "./html-text";
 
 /** The kinds of document ingestion reads, by content type. */
 export const DOCUMENT_TYPES = {
@@ -73,7 +71,13 @@ export async function extractText(
   pdfLimits: PdfLimits = DEFAULT_PDF_LIMITS,
 ): Promise<string> {
   const kind = DOCUMENT_TYPES[contentType];
-  const text = kind === "pdf" ? await pdfText(bytes, pdfLimits) : fromKind(kind, utf8(bytes));
+  const text =
+    kind === "pdf"
+      ? await pdfText(bytes, pdfLimits)
+      : kind === "html"
+        ? // htmlparser2 (about 50 KB) loads with the first HTML document, not at start.
+          (await import("./html-text")).htmlText(utf8(bytes))
+        : fromKind(kind, utf8(bytes));
   const cleaned = cleanText(text);
   if (cleaned.length > MAX_EXTRACTED_CHARS) {
     throw new ExtractError(
@@ -112,13 +116,11 @@ export function cleanText(text: string): string {
   return lines.join("\n").trim();
 }
 
-function fromKind(kind: Exclude<DocumentKind, "pdf">, text: string): string {
+function fromKind(kind: Exclude<DocumentKind, "pdf" | "html">, text: string): string {
   switch (kind) {
     case "text":
     case "markdown":
       return text;
-    case "html":
-      return htmlText(text);
     case "json":
       return jsonText(text);
     case "csv":

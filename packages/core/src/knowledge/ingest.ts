@@ -251,6 +251,8 @@ export class IngestService {
             purpose: "knowledge_graph",
             schemaName: "knowledge_graph",
             schema: KnowledgeGraph,
+            cutOffHint:
+              "list only the most important entities and relationships, with shorter descriptions",
             messages: [
               { role: "system", content: GRAPH_PROMPT },
               {

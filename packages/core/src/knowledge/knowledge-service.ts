@@ -144,7 +144,7 @@ export class KnowledgeService {
     body: unknown,
   ): Promise<{ document: KnowledgeDocument; upload_url: string; expires_in: number }> {
     await this.#kb(tenant, kb);
-    this.#requireEmbeddings();
+    this.requireEmbeddings();
     const input = PresignInput.parse(body);
     const uploads = this.deps.uploads;
     if (!uploads) {
@@ -175,7 +175,7 @@ export class KnowledgeService {
   /** Takes an upload: stores the original, writes a `pending` document, queues its ingest. */
   async upload(tenant: string, kb: string, upload: Upload): Promise<KnowledgeDocument> {
     await this.#kb(tenant, kb);
-    this.#requireEmbeddings();
+    this.requireEmbeddings();
     const documentId =
       upload.documentId === undefined ? `doc_${randomId(16)}` : parseDocumentId(upload.documentId);
     const filename = checkFilename(upload.filename);
@@ -219,12 +219,15 @@ export class KnowledgeService {
     return presentDocument(record);
   }
 
-  /** Refuses a document that could never be indexed, naming what to set. */
-  #requireEmbeddings(): void {
+  /**
+   * Refuses a document that could never be indexed, naming what to set, locally
+   * and on AWS (where the API function learns it from STACKVM_EMBEDDINGS_CONFIGURED).
+   */
+  requireEmbeddings(): void {
     if (this.deps.embeddingsConfigured !== false) return;
     throw new ValidationError(
       "embeddings_not_configured",
-      "no embedding endpoint is configured, so a document could never be indexed: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama with EMBEDDING_MODEL=nomic-embed-text) or OPENAI_API_KEY (OpenAI), or EMBEDDING_PROVIDER=bedrock, then restart and upload again",
+      "no embedding endpoint is configured, so a document could never be indexed: set OPENAI_BASE_URL (any OpenAI-compatible server, e.g. Ollama with EMBEDDING_MODEL=nomic-embed-text) or OPENAI_API_KEY (OpenAI), or EMBEDDING_PROVIDER=bedrock, then restart and upload again (on AWS: npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock, then deploy)",
     );
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LlmConfig, loadLlmConfig } from "./config";
+import { DEFAULT_OUTPUT_TOKENS, LlmConfig, loadLlmConfig, OUTPUT_PURPOSES } from "./config";
 import { costUsd, priceOf } from "./cost";
 
 describe("loadLlmConfig", () => {
@@ -97,5 +97,44 @@ describe("costUsd", () => {
   it("costs 0 for an unknown model", () => {
     expect(costUsd("amazon.unknown-model-v9:0", 10_000, 10_000, prices)).toBe(0);
     expect(costUsd("llama3:8b", 10_000, 10_000, prices)).toBe(0);
+  });
+});
+
+describe("output limits and the context", () => {
+  it("defaults every purpose's output limit to one that fits a 4,096-token server", () => {
+    const { outputTokens, contextTokens } = loadLlmConfig({ LLM_MODEL: "m" });
+    expect(outputTokens).toEqual(DEFAULT_OUTPUT_TOKENS);
+    expect(Object.keys(outputTokens).sort()).toEqual([...OUTPUT_PURPOSES].sort());
+    expect(Math.max(...Object.values(outputTokens))).toBeLessThanOrEqual(2048);
+    expect(contextTokens).toBeUndefined();
+  });
+
+  it.each([
+    ["a list", "plan=4096, generate=100"],
+    ["JSON", '{"plan": 4096, "generate": 100}'],
+  ])("reads LLM_MAX_OUTPUT_TOKENS as %s, keeping the defaults of the others", (_, raw) => {
+    const config = loadLlmConfig({
+      LLM_MODEL: "m",
+      LLM_MAX_OUTPUT_TOKENS: raw,
+      LLM_CONTEXT_TOKENS: "8192",
+    });
+    expect(config.outputTokens).toEqual({ ...DEFAULT_OUTPUT_TOKENS, plan: 4096, generate: 100 });
+    expect(config.contextTokens).toBe(8192);
+  });
+
+  it.each([
+    ["plans=100", /unknown purpose 'plans'.*purposes: plan, plan_update/],
+    ["plan=0", /plan must be a whole number of tokens, at least 1; got '0'/],
+    ["plan=lots", /plan must be a whole number of tokens/],
+    ['{"plan": 1.5}', /plan must be a whole number/],
+    ["{plan", /LLM_MAX_OUTPUT_TOKENS is not JSON/],
+  ])("refuses LLM_MAX_OUTPUT_TOKENS=%s saying what is wrong", (raw, message) => {
+    expect(() => loadLlmConfig({ LLM_MODEL: "m", LLM_MAX_OUTPUT_TOKENS: raw })).toThrow(message);
+  });
+
+  it("refuses an LLM_CONTEXT_TOKENS too small to hold a prompt", () => {
+    expect(() => loadLlmConfig({ LLM_MODEL: "m", LLM_CONTEXT_TOKENS: "100" })).toThrow(
+      /LLM_CONTEXT_TOKENS must be a whole number of tokens, at least 256; got '100'/,
+    );
   });
 });

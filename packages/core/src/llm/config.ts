@@ -19,6 +19,41 @@ export type LlmPrice = z.infer<typeof LlmPrice>;
 export const LlmPrices = z.record(z.string().min(1), LlmPrice);
 export type LlmPrices = z.infer<typeof LlmPrices>;
 
+/**
+ * The kinds of call that have their own output limit: the planner's plan and plan
+ * update, a `jmp` condition (and an evaluation's verdict), `llm_generate`, the code
+ * that `code_task` writes, a chunk's knowledge graph at ingest, and `doctor`'s check.
+ */
+export const OUTPUT_PURPOSES = [
+  "plan",
+  "plan_update",
+  "condition",
+  "generate",
+  "code",
+  "graph",
+  "doctor",
+] as const;
+export type OutputPurpose = (typeof OUTPUT_PURPOSES)[number];
+
+/**
+ * Output limits (tokens) that fit a server with a 4,096-token context, the default
+ * of llama.cpp and Ollama: the default namespace's first plan prompt is about 2,000
+ * tokens (2,600 by the session's high estimate, which then lowers the limit to the
+ * room it sees), so a plan of up to 2,048 fits. A hosted model with a large context can take more; a reasoning
+ * model counts its hidden thinking against `max_completion_tokens` and needs more
+ * (`LLM_MAX_OUTPUT_TOKENS='plan=16000,plan_update=16000'`).
+ */
+export const DEFAULT_OUTPUT_TOKENS: Readonly<Record<OutputPurpose, number>> = {
+  plan: 2_048,
+  plan_update: 2_048,
+  condition: 512,
+  generate: 2_048,
+  code: 2_048,
+  graph: 1_024,
+  // "Reply with ok": a server that ignored the limit generated 14,525 tokens here.
+  doctor: 16,
+};
+
 export const LlmConfig = z.object({
   /** `LLM_MODEL`, `REASON_LLM_MODEL` (plans, plan updates), `EVAL_LLM_MODEL`. */
   models: z.object({
@@ -38,6 +73,20 @@ export const LlmConfig = z.object({
    * `max_cost_usd` budget then never runs out; add the model here to count it.
    */
   prices: LlmPrices.default({}),
+  /**
+   * The most tokens each kind of call may answer (`max_tokens`), so that no answer
+   * runs on until the server's context is full. `LLM_MAX_OUTPUT_TOKENS` overrides
+   * some or all of `DEFAULT_OUTPUT_TOKENS`.
+   */
+  outputTokens: z
+    .record(z.enum(OUTPUT_PURPOSES), z.number().int().positive())
+    .default({ ...DEFAULT_OUTPUT_TOKENS }),
+  /**
+   * `LLM_CONTEXT_TOKENS`: the server's context in tokens when the server does not
+   * say (llama.cpp's `/props` and Ollama's `/api/ps` do). Unknown: prompts are not
+   * measured before they are sent.
+   */
+  contextTokens: z.number().int().positive().optional(),
 });
 /** The validated configuration; build it with `LlmConfig.parse({...})` or `loadLlmConfig`. */
 export type LlmConfig = z.infer<typeof LlmConfig>;
@@ -95,6 +144,8 @@ export function loadLlmConfig(env: Record<string, string | undefined>): LlmConfi
     maxAttempts: wholeNumber("LLM_MAX_ATTEMPTS", get("LLM_MAX_ATTEMPTS"), 1, "attempts", 10),
     repairRounds: wholeNumber("LLM_REPAIR_ROUNDS", get("LLM_REPAIR_ROUNDS"), 0, "rounds", 5),
     prices: prices(get("LLM_PRICES")),
+    outputTokens: outputTokens(get("LLM_MAX_OUTPUT_TOKENS")),
+    contextTokens: wholeNumber("LLM_CONTEXT_TOKENS", get("LLM_CONTEXT_TOKENS"), 256, "tokens"),
   });
 }
 
@@ -129,6 +180,41 @@ function prices(raw: string | undefined): LlmPrices | undefined {
     throw invalid(`LLM_PRICES is not a price table (${issues.join("; ")}): ${example}`);
   }
   return parsed.data;
+}
+
+/**
+ * `LLM_MAX_OUTPUT_TOKENS` as a JSON object (`{"plan": 4096}`) or a list
+ * (`plan=4096,generate=1024`); the purposes it does not name keep their defaults.
+ */
+function outputTokens(raw: string | undefined): Record<OutputPurpose, number> | undefined {
+  if (raw === undefined) return undefined;
+  const example = `e.g. LLM_MAX_OUTPUT_TOKENS='plan=4096,generate=1024' or '{"plan": 4096}'; purposes: ${OUTPUT_PURPOSES.join(", ")}`;
+  let entries: Array<[string, unknown]>;
+  if (raw.startsWith("{")) {
+    try {
+      entries = Object.entries(JSON.parse(raw) as Record<string, unknown>);
+    } catch (error) {
+      throw invalid(`LLM_MAX_OUTPUT_TOKENS is not JSON (${(error as Error).message}): ${example}`);
+    }
+  } else {
+    entries = raw.split(",").map((pair) => {
+      const [key = "", value = ""] = pair.split("=").map((part) => part.trim());
+      return [key, value === "" ? Number.NaN : Number(value)];
+    });
+  }
+  const limits: Record<OutputPurpose, number> = { ...DEFAULT_OUTPUT_TOKENS };
+  for (const [key, value] of entries) {
+    if (!(OUTPUT_PURPOSES as readonly string[]).includes(key)) {
+      throw invalid(`LLM_MAX_OUTPUT_TOKENS names an unknown purpose '${key}': ${example}`);
+    }
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+      throw invalid(
+        `LLM_MAX_OUTPUT_TOKENS: ${key} must be a whole number of tokens, at least 1; got '${String(value)}': ${example}`,
+      );
+    }
+    limits[key as OutputPurpose] = value;
+  }
+  return limits;
 }
 
 function invalid(message: string): ValidationError {

@@ -33,3 +33,29 @@ describe("extractJson", () => {
     expect(result.ok ? "" : result.error).toMatch(error);
   });
 });
+
+describe("extractJson with a reasoning model's thinking", () => {
+  it.each([
+    [
+      "a closed block before the JSON, braces inside",
+      '<think>Maybe {"a": 0}? Or [1]. No.</think>\n{"a": 1}',
+      'Maybe {"a": 0}? Or [1]. No.',
+    ],
+    [
+      "the opening tag in the chat template",
+      'I should answer {"a": 2} or so.\n</think>\n\n{"a": 1}',
+      'I should answer {"a": 2} or so.',
+    ],
+    ["a <thinking> block after a fence", '<thinking>x</thinking>```json\n{"a": 1}\n```', "x"],
+  ])("takes the JSON, not the thinking, in %s", (_, text, thinking) => {
+    expect(extractJson(text)).toEqual({ ok: true, value: { a: 1 }, thinking });
+  });
+
+  it("says an answer stopped while thinking holds no JSON", () => {
+    const result = extractJson('<think>First {"a": 0}, then');
+    expect(result).toEqual({
+      ok: false,
+      error: "the answer holds only thinking (<think>…) and no JSON after it",
+    });
+  });
+});

@@ -1,10 +1,47 @@
 /**
  * Models asked for JSON often wrap it: a ```json fence, a sentence before it, a
- * remark after it. `extractJson` finds the JSON value in such an answer so that
- * only answers with no JSON at all cost a repair round.
+ * remark after it, and reasoning models (DeepSeek-R1, Qwen3, served by llama.cpp
+ * or Ollama without a reasoning parser) their thinking in `<think>…</think>`
+ * before it. `extractJson` finds the JSON value in such an answer so that only
+ * answers with no JSON at all cost a repair round, and hands the thinking back
+ * apart: braces in it are never taken for the answer.
  */
 
-export type ExtractedJson = { ok: true; value: unknown } | { ok: false; error: string };
+export type ExtractedJson =
+  | { ok: true; value: unknown; thinking?: string }
+  | { ok: false; error: string };
+
+/** `<think>` (or `<thinking>`) blocks, closed. */
+const THINK_BLOCK = /<(think|thinking)>([\s\S]*?)<\/\1>/gi;
+
+/**
+ * An answer's thinking and the rest: closed `<think>…</think>` blocks anywhere, a
+ * `</think>` whose opening tag was in the chat template (everything before it),
+ * and a `<think>` never closed (everything after it: the answer stopped while
+ * thinking).
+ *
+ * @example
+ * splitThinking('<think>a list?</think>{"a": 1}') // { thinking: "a list?", answer: '{"a": 1}' }
+ */
+export function splitThinking(text: string): { thinking?: string; answer: string } {
+  const thoughts: string[] = [];
+  let answer = text.replace(THINK_BLOCK, (_, _tag: string, inner: string) => {
+    thoughts.push(inner.trim());
+    return "";
+  });
+  const close = /<\/think(ing)?>/i.exec(answer);
+  if (close) {
+    thoughts.unshift(answer.slice(0, close.index).trim());
+    answer = answer.slice(close.index + close[0].length);
+  }
+  const open = /<think(ing)?>/i.exec(answer);
+  if (open) {
+    thoughts.push(answer.slice(open.index + open[0].length).trim());
+    answer = answer.slice(0, open.index);
+  }
+  const thinking = thoughts.filter((t) => t !== "").join("\n\n");
+  return thinking === "" ? { answer } : { thinking, answer };
+}
 
 /** How many `{` / `[` positions to try before giving up on a long prose answer. */
 const MAX_CANDIDATES = 20;
@@ -16,7 +53,16 @@ const MAX_CANDIDATES = 20;
  * @example
  * extractJson('Here it is:\n```json\n{"a": 1}\n```') // { ok: true, value: { a: 1 } }
  */
-export function extractJson(text: string): ExtractedJson {
+export function extractJson(answer: string): ExtractedJson {
+  const { thinking, answer: text } = splitThinking(answer);
+  const found = extractFrom(text);
+  if (!found.ok && thinking !== undefined && text.trim() === "") {
+    return { ok: false, error: "the answer holds only thinking (<think>…) and no JSON after it" };
+  }
+  return found.ok && thinking !== undefined ? { ...found, thinking } : found;
+}
+
+function extractFrom(text: string): ExtractedJson {
   const whole = tryParse(text.trim());
   if (whole.ok) return whole;
 

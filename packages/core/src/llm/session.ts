@@ -7,12 +7,24 @@
  * and answer is stored as one blob (`trace.ts`) and named in its record.
  */
 import type * as z from "zod";
-import { BudgetExceededError, StepError } from "../errors";
+import { BudgetExceededError } from "../errors";
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
-import type { LlmConfig } from "./config";
+import {
+  cutOff,
+  cutOffError,
+  invalidOutput,
+  isCutOff,
+  type Parsed,
+  parseJson,
+  refusesSchema,
+  validate,
+} from "./answers";
+import { DEFAULT_OUTPUT_TOKENS, type LlmConfig } from "./config";
+import { fitOutput, type KnownContext, outputPurposeOf } from "./context-fit";
 import { costUsd } from "./cost";
-import { extractJson } from "./extract-json";
+import { repairExcerpt } from "./excerpt";
+import { splitThinking } from "./extract-json";
 import { toLlmJsonSchema } from "./json-schema";
 import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
 import { buildTrace, storeTrace, type TraceAttempt, type TraceSink } from "./trace";
@@ -44,21 +56,15 @@ export interface LlmSessionDeps {
   tokens?: TokenSink;
 }
 
-/** The repair loop's verdict on one answer. */
-type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
-
 /** A call made, its record not yet given its trace. */
 interface Made {
   response: LlmResponse;
+  /** The request as sent: with the output limit the call was given. */
+  request: Omit<LlmRequest, "timeoutMs">;
   record: LlmCall;
   attempts: TraceAttempt[];
   createdAt: string;
 }
-
-/** How much of a rejected answer goes into the error's details. */
-const ANSWER_EXCERPT_CHARS = 2_000;
-/** How many validation issues are sent back to the model and put in the error. */
-const MAX_ISSUES = 20;
 
 /**
  * A session for one step. `calls` collects a record of every completed call.
@@ -80,6 +86,25 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     ...(deps.giveUpAt === undefined ? {} : { giveUpAt: deps.giveUpAt, now }),
   };
 
+  // Asked of the server once per model and session: a step makes few calls.
+  const contexts = new Map<string, Promise<KnownContext | undefined>>();
+  function contextOf(model: string): Promise<KnownContext | undefined> {
+    let known = contexts.get(model);
+    if (known === undefined) {
+      known = (port.contextTokens?.(model) ?? Promise.resolve(undefined))
+        .catch(() => undefined)
+        .then((tokens) => {
+          if (tokens !== undefined) return { tokens, source: "the server" };
+          if (config.contextTokens !== undefined) {
+            return { tokens: config.contextTokens, source: "LLM_CONTEXT_TOKENS" };
+          }
+          return undefined;
+        });
+      contexts.set(model, known);
+    }
+    return known;
+  }
+
   function checkBudget(): void {
     const spentTokens = calls.reduce((sum, c) => sum + c.input_tokens + c.output_tokens, 0);
     const spentCost = calls.reduce((sum, c) => sum + c.cost_usd, 0);
@@ -99,6 +124,16 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   ): Promise<Made> {
     checkBudget();
     await budget.meter?.check();
+    // Every call is bounded: its purpose's limit, lowered to the room its prompt leaves.
+    request = {
+      ...request,
+      maxOutputTokens: fitOutput({
+        purpose,
+        messages: request.messages,
+        limit: request.maxOutputTokens ?? outputLimit(config, purpose),
+        context: await contextOf(request.model),
+      }),
+    };
     const started = now();
     const tries: TraceAttempt[] = [];
     const sink = stream ? deps.tokens : undefined;
@@ -145,7 +180,13 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     };
     calls.push(record);
     await budget.meter?.spend(record.input_tokens + record.output_tokens, record.cost_usd);
-    return { response, record, attempts: tries, createdAt: new Date(started).toISOString() };
+    return {
+      response,
+      record,
+      attempts: tries,
+      createdAt: new Date(started).toISOString(),
+      request,
+    };
   }
 
   /** Stores the call's trace (one blob write) and names it in the call's record. */
@@ -175,26 +216,37 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
     parse: (text: string) => Parsed<T>,
     what: string,
     stream = false,
-  ): Promise<{ response: LlmResponse; value: T }> {
+    cutOffHint = "write a shorter answer",
+    notes: TraceAttempt[] = [],
+  ): Promise<{ response: LlmResponse; value: T; reasoning?: string }> {
     let messages = request.messages;
     for (let round = 0; ; round++) {
-      const asked = { ...request, messages };
-      const made = await call(purpose, asked, stream);
+      const made = await call(purpose, { ...request, messages }, stream);
+      if (round === 0) made.attempts.unshift(...notes);
       const { response } = made;
-      const parsed = parse(response.text);
-      await traced(made, asked, round, parsed);
-      if (parsed.ok) return { response, value: parsed.value };
-      if (round >= config.repairRounds) {
-        throw new StepError(
-          "llm_invalid_output",
-          `the model gave no valid ${what} in ${round + 1} answer(s): ${parsed.errors.join("; ")}`,
-          { purpose, errors: parsed.errors, answer: response.text.slice(0, ANSWER_EXCERPT_CHARS) },
-        );
+      // A cut answer is not parsed: a fragment of it may parse, and its errors mislead.
+      const parsed = isCutOff(response)
+        ? cutOff<T>(response, made.request.maxOutputTokens)
+        : parse(response.text);
+      await traced(made, made.request, round, parsed);
+      if (parsed.ok) {
+        // The server's own reasoning field, else the `<think>` the answer carried.
+        const reasoning = response.reasoning ?? parsed.thinking;
+        return { response, value: parsed.value, ...(reasoning === undefined ? {} : { reasoning }) };
       }
+      if (round >= config.repairRounds)
+        throw invalidOutput(purpose, what, round + 1, parsed, response);
       messages = [
         ...messages,
-        { role: "assistant", content: response.text },
-        { role: "user", content: repairPrompt(what, parsed.errors) },
+        // The problems and the start of the answer: the whole would grow every round.
+        { role: "assistant", content: repairExcerpt(response.text) },
+        {
+          role: "user",
+          content:
+            parsed.cutOff === undefined
+              ? repairPrompt(what, parsed.errors)
+              : `Your answer was cut off at ${parsed.cutOff} tokens: ${cutOffHint}. Answer the whole ${what} again, complete.`,
+        },
       ];
     }
   }
@@ -214,34 +266,68 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
       };
       if (!options.json) {
         const made = await call(options.purpose, request, options.stream);
-        await traced(made, request, 0);
-        return withReasoning({ text: made.response.text }, made.response);
+        await traced(made, made.request, 0);
+        if (isCutOff(made.response)) {
+          throw cutOffError(options.purpose, made.response, made.request.maxOutputTokens, 1);
+        }
+        // A reasoning model's `<think>` is not part of the text it was asked for.
+        const { thinking, answer } = splitThinking(made.response.text);
+        const reasoning = made.response.reasoning ?? thinking;
+        const text = thinking === undefined ? made.response.text : answer.trim();
+        return reasoning === undefined ? { text } : { text, reasoning };
       }
-      const { response, value } = await callUntilValid(
+      const { response, value, reasoning } = await callUntilValid(
         options.purpose,
-        { ...request, jsonObject: true },
+        // A JSON Schema the caller has goes to the server as one; else any JSON object.
+        options.jsonSchema === undefined
+          ? { ...request, jsonObject: true }
+          : { ...request, jsonSchema: options.jsonSchema },
         parseJson,
         "JSON value",
         options.stream,
       );
-      return withReasoning({ text: response.text, value }, response);
+      return reasoning === undefined
+        ? { text: response.text, value }
+        : { text: response.text, value, reasoning };
     },
 
     async json<T>(options: JsonOptions<T>): Promise<T> {
-      const { value } = await callUntilValid(
-        options.purpose,
-        {
-          model: modelFor(options.role),
-          messages: options.messages,
-          jsonSchema: { name: options.schemaName, schema: jsonSchemaOf(options.schema) },
-          maxOutputTokens: options.maxOutputTokens,
-          temperature: options.temperature,
-        },
-        (text) => validate(text, options.schema),
-        `'${options.schemaName}' JSON`,
-        options.stream,
-      );
-      return value;
+      const ask = (schema: Record<string, unknown>, notes?: TraceAttempt[]) =>
+        callUntilValid(
+          options.purpose,
+          {
+            model: modelFor(options.role),
+            messages: options.messages,
+            jsonSchema: { name: options.schemaName, schema },
+            maxOutputTokens: options.maxOutputTokens,
+            temperature: options.temperature,
+          },
+          (text) => validate(text, options.schema),
+          `'${options.schemaName}' JSON`,
+          options.stream,
+          options.cutOffHint,
+          notes,
+        );
+      let answer: Awaited<ReturnType<typeof ask>>;
+      if (options.wireSchema === undefined) {
+        answer = await ask(jsonSchemaOf(options.schema));
+      } else {
+        try {
+          answer = await ask(options.wireSchema);
+        } catch (error) {
+          if (!refusesSchema(error)) throw error;
+          // A server that cannot take the precise schema still gets one it can.
+          answer = await ask(jsonSchemaOf(options.schema), [
+            {
+              attempt: 0,
+              latency_ms: 0,
+              error: `the server refused the precise '${options.schemaName}' schema, so the loose one was sent: ${errorText(error)}`,
+            },
+          ]);
+        }
+      }
+      if (answer.reasoning !== undefined) options.onReasoning?.(answer.reasoning);
+      return answer.value;
     },
   };
 }
@@ -258,20 +344,13 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-function parseJson(text: string): Parsed<unknown> {
-  const extracted = extractJson(text);
-  return extracted.ok ? extracted : { ok: false, errors: [extracted.error] };
-}
-
-function validate<T>(text: string, schema: z.ZodType<T>): Parsed<T> {
-  const extracted = extractJson(text);
-  if (!extracted.ok) return { ok: false, errors: [extracted.error] };
-  const result = schema.safeParse(extracted.value);
-  if (result.success) return { ok: true, value: result.data };
-  const errors = result.error.issues
-    .slice(0, MAX_ISSUES)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(top)"}: ${issue.message}`);
-  return { ok: false, errors };
+/** The purpose's limit; a config built by hand (not parsed) has the defaults. */
+function outputLimit(config: LlmConfig, purpose: LlmPurpose): number {
+  const key = outputPurposeOf(purpose);
+  return (
+    (config.outputTokens as Partial<LlmConfig["outputTokens"]> | undefined)?.[key] ??
+    DEFAULT_OUTPUT_TOKENS[key]
+  );
 }
 
 function errorText(error: unknown): string {
@@ -284,10 +363,6 @@ function repairPrompt(what: string, errors: string[]): string {
     ...errors.map((e) => `- ${e}`),
     `Answer again with only the corrected ${what}, no other text.`,
   ].join("\n");
-}
-
-function withReasoning<R extends { text: string }>(result: R, response: LlmResponse) {
-  return response.reasoning === undefined ? result : { ...result, reasoning: response.reasoning };
 }
 
 const count = (n: number) => Math.round(n).toLocaleString("en-US");

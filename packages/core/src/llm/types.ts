@@ -18,6 +18,9 @@ export interface GenerateOptions {
   messages: LlmMessage[];
   /** Ask for any JSON object; the text is then parsed into `value`. */
   json?: boolean;
+  /** With `json`: the JSON Schema the answer must follow, sent as a `json_schema` response format. */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
+  /** Overrides the purpose's output limit (`LLM_MAX_OUTPUT_TOKENS`); lowered to the room the context leaves. */
   maxOutputTokens?: number;
   temperature?: number;
   /** Hand the answer's text to the session's `TokenSink` as it is written (when it has one). */
@@ -35,6 +38,20 @@ export interface JsonOptions<T> {
   temperature?: number;
   /** Hand the answer's text to the session's `TokenSink` as it is written (when it has one). */
   stream?: boolean;
+  /**
+   * What the repair asks for when an answer is cut off at the output limit,
+   * after "Your answer was cut off at N tokens: " (default "write a shorter answer").
+   */
+  cutOffHint?: string;
+  /**
+   * The JSON Schema sent to the server in place of `schema`'s own: a more precise
+   * one (the plan language for the namespace's tools) that `schema` still checks
+   * the answer against. A server that refuses it (a 400 naming the schema) is
+   * asked again with `schema`'s own, and the call's trace says so.
+   */
+  wireSchema?: Record<string, unknown>;
+  /** Receives the accepted answer's reasoning: the server's own field, or its `<think>` text. */
+  onReasoning?: (reasoning: string) => void;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CLOSED_POLICY, LOOPBACK_OPENED } from "./outbound-policy";
-import { webhookUrlCheck } from "./webhook-url";
+import { CLOSED_POLICY, LOOPBACK_OPENED, parseOpenRanges } from "./outbound-policy";
+import { webhookTargetCheck, webhookUrlCheck } from "./webhook-url";
 
 describe("webhookUrlCheck", () => {
   it("accepts https to a public host, and refuses http and loopback when nothing is opened", () => {
@@ -39,5 +39,63 @@ describe("webhookUrlCheck", () => {
     expect(() => check("http://127.0.0.1:4000/")).toThrow(/own listeners/);
     expect(() => check("http://localhost:4000/")).toThrow(/own listeners/);
     expect(() => check("http://169.254.169.254/latest/meta-data/")).toThrow(/metadata/);
+  });
+});
+
+describe("webhookTargetCheck", () => {
+  /** A resolver that answers from a table and counts its lookups; nothing leaves the machine. */
+  const table =
+    (names: Record<string, string[]>, asked: string[] = []) =>
+    async (host: string) => {
+      asked.push(host);
+      const addresses = names[host];
+      if (!addresses) throw new Error(`ENOTFOUND ${host}`);
+      return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+    };
+  const names = {
+    "hooks.internal.example": ["10.0.0.5"],
+    "meta.example": ["169.254.169.254"],
+    "mixed.example": ["93.184.215.14", "192.168.1.9"],
+    "v6.example": ["fd00:ec2::254"],
+    "public.example": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+  };
+
+  it.each([
+    ["https://hooks.internal.example/x", "10.0.0.5", /a private address/],
+    ["https://meta.example/latest", "169.254.169.254", /metadata/],
+    ["https://mixed.example/", "192.168.1.9", /a private address/],
+    ["https://v6.example/", "fd00:ec2::254", /metadata/],
+  ])(
+    "refuses %s, whose name resolves to a refused address, naming it and the fix",
+    async (url, address, reason) => {
+      const check = webhookTargetCheck({ ...CLOSED_POLICY, resolve: table(names) });
+      const refused = check(url);
+      await expect(refused).rejects.toMatchObject({ code: "bad_webhook_url" });
+      await expect(refused).rejects.toThrow(address);
+      await expect(refused).rejects.toThrow(reason);
+      await expect(refused).rejects.toThrow(/public addresses only.*STACKVM_OPEN_PRIVATE_RANGES/);
+    },
+  );
+
+  it("accepts a name that resolves to public addresses only, or that does not resolve now", async () => {
+    const check = webhookTargetCheck({ ...CLOSED_POLICY, resolve: table(names) });
+    await expect(check("https://public.example/hook")).resolves.toBeUndefined();
+    // Delivery's guard checks every connection: an unknown name is not refused at the door.
+    await expect(check("https://unknown.example/hook")).resolves.toBeUndefined();
+  });
+
+  it("accepts a private name the operator opened, and never a metadata one", async () => {
+    const opened = { ...CLOSED_POLICY, openRanges: parseOpenRanges("10.0.0.0/8") };
+    const check = webhookTargetCheck({ ...opened, resolve: table(names) });
+    await expect(check("https://hooks.internal.example/x")).resolves.toBeUndefined();
+    await expect(check("https://meta.example/")).rejects.toThrow(/metadata/);
+  });
+
+  it("makes the scheme and literal checks first, without a lookup", async () => {
+    const asked: string[] = [];
+    const check = webhookTargetCheck({ ...CLOSED_POLICY, resolve: table(names, asked) });
+    await expect(check("http://public.example/")).rejects.toThrow(/https URL/);
+    await expect(check("https://10.0.0.5/")).rejects.toThrow(/private address/);
+    expect(asked).toEqual([]);
   });
 });

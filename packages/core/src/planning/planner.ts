@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { StepError } from "../errors";
+import { repairExcerpt } from "../llm/excerpt";
 import type { PlanProblem } from "../plan/problems";
 import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
@@ -13,6 +14,7 @@ import type { Clock } from "../ports/clock";
 import { describeTool } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import type { PlanInput, Planner, PlanResult, ReplanInput } from "../vm/planner-port";
+import { planWireSchema } from "./plan-schema";
 import { planMessages, replanMessages } from "./prompts";
 
 export const PlanAnswer = z.object({
@@ -41,12 +43,22 @@ function toolsFor(tools: ReadonlyMap<string, Tool>, allowed: ReadonlySet<string>
   return [...tools.values()].filter((t) => allowed.has(t.name)).map(describeTool);
 }
 
+/** How many of a plan's problems go back to the model (and into the error's message). */
+const MAX_PROBLEMS = 20;
+
+/** What the planner's repair asks for when a plan is cut off at the output limit. */
+export const SHORTER_PLAN =
+  "write a shorter plan (fewer instructions, shorter prompts and reasoning)";
+
 function problemsText(problems: PlanProblem[]): string {
+  const more = problems.length - MAX_PROBLEMS;
   return problems
+    .slice(0, MAX_PROBLEMS)
     .map(
       (p) =>
         `- ${p.path || "(plan)"}${p.seq_no === null ? "" : ` (seq_no ${p.seq_no})`}: ${p.message} Hint: ${p.hint}`,
     )
+    .concat(more > 0 ? [`- and ${more} more`] : [])
     .join("\n");
 }
 
@@ -56,6 +68,20 @@ const KEPT_PLAN_CHARS = 8_000;
 function keptPlan(plan: unknown): { plan: unknown } | { plan_chars: number } {
   const chars = JSON.stringify(plan ?? null).length;
   return chars <= KEPT_PLAN_CHARS ? { plan } : { plan_chars: chars };
+}
+
+/** How much of a reasoning model's thinking the plan's reasoning keeps. */
+const KEPT_THINKING_CHARS = 4_000;
+
+/**
+ * The plan's reasoning: the answer's own, with the model's thinking (`<think>` or
+ * the server's reasoning field) before it, so that neither is lost.
+ */
+function planReasoning(reasoning: string, thinking: string | undefined): string {
+  if (thinking === undefined || thinking.trim() === "") return reasoning;
+  const kept =
+    thinking.length > KEPT_THINKING_CHARS ? `${thinking.slice(0, KEPT_THINKING_CHARS)}…` : thinking;
+  return reasoning.trim() === "" ? kept : `${kept}\n\n${reasoning}`;
 }
 
 export function createPlanner(deps: PlannerDeps): Planner {
@@ -91,7 +117,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
         );
       }
       extra.push(
-        { role: "assistant", content: JSON.stringify(answer) },
+        // The problems and the start of the plan: the whole would grow every round.
+        { role: "assistant", content: repairExcerpt(JSON.stringify(answer)) },
         {
           role: "user",
           content: `That plan fails validation:\n${problemsText(result.problems)}\nAnswer the whole corrected JSON again.`,
@@ -121,14 +148,16 @@ export function createPlanner(deps: PlannerDeps): Planner {
           };
         }
       }
+      const tools = toolsFor(input.tools, input.allowed);
       const base = planMessages({
         goal,
         responseFormat: config.response_format,
-        tools: toolsFor(input.tools, input.allowed),
+        tools,
         inputs: config.inputs,
         today: today(),
         example: template ? { goal: template.goal, plan: template.plan } : undefined,
       });
+      let thinking: string | undefined;
       const { answer, plan, attempts, repaired } = await untilValid(
         input,
         Object.keys(config.inputs),
@@ -138,14 +167,19 @@ export function createPlanner(deps: PlannerDeps): Planner {
             role: "reason",
             schemaName: "plan",
             schema: PlanAnswer,
+            wireSchema: planWireSchema(tools, false),
+            onReasoning: (text) => {
+              thinking = text;
+            },
             messages: [...base, ...extra],
+            cutOffHint: SHORTER_PLAN,
             // A watcher sees the plan being written, labelled by its purpose.
             stream: true,
           }),
       );
       return {
         plan,
-        reasoning: answer.reasoning,
+        reasoning: planReasoning(answer.reasoning, thinking),
         details: {
           attempts,
           ...(repaired.length ? { repaired_problems: repaired } : {}),
@@ -156,10 +190,11 @@ export function createPlanner(deps: PlannerDeps): Planner {
 
     async replan(input: ReplanInput): Promise<PlanResult & { pc: number }> {
       const { config } = input.branch;
+      const tools = toolsFor(input.tools, input.allowed);
       const base = replanMessages({
         goal: config.goal ?? "",
         responseFormat: config.response_format,
-        tools: toolsFor(input.tools, input.allowed),
+        tools,
         inputs: config.inputs,
         today: today(),
         plan: input.plan,
@@ -168,6 +203,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         suggestion: input.suggestion,
         error: input.error,
       });
+      let thinking: string | undefined;
       const { answer, plan, attempts } = await untilValid(
         input,
         [...Object.keys(input.variables), ...Object.keys(config.inputs)],
@@ -177,7 +213,12 @@ export function createPlanner(deps: PlannerDeps): Planner {
             role: "reason",
             schemaName: "plan_update",
             schema: PlanUpdateAnswer,
+            wireSchema: planWireSchema(tools, true),
+            onReasoning: (text) => {
+              thinking = text;
+            },
             messages: [...base, ...extra],
+            cutOffHint: SHORTER_PLAN,
             // A watcher sees the plan being written, labelled by its purpose.
             stream: true,
           }),
@@ -185,7 +226,12 @@ export function createPlanner(deps: PlannerDeps): Planner {
       const pc = plan.some((i) => i.seq_no === answer.resume_at)
         ? answer.resume_at
         : (plan.find((i) => input.pc === null || i.seq_no >= input.pc)?.seq_no ?? plan[0]!.seq_no);
-      return { plan, reasoning: answer.reasoning, pc, details: { attempts } };
+      return {
+        plan,
+        reasoning: planReasoning(answer.reasoning, thinking),
+        pc,
+        details: { attempts },
+      };
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Plan } from "../plan/schema";
 import type { LlmMessage } from "../ports/llm";
 import type { ToolDescription } from "../tools/registry";
 import { goalText } from "../vm/goal-text";
+import { paramsText } from "./tool-params";
 
 export const PLAN_LANGUAGE = `A plan is a JSON array of instructions. Each has "seq_no" (a unique non-negative integer), "type" and "parameters".
 Execution starts at the first instruction and continues in array order; a jump names the seq_no of its target.
@@ -32,8 +33,16 @@ export interface PlanPromptInput {
 
 function toolsText(tools: ToolDescription[]): string {
   return tools
-    .map((t) => `- ${t.name}: ${t.description}\n  input schema: ${JSON.stringify(t.input_schema)}`)
+    .map(
+      (t) =>
+        `- ${t.name}: ${withoutInputSentence(t.description)}\n  tool_params:\n${paramsText(t.input_schema, "    ")}`,
+    )
     .join("\n");
+}
+
+/** A description's "Input: a (required), b (optional)." says what the parameter lines below it say. */
+function withoutInputSentence(description: string): string {
+  return description.replace(/\s*\bInput: [^.]*\.(?=\s|$)/, "");
 }
 
 function inputsText(inputs: Record<string, unknown>): string {

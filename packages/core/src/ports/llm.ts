@@ -44,4 +44,10 @@ export interface LlmResponse {
 
 export interface LlmPort {
   complete(request: LlmRequest): Promise<LlmResponse>;
+  /**
+   * The context (prompt plus answer, in tokens) the server gives `model`, when the
+   * server says (llama.cpp's `/props`, Ollama's `/api/ps`); undefined when it does
+   * not or cannot be asked. Must not throw. Absent: the context is not known.
+   */
+  contextTokens?(model: string): Promise<number | undefined>;
 }

@@ -148,7 +148,8 @@ export class BranchService {
    * `TaskService.record` (so its tenant is checked); 404 for a missing commit.
    */
   async storedState(task: TaskRecord, commitId: string): Promise<StoredState> {
-    const commit = await this.commitRecord(task, commitId);
+    const commit = await this.deps.store.getCommitHead(task.tenant_id, task.task_id, commitId);
+    if (!commit) throw new NotFoundError("commit", commitId);
     return stateFromCommit(this.deps.store, this.deps.blobs, task.tenant_id, task.task_id, commit);
   }
 
@@ -437,7 +438,10 @@ export class BranchService {
 }
 
 /** The ancestor segments of a new branch forked at `commit`. */
-function lineageOf(branches: BranchRecord[], commit: CommitRecord): BranchRecord["lineage"] {
+function lineageOf(
+  branches: BranchRecord[],
+  commit: Pick<CommitRecord, "bid" | "branch" | "depth">,
+): BranchRecord["lineage"] {
   const own = { bid: commit.bid, name: commit.branch, upto: commit.depth };
   const holder = branches.find((b) => b.bid === commit.bid);
   if (holder) return [own, ...holder.lineage];

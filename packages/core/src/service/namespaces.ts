@@ -14,6 +14,7 @@ import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { SandboxLimitsRequest } from "../sandbox/protocol";
 import { tenantPk } from "../store/keys";
+import { prepareTools } from "../tools/prepare";
 import {
   type NamespaceTools,
   recordKind,
@@ -128,7 +129,10 @@ export class NamespaceService implements ToolRecords {
   async resolve(tenant: string, name: string): Promise<ResolvedNamespace> {
     const { namespace, codeTools, records } = await this.read(tenant, name);
     const config = configOf(namespace);
-    return { config, codeTools, tools: await this.registry.fromRecords(tenant, config, records) };
+    const tools = await this.registry.fromRecords(tenant, config, records);
+    // Its callers check plans against these tools (synchronously).
+    await prepareTools(tools.all.values());
+    return { config, codeTools, tools };
   }
 
   /** The namespace with its tools' records (`default` when not stored). */

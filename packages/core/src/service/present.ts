@@ -12,6 +12,7 @@ import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
 import { decodeValue, isStoredRef, taskBlobPrefix } from "../store/values";
 import type { GroupRecord } from "../vm/group";
 import type { WaitingRecord } from "../vm/wait";
+import { storedTitle } from "./task-title";
 
 /** How long presigned URLs in answers stay valid. */
 const URL_SECONDS = 3600;
@@ -64,6 +65,8 @@ export class Presenter {
     return {
       task_id: task.task_id,
       goal: task.goal,
+      name: task.name ?? null,
+      title: storedTitle(task),
       namespace: task.namespace,
       status: evaluating ? "running" : (result?.status ?? task.status),
       branch: task.branch,

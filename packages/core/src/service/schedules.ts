@@ -351,7 +351,7 @@ export class ScheduleService {
       this.deps.tasks.validateIn(namespace, item.plan, Object.keys(item.inputs));
     }
     // The same check a task makes (`TaskService.checkWebhookUrl`), now rather than at the first run.
-    if (item.webhook_url !== null) this.deps.tasks.checkWebhookUrl(item.webhook_url);
+    if (item.webhook_url !== null) await this.deps.tasks.checkWebhookUrl(item.webhook_url);
   }
 
   private async view(item: ScheduleItem): Promise<Schedule> {
@@ -384,10 +384,13 @@ function timerOf(item: ScheduleItem): ScheduleTimer {
   };
 }
 
-/** The task of one run: the schedule's goal or plan, with `schedule_id` and `due_at` in its metadata. */
+/**
+ * The task of one run: the schedule's goal or plan, with `schedule_id` and `due_at`
+ * in its metadata; a plan's run takes the schedule's name, its title in lists.
+ */
 function taskInput(schedule: ScheduleItem, dueAt: string): CreateTaskInput {
   return CreateTaskInput.parse({
-    ...(schedule.goal === null ? {} : { goal: schedule.goal }),
+    ...(schedule.goal === null ? { name: schedule.name } : { goal: schedule.goal }),
     ...(schedule.plan === null ? {} : { plan: schedule.plan }),
     namespace: schedule.namespace,
     inputs: schedule.inputs,

@@ -34,11 +34,20 @@ import type { TaskAdmission } from "./quotas";
 import { stableJson } from "./stable-json";
 import { checkRecordFits, checkTaskFields } from "./task-sizes";
 import { clearStart, failUnstarted, markStart } from "./task-starts";
+import { taskTitle } from "./task-title";
 
 export const CreateTaskInput = z
   .object({
     goal: z.string().min(1).max(10_000).optional(),
     plan: z.array(z.unknown()).optional(),
+    name: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt",
+      ),
     inputs: z.record(VariableName, z.unknown()).default({}),
     // null is absent, as StackVM's own API example sends it.
     response_format: z
@@ -72,8 +81,11 @@ export interface TaskServiceDeps {
   presenter: Presenter;
   /** Built-in tools (code tools come from the namespace). */
   tools: ReadonlyMap<string, Tool>;
-  /** Checks an outgoing webhook URL (https, or loopback in local mode); throws ValidationError. */
-  checkWebhookUrl: (url: string) => void;
+  /**
+   * Checks an outgoing webhook URL as delivery's guard will (https to a public host, the
+   * addresses its name resolves to); rejects with ValidationError (`bad_webhook_url`).
+   */
+  checkWebhookUrl: (url: string) => void | Promise<void>;
   /** Quotas: the month's budget and running slots (`quotas.ts`); none: no limits. */
   admission?: TaskAdmission;
   /** The outgoing webhook deliveries of a task, shown on it (`webhooks.ts`). */
@@ -181,7 +193,7 @@ export class TaskService {
     const resolved: ResolvedNamespace = input.plan_compat
       ? { ...namespace, config: { ...namespace.config, plan_compat: input.plan_compat } }
       : namespace;
-    if (input.webhook_url) this.deps.checkWebhookUrl(input.webhook_url);
+    if (input.webhook_url) await this.deps.checkWebhookUrl(input.webhook_url);
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
@@ -263,6 +275,11 @@ export class TaskService {
     return { task, replayed, warnings };
   }
 
+  /** False when no LLM is configured (a goal is then refused with 422 `llm_not_configured`). */
+  get llmConfigured(): boolean {
+    return this.deps.llmConfigured !== false;
+  }
+
   /**
    * Refuses work that needs a planner when no LLM is configured, saying what to set;
    * `need` says what needs it, `instead` what works without one.
@@ -279,8 +296,8 @@ export class TaskService {
   }
 
   /** Refuses a webhook URL that delivery would refuse (`webhook-target.ts`), before anything is stored. */
-  checkWebhookUrl(url: string): void {
-    this.deps.checkWebhookUrl(url);
+  async checkWebhookUrl(url: string): Promise<void> {
+    await this.deps.checkWebhookUrl(url);
   }
 
   /**
@@ -567,6 +584,8 @@ function newTask(
     tenant_id: tenant,
     task_id: taskId,
     goal: input.goal ?? null,
+    name: input.name ?? null,
+    title: taskTitle(input, taskId),
     namespace: input.namespace,
     status: "queued",
     branch: "main",

@@ -5,6 +5,7 @@
  * are stored and shown as `***`; a refused definition leaves nothing behind.
  */
 import { NotFoundError, ValidationError } from "../errors";
+import { loadJsonSchemaCompiler } from "../json-schema/compile";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Clock } from "../ports/clock";
 import type { SecretBox } from "../ports/secrets";
@@ -56,6 +57,7 @@ export class ToolSourceService {
       created_at: new Date(this.deps.clock.now()).toISOString(),
     };
     // Builds the tool first: a schema that cannot check values is refused here.
+    await loadJsonSchemaCompiler();
     const tool = httpTool(record, { secret: async () => "", now: this.deps.clock.now });
     await this.deps.namespaces.putToolRecord(tenant, ns, definition.name, record, true);
     return describeTool(tool);
@@ -165,6 +167,7 @@ export class ToolSourceService {
       );
     }
     // A tool named twice or a schema out of bounds: refused before anything is stored.
+    await loadJsonSchemaCompiler();
     const refused = listingError(record, tools);
     if (refused) throw refused;
     return { ...record, tools, listed_at: new Date(this.deps.clock.now()).toISOString() };

@@ -92,7 +92,7 @@ export class TriggerService {
         "give the trigger a plan instead of a goal",
       );
     }
-    if (input.webhook_url !== undefined) this.deps.tasks.checkWebhookUrl(input.webhook_url);
+    if (input.webhook_url !== undefined) await this.deps.tasks.checkWebhookUrl(input.webhook_url);
     const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
     if (input.plan !== undefined) this.deps.tasks.validateIn(namespace, input.plan, ["payload"]);
     const trigger: Trigger = {
@@ -235,7 +235,8 @@ function taskInput(
     }
   }
   const parsed = CreateTaskInput.safeParse({
-    ...(goal === undefined ? {} : { goal }),
+    // A plan's task takes the trigger's name, its title in lists; a goal's is its goal.
+    ...(goal === undefined ? { name: trigger.name } : { goal }),
     ...(trigger.plan === null ? {} : { plan: trigger.plan }),
     namespace: trigger.namespace,
     ...(trigger.response_format ? { response_format: trigger.response_format } : {}),

@@ -22,6 +22,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ConflictError, isErrorKind, NotFoundError, ValidationError } from "../errors";
+import { loadJsonSchemaCompiler } from "../json-schema/compile";
 import type { Branch } from "../model";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
@@ -192,6 +193,7 @@ export class WaitService {
         "question_timed_out",
       );
     }
+    await loadJsonSchemaCompiler();
     const checked = checkAnswer(waiting.schema, answer);
     if (!checked.ok) {
       throw new ValidationError(

@@ -112,6 +112,29 @@ describe("outgoing webhooks", () => {
     expect(sys.queue.deadLetters).toHaveLength(0);
   });
 
+  it("fails a delivery at once, naming the cause, when the receiver's name resolves to a private address", async () => {
+    // Accepted when the task was created (the name resolved elsewhere then); now it
+    // resolves to 10.0.0.5, which the guard refuses: no retry can connect.
+    const sys = integrateSystem({
+      webhookBackoffSeconds: 1,
+      resolve: async () => [{ address: "10.0.0.5", family: 4 }],
+    });
+    const { task } = await sys.tasks.create(
+      "acme",
+      CreateTaskInput.parse({ plan, webhook_url: "https://hooks.moved.example/x" }),
+    );
+    await sys.drain();
+    for (let i = 0; i < 4; i++) {
+      sys.clock.advance(3_600_000);
+      await sys.drain();
+    }
+    const delivery = (await sys.tasks.get("acme", task.task_id)).webhook!.deliveries[0]!;
+    expect(delivery.status).toBe("failed");
+    expect(delivery.attempts).toHaveLength(1);
+    expect(delivery.attempts[0]!.error).toMatch(/10\.0\.0\.5.*private address/);
+    expect(sys.queue.deadLetters).toHaveLength(0);
+  });
+
   it("still delivers when the worker dies between the terminal commit and queueing the delivery", async () => {
     let calls = 0;
     const sys = integrateSystem({

@@ -32,6 +32,14 @@ import { newWebhookSecret, webhookHeaders } from "../webhooks/signature";
 import type { TaskEndHook } from "./lifecycle";
 import type { Presenter } from "./present";
 
+/**
+ * Failures that no retry can mend, which fail the delivery at once: the URL
+ * (checked when the task was created) or the address its host name resolves to
+ * now is one the outbound guard refuses (a private, link-local or metadata
+ * address). Retrying would only wait hours to fail the same way.
+ */
+const REFUSED_FOR_GOOD = new Set(["bad_webhook_url", "address_forbidden"]);
+
 /** SQS keeps a message hidden for at most 12 hours. */
 const MAX_BACKOFF_SECONDS = 12 * 60 * 60;
 
@@ -200,6 +208,8 @@ export class WebhookService {
     const started = this.deps.clock.now();
     let status: number | null = null;
     let error: string | null = null;
+    // A receiver the guard refuses stays refused: no later attempt could connect.
+    let refused = false;
     try {
       this.deps.checkUrl(item.url);
       const secret = await this.secret(message.tenant_id);
@@ -230,9 +240,11 @@ export class WebhookService {
       if (status < 200 || status > 299) error = `the receiver answered ${status}`;
     } catch (e) {
       error = (e as Error).message;
+      refused = REFUSED_FOR_GOOD.has(String((e as { code?: unknown }).code));
     }
     const ok = error === null;
-    const last = attempt >= this.deps.maxAttempts || receiveCount >= this.deps.maxAttempts;
+    const last =
+      refused || attempt >= this.deps.maxAttempts || receiveCount >= this.deps.maxAttempts;
     const outcome: WebhookDelivery["status"] = ok ? "delivered" : last ? "failed" : "pending";
     const record = {
       attempt,

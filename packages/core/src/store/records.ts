@@ -16,6 +16,10 @@ export interface TaskRecord {
   tenant_id: string;
   task_id: string;
   goal: string | null;
+  /** The name its client gave (`CreateTaskInput.name`); absent on tasks written before names. */
+  name?: string | null;
+  /** What lists call it (`service/task-title.ts`); absent on tasks written before titles. */
+  title?: string;
   namespace: string;
   status: Status;
   /** The result branch. */

@@ -49,6 +49,27 @@ export type CommitView = Pick<
   "commit_id" | "depth" | "outputs" | "window" | "window_ids"
 >;
 
+/**
+ * The attributes of a commit that place it in history and say where its state
+ * stands: everything the state at a commit needs but the values (`CommitView`).
+ * Small whatever the commit holds, so reading them costs the emulator and the
+ * SDK little (DynamoDB still bills the whole item).
+ */
+const HEAD_ATTRIBUTES = [
+  "commit_id",
+  "parent_id",
+  "branch",
+  "bid",
+  "depth",
+  "chain",
+  "plan_commit",
+  "pc_after",
+  "status_after",
+] as const;
+
+/** A commit's place in history (`HEAD_ATTRIBUTES`), without its values or its step's record. */
+export type CommitHead = Pick<CommitRecord, (typeof HEAD_ATTRIBUTES)[number]>;
+
 /** How many bytes of commit views (as JSON) a store keeps: 64 MB. */
 const OUTPUTS_KEPT_BYTES = 64 * 1024 * 1024;
 
@@ -215,6 +236,20 @@ export class TaskStore {
   }
 
   /**
+   * A commit's place in history (`CommitHead`), or null when it does not exist.
+   * Read from the store each time, so that a deleted commit is not found; its
+   * values come from `commitViews`, which keeps them (a commit never changes).
+   */
+  async getCommitHead(tenant: string, taskId: string, id: string): Promise<CommitHead | null> {
+    const key = commitKey(tenant, taskId, id);
+    if (!key) return null;
+    const item = await this.items.get(key, { attributes: [...HEAD_ATTRIBUTES] });
+    if (!item) return null;
+    const head = item as unknown as CommitHead;
+    return { ...head, chain: head.chain ?? [], plan_commit: head.plan_commit ?? null };
+  }
+
+  /**
    * What the named commits say about variables (`CommitView`), by id: kept ones
    * from memory, the rest in one batch read. A commit that does not exist is
    * absent from the answer.
@@ -243,9 +278,34 @@ export class TaskStore {
       const items = await this.items.batchGet(missing);
       for (const item of items as unknown as CommitRecord[]) {
         found.set(item.commit_id, this.#keepView(item));
+        if (item.plan) this.#keepPlan(`${pk}/${item.commit_id}`, item.plan);
       }
     }
     return found;
+  }
+
+  /**
+   * The views of the named commits and the plan set by `planCommit`, in one
+   * batch read of those not kept: the state at a commit needs both.
+   */
+  async viewsAndPlan(
+    tenant: string,
+    taskId: string,
+    ids: Iterable<string>,
+    planCommit: string | null,
+  ): Promise<{ views: Map<string, CommitView>; plan: Plan | null }> {
+    const planId = planCommit ? `${taskPk(tenant, taskId)}/${planCommit}` : null;
+    const planKept = planId !== null && this.#plans.has(planId);
+    const views = await this.commitViews(
+      tenant,
+      taskId,
+      planCommit && !planKept ? [...ids, planCommit] : ids,
+    );
+    // A plan commit whose view was kept but whose plan was not is read once more.
+    const plan = planCommit
+      ? (this.#plans.get(planId!) ?? (await this.planOf(tenant, taskId, planCommit)))
+      : null;
+    return { views, plan };
   }
 
   /** The outputs (as stored: large values as references) of the named commits, by id. */
@@ -283,18 +343,6 @@ export class TaskStore {
       this.#viewBytes -= old.bytes;
     }
     return view;
-  }
-
-  /** Reads many commits in one batch (up to 100), in no particular order. */
-  async getCommits(tenant: string, taskId: string, ids: string[]): Promise<CommitRecord[]> {
-    const keys = [...new Set(ids)].flatMap((id) => {
-      const key = commitKey(tenant, taskId, id);
-      return key ? [key] : [];
-    });
-    if (keys.length === 0) return [];
-    const commits = (await this.items.batchGet(keys)) as unknown as CommitRecord[];
-    for (const commit of commits) this.#keepView(commit);
-    return commits;
   }
 
   /** One branch's own commits up to a depth, newest first. */

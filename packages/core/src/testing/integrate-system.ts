@@ -4,8 +4,9 @@
  * webhooks), for their unit tests. Not exported from the package.
  */
 
-import type { LlmConfig } from "../llm/config";
+import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
+import type { Resolver } from "../net/address-guard";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import { BranchService } from "../service/branches";
@@ -42,13 +43,13 @@ export class FakeScheduler implements SchedulerPort {
   }
 }
 
-const LLM_CONFIG = {
+const LLM_CONFIG = LlmConfig.parse({
   models: { default: "test-model", reason: "test-model", eval: "test-model" },
   timeoutMs: 1000,
   maxAttempts: 2,
   repairRounds: 1,
   prices: {},
-} as unknown as LlmConfig;
+});
 
 export interface IntegrateOptions {
   quotas?: Partial<TenantQuotas>;
@@ -56,6 +57,8 @@ export interface IntegrateOptions {
   beforeHooks?: TerminalHook;
   webhookBackoffSeconds?: number;
   webhookMaxAttempts?: number;
+  /** Name resolution of webhook deliveries (none: the system's resolver). */
+  resolve?: Resolver;
 }
 
 export function integrateSystem(options: IntegrateOptions = {}) {
@@ -89,6 +92,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     maxAttempts: options.webhookMaxAttempts ?? 5,
     backoffBaseSeconds: options.webhookBackoffSeconds ?? 1,
     timeoutMs: 2000,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
   });
   const tasks = new TaskService({
     store,

@@ -3,7 +3,7 @@
  * the services. Not exported from the package.
  */
 
-import type { LlmConfig } from "../llm/config";
+import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import { MemoryBlobs } from "../memory/memory-blobs";
 import { MemoryItemStore } from "../memory/memory-item-store";
@@ -65,13 +65,13 @@ export function countingStore(inner: ItemStore): ItemStore & { counts: Record<st
   }) as ItemStore & { counts: Record<string, number> };
 }
 
-const LLM_CONFIG: LlmConfig = {
+const LLM_CONFIG = LlmConfig.parse({
   models: { default: "test-model", reason: "test-model", eval: "test-model" },
   timeoutMs: 1000,
   maxAttempts: 2,
   repairRounds: 1,
   prices: {},
-} as unknown as LlmConfig;
+});
 
 const noSandbox: SandboxPort = {
   run: async () => {

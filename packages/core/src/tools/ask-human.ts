@@ -11,8 +11,8 @@
  * (`vm/wait.ts`), and `WaitService` stores the answer.
  */
 import * as z from "zod";
-import { StepError } from "../errors";
-import { compileJsonSchema } from "../json-schema/compile";
+import { StepError, ValidationError } from "../errors";
+import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
 import { WaitRequest } from "../vm/wait";
 import type { Tool } from "./tool";
 
@@ -73,12 +73,15 @@ export function answerSchemaProblem(schema: Record<string, unknown> | undefined)
     compileJsonSchema(schema, "the schema");
     return null;
   } catch (error) {
+    // Only the schema's own fault is a problem of the plan (not a compiler left unloaded).
+    if (!(error instanceof ValidationError)) throw error;
     return `the schema is not a JSON Schema this service can check: ${(error as Error).message}`;
   }
 }
 
 /**
  * Checks an answer against the question's JSON Schema (a string when none).
+ * The JSON Schema compiler must be loaded (`loadJsonSchemaCompiler`).
  *
  * @example
  * checkAnswer({ type: "boolean" }, "yes") // { ok: false, message: "✖ Invalid input: expected boolean, received string" }
@@ -91,6 +94,7 @@ export function checkAnswer(
   try {
     parser = compileJsonSchema(schema ?? STRING_ANSWER, "the question's schema");
   } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
     return { ok: false, message: (error as Error).message };
   }
   const parsed = parser.safeParse(answer);
@@ -103,6 +107,8 @@ export const askHumanTool: Tool<AskHumanInput> = {
   description:
     'Ask a person a question and wait for the answer (status `waiting`, nothing runs meanwhile); the answer, checked against `schema`, becomes the output variable. For an approval use the schema {"type": "boolean"}.',
   input: AskHumanInput,
+  // Its input's schema and default are checked with the JSON Schema compiler.
+  prepare: loadJsonSchemaCompiler,
   async run(input, context) {
     const waiting = context.waiting;
     if (waiting?.kind === "input" && waiting.answer) {

@@ -1,11 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { classifyFailure } from "../errors";
+import { loadJsonSchemaCompiler } from "../json-schema/compile";
 import { MemoryBlobs } from "../memory/memory-blobs";
 import { checkSandboxCode } from "./code-check";
 import { codeTool } from "./code-tool";
 import { describeTool } from "./registry";
 import { failed, ok, scriptedSandbox } from "./sandbox-fakes";
 import { testToolContext } from "./test-context";
+
+beforeAll(loadJsonSchemaCompiler);
 
 const definition = {
   name: "average",

@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { ValidationError } from "../errors";
-import { compileJsonSchema } from "../json-schema/compile";
+import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
 import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
 import type { ToolSource } from "./registry";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
@@ -29,7 +29,8 @@ export const CodeToolDefinition = z
 export type CodeToolDefinition = z.infer<typeof CodeToolDefinition>;
 
 /**
- * Builds the tool of a saved program.
+ * Builds the tool of a saved program. The JSON Schema compiler must be loaded
+ * (`loadJsonSchemaCompiler`; the code tools' source loads it).
  *
  * @throws ValidationError `invalid_code_tool` when the definition or its input schema is unusable.
  * @example
@@ -64,6 +65,7 @@ export function codeTool(definition: {
       Record<string, unknown>
     >;
   } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
     throw new ValidationError(
       "invalid_code_tool",
       `code tool '${name}': its input_schema is not a JSON Schema that can check inputs: ${(error as Error).message}`,
@@ -90,6 +92,7 @@ export function codeTool(definition: {
 export const codeToolSource: ToolSource = {
   kind: "code",
   async tools(_tenant, _namespace, record) {
+    await loadJsonSchemaCompiler();
     return [codeTool(record as unknown as Parameters<typeof codeTool>[0])];
   },
 };

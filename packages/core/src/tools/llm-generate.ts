@@ -52,12 +52,19 @@ async function runLlmGenerate(input: LlmGenerateInput, context: ToolContext): Pr
     { role: "system", content: systemPrompt(context.goal, context.responseFormat, json, user) },
     { role: "user", content: user },
   ];
-  const answer = await context.llm.generate({
-    purpose: "llm_generate",
-    messages,
-    json,
-    stream: true,
-  });
+  const schema = json ? userJsonSchema(input.response_format) : undefined;
+  const answer = await context.llm
+    .generate({
+      purpose: "llm_generate",
+      messages,
+      json,
+      // A schema the user gave goes to the server as one: llama.cpp enforces `json_schema`, not `json_object`.
+      ...(schema ? { jsonSchema: schema } : {}),
+      stream: true,
+    })
+    .catch((error: unknown) => {
+      throw json ? asInvalidJson(error) : error;
+    });
   if (!json) return { value: answer.text };
   if (answer.value !== undefined) return { value: answer.value };
   try {
@@ -113,6 +120,42 @@ export function asksForJson(format: LlmGenerateInput["response_format"]): boolea
   if (typeof format === "string") return /\bjson\b/i.test(format);
   if ("schema" in format || "json_schema" in format) return true;
   return /\bjson/i.test(JSON.stringify(format));
+}
+
+/**
+ * The JSON Schema a response format carries, named for the request: `{schema}`,
+ * `{json_schema: {name, schema}}` (OpenAI's own shape, with or without `type`),
+ * or `{json_schema: <schema>}`. Undefined when it carries none.
+ *
+ * @example
+ * userJsonSchema({ type: "json_schema", json_schema: { name: "city", schema: { type: "object" } } })
+ * // { name: "city", schema: { type: "object" } }
+ */
+export function userJsonSchema(
+  format: LlmGenerateInput["response_format"],
+): { name: string; schema: Record<string, unknown> } | undefined {
+  if (format === undefined || typeof format === "string") return undefined;
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v);
+  const named = (name: unknown) =>
+    typeof name === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(name) ? name : "response";
+  if (isObject(format.schema)) return { name: named(format.name), schema: format.schema };
+  const inner = format.json_schema;
+  if (!isObject(inner)) return undefined;
+  if (isObject(inner.schema)) return { name: named(inner.name), schema: inner.schema };
+  if ("type" in inner || "properties" in inner) return { name: named(format.name), schema: inner };
+  return undefined;
+}
+
+/** A JSON answer that never parsed is `llm_invalid_json`, the code the docs name for it. */
+function asInvalidJson(error: unknown): unknown {
+  if (!(error instanceof StepError) || error.code !== "llm_invalid_output") return error;
+  return new StepError(
+    "llm_invalid_json",
+    `llm_generate was asked for JSON but ${error.message.replace(/^the model/, "the model")}; simplify the requested format or ask for text`,
+    error.details,
+    error,
+  );
 }
 
 /** The task's language, from `lang` or `language` (keys are case-insensitive). */

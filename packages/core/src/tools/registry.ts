@@ -197,6 +197,7 @@ export class ToolRegistry {
     const allowed = new Set(namespace.allowed_tools.filter((n) => this.builtinMap.has(n)));
     const key = this.recordKeyOf(namespace, name);
     if (key === null || this.builtinMap.has(name) || !this.records) {
+      await this.builtinMap.get(name)?.prepare?.();
       return { all: this.builtinMap, allowed };
     }
     const record = await this.records.getToolRecord(tenant, namespace.name, key);

@@ -58,5 +58,12 @@ export interface Tool<I = any> {
    * to the planner and on `GET /v1/tools` instead of a round trip through zod.
    */
   inputSchema?: Record<string, unknown>;
+  /**
+   * Loads what checking `input` needs, when that is not loaded at start (ask_human:
+   * the JSON Schema compiler, `json-schema/compile.ts`). `input` is synchronous, so
+   * whoever parses it awaits this first: the registry for the tools it resolves,
+   * the VM before it parses a call's input.
+   */
+  prepare?: () => Promise<void>;
   run(input: I, context: ToolContext): Promise<ToolResult>;
 }

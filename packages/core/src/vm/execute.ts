@@ -146,6 +146,8 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
         );
       }
       const params = resolve(rawParams, 1);
+      // What checking the input needs, loaded on first use (ask_human's JSON Schemas).
+      await tool.prepare?.();
       const parsed = tool.input.safeParse(params);
       if (!parsed.success) {
         throw new StepError(

@@ -10,6 +10,7 @@ import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { BranchRecord, CommitRecord, PendingWork } from "../store/records";
 import { loadValue, taskBlobPrefix } from "../store/values";
+import { prepareTools } from "../tools/prepare";
 import type { Tool } from "../tools/tool";
 import type { StepDeps } from "./step-deps";
 import { loadVariables } from "./variables";
@@ -53,6 +54,8 @@ export async function runPending(
   switch (pending.kind) {
     case "plan": {
       const given = branch.plan;
+      // The planner checks the plans it writes against the tools' inputs.
+      if (!given) await prepareTools(tools.values());
       const result = given
         ? { plan: given, reasoning: SUBMITTED_PLAN, details: undefined }
         : await deps.planner.plan({ branch, llm: session, tools, allowed });
@@ -72,6 +75,7 @@ export async function runPending(
     }
     case "replan": {
       const variables = await summarizeVariables(deps, branch);
+      await prepareTools(tools.values());
       const result = await deps.planner.replan({
         branch,
         llm: session,

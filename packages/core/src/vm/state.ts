@@ -1,8 +1,11 @@
 /**
  * The VM state at any commit, in a bounded number of store calls whatever the
- * history's length: the commit itself, then one batch read of its chain (see
- * `fenwick.ts`); its plan comes from the commit that set it, which the
- * `TaskStore` keeps once read (a committed plan never changes), at the same time.
+ * history's length: the commit's place in history (`CommitHead`: a small
+ * projection of its item), then what it and its chain (see `fenwick.ts`) say
+ * about variables, with the commit that set its plan, in one batch.
+ * Commits never change, so the `TaskStore` keeps both of the latter once read
+ * (`commitViews`, `planOf`): a process that has read or written a commit reads
+ * only its head again, which says whether it still exists.
  *
  * The windows name where each variable lives (`window_ids`: the commit whose
  * outputs hold it); a window written before issue 22 holds values (`window`).
@@ -13,15 +16,14 @@ import { NotFoundError } from "../errors";
 import type { Plan } from "../plan/schema";
 import type { Blobs } from "../ports/blobs";
 import { parseCommitId } from "../store/keys";
-import type { CommitRecord } from "../store/records";
-import type { TaskStore } from "../store/task-store";
+import type { CommitHead, TaskStore } from "../store/task-store";
 import { isStoredRef, loadValue, taskBlobPrefix } from "../store/values";
 import { readLocated } from "./variables";
 
 export interface StoredState {
   tenant: string;
   taskId: string;
-  commit: CommitRecord;
+  commit: CommitHead;
   pc: number | null;
   /** For each variable, the id of the commit whose outputs hold its value. */
   locations: Record<string, string>;
@@ -44,6 +46,7 @@ async function loadWindow<T>(
     : window;
 }
 
+/** The state at a commit, by id; `NotFoundError` when the commit does not exist. */
 export async function readState(
   store: TaskStore,
   blobs: Blobs,
@@ -51,37 +54,37 @@ export async function readState(
   taskId: string,
   commitId: string,
 ): Promise<StoredState> {
-  const commit = await store.getCommit(tenant, taskId, commitId);
+  const commit = await store.getCommitHead(tenant, taskId, commitId);
   if (!commit) throw new NotFoundError("commit", commitId);
   return stateFromCommit(store, blobs, tenant, taskId, commit);
 }
 
+/** The state at a commit whose place in history has been read (`TaskStore.getCommitHead`). */
 export async function stateFromCommit(
   store: TaskStore,
   blobs: Blobs,
   tenant: string,
   taskId: string,
-  commit: CommitRecord,
+  commit: CommitHead,
 ): Promise<StoredState> {
-  const [fetched, plan] = await Promise.all([
-    store.getCommits(tenant, taskId, commit.chain),
-    commit.plan_commit === commit.commit_id
-      ? (commit.plan ?? null)
-      : commit.plan_commit
-        ? store.planOf(tenant, taskId, commit.plan_commit)
-        : null,
-  ]);
-  const byId = new Map(fetched.map((c) => [c.commit_id, c]));
-  const chain = commit.chain.map((id) => {
-    const found = byId.get(id);
+  const { views, plan } = await store.viewsAndPlan(
+    tenant,
+    taskId,
+    [commit.commit_id, ...commit.chain],
+    commit.plan_commit,
+  );
+  const viewOf = (id: string) => {
+    const found = views.get(id);
     if (!found) throw new Error(`commit ${commit.commit_id} names a missing ancestor ${id}`);
     return found;
-  });
+  };
+  const own = viewOf(commit.commit_id);
+  const chain = commit.chain.map(viewOf);
   const prefix = taskBlobPrefix(tenant, taskId);
   const locations: Record<string, string> = {};
   const held: Record<string, unknown> = {};
   const varDepth: Record<string, number> = {};
-  for (const ancestor of [...chain].sort((a, b) => a.depth - b.depth).concat(commit)) {
+  for (const ancestor of [...chain].sort((a, b) => a.depth - b.depth).concat(own)) {
     const [values, ids] = await Promise.all([
       loadWindow(ancestor.window, blobs, prefix),
       loadWindow(ancestor.window_ids, blobs, prefix),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConflictError } from "../errors";
 import type { Plan } from "../plan/schema";
 import { CreateTaskInput } from "../service/tasks";
+import { TaskStore } from "../store/task-store";
 import { isStoredRef, loadValue, taskBlobPrefix } from "../store/values";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { StepMessage } from "./message";
@@ -173,7 +174,7 @@ describe("runStep", () => {
     expect(commit.outputs.copy).toMatchObject({ $ref: "s3", size: big.length + 2 });
   });
 
-  it("reads the state at the newest and the oldest of 1,000 commits in two store calls", async () => {
+  it("reads the state at the newest and the oldest of 1,000 commits in two store calls, one when it kept their views", async () => {
     const sys = memorySystem({
       llm: new FakeLlm(() => '{"result": true, "explanation": "keep going"}'),
     });
@@ -200,19 +201,29 @@ describe("runStep", () => {
     expect(branch!.error).toMatch(/max_steps budget spent: 999 of 999/);
     expect(branch!.depth).toBe(1000);
     for (const depth of [1000, 999, 1, 2, 500, 512]) {
-      sys.items.counts.get = 0;
-      sys.items.counts.batchGet = 0;
-      const state = await readState(
-        sys.store,
-        sys.blobs,
-        "acme",
-        task.task_id,
-        `${branch!.bid}-${depth}`,
-      );
-      expect((sys.items.counts.get ?? 0) + (sys.items.counts.batchGet ?? 0)).toBe(2);
-      // Depth 1 sets i = 0, then even depths add one (odd ones are jumps); 1000 is the budget error.
-      const values = await stateValues(sys.store, state);
-      expect(values.i).toBe(Math.floor(Math.min(depth, 999) / 2));
+      // A process that has not seen the history (an API instance, a cold worker):
+      // the commit's head, then its own and its chain's views in one batch.
+      const cold = new TaskStore(sys.items);
+      for (const [store, reads] of [
+        [cold, 2],
+        [sys.store, 1],
+      ] as const) {
+        sys.items.counts.get = 0;
+        sys.items.counts.batchGet = 0;
+        const state = await readState(
+          store,
+          sys.blobs,
+          "acme",
+          task.task_id,
+          `${branch!.bid}-${depth}`,
+        );
+        // The process that ran the task keeps its commits' views: only the head is read,
+        // which says that the commit still exists.
+        expect((sys.items.counts.get ?? 0) + (sys.items.counts.batchGet ?? 0)).toBe(reads);
+        // Depth 1 sets i = 0, then even depths add one (odd ones are jumps); 1000 is the budget error.
+        const values = await stateValues(store, state);
+        expect(values.i).toBe(Math.floor(Math.min(depth, 999) / 2));
+      }
     }
   });
 

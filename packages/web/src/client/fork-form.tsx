@@ -9,6 +9,7 @@ import type { Branch, Commit, PlanProblem, State } from "@stackvm/core";
 import { useEffect, useState } from "hono/jsx/dom";
 import { ApiError, seg } from "./api";
 import { commitTitle } from "./instruction-text";
+import { serverHasNoLlm } from "./llm-mode";
 import { checkPlanText } from "./plan-check";
 import { PlanEditor } from "./plan-editor";
 import { placeProblems, problemsOf } from "./plan-problems";
@@ -32,7 +33,10 @@ export function ForkForm(props: {
 }) {
   const api = useApi();
   const { commit } = props;
-  const [mode, setMode] = useState<Mode>("suggestion");
+  // A suggestion needs the planner: with no LLM on the server, open on an edited
+  // plan and offer no suggestion (the API would answer 422 llm_not_configured).
+  const [noLlm] = useState(() => serverHasNoLlm(document, sessionStorage));
+  const [mode, setMode] = useState<Mode>(noLlm ? "plan" : "suggestion");
   const [name, setName] = useState("");
   const [suggestion, setSuggestion] = useState("");
   const [planText, setPlanText] = useState("");
@@ -140,6 +144,7 @@ export function ForkForm(props: {
               name="fork-mode"
               value={m.key}
               checked={mode === m.key}
+              disabled={noLlm && m.key === "suggestion"}
               onChange={() => {
                 setMode(m.key);
                 setProblems(null);
@@ -147,6 +152,7 @@ export function ForkForm(props: {
               }}
             />
             {m.label}
+            {noLlm && m.key === "suggestion" ? " (needs an LLM; none is configured)" : ""}
           </label>
         ))}
       </fieldset>

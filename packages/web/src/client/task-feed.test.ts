@@ -6,6 +6,8 @@ import { TaskFeed, type TaskSnapshot } from "./task-feed";
 const task = (status: Task["status"]): Task => ({
   task_id: "tsk_1",
   goal: "g",
+  name: null,
+  title: "g",
   namespace: "default",
   status,
   branch: "main",

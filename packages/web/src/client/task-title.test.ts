@@ -19,6 +19,12 @@ describe("taskTitle", () => {
     expect(taskTitle({ task_id: "tsk_1", ...fields })).toBe(title);
   });
 
+  it("takes the API's title first", () => {
+    const titled = { task_id: "tsk_1", goal: null, title: "Translate the menu", metadata: {} };
+    expect(taskTitle(titled)).toBe("Translate the menu");
+    expect(taskTitle({ ...titled, title: " " })).toBe("plan task tsk_1");
+  });
+
   it("tells two tasks started from plans apart", () => {
     const a = taskTitle({ task_id: "tsk_a", goal: null, metadata: {} });
     const b = taskTitle({ task_id: "tsk_b", goal: null, metadata: {} });

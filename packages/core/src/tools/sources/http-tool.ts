@@ -11,7 +11,7 @@
  */
 import * as z from "zod";
 import { StepError } from "../../errors";
-import { compileJsonSchema } from "../../json-schema/compile";
+import { compileJsonSchema, loadJsonSchemaCompiler } from "../../json-schema/compile";
 import type { NamespaceConfig } from "../../model";
 import type { Resolver } from "../../net/address-guard";
 import { guardedFetch } from "../../net/guarded-fetch";
@@ -188,6 +188,7 @@ export function httpToolSource(deps: HttpToolDeps): ToolSource {
   return {
     kind: "http",
     async tools(_tenant, _namespace, record) {
+      await loadJsonSchemaCompiler();
       return [httpTool(record, deps)];
     },
   };

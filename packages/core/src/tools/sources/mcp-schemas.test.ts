@@ -7,11 +7,14 @@
  * the input to the server's own check instead of hanging or overflowing every call.
  */
 
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadJsonSchemaCompiler } from "../../json-schema/compile";
 import type { NamespaceConfig } from "../../model";
 import { LOOPBACK_OPENED } from "../../net/outbound-policy";
 import { type McpServerRecord, type McpToolInfo, mcpToolSource } from "./mcp";
 import { listingError, MAX_MCP_TOOLS } from "./mcp-listing";
+
+beforeAll(loadJsonSchemaCompiler);
 
 function chain(levels: number): Record<string, unknown> {
   const defs: Record<string, unknown> = { [`l${levels}`]: { type: "string" } };

@@ -31,6 +31,7 @@
  */
 import * as z from "zod";
 import { StepError } from "../../errors";
+import { loadJsonSchemaCompiler } from "../../json-schema/compile";
 import type { OutboundPolicy } from "../../net/outbound-policy";
 import type { SecretBox, SecretContext } from "../../ports/secrets";
 import type { Log } from "../../vm/step-deps";
@@ -256,6 +257,8 @@ export function mcpToolSource(deps: McpSourceDeps): ToolSource {
   return {
     kind: "mcp",
     async tools(tenant, namespace, raw, options?: ToolSourceOptions) {
+      // Each tool's input is checked against its inputSchema.
+      await loadJsonSchemaCompiler();
       let record = raw as McpServerRecord;
       const listedAt = record.listed_at ? Date.parse(record.listed_at) : 0;
       // Only a step's call lists again (the worker, within the call limits); the

@@ -9,6 +9,7 @@
 import type { Namespace, PlanProblem } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { ApiError } from "../api";
+import { NO_LLM_KEY, serverHasNoLlm } from "../llm-mode";
 import { checkPlanText } from "../plan-check";
 import { PlanEditor } from "../plan-editor";
 import { problemsOf } from "../plan-problems";
@@ -21,9 +22,6 @@ const EXAMPLE_PLAN = `[
   {"seq_no": 0, "type": "assign", "parameters": {"a": 6, "b": 7}},
   {"seq_no": 1, "type": "assign", "parameters": {"final_answer": "\${a} * \${b}"}}
 ]`;
-
-/** Set when the API said no LLM is configured: the form opens in plan mode from then on. */
-const NO_LLM = "stackvm.no-llm";
 
 /** The answer of `POST /v1/plans/validate`. */
 interface PlanVerdict {
@@ -63,10 +61,10 @@ function PlanVerdictNote(props: { verdict: PlanVerdict; namespace: string }) {
 
 export function NewTaskPage() {
   const api = useApi();
-  // With no LLM a goal cannot run: open where something can (remembered for this session).
-  const [mode, setMode] = useState<"goal" | "plan">(
-    sessionStorage.getItem(NO_LLM) ? "plan" : "goal",
-  );
+  // With no LLM a goal cannot run: open where something can. The server's page says
+  // so; a 422 llm_not_configured from an older server is remembered for this session.
+  const [noLlm, setNoLlm] = useState(() => serverHasNoLlm(document, sessionStorage));
+  const [mode, setMode] = useState<"goal" | "plan">(noLlm ? "plan" : "goal");
   const [goal, setGoal] = useState("");
   const [planText, setPlanText] = useState(EXAMPLE_PLAN);
   const [lang, setLang] = useState("");
@@ -165,7 +163,8 @@ export function NewTaskPage() {
       else setError(e);
       if (e instanceof ApiError && e.code === "llm_not_configured") {
         // Only a plan can run here: switch to it now and open in it next time.
-        sessionStorage.setItem(NO_LLM, "1");
+        sessionStorage.setItem(NO_LLM_KEY, "1");
+        setNoLlm(true);
         setMode("plan");
       }
     } finally {
@@ -202,6 +201,13 @@ export function NewTaskPage() {
             a plan (JSON, run as is)
           </label>
         </fieldset>
+
+        {noLlm ? (
+          <p class="muted" id="no-llm-note">
+            This server has no LLM configured, so a goal cannot be planned: start from a plan (the
+            example runs without one), or configure an LLM (<code>stackvm doctor</code> says how).
+          </p>
+        ) : null}
 
         <label for="goal">Goal{mode === "plan" ? " (optional)" : ""}</label>
         <textarea

@@ -1,0 +1,85 @@
+/**
+ * Every call's output limit, and its prompt measured against the server's context
+ * before it is sent. A local server's context is small (4,096 tokens is llama.cpp's
+ * and Ollama's common default): a prompt that cannot fit fails at once, naming its
+ * size, the context and the setting to change, rather than as the server's 400
+ * three requests later or, on Ollama, as a prompt silently cut at the front.
+ */
+import { StepError } from "../errors";
+import type { LlmPurpose } from "../model";
+import type { LlmMessage } from "../ports/llm";
+import type { OutputPurpose } from "./config";
+import { estimatePromptTokens, promptChars } from "./tokens";
+
+/** Which output limit a call's purpose takes. */
+const OUTPUT_PURPOSE: Readonly<Record<LlmPurpose, OutputPurpose | undefined>> = {
+  plan: "plan",
+  plan_update: "plan_update",
+  jmp_condition: "condition",
+  llm_generate: "generate",
+  // A judge's verdict with its reasons: as long as a generated text may be.
+  evaluation: "generate",
+  code: "code",
+  knowledge_graph: "graph",
+  embedding: undefined,
+};
+
+/** The output purpose (`LLM_MAX_OUTPUT_TOKENS`'s key) of a call's purpose. */
+export function outputPurposeOf(purpose: LlmPurpose): OutputPurpose {
+  return OUTPUT_PURPOSE[purpose] ?? "generate";
+}
+
+/**
+ * Fewest tokens worth asking for: a prompt that leaves less room than this (or
+ * than the call's own limit, if smaller) fails instead of being sent for an
+ * answer that must be cut off.
+ */
+export const MIN_ANSWER_TOKENS = 256;
+
+/** The server's context for a model, and who said so. */
+export interface KnownContext {
+  tokens: number;
+  /** "the server" or "LLM_CONTEXT_TOKENS", for the message. */
+  source: string;
+}
+
+/**
+ * The output limit to send: the purpose's limit (or the caller's), lowered to the
+ * room the prompt leaves in a known context. Throws `llm_context_exceeded` when
+ * that room is less than {@link MIN_ANSWER_TOKENS}.
+ *
+ * @example
+ * fitOutput({ purpose: "plan", messages, limit: 2048, context: { tokens: 4096, source: "the server" } })
+ * // 2048, or less when the prompt is long; throws when it cannot fit
+ */
+export function fitOutput(input: {
+  purpose: LlmPurpose;
+  messages: readonly LlmMessage[];
+  limit: number;
+  context: KnownContext | undefined;
+}): number {
+  const { purpose, messages, limit, context } = input;
+  if (context === undefined) return limit;
+  const prompt = estimatePromptTokens(messages);
+  const room = context.tokens - prompt;
+  const needed = Math.min(limit, MIN_ANSWER_TOKENS);
+  if (room >= needed) return Math.min(limit, room);
+  const n = (value: number) => value.toLocaleString("en-US");
+  const setting = outputPurposeOf(purpose);
+  throw new StepError(
+    "llm_context_exceeded",
+    `the ${purpose} prompt is about ${n(prompt)} tokens (${n(promptChars(messages))} characters), ` +
+      `which leaves ${room > 0 ? `only ${n(room)}` : "no"} tokens for an answer (at least ${n(needed)} needed; ` +
+      `the ${setting} output limit is ${n(limit)}) in the LLM server's context of ${n(context.tokens)} tokens ` +
+      `(as ${context.source} says): give the server a larger context (llama-server -c, Ollama OLLAMA_CONTEXT_LENGTH or num_ctx) ` +
+      `and, if the server does not report it, set LLM_CONTEXT_TOKENS to it; or shorten the goal and inputs`,
+    {
+      purpose,
+      prompt_tokens_estimate: prompt,
+      prompt_chars: promptChars(messages),
+      context_tokens: context.tokens,
+      context_source: context.source,
+      output_limit: limit,
+    },
+  );
+}
