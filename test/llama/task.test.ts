@@ -67,7 +67,7 @@ const NOISE_CODES = [
   "llm_output_cut_off",
 ];
 
-describe("the local stack on a real llama.cpp server", () => {
+describe("the local stack on a real llama.cpp server", { timeout: 180_000 }, () => {
   it("sends the planner's requests to the server, which takes each of them", async () => {
     const { task, commits } = await run({ goal: "List three fruits." });
 
