@@ -336,18 +336,10 @@ describe("a tenant registering HTTP tools, MCP servers and webhooks at the stack
       { plan, webhook_url: `https://sneaky.walls.test:${dynamoPort}/${MARKER}` },
       { key: attacker.open },
     );
-    expect(named.status, JSON.stringify(named.body)).toBe(202);
-    const deadline = Date.now() + 60_000;
-    let delivery: { status: string; attempts?: unknown[] } | undefined;
-    while (Date.now() < deadline) {
-      const task = await open.api("GET", `/v1/tasks/${named.body.task_id}`, undefined, {
-        key: attacker.open,
-      });
-      delivery = task.body.webhook?.deliveries?.[0];
-      if (delivery?.attempts?.length) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(JSON.stringify(delivery)).toMatch(/own listeners/);
+    // The name is resolved at the door too (delivery checks each connection again).
+    expect(named.status, JSON.stringify(named.body)).toBe(422);
+    expect(named.body.error).toMatchObject({ code: "bad_webhook_url" });
+    expect(named.body.error.message).toMatch(/own listeners/);
     expectNothingArrived();
   }, 90_000);
 });

@@ -189,6 +189,25 @@ describe("answers cut off at the output limit", () => {
     expect((error as Error).message).toContain("LLM_MAX_OUTPUT_TOKENS='plan=");
   });
 
+  it("reads llama.cpp's 500 for a structured answer it could not parse as a cut answer, and asks for less", async () => {
+    const unreadable = {
+      fault: "500",
+      message:
+        "The model produced output that does not match the expected peg-native format. Reason: the answer stopped",
+    } as const;
+    server.queue("plan", unreadable, goodPlan);
+    await expect(plan(session())).resolves.toMatchObject({ reasoning: "one step" });
+    expect(server.requests).toHaveLength(2);
+    const repair = server.requests[1]?.messages.at(-1)?.content ?? "";
+    expect(repair).toMatch(/^Your answer was cut off at \d+ tokens: write a shorter plan/);
+    // Not retried as a server error: every answer unreadable ends the repair rounds.
+    server.reset();
+    server.queue("plan", unreadable, unreadable, unreadable);
+    const error = await plan(session()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "llm_output_cut_off" });
+    expect(server.requests).toHaveLength(3);
+  });
+
   it("does not pass a cut text off as a whole one", async () => {
     server.on("text", new Reply("The first half of a long ans", { finish_reason: "length" }));
     const error = await session()

@@ -140,9 +140,12 @@ describe("the plan schema on the wire", () => {
     await expect(plan(llm)).resolves.toMatchObject({ reasoning: "one step" });
     expect(sentSchema(0).properties.plan.items.anyOf).toBeDefined();
     expect(sentSchema(1).properties.plan.items.anyOf).toBeUndefined();
+    // Both calls are on record: the refused one with its error, the fallback with its trace.
+    expect(llm.calls).toHaveLength(2);
+    expect(llm.calls[0]?.error?.code).toBe("llm_bad_request");
     const trace = JSON.parse(
       new TextDecoder().decode(
-        (await blobs.get("t/t1/traces", llm.calls[0]?.trace ?? "")) ?? undefined,
+        (await blobs.get("t/t1/traces", llm.calls[1]?.trace ?? "")) ?? undefined,
       ),
     );
     expect(trace.attempts[0].error).toMatch(

@@ -202,6 +202,15 @@ export class OpenAiLlm implements LlmPort {
       );
     }
     if (status === 408) return new RetryableError("llm_timeout", said, undefined, error);
+    if (isUnreadableAnswer(error)) {
+      // Asking the same again stops at the same limit: the repair loop asks for less.
+      return new StepError(
+        "llm_output_cut_off",
+        `${said}: the server could not read its own answer in the format asked, which llama.cpp answers when a structured answer stops at the output limit (its own -n, or LLM_MAX_OUTPUT_TOKENS): ask for less, or raise the limit if the server's context has room`,
+        { status, code: error.code },
+        error,
+      );
+    }
     if (status >= 500 && status !== 501) {
       return new RetryableError("llm_server_error", said, undefined, error);
     }
@@ -252,6 +261,19 @@ export class OpenAiLlm implements LlmPort {
     const host = new URL(this.client.baseURL).hostname;
     return host === "api.openai.com" || host.endsWith(".openai.azure.com");
   }
+}
+
+/**
+ * llama.cpp's 500 when its chat parser cannot read the model's answer in the
+ * format asked ("The model produced output that does not match the expected
+ * ... format"): with a grammar that held the answer to the schema, that is an
+ * answer cut off before its end. A 500 for any other cause stays a server error.
+ */
+function isUnreadableAnswer(error: InstanceType<typeof APIError>): boolean {
+  return (
+    error.status === 500 &&
+    /produced output that does not match the expected .*format/i.test(error.message)
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Builds llama.cpp's `llama-server` for the tests, from the source the npm package
  * `node-llama-cpp` carries (`llama/gitRelease.bundle`, a git bundle of the llama.cpp
- * release it was made with): nothing is downloaded. CPU only, only the
+ * release it was made with), taken out of its registry tarball (`npm pack`, checked
+ * against a pinned integrity): nothing else is fetched. CPU only, only the
  * `llama-server` target, into `.stackvm/llama/<node-llama-cpp version>/` (ignored by
  * git), and skipped when the binary is already there. On two cores the build takes
  * some minutes; `docs/testing.md` says how long and how to rebuild.
@@ -13,7 +14,8 @@
  * const { server } = await ensureLlamaServer(); // path of the llama-server binary
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createWriteStream, existsSync } from "node:fs";
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -21,22 +23,22 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-/** Where node-llama-cpp's package is, and which version it is. */
-export function llamaPackage(): { dir: string; version: string } {
-  const dir = join(root, "node_modules", "node-llama-cpp");
-  const manifest = join(dir, "package.json");
-  if (!existsSync(manifest)) {
-    throw new Error(
-      "llama_source_missing: node_modules/node-llama-cpp is not installed; run `npm ci` first (it carries the llama.cpp source the tests build)",
-    );
-  }
-  const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
-  return { dir, version };
-}
+/**
+ * The npm package whose tarball carries the llama.cpp source, pinned with the
+ * registry's integrity: only its git bundle is taken (`npm pack`, then one file
+ * out of the tarball), so `npm ci` installs none of its 670 MB of prebuilt
+ * binaries, which the tests never run.
+ */
+export const LLAMA_SOURCE = {
+  name: "node-llama-cpp",
+  version: "3.22.1",
+  integrity:
+    "sha512-bltIipuWmc123H7tMIgDGKSsSrhmhlQYeVUC48XTjVW7XGJJiJJyCdlTMzQ/LiWoPkGDpcL4FviDpgw7qfTiDw==",
+} as const;
 
 /** The cache folder of this node-llama-cpp version: source, build tree, binary, model. */
 export function llamaCacheDir(): string {
-  return join(root, ".stackvm", "llama", llamaPackage().version);
+  return join(root, ".stackvm", "llama", LLAMA_SOURCE.version);
 }
 
 /** The path of the built `llama-server` (it may not exist yet). */
@@ -77,16 +79,16 @@ export async function ensureLlamaServer(
 }
 
 async function build(cache: string, log: (line: string) => void): Promise<void> {
-  const { dir, version } = llamaPackage();
-  const bundle = join(dir, "llama", "gitRelease.bundle");
+  const { name, version } = LLAMA_SOURCE;
   const src = join(cache, "src");
   const out = join(cache, "build");
   const logFile = join(cache, "build.log");
   await writeFile(logFile, "");
   log(
-    `llama-server: building llama.cpp from node-llama-cpp@${version}'s source, CPU only; takes minutes on a few cores (log: ${logFile})`,
+    `llama-server: building llama.cpp from ${name}@${version}'s source, CPU only; takes minutes on a few cores (log: ${logFile})`,
   );
   if (!existsSync(join(src, "CMakeLists.txt"))) {
+    const bundle = await sourceBundle(cache, logFile);
     await rm(src, { recursive: true, force: true });
     await run("git", ["clone", "--quiet", bundle, src], logFile);
   }
@@ -130,6 +132,38 @@ async function build(cache: string, log: (line: string) => void): Promise<void> 
   const partial = join(bin, "llama-server.partial");
   await copyFile(join(out, "bin", "llama-server"), partial);
   await rename(partial, join(bin, "llama-server"));
+}
+
+/**
+ * The git bundle of llama.cpp out of the pinned package's tarball, fetched from
+ * the npm registry (`npm pack`, as `npm ci` fetches any package) and checked
+ * against the pinned integrity before a byte of it is used.
+ */
+export async function sourceBundle(cache: string, logFile: string): Promise<string> {
+  const bundle = join(cache, "gitRelease.bundle");
+  if (existsSync(bundle)) return bundle;
+  const { name, version, integrity } = LLAMA_SOURCE;
+  const pack = join(cache, "pack");
+  await rm(pack, { recursive: true, force: true });
+  await mkdir(pack, { recursive: true });
+  await run(
+    "npm",
+    ["pack", `${name}@${version}`, "--pack-destination", pack, "--silent", "--ignore-scripts"],
+    logFile,
+  );
+  const tarball = join(pack, `${name}-${version}.tgz`);
+  const sum = `sha512-${createHash("sha512")
+    .update(await readFile(tarball))
+    .digest("base64")}`;
+  if (sum !== integrity) {
+    throw new Error(
+      `llama_source_integrity: ${tarball} has ${sum}, not the pinned ${integrity}; delete ${pack} and run again`,
+    );
+  }
+  await run("tar", ["-xzf", tarball, "-C", pack, "package/llama/gitRelease.bundle"], logFile);
+  await rename(join(pack, "package", "llama", "gitRelease.bundle"), bundle);
+  await rm(pack, { recursive: true, force: true });
+  return bundle;
 }
 
 /** `-G Ninja` when ninja is on PATH (faster), else cmake's default generator. */

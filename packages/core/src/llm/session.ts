@@ -273,7 +273,17 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   ): Promise<{ response: LlmResponse; value: T; reasoning?: string }> {
     let messages = request.messages;
     for (let round = 0; ; round++) {
-      const made = await call(purpose, { ...request, messages }, stream);
+      let made: Made;
+      try {
+        made = await call(purpose, { ...request, messages }, stream);
+      } catch (error) {
+        // A server that could not read its own cut answer (llama.cpp's 500) said as
+        // much as a cut answer: the call is on record; the repair asks for less.
+        if (!isErrorCode(error, "llm_output_cut_off") || round >= config.repairRounds) throw error;
+        const at = request.maxOutputTokens ?? outputLimit(config, purpose);
+        messages = [...messages, { role: "user", content: cutOffRepair(at, cutOffHint, what) }];
+        continue;
+      }
       if (round === 0) made.attempts.unshift(...notes);
       const { response } = made;
       // A cut answer is not parsed: a fragment of it may parse, and its errors mislead.
@@ -297,7 +307,7 @@ export function createLlmSession(deps: LlmSessionDeps): LlmSession {
           content:
             parsed.cutOff === undefined
               ? repairPrompt(what, parsed.errors)
-              : `Your answer was cut off at ${parsed.cutOff} tokens: ${cutOffHint}. Answer the whole ${what} again, complete.`,
+              : cutOffRepair(parsed.cutOff, cutOffHint, what),
         },
       ];
     }
@@ -403,6 +413,16 @@ function outputLimit(config: LlmConfig, purpose: LlmPurpose): number {
     (config.outputTokens as Partial<LlmConfig["outputTokens"]> | undefined)?.[key] ??
     DEFAULT_OUTPUT_TOKENS[key]
   );
+}
+
+/** The repair prompt after an answer cut off at `at` tokens. */
+function cutOffRepair(at: number, hint: string, what: string): string {
+  return `Your answer was cut off at ${at} tokens: ${hint}. Answer the whole ${what} again, complete.`;
+}
+
+/** True when `error` carries the stable `code` (a `StepError` or one like it). */
+function isErrorCode(error: unknown, code: string): boolean {
+  return (error as { code?: unknown } | null)?.code === code;
 }
 
 /** The code and message of a call that failed, for its record (`LlmCall.error`). */
