@@ -76,8 +76,10 @@ describe("the local stack on a real llama.cpp server", { timeout: 180_000 }, () 
     expect(calls.length).toBeGreaterThan(0);
     for (const c of calls) {
       expect(c).toMatchObject({ purpose: "plan", model: llama.model });
-      expect(c.input_tokens).toBeGreaterThan(500);
-      expect(c.output_tokens).toBeGreaterThan(0);
+      // An answer the server could read reports its usage; one it could not (its
+      // structured answer stopped at the cap) is on record with that error.
+      if (c.error) expect(NOISE_CODES).toContain(c.error.code);
+      else expect(c.input_tokens).toBeGreaterThan(500);
     }
     const codes = commits.map((c) => c.error?.code).filter(Boolean);
     expect(codes.length).toBeGreaterThan(0);
@@ -103,7 +105,8 @@ describe("the local stack on a real llama.cpp server", { timeout: 180_000 }, () 
     const step = commits.find((c) => c.seq_no === 0) as Json;
     expect(step.llm_calls?.length).toBeGreaterThan(0);
     expect(step.llm_calls[0]).toMatchObject({ purpose: "llm_generate", model: llama.model });
-    expect(step.llm_calls[0].input_tokens).toBeGreaterThan(20);
+    if (step.llm_calls[0].error) expect(NOISE_CODES).toContain(step.llm_calls[0].error.code);
+    else expect(step.llm_calls[0].input_tokens).toBeGreaterThan(20);
     if (task.status === "completed") {
       expect(typeof task.final_answer).toBe("object");
     } else {

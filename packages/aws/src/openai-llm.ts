@@ -183,6 +183,15 @@ export class OpenAiLlm implements LlmPort {
         error,
       );
     }
+    if (error instanceof APIError && isUnreadableAnswer(error)) {
+      // Asking the same again stops at the same limit: the repair loop asks for less.
+      return new StepError(
+        "llm_output_cut_off",
+        `${where} answered${error.status === undefined ? " in its stream" : ` ${error.status}`}: ${error.message}: the server could not read its own answer in the format asked, which llama.cpp answers when a structured answer stops at the output limit (its own -n, or LLM_MAX_OUTPUT_TOKENS): ask for less, or raise the limit if the server's context has room`,
+        { status: error.status ?? null, code: error.code },
+        error,
+      );
+    }
     if (!(error instanceof APIError) || error.status === undefined) return error;
 
     const said = `${where} answered ${error.status}: ${error.message}`;
@@ -202,15 +211,6 @@ export class OpenAiLlm implements LlmPort {
       );
     }
     if (status === 408) return new RetryableError("llm_timeout", said, undefined, error);
-    if (isUnreadableAnswer(error)) {
-      // Asking the same again stops at the same limit: the repair loop asks for less.
-      return new StepError(
-        "llm_output_cut_off",
-        `${said}: the server could not read its own answer in the format asked, which llama.cpp answers when a structured answer stops at the output limit (its own -n, or LLM_MAX_OUTPUT_TOKENS): ask for less, or raise the limit if the server's context has room`,
-        { status, code: error.code },
-        error,
-      );
-    }
     if (status >= 500 && status !== 501) {
       return new RetryableError("llm_server_error", said, undefined, error);
     }
@@ -270,8 +270,9 @@ export class OpenAiLlm implements LlmPort {
  * answer cut off before its end. A 500 for any other cause stays a server error.
  */
 function isUnreadableAnswer(error: InstanceType<typeof APIError>): boolean {
+  // A 500, or (streamed) an error event after the answer began.
   return (
-    error.status === 500 &&
+    (error.status === 500 || error.status === undefined) &&
     /produced output that does not match the expected .*format/i.test(error.message)
   );
 }
