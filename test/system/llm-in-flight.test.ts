@@ -2,10 +2,12 @@
  * While the model thinks, the task shows the call in flight (issue 25, item 5):
  * through the local stack and the scripted LLM, an answer held mid-stream shows
  * on `GET /v1/tasks/{id}` and on its branch as `llm_call` with its purpose, model,
- * attempt, start and the pieces received so far; a slow call that does not
+ * attempt, start and the pieces received so far (and once on the events stream,
+ * as `event: llm_call`); a slow call that does not
  * stream shows too; both are gone once the step commits.
  */
 import { describe, expect, it } from "vitest";
+import { readSse } from "../support/sse";
 import { useTestStack } from "../support/stack";
 
 const t = useTestStack();
@@ -61,6 +63,18 @@ describe("the call in flight", () => {
       expect(Date.parse(thinking.llm_call.started_at)).not.toBeNaN();
       const main = await t.api("GET", `/v1/tasks/${taskId}/branches/main`);
       expect(main.body.llm_call).toMatchObject({ purpose: "llm_generate", attempt: 1 });
+      // The events stream says so too, once per attempt.
+      const read = await readSse(`${t.url}/v1/tasks/${taskId}/events`, t.apiKey, {
+        until: (events) => events.some((e) => e.event === "llm_call"),
+      });
+      const calls = read.events.filter((e) => e.event === "llm_call");
+      expect(calls).toHaveLength(1);
+      expect(JSON.parse(calls[0]!.data)).toMatchObject({
+        branch: "main",
+        purpose: "llm_generate",
+        model: "scripted-model",
+        attempt: 1,
+      });
     } finally {
       release();
     }

@@ -22,7 +22,7 @@
  * carries it whole. Text of a step whose commit was already sent is dropped.
  */
 import { MalformedError } from "../errors";
-import type { Commit, Retrying, RunningGroup, Task } from "../model";
+import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import { commitSk, parseCommitId, taskPk } from "../store/keys";
@@ -45,6 +45,8 @@ export type TaskEvent =
   | { event: "retrying"; data: Retrying & { branch: string } }
   /** A branch's parallel group started or one of its members' results is held. */
   | { event: "group"; data: RunningGroup & { branch: string } }
+  /** A branch's step started an LLM call (an attempt of it): once per attempt. */
+  | { event: "llm_call"; data: LlmCallInFlight & { branch: string } }
   /** Text an LLM call of a step in flight is writing (`token-relay.ts`); not resumable. */
   | { event: "token"; data: TokenEvent }
   | { event: "end"; data: { task_id: string; status: Task["status"] } }
@@ -110,6 +112,8 @@ export interface PollResult {
   retrying: Array<Retrying & { branch: string }>;
   /** Branches whose parallel group runs, with the members done so far. */
   groups: Array<RunningGroup & { branch: string }>;
+  /** The LLM calls running branches wait on (`Branch.llm_call`). */
+  calls: Array<LlmCallInFlight & { branch: string }>;
 }
 
 export class TaskEvents {
@@ -184,7 +188,18 @@ export class TaskEvents {
         ? [{ branch: b.name, ...presentGroup(b.group) }]
         : [],
     );
-    return { events, cursor: next, task, done, retrying, groups };
+    // The calls running branches wait on: each attempt is sent once, when first seen.
+    const calls = (
+      await Promise.all(
+        branches
+          .filter((b) => b.llm_call && b.status === "running")
+          .map(async (b) => {
+            const shown = (await this.deps.presenter.branch(b)).llm_call;
+            return shown ? [{ branch: b.name, ...shown }] : [];
+          }),
+      )
+    ).flat();
+    return { events, cursor: next, task, done, retrying, groups, calls };
   }
 
   /**
@@ -203,6 +218,7 @@ export class TaskEvents {
     let lastStatus: string | null = null;
     const retriesSent = new Set<string>();
     const groupsSent = new Set<string>();
+    const callsSent = new Set<string>();
     let lastSent = started;
     const live =
       this.deps.tokens && options.tokens !== false
@@ -222,6 +238,14 @@ export class TaskEvents {
         if (retriesSent.has(key)) continue;
         retriesSent.add(key);
         yield { event: "retrying", data: retry };
+      }
+      let called = false;
+      for (const call of result.calls) {
+        const key = `${call.branch}#${call.started_at}#${call.attempt}`;
+        if (callsSent.has(key)) continue;
+        callsSent.add(key);
+        called = true;
+        yield { event: "llm_call", data: call };
       }
       let grouped = false;
       for (const group of result.groups) {
@@ -243,7 +267,7 @@ export class TaskEvents {
         return;
       }
       const now = this.deps.clock.now();
-      if (result.events.length > 0 || result.retrying.length > 0 || grouped || changed)
+      if (result.events.length > 0 || result.retrying.length > 0 || grouped || called || changed)
         lastSent = now;
       else if (now - lastSent >= this.heartbeatMs) {
         lastSent = now;
