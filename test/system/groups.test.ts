@@ -258,4 +258,42 @@ describe("parallel groups", () => {
     );
     expect(fork.status).toBe(404);
   });
+
+  it("shows a member's call in flight on the task while the group runs, gone once it joined", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    t.llm.streaming = {
+      chunkChars: 2,
+      beforeChunk: async (index, _text, request) => {
+        if (request.schemaName === "text" && index === 2) await held;
+      },
+    };
+    t.llm.on("text", "a member's answer");
+    const taskId = await start([
+      gen(0, "a", "Tell about A."),
+      gen(1, "b", "Tell about B."),
+      gen(2, "final_answer", "Combine: ${a} | ${b}"),
+    ]);
+    try {
+      const deadline = Date.now() + 30_000;
+      let task: any;
+      for (;;) {
+        task = (await t.api("GET", `/v1/tasks/${taskId}`)).body;
+        if (task.llm_call?.tokens_so_far > 0 || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(task.status).toBe("running");
+      expect(task.llm_call).toMatchObject({ purpose: "llm_generate", attempt: 1 });
+      // The group is what runs: its base is the head, no member committed yet.
+      const main = await t.api("GET", `/v1/tasks/${taskId}/branches/main`);
+      expect(main.body.group).toBeDefined();
+    } finally {
+      release();
+    }
+    const done = await t.waitForTask(taskId);
+    expect(done.status).toBe("completed");
+    expect(done.llm_call).toBeUndefined();
+  });
 });

@@ -83,13 +83,14 @@ interface HeldResult {
 
 /**
  * Runs one member's instruction (the step's own executor, with the member's
- * idempotency key); `calls` lists its LLM calls so far, also after a failure.
+ * idempotency key); `calls` lists its LLM calls so far, also after a failure;
+ * `settled` resolves once what it wrote of its call in flight is written.
  */
 export type MemberRunner = (
   branch: BranchRecord,
   instruction: Instruction,
   idempotencyKey: string,
-) => { execution: Promise<Execution>; calls: () => LlmCall[] };
+) => { execution: Promise<Execution>; calls: () => LlmCall[]; settled: () => Promise<void> };
 
 /** Commits the complete group's held results now: the step after its base, in this invocation. */
 export type Joiner = (base: string) => Promise<unknown>;
@@ -367,7 +368,8 @@ async function runHeld(
   const base = { seq_no: seq, base: group.base, started_at: new Date(started).toISOString() };
   const ran = runner(branch, instruction, key);
   try {
-    const execution = await ran.execution;
+    // The member's "no call in flight" is written before its result is held.
+    const execution = await ran.execution.finally(() => ran.settled());
     checkOutputs(execution.outputs);
     const finished = deps.clock.now();
     return {

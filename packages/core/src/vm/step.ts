@@ -231,11 +231,15 @@ function memberRunner(deps: StepDeps): MemberRunner {
   return (branch, instruction, idempotencyKey) => {
     // A member's session gives up on an unreachable LLM when an ordinary step would:
     // the bound runs from the branch's first failure (`vm/retrying.ts`).
+    // Its call in flight shows on the group's branch, as an ordinary step's does
+    // (members running at once show the one whose attempt began last).
+    const watch = watchCalls({ store: deps.store, now: deps.clock.now }, branch);
     const session = deps.llm(
       sessionBudget(deps, branch),
       tracePrefix(branch),
       failingSince(branch, deps.clock.now()) + unreachableBound(deps),
       tokensFor(deps, branch, instruction.seq_no),
+      watch,
     );
     const execution = (async () => {
       if (instruction.type !== "calling" || branch.plan === null) {
@@ -253,7 +257,7 @@ function memberRunner(deps: StepDeps): MemberRunner {
         llm: session,
       });
     })();
-    return { execution, calls: () => session.calls };
+    return { execution, calls: () => session.calls, settled: () => watch.settled() };
   };
 }
 
