@@ -6,10 +6,12 @@
  * server with no output cap of its own. The server is started with a small
  * context (`-c 512`) and no `-n`: every bound here is the project's.
  */
-import { createLlmSession, LlmConfig, type LlmPort } from "@stackvm/core";
+import { createLlmSession, LlmConfig, type LlmPort, type SandboxPort } from "@stackvm/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OpenAiEmbeddings } from "../../packages/aws/src/openai-embeddings";
 import { OpenAiLlm } from "../../packages/aws/src/openai-llm";
 import { PlanAnswer } from "../../packages/core/src/planning/planner";
+import { createDoctor } from "../../packages/functions/src/doctor";
 import {
   LLAMA_START_TIMEOUT_MS,
   type LlamaServer,
@@ -120,5 +122,47 @@ describe("a real llama.cpp server at its limits", () => {
     );
     expect(outcome.code).toBe("llm_timeout");
     expect(outcome.message).not.toMatch(/could not be reached/);
+  });
+
+  it("reads a server that is gone as llm_unreachable", async () => {
+    const gone = await startLlamaServer({ contextSize: 256 });
+    await gone.stop();
+    const llm = new OpenAiLlm({ apiKey: "none", baseURL: gone.url });
+    const outcome = await codeOf(
+      llm.complete({
+        model: gone.model,
+        messages: [{ role: "user", content: "hi" }],
+        timeoutMs: 10_000,
+      }),
+    );
+    expect(outcome.code).toBe("llm_unreachable");
+  });
+
+  it("takes the server's 501 for embeddings (no --embeddings) as permanent, quoting it", async () => {
+    const embeddings = new OpenAiEmbeddings({ apiKey: "none", baseURL: llama.url });
+    const error = (await embeddings
+      .embed({ model: llama.model, input: ["x"], timeoutMs: 10_000 })
+      .catch((e: unknown) => e)) as { code?: string; message?: string; retryable?: boolean };
+    expect(error.code).toBe("embedding_failed");
+    expect(error.message).toContain("501");
+    expect(error.message).toMatch(/--embeddings/);
+  });
+
+  it("passes doctor's model check on a server with no output cap, and points at --embeddings", async () => {
+    const sandbox = { run: async () => ({ result: 42, error: null }) } as unknown as SandboxPort;
+    const doctor = createDoctor({
+      llm: new OpenAiLlm({ apiKey: "none", baseURL: llama.url }),
+      embeddings: new OpenAiEmbeddings({ apiKey: "none", baseURL: llama.url }),
+      sandbox,
+      llmConfig: config(),
+      embeddingModel: llama.model,
+      baseURL: llama.url,
+    });
+    const checks = await doctor();
+    // Unbounded, "reply with ok" would run to the end of the context (finding 1).
+    expect(checks.find((c) => c.name === "llm")).toMatchObject({ status: "ok", fix: null });
+    const embeddings = checks.find((c) => c.name === "embeddings");
+    expect(embeddings?.status).toBe("warning");
+    expect(embeddings?.fix).toMatch(/--embeddings/);
   });
 });
