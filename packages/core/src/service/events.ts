@@ -28,7 +28,7 @@ import type { Clock } from "../ports/clock";
 import { commitSk, parseCommitId, taskPk } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { type Presenter, presentGroup } from "./present";
+import { inFlightOf, type Presenter, presentGroup } from "./present";
 import type { TaskService } from "./tasks";
 import {
   type TokenCursor,
@@ -189,16 +189,12 @@ export class TaskEvents {
         : [],
     );
     // The calls running branches wait on: each attempt is sent once, when first seen.
-    const calls = (
-      await Promise.all(
-        branches
-          .filter((b) => b.llm_call && b.status === "running")
-          .map(async (b) => {
-            const shown = (await this.deps.presenter.branch(b)).llm_call;
-            return shown ? [{ branch: b.name, ...shown }] : [];
-          }),
-      )
-    ).flat();
+    // Read off the branch records the poll already has: no presenting, no blob read.
+    const now = this.deps.clock.now();
+    const calls = branches.flatMap((b) => {
+      const shown = inFlightOf(b, now);
+      return shown ? [{ branch: b.name, ...shown }] : [];
+    });
     return { events, cursor: next, task, done, retrying, groups, calls };
   }
 

@@ -159,7 +159,7 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
 }
 
 /** The call a running branch waits on (`Branch.llm_call`): only while it runs. */
-function inFlightOf(branch: BranchRecord, now: number): LlmCallInFlight | null {
+export function inFlightOf(branch: BranchRecord, now: number): LlmCallInFlight | null {
   const c = branch.llm_call;
   if (!c || branch.status !== "running") return null;
   return {
