@@ -5,6 +5,7 @@ import { runStep } from "../vm/step";
 import { decodeEventId, encodeEventId, type TaskEvent, TaskEvents } from "./events";
 import { Presenter } from "./present";
 import { CreateTaskInput } from "./tasks";
+import { TokenRelay } from "./token-relay";
 
 const PLAN = [
   { seq_no: 0, type: "assign", parameters: { a: 1 } },
@@ -136,6 +137,55 @@ describe("TaskEvents.stream", () => {
       "status:completed",
       "end",
     ]);
+  });
+
+  it("sends a step's last text before its commit when both land between two reads", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    const relay = new TokenRelay({ items: sys.store.items, clock: sys.clock, flushMs: 10_000 });
+    const head = (await sys.store.getBranch("acme", task.task_id, "main"))!.head;
+    // Right after the stream's last read of live text before its second poll (the
+    // read after its wait), the step publishes its text and commits: the poll
+    // finds the commit with the text unread.
+    let publishAndCommit: (() => Promise<void>) | undefined = async () => {
+      const sink = relay.sink({
+        tenant: "acme",
+        taskId: task.task_id,
+        branch: "main",
+        seq_no: 0,
+        parent_id: head,
+        final_answer: false,
+      });
+      sink.delta("llm_generate", "the whole text");
+      await sink.flush();
+      await steps(sys, 1);
+    };
+    const read = relay.read.bind(relay);
+    let reads = 0;
+    relay.read = async (...args) => {
+      const answer = await read(...args);
+      if (++reads === 2) {
+        await publishAndCommit?.();
+        publishAndCommit = undefined;
+      }
+      return answer;
+    };
+    const events = new TaskEvents({
+      store: sys.store,
+      tasks: sys.tasks,
+      presenter: new Presenter(sys.blobs),
+      clock: sys.clock,
+      tokens: relay,
+      pollMs: 100,
+      maxConnectionMs: 1_000,
+      sleep: async (ms) => sys.clock.advance(ms),
+    });
+    const seen: string[] = [];
+    for await (const event of events.stream("acme", task.task_id)) {
+      if (event.event === "token") seen.push(`token:${event.data.text}`);
+      if (event.event === "commit") seen.push(`commit:${event.data.parent_id}`);
+    }
+    expect(seen).toEqual(["token:the whole text", `commit:${head}`]);
   });
 
   it("sends heartbeats while nothing happens and ends the connection at its cap", async () => {

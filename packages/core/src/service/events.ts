@@ -225,6 +225,12 @@ export class TaskEvents {
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
       cursor = result.cursor;
+      // A step publishes its last text before it commits (`LlmSession` flushes its
+      // sink first), so the text read now holds all of it: sent before the commit
+      // that ends its step, after which the rest would be dropped as over.
+      if (live && result.events.some((event) => event.event === "commit")) {
+        for (const data of await live.read()) yield { event: "token", data };
+      }
       for (const event of result.events) {
         if (event.event === "commit") live?.committed(event.data);
         yield event;
