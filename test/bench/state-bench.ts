@@ -24,6 +24,7 @@ import {
   loopPlan,
   median,
   timedMedian,
+  transferFloorMs,
   WIDE_SEED,
   widePlan,
 } from "./workload";
@@ -128,9 +129,9 @@ async function main() {
       () => t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`),
       cpu.state,
     );
-    const stateBytes = Buffer.byteLength(
-      JSON.stringify((await t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`)).body),
-    );
+    const stateBody = (await t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/state`)).body;
+    const stateBytes = Buffer.byteLength(JSON.stringify(stateBody));
+    const floorMs = await transferFloorMs(stateBody);
     const diffMs = await timedMedian(
       11,
       () => t.api("GET", `/v1/tasks/${big1.id}/commits/${at50}/diff`),
@@ -202,6 +203,7 @@ async function main() {
         diff_at_50_ms: round(diffMs),
         fork_at_50_ms: round(forkMs),
         state_at_50_answer_bytes: stateBytes,
+        state_at_50_transfer_floor_ms: round(floorMs),
         cpu_state_diff_fork_at_50_ms: [median(cpu.state), median(cpu.diff), median(cpu.fork)].map(
           (x) => round(x),
         ),
@@ -276,6 +278,10 @@ async function main() {
       `${result.ten_mb.cpu_state_diff_fork_at_50_ms.join(" / ")}; ${result.ten_mb.small_task_cpu_state_diff_fork_at_50_ms.join(" / ")}`,
     );
     print("  the state's answer at step 50 of the 10 MB task (bytes)", stateBytes);
+    print(
+      "  the same answer from a bare Hono route, this run (median ms)",
+      `${round(floorMs)}: the state read is ${round(stateMs / floorMs)}x its transfer`,
+    );
     print(
       "state at the head of the 10 MB task, all 10 MB (median ms)",
       result.ten_mb.state_at_head_ms,

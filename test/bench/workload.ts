@@ -239,3 +239,29 @@ export async function forkMedian(
 export const ANSWER_AT_ONCE: unknown[] = [
   { seq_no: 0, type: "assign", parameters: { final_answer: "forked" } },
 ];
+
+/**
+ * The floor of a read whose answer is `body`: a bare Hono app on the same
+ * Node server sends the same JSON, and this process receives and parses it,
+ * as `TestStack.api` does. What a history read takes beyond it is the
+ * stack's own work (auth, store reads, building the answer).
+ */
+export async function transferFloorMs(body: unknown, n = 11): Promise<number> {
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const app = new Hono();
+  app.get("/", (c) => c.json(body as object));
+  const server = await new Promise<ReturnType<typeof serve>>((done) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => done(s));
+  });
+  const { port } = server.address() as { port: number };
+  try {
+    return await timedMedian(n, async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/`);
+      JSON.parse(await answer.text());
+      return answer;
+    });
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
+}

@@ -328,5 +328,21 @@ describe("security headers", () => {
     expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
     expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
     expect(answer.headers.get("x-frame-options")).toBe("DENY");
+    // Every answer names its request, for the logs: a fresh id, or the caller's.
+    expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers with the caller's request id, whole, on an answer and on a refusal", async () => {
+    for (const withKey of [true, false]) {
+      const answer = await fetch(`${t.url}/v1/tasks`, {
+        headers: {
+          "x-request-id": "caller-chosen-17",
+          ...(withKey ? { authorization: `Bearer ${t.apiKey}` } : {}),
+        },
+      });
+      expect(answer.status).toBe(withKey ? 200 : 401);
+      expect(answer.headers.get("x-request-id")).toBe("caller-chosen-17");
+      expect(await answer.json()).toBeTypeOf("object");
+    }
   });
 });
