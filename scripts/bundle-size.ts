@@ -15,12 +15,17 @@
  * project) and reports how long the import took (chunks it imports statically
  * included, dynamic ones not: they load on first use); the median of several
  * runs (`--runs N`, default 7), the function and the baselines measured in turn
- * so that ratios compare runs under the same load. For the worker, also one
+ * so that ratios compare runs under the same load. Both its wall time and the
+ * CPU time of the process are printed; the goals are checked on CPU time, the
+ * work of the import: a Lambda instance does it on a core of its own, while
+ * here the wall time also counts waits for a core. For the worker, also one
  * whole step in a fresh process (scripts/worker-step-probe.ts): import, then a
  * task's first step through the worker's handler on the in-memory ports.
  *
  * "bundle" is every file of the bundle; "at start" what its cold start loads;
- * "unzipped" and "zip" the whole package as Lambda receives it. The load
+ * "unzipped" and "zip" the whole package as Lambda receives it. The bundle's
+ * whole size has no goal of its own: with code splitting a cold start loads
+ * only "at start", and the package is checked against Lambda's limits. The load
  * average is printed with the figures: on a shared machine, ratios to the
  * floor of the same run are what compares.
  *
@@ -59,7 +64,17 @@ function parseRuns(argv: string[]): number {
   return runs;
 }
 
-type Timing = { ms: number; helloMs: number; floorMs: number } | { error: string };
+/** Medians of wall and CPU milliseconds: the file's, and the two baselines' measured in turn with it. */
+type Timing =
+  | {
+      ms: number;
+      cpuMs: number;
+      helloMs: number;
+      helloCpuMs: number;
+      floorMs: number;
+      floorCpuMs: number;
+    }
+  | { error: string };
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -72,6 +87,7 @@ function coldImport(file: string, hello: string, floor: string, runs: number): T
   const times: number[] = [];
   const helloTimes: number[] = [];
   const floorTimes: number[] = [];
+  const cpu: [number[], number[], number[]] = [[], [], []];
   for (let i = 0; i < runs; i++) {
     const baseline = importOnce(hello);
     const least = importOnce(floor);
@@ -82,8 +98,18 @@ function coldImport(file: string, hello: string, floor: string, runs: number): T
     times.push(measured.ms);
     helloTimes.push(baseline.ms);
     floorTimes.push(least.ms);
+    cpu[0].push(measured.cpuMs);
+    cpu[1].push(baseline.cpuMs);
+    cpu[2].push(least.cpuMs);
   }
-  return { ms: median(times), helloMs: median(helloTimes), floorMs: median(floorTimes) };
+  return {
+    ms: median(times),
+    cpuMs: median(cpu[0]),
+    helloMs: median(helloTimes),
+    helloCpuMs: median(cpu[1]),
+    floorMs: median(floorTimes),
+    floorCpuMs: median(cpu[2]),
+  };
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
@@ -100,6 +126,8 @@ function row(name: string, built: Bundle, timing: Timing, pkg?: FunctionPackage)
     pkg ? `${mb(pkg.zipBytes)}${pkg.zipLimited ? "" : " (S3)"}` : "",
     ok ? `${timing.ms.toFixed(1)} ms` : "import failed",
     times(ok ? timing.ms / timing.floorMs : Number.NaN),
+    ok ? `${timing.cpuMs.toFixed(1)} ms` : "",
+    times(ok ? timing.cpuMs / timing.floorCpuMs : Number.NaN),
     built.heaviest.map(([p, bytes]) => `${p} ${kb(bytes)}`).join(", "),
   ];
 }
@@ -113,6 +141,8 @@ function print(rows: string[][]) {
     "unzipped",
     "zip",
     "cold import",
+    "vs floor",
+    "its CPU",
     "vs floor",
     "heaviest at start",
   ];
@@ -142,7 +172,11 @@ async function main() {
   const baselines = coldImport(floor.entry, hello.entry, floor.entry, runs);
   if ("error" in baselines) throw new Error(baselines.error);
   const rows: string[][] = [
-    row("hello-world (Hono)", hello, { ...baselines, ms: baselines.helloMs }),
+    row("hello-world (Hono)", hello, {
+      ...baselines,
+      ms: baselines.helloMs,
+      cpuMs: baselines.helloCpuMs,
+    }),
     row("floor (Hono+zod+DynamoDB+SQS)", floor, baselines),
   ];
   const failures: string[] = [];
@@ -158,15 +192,16 @@ async function main() {
     const timing = coldImport(pkg.bundle.entry, hello.entry, floor.entry, runs);
     rows.push(row(entry.name, pkg.bundle, timing, pkg));
     failures.push(...packageProblems(pkg));
-    if (entry.sizeTargetMb !== undefined && pkg.bundle.bytes > entry.sizeTargetMb * 1024 * 1024) {
-      failures.push(
-        `${entry.name}: bundle ${kb(pkg.bundle.bytes)} is over ${entry.sizeTargetMb} MB`,
-      );
-    }
     if ("error" in timing) failures.push(`${entry.name}: import failed: ${timing.error}`);
-    else if (entry.importGoal !== undefined && timing.ms / timing.floorMs > entry.importGoal) {
+    // The goal is checked on CPU time: the work of the import, which a Lambda
+    // instance does on a core of its own; here the wall time also counts the
+    // waits for a core that other work on the machine causes (both are printed).
+    else if (
+      entry.importGoal !== undefined &&
+      timing.cpuMs / timing.floorCpuMs > entry.importGoal
+    ) {
       failures.push(
-        `${entry.name}: cold import ${times(timing.ms / timing.floorMs)} the floor's, over its goal of ${entry.importGoal}x`,
+        `${entry.name}: cold import ${times(timing.cpuMs / timing.floorCpuMs)} the floor's CPU time, over its goal of ${entry.importGoal}x`,
       );
     }
   }
