@@ -23,10 +23,8 @@
  * - esbuild plugins (`nodejs.plugins`, infra/esbuild-plugins.mjs): zod's error
  *   messages in English only, 260 KB less for the api to load at each cold start.
  */
+import { ESBUILD_PLUGINS } from "./esbuild-plugins-file";
 import { knowledgeInstalls } from "./knowledge-installs";
-
-/** esbuild plugins of every bundle, relative to sst.config.ts; scripts/bundles.ts builds with the same. */
-export const ESBUILD_PLUGINS = "infra/esbuild-plugins.mjs";
 
 /** The trust policy of every function's role outside `sst dev`: Lambda and nothing else. */
 export const lambdaOnlyTrust = JSON.stringify({

@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { ESBUILD_PLUGINS } from "../../infra/esbuild-plugins-file";
 import { knowledgeArchitecture, knowledgeInstalls } from "../../infra/knowledge-installs";
 import { sandboxScripts } from "../../infra/sandbox-scripts";
 import { tableDefinition } from "../../packages/aws/src/table-definition";
@@ -287,6 +288,20 @@ export const checks: Record<string, Check> = {
       .map(
         (build) =>
           `function ${build.functionID} (${build.handler}) is bundled without code splitting (nodejs.splitting), so its cold start loads every lazily imported client`,
+      );
+  },
+
+  /**
+   * Every function is built with the project's esbuild plugins
+   * (infra/esbuild-plugins.mjs: zod's translations in English alone), which
+   * `npm run bundle` measures with.
+   */
+  esbuildPlugins(graph) {
+    return graph.builds
+      .filter((build) => build.properties?.plugins !== ESBUILD_PLUGINS)
+      .map(
+        (build) =>
+          `function ${build.functionID} (${build.handler}) is bundled without ${ESBUILD_PLUGINS} (nodejs.plugins), so its cold start loads what the plugins leave out`,
       );
   },
 

@@ -33,7 +33,12 @@ export interface FunctionBuild {
   /** Whether `sst dev` would run it locally. */
   dev: boolean;
   /** The function's `nodejs` options as SST passes them to the build, plus its architecture. */
-  properties?: { splitting?: boolean; install?: string[]; architecture?: string };
+  properties?: {
+    splitting?: boolean;
+    plugins?: string;
+    install?: string[];
+    architecture?: string;
+  };
   /** The files of the built bundle, after SST's `postbuild` hook (the harness's build writes only the handler). */
   bundleFiles?: string[];
 }

@@ -175,6 +175,15 @@ describe("checkGraph on a mutated graph", () => {
       },
     ],
     [
+      "the api bundled without the project's esbuild plugins",
+      "esbuildPlugins",
+      (g) => {
+        const api = fnOf(g, handlers.api);
+        const { plugins: _, ...rest } = api.build.properties ?? {};
+        api.build.properties = rest;
+      },
+    ],
+    [
       "the bucket linked to the sandbox",
       "sandboxLockdown",
       (g) => {
