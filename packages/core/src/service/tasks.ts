@@ -28,6 +28,7 @@ import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
 import { enqueueNext, sweepIndex } from "../vm/step";
+import { DisplayName } from "./display-text";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 import type { Presenter } from "./present";
 import type { TaskAdmission } from "./quotas";
@@ -40,10 +41,7 @@ export const CreateTaskInput = z
   .object({
     goal: z.string().min(1).max(10_000).optional(),
     plan: z.array(z.unknown()).optional(),
-    name: z
-      .string()
-      .min(1)
-      .max(200)
+    name: DisplayName(200)
       .optional()
       .describe(
         "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt",
