@@ -42,6 +42,44 @@ describe("webhookUrlCheck", () => {
   });
 });
 
+describe("webhookUrlCheck against spellings of private addresses", () => {
+  const check = webhookUrlCheck({ ...CLOSED_POLICY, ownPorts: new Set([4000]) });
+  it.each([
+    ["decimal IPv4", "https://2130706433/", /127\.0\.0\.1 is a loopback address/],
+    ["hex IPv4", "https://0x7f.1/", /127\.0\.0\.1 is a loopback address/],
+    ["octal IPv4", "https://0177.0.0.1/", /127\.0\.0\.1 is a loopback address/],
+    ["short IPv4", "https://127.1/", /loopback/],
+    ["percent-encoded IPv4", "https://%31%32%37.0.0.1/", /loopback/],
+    ["a trailing dot", "https://127.0.0.1./", /loopback/],
+    ["localhost with a trailing dot", "https://localhost./", /loopback/],
+    ["localhost with two trailing dots", "https://localhost../", /loopback/],
+    ["a name under localhost", "https://a.b.localhost/", /loopback/],
+    ["userinfo before loopback", "https://hooks.example.com@127.0.0.1/", /loopback/],
+    ["userinfo with a password", "https://a:b@[::1]/", /loopback/],
+    ["IPv4-mapped IPv6", "https://[::ffff:127.0.0.1]/", /loopback/],
+    ["IPv4-mapped IPv6, written out", "https://[0:0:0:0:0:ffff:7f00:1]/", /loopback/],
+    ["IPv4-compatible IPv6", "https://[::127.0.0.1]/", /outside the global unicast range/],
+    ["IPv6 loopback", "https://[::1]/", /loopback/],
+    ["IPv6 link-local", "https://[fe80::1]/", /link-local/],
+    ["IPv6 unique local", "https://[fd00::1]/", /unique local/],
+    ["the unspecified address", "https://0.0.0.0/", /unspecified/],
+    ["IPv6 unspecified", "https://[::]/", /unspecified/],
+    ["NAT64 of loopback", "https://[64:ff9b::7f00:1]/", /special-purpose range/],
+    ["6to4 of loopback", "https://[2002:7f00:1::1]/", /special-purpose range/],
+    ["metadata, IPv4-mapped", "https://[::ffff:a9fe:a9fe]/", /metadata/],
+    ["AWS metadata over IPv6", "https://[fd00:ec2::254]/", /metadata/],
+    ["ECS task metadata", "https://169.254.170.2/", /metadata/],
+    ["Alibaba metadata", "https://100.100.100.200/", /metadata/],
+    ["multicast", "https://224.0.0.1/", /multicast/],
+  ])("refuses %s (%s)", (_what, url, reason) => {
+    expect(() => check(url)).toThrow(reason);
+  });
+
+  it("reads userinfo as userinfo: the host after the @ is the one judged", () => {
+    expect(() => check("https://127.0.0.1@hooks.example.com/")).not.toThrow();
+  });
+});
+
 describe("webhookTargetCheck", () => {
   /** A resolver that answers from a table and counts its lookups; nothing leaves the machine. */
   const table =
