@@ -185,6 +185,25 @@ describe("many streams and streams that must end", () => {
     expect(JSON.parse(read.events.at(-1)!.data)).toEqual({ task_id: taskId, status: "cancelled" });
   });
 
+  it("ends the stream of a task deleted while its model writes, saying so", async () => {
+    hold();
+    const taskId = await startPlan();
+    const stream = readSse(url(taskId), t.apiKey);
+    await waitFor(async () => (await t.api("GET", `/v1/tasks/${taskId}`)).body.llm_call != null);
+    expect((await t.api("DELETE", `/v1/tasks/${taskId}`)).status).toBe(204);
+    const read = await stream;
+    open();
+    expect(read.closed).toBe(true);
+    const last = read.events.at(-1)!;
+    // One event says so, in JSON; the store's own words (Hono's second error event) never.
+    expect(read.events.filter((e) => e.event === "error")).toHaveLength(1);
+    expect(last.event).toBe("error");
+    expect(JSON.parse(last.data)).toEqual({
+      code: "not_found",
+      message: "the task was deleted while it was streamed: there is nothing more to send",
+    });
+  });
+
   it("ends the stream of a task that fails", async () => {
     // The planner's plan is one the validator refuses: the task fails.
     t.llm.on("plan", { reasoning: "bad", plan: [{ seq_no: 0, type: "assign", parameters: {} }] });
