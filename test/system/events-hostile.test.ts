@@ -173,6 +173,53 @@ describe("many streams and streams that must end", () => {
     }
   });
 
+  it("holds a tenant to max_open_streams: the next stream or chat completion is a 429 that starts nothing, other tenants go on", async () => {
+    const set = await t.api(
+      "PUT",
+      "/v1/admin/tenants/mallory/quotas",
+      { max_open_streams: 2 },
+      { key: ADMIN_KEY },
+    );
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.quotas.max_open_streams).toBe(2);
+    hold();
+    const taskId = await startPlan(PLAN, mallory);
+    const first = new AbortController();
+    const second = new AbortController();
+    const opened = [first, second].map((abort) =>
+      fetch(url(taskId), { headers: { authorization: `Bearer ${mallory}` }, signal: abort.signal }),
+    );
+    for (const response of await Promise.all(opened)) expect(response.status).toBe(200);
+
+    const refused = await t.api("GET", `/v1/tasks/${taskId}/events`, undefined, { key: mallory });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("too_many_streams");
+    expect(refused.headers.get("retry-after")).toBe("20");
+    const before = (await t.api("GET", "/v1/tasks?limit=100", undefined, { key: mallory })).body;
+    const chat = await t.api(
+      "POST",
+      "/v1/chat/completions",
+      { model: "default", messages: [{ role: "user", content: "Hello" }] },
+      { key: mallory },
+    );
+    expect(chat.status).toBe(429);
+    expect(chat.body.error.code).toBe("too_many_streams");
+    const after = (await t.api("GET", "/v1/tasks?limit=100", undefined, { key: mallory })).body;
+    expect(after.tasks.length).toBe(before.tasks.length);
+    // Another tenant's streams are not counted with hers.
+    const alice = await startPlan([{ seq_no: 0, type: "assign", parameters: { final_answer: 1 } }]);
+    expect((await readSse(url(alice), t.apiKey)).events.at(-1)?.event).toBe("end");
+
+    // A stream that closes frees its slot.
+    first.abort();
+    await waitFor(
+      async () => (await readSse(url(taskId), mallory, { until: () => true })).status === 200,
+    );
+    second.abort();
+    open();
+    await t.waitForTask(taskId, { key: mallory });
+  });
+
   it("ends the stream of a task cancelled while its model writes", async () => {
     hold();
     const taskId = await startPlan();

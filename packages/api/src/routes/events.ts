@@ -50,12 +50,14 @@ export function registerEventRoutes(app: ApiApp): void {
     async (c) => {
       const { task_id } = c.req.valid("param");
       const tenant = c.get("tenantId");
-      const { events, log } = c.get("deps");
+      const { events, log, streams } = c.get("deps");
       const lastEventId =
         c.req.valid("header")["last-event-id"] ?? c.req.valid("query").last_event_id ?? null;
       // Bad ids and unknown tasks answer as JSON errors, before the stream starts.
       decodeEventId(lastEventId);
       await events.check(tenant, task_id);
+      // The tenant's slot for a long request: 429 too_many_streams, as JSON, past the limit.
+      const lease = await streams.open(tenant);
       const context = { request_id: c.get("requestId"), task_id };
       return streamSSE(c, (stream) =>
         streamBody(
@@ -86,7 +88,7 @@ export function registerEventRoutes(app: ApiApp): void {
               event: "error",
               data: JSON.stringify(streamFailure(error, log, context)),
             }),
-        ),
+        ).finally(() => lease.close()),
       );
     },
   );

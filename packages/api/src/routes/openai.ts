@@ -68,7 +68,17 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       const request = c.req.valid("json");
       const deps = c.get("deps");
       const input = taskInput(request, await target(c, tenant, request.model));
-      const { task } = await deps.tasks.start(tenant, input, null);
+      // The run is followed to its end: a slot of the tenant's open streams, taken
+      // before the task starts, so that a refusal (429) starts nothing.
+      const lease = await deps.streams.open(tenant);
+      let started: Awaited<ReturnType<typeof deps.tasks.start>>;
+      try {
+        started = await deps.tasks.start(tenant, input, null);
+      } catch (error) {
+        await lease.close();
+        throw error;
+      }
+      const { task } = started;
       c.header(TASK_ID_HEADER, task.task_id);
       const created = Math.floor(Date.now() / 1000);
       const id = `chatcmpl-${task.task_id}`;
@@ -76,11 +86,15 @@ export function registerOpenAiRoutes(app: ApiApp): void {
 
       if (!request.stream) {
         let ended: Awaited<ReturnType<typeof deps.tasks.get>> | undefined;
-        for await (const event of followRun(deps, tenant, task, {
-          signal: c.req.raw.signal,
-          live: false,
-        })) {
-          if (event.kind === "end") ended = event.task;
+        try {
+          for await (const event of followRun(deps, tenant, task, {
+            signal: c.req.raw.signal,
+            live: false,
+          })) {
+            if (event.kind === "end") ended = event.task;
+          }
+        } finally {
+          await lease.close();
         }
         const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
         const failed = runError(final);
@@ -156,7 +170,7 @@ export function registerOpenAiRoutes(app: ApiApp): void {
               data: JSON.stringify(openAiErrorBody(status, failure.code, failure.message)),
             });
           },
-        ),
+        ).finally(() => lease.close()),
       );
     },
   );
