@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { styleText } from "node:util";
 import { describe, expect, it } from "vitest";
 import { neutralizeControls } from "./controls";
+import { fit } from "./render";
 import { createOut } from "./style";
 
 const ESC = "\u001b";
@@ -69,5 +70,20 @@ describe("the CLI's output of hostile text", () => {
     out.line(`a${ESC}[31mb`);
     out.write("c\u009bd");
     expect(written()).toBe("a\\u001b[31mb\nc\\u009bd");
+  });
+
+  it("keeps JSON output parseable, with the same values", () => {
+    const { out, written } = capture(false);
+    const value = { title: `a${ESC}[2J\u009b\rb` };
+    out.line(JSON.stringify(value));
+    expect(written()).not.toContain(ESC);
+    expect(written()).not.toContain("\u009b");
+    expect(JSON.parse(written())).toEqual(value);
+  });
+
+  it("cuts a line by the columns its escapes take", () => {
+    const cut = fit(`${ESC}]0;owned\u0007 and more`, 20);
+    expect(cut).toBe("\\u001b]0;owned\\u000…");
+    expect(cut.length).toBe(20);
   });
 });
