@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { TaskRecord } from "../store/records";
 import { integrateSystem } from "../testing/integrate-system";
 import { webhookHeaders } from "../webhooks/signature";
+import { ForkInput } from "./branches";
+import { RetryInput } from "./retry";
 import { CreateScheduleInput } from "./schedules";
 import { MAX_CLUSTER_LENGTH, MAX_TITLE_LENGTH, storedTitle, taskTitle } from "./task-title";
 import { CreateTaskInput } from "./tasks";
@@ -91,6 +93,12 @@ describe("hostile names and goals", () => {
       }
     },
   );
+
+  it("gives the retry and fork paths no way to rename a task: a fork's branch name is a-z, 0-9, _ and -, a retry takes no name", () => {
+    expect(ForkInput.safeParse({ from_commit: "c1", name: `${ESC}[2J` }).success).toBe(false);
+    expect(ForkInput.safeParse({ from_commit: "c1", name: "b\u202eexe" }).success).toBe(false);
+    expect(RetryInput.safeParse({ from: "start", name: "renamed" }).success).toBe(false);
+  });
 
   it("accepts a name in any script, with emoji and right-to-left text", () => {
     for (const name of ["nightly sums", "Résumé · 日本語 👩🏽‍💻", "تقرير أسبوعي", "a\u200fb"]) {
