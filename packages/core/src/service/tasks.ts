@@ -44,7 +44,7 @@ export const CreateTaskInput = z
     name: DisplayName(200)
       .optional()
       .describe(
-        "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt",
+        "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt. Plain text: a control character (ESC, a new line) or an unpaired surrogate is refused",
       ),
     inputs: z.record(VariableName, z.unknown()).default({}),
     // null is absent, as StackVM's own API example sends it.
