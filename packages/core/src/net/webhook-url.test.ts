@@ -1,3 +1,4 @@
+import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
 import { CLOSED_POLICY, LOOPBACK_OPENED, parseOpenRanges } from "./outbound-policy";
 import { webhookTargetCheck, webhookUrlCheck } from "./webhook-url";
@@ -127,6 +128,32 @@ describe("webhookTargetCheck", () => {
     const check = webhookTargetCheck({ ...opened, resolve: table(names) });
     await expect(check("https://hooks.internal.example/x")).resolves.toBeUndefined();
     await expect(check("https://meta.example/")).rejects.toThrow(/metadata/);
+  });
+
+  it("refuses a name that resolves to this machine's own address on one of the stack's ports, even with its range opened", async () => {
+    // An address of one of this machine's interfaces in a range the operator can open
+    // (fd00::2 here); loopback where it has none.
+    const own =
+      Object.values(networkInterfaces())
+        .flat()
+        .map((entry) => entry?.address.split("%")[0] ?? "")
+        .find((address) => /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|f[cd])/.test(address)) ??
+      "127.0.0.1";
+    const opened = {
+      ...CLOSED_POLICY,
+      openRanges: parseOpenRanges(`${own}, 127.0.0.0/8`),
+      ownPorts: new Set([4000]),
+      resolve: table({ "me.example": [own] }),
+    };
+    const check = webhookTargetCheck(opened);
+    await expect(check("https://me.example:4000/hook")).rejects.toThrow(
+      /own listeners \(port 4000/,
+    );
+    await expect(check(`https://${own.includes(":") ? `[${own}]` : own}:4000/`)).rejects.toThrow(
+      /own listeners/,
+    );
+    // Another port of the same address is the operator's to open.
+    await expect(check("https://me.example:9443/hook")).resolves.toBeUndefined();
   });
 
   it("makes the scheme and literal checks first, without a lookup", async () => {
