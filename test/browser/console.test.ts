@@ -292,6 +292,28 @@ describe("the web console", () => {
     expect(await page.getByRole("button", { name: "Save plan as template" }).count()).toBe(0);
   });
 
+  it("shows a hostile name as text in the list and on the task's page: no markup runs, no override reverses it", async () => {
+    const name = `<img src=x onerror="window.__xss=2">report\u202efdp.exe`;
+    const created = await stack.api("POST", "/v1/tasks", {
+      name,
+      plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: 1 } }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const taskId = created.body.task_id;
+    await stack.waitForTask(taskId);
+    const shown = '<img src=x onerror="window.__xss=2">report⟨U+202E⟩fdp.exe';
+    for (const path of ["/ui", `/ui/tasks/${taskId}`]) {
+      const page = await open(path);
+      const where =
+        path === "/ui" ? page.locator(`tr[data-task="${taskId}"]`) : page.locator("#task-title");
+      await where.getByText(shown).waitFor();
+      expect(await page.locator("img[src=x]").count()).toBe(0);
+      expect(
+        await page.evaluate(() => (window as unknown as { __xss?: number }).__xss),
+      ).toBeUndefined();
+    }
+  });
+
   it("shows each problem of a rejected plan at its instruction", async () => {
     const page = await open("/ui/tasks/new");
     await page.getByLabel("a plan (JSON, run as is)").check();

@@ -28,6 +28,8 @@ export class ApiClient {
   private async once(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
     const response = await fetch(`${this.url}${path}`, {
       method,
+      // The API never redirects: a redirect comes from something else, which gets no key.
+      redirect: "error",
       headers: {
         authorization: `Bearer ${this.key}`,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
@@ -57,6 +59,7 @@ export class ApiClient {
       method: "POST",
       headers: { authorization: `Bearer ${this.key}` },
       body: form,
+      redirect: "error",
     });
     return { status: response.status, body: await parse(response) };
   }

@@ -10,11 +10,11 @@
  *   npm run eval -- --url http://localhost:3000  # a running stack (STACKVM_API_KEY or .stackvm/api-key)
  *   npm run eval -- --compare a.json b.json
  */
-import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ApiClient } from "./api";
+import { evalApiKey, UsageError } from "./api-key";
 import { type EvalCase, fillPlaceholders, loadCases, type Need } from "./dataset";
 import { startEvalStack } from "./local";
 import { type CaseResult, totalsOf } from "./metrics";
@@ -90,7 +90,9 @@ async function main(): Promise<number> {
   let stop = async () => {};
   if (values.url) {
     if (values.scripted) throw new UsageError("--scripted starts its own stack: leave out --url");
-    api = new ApiClient(values.url.replace(/\/+$/, ""), await apiKey(values["api-key"]));
+    const keyFile = join(resolve(root, process.env.STACKVM_DATA_DIR ?? ".stackvm"), "api-key");
+    const key = await evalApiKey(values.url, values["api-key"], process.env, keyFile);
+    api = new ApiClient(values.url.replace(/\/+$/, ""), key);
     available = new Set<Need>();
     if (values["fixture-server"]) {
       const { startFixtureServer } = await import("./fixture-server");
@@ -177,16 +179,6 @@ function modelLabel(llm: Record<string, unknown> | null): string | null {
   return `${distinct.join(" / ")} at ${String(llm?.endpoint)}`;
 }
 
-async function apiKey(given: string | undefined): Promise<string> {
-  if (given) return given;
-  if (process.env.STACKVM_API_KEY) return process.env.STACKVM_API_KEY.trim();
-  const file = join(resolve(root, process.env.STACKVM_DATA_DIR ?? ".stackvm"), "api-key");
-  if (existsSync(file)) return (await readFile(file, "utf8")).trim();
-  throw new UsageError(
-    `no API key: pass --api-key, set STACKVM_API_KEY, or start the stack with npm start (it writes ${file})`,
-  );
-}
-
 async function readRun(path: string): Promise<EvalRun> {
   const run = JSON.parse(await readFile(resolve(path), "utf8")) as EvalRun;
   if (run?.version !== 1 || !Array.isArray(run.results))
@@ -201,8 +193,6 @@ function positiveInt(text: string | undefined, fallback: number, name: string): 
     throw new UsageError(`${name} must be a whole number from 1, got ${text}`);
   return n;
 }
-
-class UsageError extends Error {}
 
 main().then(
   (code) => process.exit(code),

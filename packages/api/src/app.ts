@@ -3,7 +3,6 @@
  * on a laptop. Every route is declared with `@hono/zod-openapi` from the zod schemas
  * that validate it, so `/openapi.json` cannot drift from what the API accepts.
  */
-import { randomUUID } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
@@ -20,6 +19,7 @@ import { describeJsonBodyAnswers } from "./openapi-answers";
 import { completeContract, LICENSE } from "./openapi-contract";
 import { API_TAGS, tagRoutes } from "./openapi-tags";
 import { rateLimit } from "./rate-limit";
+import { requestIdOf } from "./request-id";
 import { registerBlobRoutes } from "./routes/blobs";
 import { registerBranchRoutes } from "./routes/branches";
 import { registerDoctorRoutes } from "./routes/doctor";
@@ -59,7 +59,7 @@ export function createApp(deps: ApiDeps): OpenAPIHono<ApiEnv> {
   app.use("*", secureHeaders({ xFrameOptions: "DENY" }));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
-    c.set("requestId", c.req.header("x-request-id") ?? randomUUID());
+    c.set("requestId", requestIdOf(c.req.header("x-request-id")));
     const started = Date.now();
     await next();
     // On the answer's own headers: `c.header` after the answer is made would copy

@@ -11,6 +11,7 @@ import type {
   QuotaService,
   RetryService,
   ScheduleService,
+  StreamLeases,
   TaskEvents,
   TaskService,
   TemplateService,
@@ -59,6 +60,8 @@ export interface ApiDeps {
   quotas: QuotaService;
   templates: TemplateService;
   events: TaskEvents;
+  /** Open streams per tenant (`max_open_streams`): the events stream and chat completions. */
+  streams: StreamLeases;
   waits: WaitService;
   tools: ReadonlyMap<string, Tool>;
   /** A namespace's HTTP tools and MCP servers. */

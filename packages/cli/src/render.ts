@@ -4,6 +4,8 @@
  */
 import type { Commit, Diff, Retrying, Task } from "@stackvm/core";
 import cliTruncate from "cli-truncate";
+import { neutralizeBidi } from "./bidi";
+import { neutralizeControls } from "./controls";
 import type { Out } from "./style";
 
 /** A value as a short one-line preview. */
@@ -22,10 +24,14 @@ export const plural = (n: number, word: string, many = `${word}s`): string =>
 
 /**
  * Cuts `text` with an ellipsis so that it takes at most `width` terminal columns
- * (wide characters count two). `text` is plain: paint it after.
+ * (wide characters count two). `text` is plain: paint it after. Its control and
+ * bidirectional characters are written as their escapes first (as `Out.line`
+ * would), so that the cut counts the columns the line really takes.
  */
 export function fit(text: string, width: number): string {
-  return cliTruncate(text, Math.max(width, 1), { position: "end" });
+  return cliTruncate(neutralizeBidi(neutralizeControls(text)), Math.max(width, 1), {
+    position: "end",
+  });
 }
 export const usd = (n: number): string => `$${n.toFixed(n < 0.01 ? 4 : 2)}`;
 

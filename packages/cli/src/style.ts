@@ -6,15 +6,14 @@
 import { styleText } from "node:util";
 import yoctoSpinner from "yocto-spinner";
 import { neutralizeBidi } from "./bidi";
-
-type Style = Parameters<typeof styleText>[0];
+import { neutralizeControls, type Paint } from "./controls";
 
 export interface Out {
   /** True when stdout is a terminal. */
   tty: boolean;
   /** The terminal's width in columns; when the stream is not a terminal, `COLUMNS` or 80. */
   columns: number;
-  paint(style: Style, text: string): string;
+  paint(style: Paint, text: string): string;
   line(text?: string): void;
   /** Writes text as it is, no newline (an answer as it is written). */
   write(text: string): void;
@@ -46,6 +45,9 @@ export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
   const tty = stream.isTTY === true;
   const color = tty && !process.env.NO_COLOR;
   let spinner: ReturnType<typeof yoctoSpinner> | null = null;
+  // Names, values and streamed text from the API: a right-to-left override must
+  // not reverse them, and a terminal must not act on their escape sequences.
+  const shown = (text: string) => neutralizeBidi(neutralizeControls(text, { colours: color }));
   const out: Out = {
     tty,
     // Read at each use: the terminal may have been resized. Not a terminal: COLUMNS, or 80.
@@ -57,21 +59,20 @@ export function createOut(stream: NodeJS.WriteStream = process.stdout): Out {
     paint: (style, text) => (color ? styleText(style, text, { validateStream: false }) : text),
     // The spinner hooks the stream: it clears itself before a line and redraws after.
     line(text = "") {
-      // Names and values from the API: a right-to-left override must not reverse them.
-      stream.write(`${neutralizeBidi(text)}\n`);
+      stream.write(`${shown(text)}\n`);
     },
     write(text) {
-      stream.write(text);
+      stream.write(shown(text));
     },
     wait(text) {
       if (!tty) return;
       if (!spinner) {
         spinner = yoctoSpinner({
-          text: neutralizeBidi(text),
+          text: shown(text),
           stream,
           handleSignals: false,
         }).start();
-      } else spinner.text = neutralizeBidi(text);
+      } else spinner.text = shown(text);
     },
     done() {
       spinner?.stop();

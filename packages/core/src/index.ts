@@ -308,6 +308,8 @@ export {
   UpdateScheduleInput,
 } from "./service/schedules";
 export { stableJson } from "./service/stable-json";
+export type { StreamLease, StreamLeasesDeps } from "./service/stream-leases";
+export { StreamLeases } from "./service/stream-leases";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export {

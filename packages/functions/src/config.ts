@@ -65,6 +65,7 @@ const Env = z.object({
   // Quota defaults per tenant (the operator overrides them per tenant).
   STACKVM_RATE_LIMIT_RPS: z.coerce.number().int().min(1).max(100_000).default(100),
   STACKVM_MAX_RUNNING_TASKS: z.coerce.number().int().min(1).max(1_000).default(10),
+  STACKVM_MAX_OPEN_STREAMS: z.coerce.number().int().min(1).max(10_000).default(50),
   STACKVM_MONTHLY_TOKEN_BUDGET: z.coerce.number().int().min(0).optional(),
   STACKVM_MONTHLY_COST_BUDGET_USD: z.coerce.number().min(0).optional(),
   // Outgoing webhooks: attempts stay within the queue's maxReceiveCount (5).
@@ -149,6 +150,7 @@ export interface RuntimeConfig {
   quotas: {
     requests_per_second: number;
     max_running_tasks: number;
+    max_open_streams: number;
     monthly_token_budget: number | null;
     monthly_cost_budget_usd: number | null;
   };
@@ -256,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     quotas: {
       requests_per_second: e.STACKVM_RATE_LIMIT_RPS,
       max_running_tasks: e.STACKVM_MAX_RUNNING_TASKS,
+      max_open_streams: e.STACKVM_MAX_OPEN_STREAMS,
       monthly_token_budget: e.STACKVM_MONTHLY_TOKEN_BUDGET ?? null,
       monthly_cost_budget_usd: e.STACKVM_MONTHLY_COST_BUDGET_USD ?? null,
     },

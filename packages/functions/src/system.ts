@@ -26,6 +26,7 @@ import {
   ScheduleService,
   type SecretBox,
   StackVMError,
+  StreamLeases,
   TaskEvents,
   TriggerService,
   type WakePort,
@@ -128,6 +129,12 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     branches,
   });
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock, tokens });
+  const streams = new StreamLeases({
+    items: ports.items,
+    clock: ports.clock,
+    limit: async (tenant) => (await core.quotas.limits(tenant)).max_open_streams,
+    log: options.log,
+  });
   const triggers = new TriggerService({
     items: ports.items,
     clock: ports.clock,
@@ -165,6 +172,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     keys,
     templates,
     events,
+    streams,
     waits,
     tools: core.tools,
     toolSources: core.toolSources,

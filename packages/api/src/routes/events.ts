@@ -9,6 +9,7 @@ import { decodeEventId } from "@stackvm/core";
 import { streamSSE } from "hono/streaming";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, TaskIdParam } from "../schemas";
+import { streamBody, streamFailure } from "../sse-failure";
 
 /** How long a client waits before reconnecting after the stream closes. */
 const RETRY_MS = 1_000;
@@ -28,7 +29,8 @@ export function registerEventRoutes(app: ApiApp): void {
         "results is held (the members run at once; their commits follow in plan order), `event: token` (data: `{branch, " +
         "seq_no, parent_id, purpose, final_answer, text}`, no id) with each piece of text an `llm_generate` step or the " +
         "planner is writing, before its commit (not stored: a reconnect may miss the text of a step in flight), and `event: end` after the task " +
-        "and all its branches reached a terminal status, after which the stream closes. A stream that " +
+        "and all its branches reached a terminal status, after which the stream closes; `event: error` (data: " +
+        "`{code, message}`: `not_found` when the task was deleted meanwhile, `internal` otherwise) when it cannot go on. A stream that " +
         "closes without `end` has reached its time limit: reconnect with `Last-Event-ID` (or the " +
         "`last_event_id` query parameter) to resume after the last event received.",
       security: bearer,
@@ -48,50 +50,45 @@ export function registerEventRoutes(app: ApiApp): void {
     async (c) => {
       const { task_id } = c.req.valid("param");
       const tenant = c.get("tenantId");
-      const { events, log } = c.get("deps");
+      const { events, log, streams } = c.get("deps");
       const lastEventId =
         c.req.valid("header")["last-event-id"] ?? c.req.valid("query").last_event_id ?? null;
       // Bad ids and unknown tasks answer as JSON errors, before the stream starts.
       decodeEventId(lastEventId);
       await events.check(tenant, task_id);
-      return streamSSE(
-        c,
-        async (stream) => {
-          const abort = new AbortController();
-          stream.onAbort(() => abort.abort());
-          let first = true;
-          for await (const event of events.stream(tenant, task_id, {
-            lastEventId,
-            signal: abort.signal,
-          })) {
-            if (abort.signal.aborted) break;
-            if (event.event === "heartbeat") {
-              await stream.write(": keep-alive\n\n");
-              continue;
+      // The tenant's slot for a long request: 429 too_many_streams, as JSON, past the limit.
+      const lease = await streams.open(tenant);
+      const context = { request_id: c.get("requestId"), task_id };
+      return streamSSE(c, (stream) =>
+        streamBody(
+          async () => {
+            const abort = new AbortController();
+            stream.onAbort(() => abort.abort());
+            let first = true;
+            for await (const event of events.stream(tenant, task_id, {
+              lastEventId,
+              signal: abort.signal,
+            })) {
+              if (abort.signal.aborted) break;
+              if (event.event === "heartbeat") {
+                await stream.write(": keep-alive\n\n");
+                continue;
+              }
+              await stream.writeSSE({
+                event: event.event,
+                data: JSON.stringify(event.data),
+                ...(event.event === "commit" ? { id: event.id } : {}),
+                ...(first ? { retry: RETRY_MS } : {}),
+              });
+              first = false;
             }
-            await stream.writeSSE({
-              event: event.event,
-              data: JSON.stringify(event.data),
-              ...(event.event === "commit" ? { id: event.id } : {}),
-              ...(first ? { retry: RETRY_MS } : {}),
-            });
-            first = false;
-          }
-        },
-        async (error, stream) => {
-          log.error("event stream failed", {
-            request_id: c.get("requestId"),
-            task_id,
-            error: { name: error.name, message: error.message },
-          });
-          await stream.writeSSE({
-            event: "error",
-            data: JSON.stringify({
-              code: "internal",
-              message: "the event stream failed: reconnect",
+          },
+          (error) =>
+            stream.writeSSE({
+              event: "error",
+              data: JSON.stringify(streamFailure(error, log, context)),
             }),
-          });
-        },
+        ).finally(() => lease.close()),
       );
     },
   );

@@ -15,6 +15,7 @@ import { openAiErrorBody } from "../openai/errors";
 import { answerText, followRun, runError, taskInput } from "../openai/run";
 import { ChatCompletion, ChatCompletionRequest, ModelList, openAiErrors } from "../openai/schemas";
 import { bearer } from "../schemas";
+import { streamBody, streamFailure } from "../sse-failure";
 
 /** The header that names the task a completion ran. */
 export const TASK_ID_HEADER = "x-stackvm-task-id";
@@ -67,7 +68,17 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       const request = c.req.valid("json");
       const deps = c.get("deps");
       const input = taskInput(request, await target(c, tenant, request.model));
-      const { task } = await deps.tasks.start(tenant, input, null);
+      // The run is followed to its end: a slot of the tenant's open streams, taken
+      // before the task starts, so that a refusal (429) starts nothing.
+      const lease = await deps.streams.open(tenant);
+      let started: Awaited<ReturnType<typeof deps.tasks.start>>;
+      try {
+        started = await deps.tasks.start(tenant, input, null);
+      } catch (error) {
+        await lease.close();
+        throw error;
+      }
+      const { task } = started;
       c.header(TASK_ID_HEADER, task.task_id);
       const created = Math.floor(Date.now() / 1000);
       const id = `chatcmpl-${task.task_id}`;
@@ -75,11 +86,15 @@ export function registerOpenAiRoutes(app: ApiApp): void {
 
       if (!request.stream) {
         let ended: Awaited<ReturnType<typeof deps.tasks.get>> | undefined;
-        for await (const event of followRun(deps, tenant, task, {
-          signal: c.req.raw.signal,
-          live: false,
-        })) {
-          if (event.kind === "end") ended = event.task;
+        try {
+          for await (const event of followRun(deps, tenant, task, {
+            signal: c.req.raw.signal,
+            live: false,
+          })) {
+            if (event.kind === "end") ended = event.task;
+          }
+        } finally {
+          await lease.close();
         }
         const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
         const failed = runError(final);
@@ -106,42 +121,57 @@ export function registerOpenAiRoutes(app: ApiApp): void {
         );
       }
 
-      return streamSSE(c, async (stream) => {
-        const abort = new AbortController();
-        stream.onAbort(() => abort.abort());
-        const chunk = (delta: Record<string, unknown>, finish: "stop" | null = null) => ({
-          id,
-          object: "chat.completion.chunk",
-          created,
-          model: request.model,
-          choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-        });
-        const send = (data: unknown) => stream.writeSSE({ data: JSON.stringify(data) });
-        await send({
-          ...chunk({ role: "assistant", content: "" }),
-          metadata: metadata(task.status),
-        });
-        for await (const event of followRun(deps, tenant, task, {
-          signal: abort.signal,
-          live: true,
-        })) {
-          if (event.kind === "text") {
-            await send(chunk({ content: event.text }));
-            continue;
-          }
-          const failed = runError(event.task);
-          if (failed) {
+      return streamSSE(c, (stream) =>
+        streamBody(
+          async () => {
+            const abort = new AbortController();
+            stream.onAbort(() => abort.abort());
+            const chunk = (delta: Record<string, unknown>, finish: "stop" | null = null) => ({
+              id,
+              object: "chat.completion.chunk",
+              created,
+              model: request.model,
+              choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+            });
+            const send = (data: unknown) => stream.writeSSE({ data: JSON.stringify(data) });
+            await send({
+              ...chunk({ role: "assistant", content: "" }),
+              metadata: metadata(task.status),
+            });
+            for await (const event of followRun(deps, tenant, task, {
+              signal: abort.signal,
+              live: true,
+            })) {
+              if (event.kind === "text") {
+                await send(chunk({ content: event.text }));
+                continue;
+              }
+              const failed = runError(event.task);
+              if (failed) {
+                // OpenAI's clients raise an `error` in a stream's data as an API error.
+                await send(openAiErrorBody(failed.status, failed.code, failed.message));
+                return;
+              }
+              await send({ ...chunk({}, "stop"), metadata: metadata(event.task.status) });
+              if (request.stream_options?.include_usage) {
+                await send({ ...chunk({}), choices: [], usage: usageOf(event.task.usage) });
+              }
+              await stream.write("data: [DONE]\n\n");
+            }
+          },
+          (error) => {
+            const failure = streamFailure(error, deps.log, {
+              request_id: c.get("requestId"),
+              task_id: task.task_id,
+            });
+            const status = failure.code === "not_found" ? 404 : 500;
             // OpenAI's clients raise an `error` in a stream's data as an API error.
-            await send(openAiErrorBody(failed.status, failed.code, failed.message));
-            return;
-          }
-          await send({ ...chunk({}, "stop"), metadata: metadata(event.task.status) });
-          if (request.stream_options?.include_usage) {
-            await send({ ...chunk({}), choices: [], usage: usageOf(event.task.usage) });
-          }
-          await stream.write("data: [DONE]\n\n");
-        }
-      });
+            return stream.writeSSE({
+              data: JSON.stringify(openAiErrorBody(status, failure.code, failure.message)),
+            });
+          },
+        ).finally(() => lease.close()),
+      );
     },
   );
 

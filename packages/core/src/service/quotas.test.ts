@@ -124,6 +124,7 @@ describe("QuotaService.report", () => {
       quotas: {
         requests_per_second: 7,
         max_running_tasks: 3,
+        max_open_streams: 50,
         monthly_token_budget: null,
         monthly_cost_budget_usd: null,
       },

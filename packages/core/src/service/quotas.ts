@@ -1,6 +1,7 @@
 /**
- * Quotas per tenant: requests per second on the API, running tasks at once, and a
- * monthly token and cost budget. Defaults come from configuration; the operator
+ * Quotas per tenant: requests per second on the API, running tasks at once, open
+ * event streams and chat completions (`stream-leases.ts`), and a monthly token
+ * and cost budget. Defaults come from configuration; the operator
  * overrides them per tenant (`PUT /v1/admin/tenants/{tenant}/quotas`).
  *
  * Rate limit: a fixed one-second window counted in the store, one conditional
@@ -38,6 +39,8 @@ export const TenantQuotas = z
   .object({
     requests_per_second: z.number().int().min(1).max(100_000),
     max_running_tasks: z.number().int().min(1).max(1_000),
+    /** Event streams and chat completions open at once (`stream-leases.ts`). */
+    max_open_streams: z.number().int().min(1).max(10_000),
     /** Input plus output tokens per calendar month (UTC); null: no limit. */
     monthly_token_budget: z.number().int().min(0).nullable(),
     /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
@@ -53,6 +56,7 @@ export type QuotaOverrides = z.infer<typeof QuotaOverrides>;
 export const DEFAULT_QUOTAS: TenantQuotas = {
   requests_per_second: 100,
   max_running_tasks: 10,
+  max_open_streams: 50,
   monthly_token_budget: null,
   monthly_cost_budget_usd: null,
 };

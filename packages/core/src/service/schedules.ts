@@ -28,11 +28,12 @@ import { tenantPk } from "../store/keys";
 import { digest, randomId } from "../vm/ids";
 import type { Log } from "../vm/step-deps";
 import { checkTimeZone, nextRunAt, parseCron } from "./cron";
+import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";
 import { CreateTaskInput, type TaskService } from "./tasks";
 
 const Fields = {
-  name: z.string().min(1).max(100),
+  name: DisplayName(100),
   cron: z.string().min(1).max(200).describe("5 fields: minute hour day-of-month month day-of-week"),
   timezone: z.string().min(1).max(64).describe("IANA time zone, e.g. Europe/Berlin"),
   goal: z.string().min(1).max(10_000),

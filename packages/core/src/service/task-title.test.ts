@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { TaskRecord } from "../store/records";
 import { integrateSystem } from "../testing/integrate-system";
 import { webhookHeaders } from "../webhooks/signature";
+import { ForkInput } from "./branches";
+import { RetryInput } from "./retry";
 import { CreateScheduleInput } from "./schedules";
-import { MAX_TITLE_LENGTH, storedTitle, taskTitle } from "./task-title";
+import { MAX_CLUSTER_LENGTH, MAX_TITLE_LENGTH, storedTitle, taskTitle } from "./task-title";
 import { CreateTaskInput } from "./tasks";
 import { CreateTriggerInput } from "./triggers";
 
@@ -63,6 +65,68 @@ describe("taskTitle", () => {
     expect(CreateTaskInput.safeParse({ name: "x".repeat(201), plan: [assign] }).success).toBe(
       false,
     );
+  });
+});
+
+describe("hostile names and goals", () => {
+  const ESC = "\u001b";
+  it.each([
+    ["an escape sequence that clears the screen", `${ESC}[2J${ESC}[Hfine`, "U+001B at offset 0"],
+    ["a window title rewrite (OSC, ended by BEL)", `a${ESC}]0;owned\u0007`, "U+001B at offset 1"],
+    ["an 8-bit CSI (U+009B)", "x\u009b31m", "U+009B at offset 1"],
+    ["a NUL", "a\u0000b", "U+0000 at offset 1"],
+    ["a new line", "two\nlines", "U+000A at offset 3"],
+    ["DEL", "a\u007f", "U+007F at offset 1"],
+    ["an unpaired high surrogate", "a\ud800b", "unpaired surrogate U+D800 at offset 1"],
+    ["an unpaired low surrogate", "\udfffb", "unpaired surrogate U+DFFF at offset 0"],
+  ])(
+    "refuses %s in a task's, a trigger's and a schedule's name, saying where",
+    (_what, name, says) => {
+      for (const parsed of [
+        CreateTaskInput.safeParse({ name, plan: [assign] }),
+        CreateTriggerInput.safeParse({ name, plan: [assign] }),
+        CreateScheduleInput.safeParse({ name, cron: "0 9 * * *", plan: [assign] }),
+      ]) {
+        expect(parsed.success).toBe(false);
+        expect(JSON.stringify(parsed.error?.issues)).toContain(says);
+        expect(parsed.error?.issues[0]?.path).toEqual(["name"]);
+      }
+    },
+  );
+
+  it("gives the retry and fork paths no way to rename a task: a fork's branch name is a-z, 0-9, _ and -, a retry takes no name", () => {
+    expect(ForkInput.safeParse({ from_commit: "c1", name: `${ESC}[2J` }).success).toBe(false);
+    expect(ForkInput.safeParse({ from_commit: "c1", name: "b\u202eexe" }).success).toBe(false);
+    expect(RetryInput.safeParse({ from: "start", name: "renamed" }).success).toBe(false);
+  });
+
+  it("accepts a name in any script, with emoji and right-to-left text", () => {
+    for (const name of ["nightly sums", "Résumé · 日本語 👩🏽‍💻", "تقرير أسبوعي", "a\u200fb"]) {
+      expect(CreateTaskInput.safeParse({ name, plan: [assign] }).success).toBe(true);
+    }
+  });
+
+  it("shows a goal's or a prompt's control characters and unpaired surrogates as U+FFFD", () => {
+    expect(taskTitle({ goal: `${ESC}]52;c;b3duZWQ=\u0007Sum the rows` }, "t")).toBe(
+      "\ufffd]52;c;b3duZWQ=\ufffdSum the rows",
+    );
+    expect(taskTitle({ plan: [llm("a\ud800\u009b2Jb")] }, "t")).toBe("a\ufffd\ufffd2Jb");
+    // A title stored before the rule is read through it.
+    const old = { task_id: "tsk_9", goal: null, title: `${ESC}[2Jold` } as TaskRecord;
+    expect(storedTitle(old)).toBe("\ufffd[2Jold");
+  });
+
+  it("never cuts a grapheme cluster in two, and keeps a cluster to a few code points", () => {
+    const family = "👨‍👩‍👧‍👦"; // 7 code points, one cluster
+    const title = taskTitle({ goal: `${"a".repeat(MAX_TITLE_LENGTH - 4)}${family}tail` }, "t");
+    expect(title).toBe(`${"a".repeat(MAX_TITLE_LENGTH - 4)}…`);
+    const zalgo = `Z${"\u0301".repeat(5000)}ok`;
+    const short = taskTitle({ goal: zalgo }, "t");
+    expect(short).toBe(`Z${"\u0301".repeat(MAX_CLUSTER_LENGTH - 1)}ok`);
+    const many = taskTitle({ goal: `e${"\u0301".repeat(40)} `.repeat(200) }, "t");
+    expect(Array.from(many).length).toBeLessThanOrEqual(MAX_TITLE_LENGTH);
+    expect(many.endsWith("…")).toBe(true);
+    expect(many).not.toMatch(/[\ud800-\udfff](?![\udc00-\udfff])/);
   });
 });
 

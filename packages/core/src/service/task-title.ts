@@ -6,6 +6,7 @@
  * instruction's kind with the task id. Worked out once, when the task starts.
  */
 import type { TaskRecord } from "../store/records";
+import { showable } from "./display-text";
 
 /** The longest title, in characters; longer text is cut with an ellipsis. */
 export const MAX_TITLE_LENGTH = 120;
@@ -18,15 +19,39 @@ export interface TitleSource {
   plan?: readonly unknown[] | null | undefined;
 }
 
-/** One line of at most {@link MAX_TITLE_LENGTH} characters, or null for blank text. */
+/**
+ * The most code points one grapheme cluster keeps in a title. The longest emoji
+ * sequences take 10 and real scripts fewer; a letter under hundreds of combining
+ * marks ("zalgo" text) would otherwise be drawn over the lines around it.
+ */
+export const MAX_CLUSTER_LENGTH = 16;
+
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/**
+ * One line of at most {@link MAX_TITLE_LENGTH} characters (code points), or null
+ * for blank text. Control characters show as U+FFFD (`display-text.ts`), and the
+ * line is cut between grapheme clusters, so that an emoji or an accented letter
+ * is never split.
+ */
 function line(text: unknown): string | null {
   if (typeof text !== "string") return null;
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = showable(text.replace(/\s+/g, " ").trim());
   if (flat === "") return null;
-  const chars = Array.from(flat);
-  return chars.length <= MAX_TITLE_LENGTH
-    ? flat
-    : `${chars.slice(0, MAX_TITLE_LENGTH - 1).join("")}…`;
+  const clusters = Array.from(graphemes.segment(flat), ({ segment }) =>
+    Array.from(segment).slice(0, MAX_CLUSTER_LENGTH).join(""),
+  );
+  const whole = clusters.join("");
+  if (Array.from(whole).length <= MAX_TITLE_LENGTH) return whole;
+  let cut = "";
+  let length = 0;
+  for (const cluster of clusters) {
+    const size = Array.from(cluster).length;
+    if (length + size > MAX_TITLE_LENGTH - 1) break;
+    cut += cluster;
+    length += size;
+  }
+  return `${cut.trimEnd()}…`;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -67,7 +92,11 @@ export function taskTitle(source: TitleSource, taskId: string): string {
   );
 }
 
-/** The title of a stored task; one written before titles were kept gets its title from its name or goal. */
+/**
+ * The title of a stored task; one written before titles were kept gets its title
+ * from its name or goal. A stored title is read through the same rules again: one
+ * written before control characters were shown as U+FFFD may still hold them.
+ */
 export function storedTitle(task: TaskRecord): string {
-  return task.title ?? taskTitle({ name: task.name ?? null, goal: task.goal }, task.task_id);
+  return line(task.title) ?? taskTitle({ name: task.name ?? null, goal: task.goal }, task.task_id);
 }

@@ -28,6 +28,7 @@ import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
 import { enqueueNext, sweepIndex } from "../vm/step";
+import { DisplayName } from "./display-text";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 import type { Presenter } from "./present";
 import type { TaskAdmission } from "./quotas";
@@ -40,13 +41,10 @@ export const CreateTaskInput = z
   .object({
     goal: z.string().min(1).max(10_000).optional(),
     plan: z.array(z.unknown()).optional(),
-    name: z
-      .string()
-      .min(1)
-      .max(200)
+    name: DisplayName(200)
       .optional()
       .describe(
-        "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt",
+        "A short name for the task, its title in lists; without one, a task started from a plan is titled by the plan's first llm_generate prompt. Plain text: a control character (ESC, a new line) or an unpaired surrogate is refused",
       ),
     inputs: z.record(VariableName, z.unknown()).default({}),
     // null is absent, as StackVM's own API example sends it.

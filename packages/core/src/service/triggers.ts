@@ -22,12 +22,13 @@ import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
 import { digest, randomId } from "../vm/ids";
 import { newWebhookSecret, verifyWebhook, type WebhookHeaders } from "../webhooks/signature";
+import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";
 import { CreateTaskInput, type TaskService } from "./tasks";
 
 export const CreateTriggerInput = z
   .object({
-    name: z.string().min(1).max(100),
+    name: DisplayName(100),
     goal: z.string().min(1).max(10_000).optional(),
     plan: z.array(z.unknown()).optional(),
     namespace: NamespaceName.default("default"),

@@ -135,6 +135,34 @@ describe("outgoing webhooks", () => {
     expect(sys.queue.deadLetters).toHaveLength(0);
   });
 
+  it.each([307, 302, 308])(
+    "follows no %i redirect at delivery: the place it points at gets nothing, and the attempt says why",
+    async (status) => {
+      const sys = integrateSystem({ webhookBackoffSeconds: 1, webhookMaxAttempts: 1 });
+      // The place a redirect would lead to: on loopback, which this system has opened.
+      const inside = await receiver([200]);
+      const bouncer = createServer((_req, res) => {
+        res.writeHead(status, { location: `${inside.url}/internal-admin` });
+        res.end();
+      });
+      await new Promise<void>((r) => bouncer.listen(0, "127.0.0.1", r));
+      close = async () => {
+        await inside.close();
+        await new Promise<void>((r) => bouncer.close(() => r()));
+      };
+      const url = `http://127.0.0.1:${(bouncer.address() as AddressInfo).port}/hook`;
+      const { task } = await sys.tasks.create(
+        "acme",
+        CreateTaskInput.parse({ plan, webhook_url: url }),
+      );
+      await sys.drain();
+      expect(inside.received).toHaveLength(0);
+      const delivery = (await sys.tasks.get("acme", task.task_id)).webhook!.deliveries[0]!;
+      expect(delivery.status).toBe("failed");
+      expect(delivery.attempts[0]!.error).toMatch(/redirect/);
+    },
+  );
+
   it("still delivers when the worker dies between the terminal commit and queueing the delivery", async () => {
     let calls = 0;
     const sys = integrateSystem({
