@@ -31,6 +31,7 @@ beforeAll(async () => {
   t = await startTestStack({
     dataDir,
     openSandboxBridge: true,
+    warmPython: true,
     visibilityTimeoutSeconds: 60,
     env: { STACKVM_MAX_PLAN_UPDATES: "0" },
   });
@@ -192,7 +193,7 @@ cp.execSync('/usr/bin/setsid /usr/bin/sleep 303 &')
 describe("generated code with the bridge closed, as the stack runs by default", () => {
   let closed: TestStack;
   beforeAll(async () => {
-    closed = await startTestStack({ env: { STACKVM_MAX_PLAN_UPDATES: "0" } });
+    closed = await startTestStack({ warmPython: true, env: { STACKVM_MAX_PLAN_UPDATES: "0" } });
   });
   afterAll(async () => {
     await closed?.stop();
