@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import LongestFirst from "./test/sequencer";
 
 const INCLUDE = ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"];
 
@@ -27,6 +28,8 @@ export default defineConfig({
     // 2-core machine. Most of the suite waits (on stacks it starts, a browser,
     // sleeps of the scripted servers) rather than computes: the cores sat 60% idle.
     maxWorkers: availableParallelism() + 1,
+    // The longest files first, estimated from what they start when no earlier run recorded them.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
