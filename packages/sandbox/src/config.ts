@@ -3,7 +3,7 @@
  * network is cut for Python. Read once by the entry file, validated with zod; a
  * wrong setting stops the start with a message that names it.
  */
-import { DEFAULT_SANDBOX_LIMITS, SandboxLimits } from "@stackvm/core";
+import { DEFAULT_SANDBOX_LIMITS, SandboxLimits } from "@stackvm/core/sandbox-protocol";
 import * as z from "zod";
 
 /**

@@ -13,7 +13,7 @@ import {
   SandboxRequest,
   type SandboxResponse,
   sandboxError,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 import type { SandboxConfig } from "./config";
 import { findExecutable } from "./host-tools";
 import { JavaScriptEngine } from "./javascript/js-engine";
