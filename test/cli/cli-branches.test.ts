@@ -11,7 +11,8 @@ import { useTestStack } from "../support/stack";
 import { runCli } from "./run-cli";
 
 // The doctor tests change the LLM between two checks: no cached answer between them.
-const t = useTestStack({ doctorCacheMs: 0 });
+// The doctor's sandbox check runs Python: the stack boots it at start, as npm start does.
+const t = useTestStack({ doctorCacheMs: 0, warmPython: true });
 const cli = (
   args: string[],
   env: Record<string, string | undefined> = {},

@@ -23,7 +23,10 @@ let llama: LlamaServer;
 let t: TestStack;
 beforeAll(async () => {
   // The tiny model's vocabulary spends a token per character: the planner's prompt
-  // is some 10,000 tokens. The server's own cap (-n) bounds every answer.
+  // is some 10,000 tokens. The server's own cap (-n) bounds answers sent without
+  // max_tokens; the stack sends its own (2,048 for a plan), which llama.cpp obeys
+  // instead, so LLM_MAX_OUTPUT_TOKENS caps them too: noise is noise at 48 tokens,
+  // and writing 2,048 of it a call at one thread was most of this file's minute.
   llama = await startLlamaServer({
     contextSize: 16384,
     embeddings: true,
@@ -38,6 +41,7 @@ beforeAll(async () => {
       // A loaded machine runs many test files beside this one.
       LLM_TIMEOUT_MS: "60000",
       LLM_REPAIR_ROUNDS: "1",
+      LLM_MAX_OUTPUT_TOKENS: "plan=48,plan_update=48,generate=48",
     },
   });
 }, LLAMA_START_TIMEOUT_MS);

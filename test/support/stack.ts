@@ -50,6 +50,10 @@ export async function startTestStack(
     log: consoleLog({ level: (process.env.TEST_LOG_LEVEL as never) ?? "silent" }),
     concurrency: 4,
     visibilityTimeoutSeconds: 5,
+    // Booting Pyodide at start (a snapshot, a calibration child, a warm child) is
+    // seconds of CPU per stack, for the few test files whose stack runs Python:
+    // they ask for it; the others' first Python run would boot it.
+    warmPython: false,
     ...rest,
     env: {
       OPENAI_BASE_URL: llm.url,

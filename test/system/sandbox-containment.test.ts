@@ -31,6 +31,7 @@ beforeAll(async () => {
   t = await startTestStack({
     dataDir,
     openSandboxBridge: true,
+    warmPython: true,
     visibilityTimeoutSeconds: 60,
     env: { STACKVM_MAX_PLAN_UPDATES: "0" },
   });
@@ -81,6 +82,24 @@ async function stackIsWhole(): Promise<void> {
 
 /** The sandbox host process: a child of this process running sandbox-host.ts. */
 function sandboxHostPid(): number {
+  // This stack's own host, a descendant of this process: other test files (and
+  // other checkouts on the machine) run stacks with sandbox hosts of their own,
+  // which end when their stacks stop.
+  const parentOf = (pid: string): number | null => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      return null;
+    }
+  };
+  const descends = (pid: string): boolean => {
+    for (let at: number | null = Number(pid), hops = 0; at && hops < 8; hops++) {
+      if (at === process.pid) return true;
+      at = parentOf(String(at));
+    }
+    return false;
+  };
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = (() => {
@@ -90,7 +109,7 @@ function sandboxHostPid(): number {
         return "";
       }
     })();
-    if (cmdline.includes("sandbox-host.ts")) return Number(entry);
+    if (cmdline.includes("sandbox-host.ts") && descends(entry)) return Number(entry);
   }
   throw new Error("no sandbox host process");
 }
@@ -192,7 +211,7 @@ cp.execSync('/usr/bin/setsid /usr/bin/sleep 303 &')
 describe("generated code with the bridge closed, as the stack runs by default", () => {
   let closed: TestStack;
   beforeAll(async () => {
-    closed = await startTestStack({ env: { STACKVM_MAX_PLAN_UPDATES: "0" } });
+    closed = await startTestStack({ warmPython: true, env: { STACKVM_MAX_PLAN_UPDATES: "0" } });
   });
   afterAll(async () => {
     await closed?.stop();

@@ -34,6 +34,11 @@ export interface LocalSandboxOptions {
   openBridge?: boolean;
   /** Where the loud line about the network goes (default: stderr). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
+  /**
+   * Boot a Python child as the process starts (default true), as the Lambda
+   * does at init; false leaves it to the first Python run.
+   */
+  warmPython?: boolean;
 }
 
 interface Pending {
@@ -66,6 +71,7 @@ export class LocalSandbox implements SandboxPort {
   readonly #timeoutMs: number;
   readonly #log: NonNullable<LocalSandboxOptions["log"]>;
   readonly #openBridge: boolean;
+  readonly #warmPython: boolean;
   #host: Host | null = null;
   #namespace: boolean | null = null;
   #nextId = 1;
@@ -77,6 +83,7 @@ export class LocalSandbox implements SandboxPort {
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#log = options.log ?? ((level, message) => console.error(`[sandbox ${level}] ${message}`));
     this.#openBridge = options.openBridge === true;
+    this.#warmPython = options.warmPython !== false;
   }
 
   /**
@@ -157,6 +164,7 @@ export class LocalSandbox implements SandboxPort {
         STACKVM_SANDBOX_MAX_FILES: String(this.#ceiling.max_files),
         STACKVM_SANDBOX_MAX_FILES_BYTES: String(this.#ceiling.files_bytes),
         ...(this.#openBridge ? { STACKVM_SANDBOX_TEST_OPEN_BRIDGE: "1" } : {}),
+        ...(this.#warmPython ? {} : { STACKVM_SANDBOX_WARM_PYTHON: "0" }),
       },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

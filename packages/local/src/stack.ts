@@ -94,6 +94,12 @@ export interface LocalStackOptions {
   sandbox?: SandboxPort;
   /** Tests of the sandbox's OS layer only: leave Pyodide's bridge to the host open. */
   openSandboxBridge?: boolean;
+  /**
+   * Boot the own sandbox's Python child at start (default true: the first Python
+   * step does not wait for Pyodide). False leaves it to the first Python run: a
+   * stack that runs no Python then spends no CPU on Pyodide.
+   */
+  warmPython?: boolean;
   /** The clock of steps and wakes (tests of `wait` move it instead of sleeping). */
   clock?: Clock;
   /** Name resolution for outgoing requests (tests resolve names to loopback without DNS). */
@@ -153,6 +159,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ? new LocalSandbox({
           allowNetwork: options.env?.STACKVM_SANDBOX_ALLOW_NETWORK === "1",
           ...(options.openSandboxBridge ? { openBridge: true } : {}),
+          ...(options.warmPython === false ? { warmPython: false } : {}),
           log: (level, message) => log[level](message, { component: "sandbox" }),
         })
       : null;

@@ -3,7 +3,7 @@
  * network is cut for Python. Read once by the entry file, validated with zod; a
  * wrong setting stops the start with a message that names it.
  */
-import { DEFAULT_SANDBOX_LIMITS, SandboxLimits } from "@stackvm/core";
+import { DEFAULT_SANDBOX_LIMITS, SandboxLimits } from "@stackvm/core/sandbox-protocol";
 import * as z from "zod";
 
 /**
@@ -41,6 +41,12 @@ export interface SandboxConfig {
   sandboxUid?: number;
   /** Leave Pyodide's bridge to the host open: only for tests that prove the OS layer alone. */
   openBridge?: boolean;
+  /**
+   * Boot a Python child in `warm()` (default true). False: the first Python run
+   * boots it (a few seconds), and a process that never runs Python never pays
+   * for Pyodide (the local stacks of tests that run no Python).
+   */
+  warmPython?: boolean;
 }
 
 const positiveInt = z.coerce.number().int().positive();
@@ -54,6 +60,8 @@ export const SandboxEnv = z.object({
   STACKVM_SANDBOX_UID: z.coerce.number().int().min(1).max(4_294_967_294).optional(),
   /** Tests of the OS layer only: leaves Pyodide's bridge to the host open. */
   STACKVM_SANDBOX_TEST_OPEN_BRIDGE: z.enum(["0", "1"]).optional(),
+  /** `0`: boot Python at its first run, not at start (default 1). */
+  STACKVM_SANDBOX_WARM_PYTHON: z.enum(["0", "1"]).optional(),
   STACKVM_SANDBOX_MAX_TIME_MS: positiveInt.optional(),
   STACKVM_SANDBOX_MAX_MEMORY_MIB: positiveInt.optional(),
   STACKVM_SANDBOX_MAX_OUTPUT_BYTES: positiveInt.optional(),
@@ -111,6 +119,7 @@ export function sandboxConfigFromEnv(env: Record<string, string | undefined>): S
     allowUncontained: isOn(e.STACKVM_SANDBOX_ALLOW_UNCONTAINED),
     ...(e.STACKVM_SANDBOX_UID ? { sandboxUid: e.STACKVM_SANDBOX_UID } : {}),
     ...(e.STACKVM_SANDBOX_TEST_OPEN_BRIDGE === "1" ? { openBridge: true } : {}),
+    ...(e.STACKVM_SANDBOX_WARM_PYTHON === "0" ? { warmPython: false } : {}),
   };
 }
 

@@ -10,7 +10,7 @@ import {
   type SandboxLimits,
   type SandboxOutputFile,
   sandboxError,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 
 /** One run as an engine saw it. */
 export interface RunOutcome {

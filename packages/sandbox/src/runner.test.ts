@@ -135,12 +135,20 @@ describe("sandboxConfigFromEnv", () => {
     expect(config.ceiling.time_ms).toBe(30_000);
   });
 
+  it("leaves Python's boot to its first run when told (the local stack's tests)", () => {
+    expect(sandboxConfigFromEnv({ STACKVM_SANDBOX_WARM_PYTHON: "0" }).warmPython).toBe(false);
+    expect(sandboxConfigFromEnv({ STACKVM_SANDBOX_WARM_PYTHON: "1" })).not.toHaveProperty(
+      "warmPython",
+    );
+  });
+
   it.each([
     [{ STACKVM_SANDBOX_NETWORK: "vpc" }, /STACKVM_SANDBOX_NETWORK/],
     [{ STACKVM_SANDBOX_CONTAINMENT: "docker" }, /STACKVM_SANDBOX_CONTAINMENT/],
     [{ STACKVM_SANDBOX_UID: "0" }, /STACKVM_SANDBOX_UID/],
     [{ STACKVM_SANDBOX_MAX_TIME_MS: "soon" }, /STACKVM_SANDBOX_MAX_TIME_MS/],
     [{ STACKVM_SANDBOX_MAX_TIME_MS: "5" }, /time_ms/],
+    [{ STACKVM_SANDBOX_WARM_PYTHON: "no" }, /STACKVM_SANDBOX_WARM_PYTHON/],
   ])("stops on a wrong setting and names it: %o", (env, message) => {
     expect(() => sandboxConfigFromEnv(env)).toThrow(message);
   });

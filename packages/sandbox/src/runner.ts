@@ -13,7 +13,7 @@ import {
   SandboxRequest,
   type SandboxResponse,
   sandboxError,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 import type { SandboxConfig } from "./config";
 import { findExecutable } from "./host-tools";
 import { JavaScriptEngine } from "./javascript/js-engine";
@@ -80,11 +80,14 @@ export class SandboxRunner {
     });
   }
 
-  /** Starts a JavaScript worker and a Python child now, so that the first runs do not wait. */
+  /**
+   * Starts a JavaScript worker and a Python child now (the child unless the
+   * configuration's `warmPython` is false), so that the first runs do not wait.
+   */
   async warm(): Promise<void> {
     await Promise.all([
       this.#javascript.warm(),
-      this.#pythonRefusal
+      this.#pythonRefusal || this.#config.warmPython === false
         ? Promise.resolve()
         : this.#python.warm(resolveSandboxLimits({}, this.#config.ceiling).memory_mib),
     ]);

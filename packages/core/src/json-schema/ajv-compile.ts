@@ -64,6 +64,10 @@ export function compileWithAjv(schema: Record<string, unknown>, what: string): z
   try {
     compiled = zodOf({ ...rest, $id: id }, id);
   } catch (error) {
+    // Ajv registers a schema under its $id before it compiles it: one refused
+    // stayed registered, and the same schema sent again (a tenant's retry) was
+    // refused for "already exists" instead of its own reason.
+    ajv?.removeSchema(id);
     throw new ValidationError(
       "invalid_schema",
       `${what} is not a JSON Schema that can check values: ${(error as Error).message}`,

@@ -75,6 +75,13 @@ describe("compileJsonSchema", () => {
     expect((error as Error).message).toMatch(message);
   });
 
+  it("refuses the same schema for the same reason the second time in a process", () => {
+    const schema = { type: "object", properties: { s: { type: "string", pattern: "^(b+)\\1$" } } };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(() => compileJsonSchema(schema, "input_schema")).toThrow(/linear time/);
+    }
+  });
+
   it("refuses a schema over its size and depth", () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 40; i++) deep = { type: "object", properties: { a: deep } };

@@ -13,7 +13,7 @@ import {
   type ParsedSandboxRequest,
   type SandboxLimits,
   sandboxError,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 import {
   checkFiles,
   type Engine,

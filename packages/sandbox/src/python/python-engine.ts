@@ -23,7 +23,7 @@ import {
   type ParsedSandboxRequest,
   type SandboxLimits,
   sandboxError,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 import {
   checkFiles,
   type Engine,
@@ -95,6 +95,8 @@ export class PythonEngine implements Engine {
   #children = 0;
   #warm: Warm | null = null;
   readonly #running = new Set<PyodideProcess>();
+  /** The snapshot maker and the calibration probe while they boot: a close ends them rather than waits for them. */
+  readonly #booting = new Set<PyodideProcess>();
   readonly #sweep: (() => Promise<void>) | null;
   /** The sweep after the last run; the next child starts only once it is done. */
   #swept: Promise<void> = Promise.resolve();
@@ -172,6 +174,9 @@ export class PythonEngine implements Engine {
     this.#closed = true;
     const warm = this.#warm;
     this.#warm = null;
+    // A close right after start (a stack stopped at once) would otherwise wait for
+    // the whole boot chain, snapshot then calibration then child: seconds of CPU.
+    for (const child of this.#booting) child.kill();
     (await warm?.process)?.kill();
     for (const child of this.#running) child.kill();
     const fd = await this.#snapshotMade;
@@ -221,21 +226,25 @@ export class PythonEngine implements Engine {
     const generous = (this.#baseDataMib + 256) * 1024 * 1024;
     if (!this.#launch.prlimit) return generous;
     const fd = await this.#snapshot;
+    if (this.#closed) return generous;
     const probe = new PyodideProcess(
       childCommand(this.#launch, {
         run: { snapshot: fd !== null, dataBytes: generous, cpuSeconds: CPU_BACKSTOP_SECONDS },
       }),
       fd ?? undefined,
     );
+    this.#booting.add(probe);
     try {
       await withTimeout(probe.ready, START_TIMEOUT_MS);
       return await probe.dataBytes();
     } catch (error) {
+      if (this.#closed) return generous;
       this.#warn(
         `the Python children's memory use could not be measured, so their data limit is ${this.#baseDataMib} MiB above the run's: ${(error as Error).message}`,
       );
       return this.#baseDataMib * 1024 * 1024;
     } finally {
+      this.#booting.delete(probe);
       probe.kill();
     }
   }
@@ -248,8 +257,11 @@ export class PythonEngine implements Engine {
       // snapshot holds the same paths the children see.
       const uid = this.#launch.bubblewrap?.uid ?? null;
       if (uid !== null) await chown(dir, uid, uid);
+      if (this.#closed) return null;
       const maker = new PyodideProcess(childCommand(this.#launch, { snapshotDir: dir }));
-      const { code, signal } = await maker.exited;
+      this.#booting.add(maker);
+      const { code, signal } = await maker.exited.finally(() => this.#booting.delete(maker));
+      if (this.#closed) return null;
       if (code !== 0) throw new Error(`exit ${code ?? signal}: ${maker.stderrTail.slice(-500)}`);
       return openSync(snapshotPath(dir), "r");
     } catch (error) {
