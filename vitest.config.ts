@@ -1,23 +1,9 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import { ISOLATED } from "./test/isolated";
 import LongestFirst from "./test/sequencer";
 
 const INCLUDE = ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"];
-
-/**
- * Files that change what the next file in the same process would see: module
- * mocks, stubbed globals or environment, fake timers, `process.env` set by hand.
- * They run as Vitest runs every file by default, each in a fresh process.
- */
-const ISOLATED = [
-  "packages/core/src/webhooks/signature.test.ts",
-  "packages/functions/src/tool-secrets.test.ts",
-  "packages/local/src/local-scheduler.test.ts",
-  "packages/local/src/sandbox-invoker.test.ts",
-  "packages/sandbox/src/python/python.test.ts",
-  "packages/web/src/client/task-feed.test.ts",
-  "test/system/bedrock.test.ts",
-];
 
 export default defineConfig({
   test: {
