@@ -38,8 +38,10 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
     out.wait("planning…");
   }
   const waits: Promise<void>[] = [];
-  // The step whose answer is being written (`{branch}#{parent_id}`), while its text shows.
+  // The step whose answer is being written (`{branch}#{parent_id}`), while its text shows,
+  // and the text shown so far.
   let writing: string | null = null;
+  let written = "";
   try {
     await follow(ctx.client, taskId, {
       token(token) {
@@ -50,13 +52,25 @@ export async function followTask(ctx: Context, taskId: string, json: boolean): P
           out.done();
           out.write(out.paint("dim", `answer  [${token.seq_no}] `));
           writing = step;
+          written = "";
         }
         out.write(token.text);
+        written += token.text;
       },
       commit(commit) {
         addCommit(totals, commit);
         if (json) return;
         if (writing !== null) {
+          // Live text is best effort (a reconnect, a batch that came late): the
+          // commit carries the answer whole, so the line ends with all of it.
+          const answer = commit.outputs.final_answer;
+          if (
+            writing === `${commit.branch}#${commit.parent_id}` &&
+            typeof answer === "string" &&
+            answer.startsWith(written)
+          ) {
+            out.write(answer.slice(written.length));
+          }
           out.line();
           writing = null;
         }
