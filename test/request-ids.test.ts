@@ -5,11 +5,10 @@
  * the log alike; an ordinary id is kept. Through the API app in process over the
  * in-memory adapters.
  */
-import { createApp } from "@stackvm/api";
-import type { LlmPort, Log, SandboxPort } from "@stackvm/core";
-import { MemoryBlobs, MemoryItemStore, MemoryQueue, systemClock } from "@stackvm/core";
-import { createSystem, loadConfig, systemOptions } from "@stackvm/functions";
+import type { createApp } from "@stackvm/api";
+import type { Log } from "@stackvm/core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { inProcessApi } from "./support/in-process-api";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const lines: Array<{ message: string; extra: Record<string, unknown> }> = [];
@@ -19,41 +18,13 @@ const log: Log = {
   warn: (message, extra = {}) => lines.push({ message, extra }),
   error: (message, extra = {}) => lines.push({ message, extra }),
 };
-const llm: LlmPort = {
-  async complete(request) {
-    return { text: "ok", model: request.model, inputTokens: 1, outputTokens: 1 };
-  },
-};
-const noSandbox: SandboxPort = {
-  run: async () => {
-    throw new Error("no sandbox here");
-  },
-};
 
 let app: ReturnType<typeof createApp>;
 let key: string;
 
 beforeAll(async () => {
-  const config = loadConfig({
-    AWS_REGION: "us-east-1",
-    STACKVM_TABLE: "stackvm",
-    STACKVM_QUEUE_URL: "memory://steps",
-    STACKVM_DLQ_URL: "memory://steps-dlq",
-    STACKVM_BUCKET: "stackvm-blobs",
-    STACKVM_RATE_LIMIT_RPS: "100000",
-  });
-  const system = createSystem(
-    {
-      items: new MemoryItemStore(),
-      blobs: new MemoryBlobs(),
-      queue: new MemoryQueue({ visibilityTimeoutSeconds: 60 }),
-      clock: systemClock,
-      sandbox: noSandbox,
-      llm,
-    },
-    systemOptions(config, log, true),
-  );
-  app = createApp(system.api);
+  const { app: made, system } = inProcessApi({ log });
+  app = made;
   key = (await system.keys.create("alice", "a")).key;
 });
 

@@ -9,22 +9,9 @@
  * fails here, with the route and the status.
  */
 
-import { createApp } from "@stackvm/api";
-import type { LlmPort, SandboxPort } from "@stackvm/core";
-import { MemoryBlobs, MemoryItemStore, MemoryQueue, silentLog, systemClock } from "@stackvm/core";
-import { createSystem, loadConfig, systemOptions } from "@stackvm/functions";
+import type { createApp } from "@stackvm/api";
 import { beforeAll, describe, expect, it } from "vitest";
-
-const llm: LlmPort = {
-  async complete(request) {
-    return { text: "ok", model: request.model, inputTokens: 1, outputTokens: 1 };
-  },
-};
-const noSandbox: SandboxPort = {
-  run: async () => {
-    throw new Error("no sandbox here");
-  },
-};
+import { inProcessApi } from "./support/in-process-api";
 
 const MAX_BODY_BYTES = 64 * 1024;
 const ADMIN_KEY = "admin-key-for-status-tests-0123456789";
@@ -126,29 +113,7 @@ function fill(path: string): string {
 
 /** The API app of a system over the in-memory adapters, with these settings. */
 function server(env: Record<string, string>) {
-  const config = loadConfig({
-    AWS_REGION: "us-east-1",
-    STACKVM_TABLE: "stackvm",
-    STACKVM_QUEUE_URL: "memory://steps",
-    STACKVM_DLQ_URL: "memory://steps-dlq",
-    STACKVM_BUCKET: "stackvm-blobs",
-    OPENAI_API_KEY: "test",
-    LLM_MODEL: "test-model",
-    STACKVM_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
-    ...env,
-  });
-  const system = createSystem(
-    {
-      items: new MemoryItemStore(),
-      blobs: new MemoryBlobs(),
-      queue: new MemoryQueue({ visibilityTimeoutSeconds: 60 }),
-      clock: systemClock,
-      sandbox: noSandbox,
-      llm,
-    },
-    systemOptions(config, silentLog, true),
-  );
-  return { app: createApp(system.api), system };
+  return inProcessApi({ env: { STACKVM_MAX_BODY_BYTES: String(MAX_BODY_BYTES), ...env } });
 }
 
 beforeAll(async () => {
@@ -156,30 +121,9 @@ beforeAll(async () => {
   const limited = server({ STACKVM_RATE_LIMIT_RPS: "1", STACKVM_ANONYMOUS_RPS: "1" });
   slow = limited.app;
   slowKey = (await limited.system.keys.create("acme", "slow")).key;
-  const config = loadConfig({
-    AWS_REGION: "us-east-1",
-    STACKVM_TABLE: "stackvm",
-    STACKVM_QUEUE_URL: "memory://steps",
-    STACKVM_DLQ_URL: "memory://steps-dlq",
-    STACKVM_BUCKET: "stackvm-blobs",
-    OPENAI_API_KEY: "test",
-    LLM_MODEL: "test-model",
-    STACKVM_RATE_LIMIT_RPS: "100000",
-    STACKVM_ADMIN_KEY: ADMIN_KEY,
-    STACKVM_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
-  });
-  const system = createSystem(
-    {
-      items: new MemoryItemStore(),
-      blobs: new MemoryBlobs(),
-      queue: new MemoryQueue({ visibilityTimeoutSeconds: 60 }),
-      clock: systemClock,
-      sandbox: noSandbox,
-      llm,
-    },
-    systemOptions(config, silentLog, true),
-  );
-  app = createApp(system.api);
+  const admin = server({ STACKVM_ADMIN_KEY: ADMIN_KEY });
+  const system = admin.system;
+  app = admin.app;
   key = (await system.keys.create("acme", "statuses")).key;
   document = (await (await app.request("/openapi.json")).json()) as typeof document;
   for (const [path, methods] of Object.entries(document.paths)) {

@@ -6,29 +6,11 @@
  * missing thing gets, and writes nothing for the attacker or the victim.
  */
 
-import { createApp } from "@stackvm/api";
-import type { Item, ItemStore, LlmPort, SandboxPort } from "@stackvm/core";
-import {
-  MemoryBlobs,
-  MemoryItemStore,
-  MemoryQueue,
-  silentLog,
-  systemClock,
-  taskBlobPrefix,
-} from "@stackvm/core";
-import { createSystem, loadConfig, systemOptions } from "@stackvm/functions";
+import type { createApp } from "@stackvm/api";
+import type { Item, ItemStore } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, taskBlobPrefix } from "@stackvm/core";
 import { beforeAll, describe, expect, it } from "vitest";
-
-const llm: LlmPort = {
-  async complete(request) {
-    return { text: "ok", model: request.model, inputTokens: 1, outputTokens: 1 };
-  },
-};
-const noSandbox: SandboxPort = {
-  run: async () => {
-    throw new Error("no sandbox here");
-  },
-};
+import { inProcessApi } from "./support/in-process-api";
 
 /** Every put, as `pk sk`: what a refused request must not have written; and every call. */
 function recording(inner: ItemStore): ItemStore & { puts: string[]; calls: { n: number } } {
@@ -88,28 +70,8 @@ async function writesOf(run: () => Promise<unknown>): Promise<string[]> {
 const PLAN = [{ seq_no: 0, type: "assign", parameters: { final_answer: "done" } }];
 
 beforeAll(async () => {
-  const config = loadConfig({
-    AWS_REGION: "us-east-1",
-    STACKVM_TABLE: "stackvm",
-    STACKVM_QUEUE_URL: "memory://steps",
-    STACKVM_DLQ_URL: "memory://steps-dlq",
-    STACKVM_BUCKET: "stackvm-blobs",
-    OPENAI_API_KEY: "test",
-    LLM_MODEL: "test-model",
-    STACKVM_RATE_LIMIT_RPS: "100000",
-  });
-  const system = createSystem(
-    {
-      items,
-      blobs,
-      queue: new MemoryQueue({ visibilityTimeoutSeconds: 60 }),
-      clock: systemClock,
-      sandbox: noSandbox,
-      llm,
-    },
-    systemOptions(config, silentLog, true),
-  );
-  app = createApp(system.api);
+  const { app: made, system } = inProcessApi({ items, blobs });
+  app = made;
   alice = (await system.keys.create("alice", "a")).key;
   mallory = (await system.keys.create("mallory", "m")).key;
   const ns = await call(alice, "PUT", "/v1/namespaces/secret-ns", {

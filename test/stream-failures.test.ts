@@ -6,11 +6,11 @@
  * wrote the raw message as a second `event: error` (`sse-failure.ts`). Through
  * the API app in process over the in-memory adapters.
  */
-import { createApp } from "@stackvm/api";
-import type { Item, ItemStore, LlmPort, Log, SandboxPort } from "@stackvm/core";
-import { MemoryBlobs, MemoryItemStore, MemoryQueue, systemClock } from "@stackvm/core";
-import { createSystem, loadConfig, systemOptions } from "@stackvm/functions";
+import type { createApp } from "@stackvm/api";
+import type { Item, ItemStore, Log } from "@stackvm/core";
+import { MemoryItemStore } from "@stackvm/core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { inProcessApi } from "./support/in-process-api";
 
 const INSIDE =
   "Requested resource not found: arn:aws:dynamodb:eu-west-1:123456789012:table/stackvm-prod-Table";
@@ -39,44 +39,14 @@ const log: Log = {
   warn() {},
   error: (message, extra = {}) => errors.push({ message, extra }),
 };
-const llm: LlmPort = {
-  async complete(request) {
-    return { text: "ok", model: request.model, inputTokens: 1, outputTokens: 1 };
-  },
-};
-const noSandbox: SandboxPort = {
-  run: async () => {
-    throw new Error("no sandbox here");
-  },
-};
 
 let app: ReturnType<typeof createApp>;
 let key: string;
 
 beforeAll(async () => {
-  const config = loadConfig({
-    AWS_REGION: "us-east-1",
-    STACKVM_TABLE: "stackvm",
-    STACKVM_QUEUE_URL: "memory://steps",
-    STACKVM_DLQ_URL: "memory://steps-dlq",
-    STACKVM_BUCKET: "stackvm-blobs",
-    OPENAI_API_KEY: "test",
-    LLM_MODEL: "test-model",
-    STACKVM_RATE_LIMIT_RPS: "100000",
-  });
   // No worker drains the queue: the task stays queued and its stream stays open.
-  const system = createSystem(
-    {
-      items,
-      blobs: new MemoryBlobs(),
-      queue: new MemoryQueue({ visibilityTimeoutSeconds: 60 }),
-      clock: systemClock,
-      sandbox: noSandbox,
-      llm,
-    },
-    systemOptions(config, log, true),
-  );
-  app = createApp(system.api);
+  const { app: made, system } = inProcessApi({ items, log });
+  app = made;
   key = (await system.keys.create("alice", "a")).key;
 });
 
