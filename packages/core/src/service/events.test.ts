@@ -188,6 +188,51 @@ describe("TaskEvents.stream", () => {
     expect(seen).toEqual(["token:the whole text", `commit:${head}`]);
   });
 
+  it("sends a step's text after the commit it starts from, when the text is read first", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    const relay = new TokenRelay({ items: sys.store.items, clock: sys.clock, flushMs: 10_000 });
+    // Right after the stream's first read of live text, a step commits and the next
+    // step writes text: the stream reads that text before its poll sees the commit.
+    const read = relay.read.bind(relay);
+    let reads = 0;
+    relay.read = async (...args) => {
+      const answer = await read(...args);
+      if (++reads === 1) {
+        await steps(sys, 1);
+        const first = (await sys.store.getBranch("acme", task.task_id, "main"))!.head!;
+        const sink = relay.sink({
+          tenant: "acme",
+          taskId: task.task_id,
+          branch: "main",
+          seq_no: 1,
+          parent_id: first,
+          final_answer: false,
+        });
+        sink.delta("llm_generate", "the next step's text");
+        await sink.flush();
+      }
+      return answer;
+    };
+    const events = new TaskEvents({
+      store: sys.store,
+      tasks: sys.tasks,
+      presenter: new Presenter(sys.blobs),
+      clock: sys.clock,
+      tokens: relay,
+      pollMs: 100,
+      maxConnectionMs: 1_000,
+      sleep: async (ms) => sys.clock.advance(ms),
+    });
+    const seen: string[] = [];
+    for await (const event of events.stream("acme", task.task_id)) {
+      if (event.event === "token") seen.push(`token:${event.data.text}`);
+      if (event.event === "commit") seen.push(`commit:${event.data.commit_id}`);
+    }
+    const first = (await sys.store.getBranch("acme", task.task_id, "main"))!.head!;
+    expect(seen).toEqual([`commit:${first}`, "token:the next step's text"]);
+  });
+
   it("sends heartbeats while nothing happens and ends the connection at its cap", async () => {
     const sys = setup(); // no step runs: the queue is never drained
     const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));

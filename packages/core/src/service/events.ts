@@ -222,19 +222,31 @@ export class TaskEvents {
         : null;
     // Watched from the start: a step that begins while the first poll runs streams too.
     await live?.watch();
+    // Text read before the commit its step starts from was sent: held for the next poll.
+    let held: TokenEvent[] = [];
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
       cursor = result.cursor;
       // A step publishes its last text before it commits (`LlmSession` flushes its
-      // sink first), so the text read now holds all of it: sent before the commit
-      // that ends its step, after which the rest would be dropped as over.
+      // sink first), so the text read now holds all of it. Each step's text goes
+      // after the commit it starts from and before the commit that ends it (after
+      // which the rest would be dropped as over); a step still running, after all.
+      let text = held;
+      held = [];
       if (live && result.events.some((event) => event.event === "commit")) {
-        for (const data of await live.read()) yield { event: "token", data };
+        text = text.concat(await live.read());
       }
       for (const event of result.events) {
-        if (event.event === "commit") live?.committed(event.data);
+        if (event.event === "commit") {
+          const ends = (t: TokenEvent) =>
+            t.branch === event.data.branch && t.parent_id === event.data.parent_id;
+          for (const data of text.filter(ends)) yield { event: "token", data };
+          text = text.filter((t) => !ends(t));
+          live?.committed(event.data);
+        }
         yield event;
       }
+      for (const data of text) yield { event: "token", data };
       for (const retry of result.retrying) {
         const key = `${retry.branch}#${retry.since}#${retry.attempt}`;
         if (retriesSent.has(key)) continue;
@@ -286,7 +298,15 @@ export class TaskEvents {
       for (;;) {
         const texts = await live.read();
         if (texts.length > 0) lastSent = this.deps.clock.now();
-        for (const data of texts) yield { event: "token", data };
+        // The text of a step whose starting commit this stream has not sent yet
+        // (the step ran before the poll saw the commit before it) waits for a poll,
+        // which comes at once: a client sees a plan's commit before its first answer.
+        const early = texts.filter((t) => !startSent(t, cursor));
+        for (const data of texts) if (startSent(data, cursor)) yield { event: "token", data };
+        if (early.length > 0) {
+          held = early;
+          break;
+        }
         const left = pollAt - this.deps.clock.now();
         if (left <= 0 || options.signal?.aborted) break;
         await this.sleep(
@@ -358,6 +378,13 @@ class LiveText {
     this.cursor = cursor;
     return events.filter((e) => !this.done.has(`${e.branch}#${e.parent_id}`));
   }
+}
+
+/** Whether the commit a token's step starts from is at or before `cursor` (a first step has none). */
+function startSent(token: TokenEvent, cursor: EventCursor): boolean {
+  if (token.parent_id === null) return true;
+  const parent = parseCommitId(token.parent_id);
+  return parent === null || (cursor.get(parent.bid) ?? -1) >= parent.depth;
 }
 
 function before(a: CommitRecord, b: CommitRecord): boolean {
