@@ -38,6 +38,54 @@ async function steps(sys: ReturnType<typeof setup>, count = Number.POSITIVE_INFI
   }
 }
 
+/**
+ * The events of a task's stream with live text, until its connection's cap;
+ * `during` runs once, right after the stream's `nth` read of live text, with a
+ * way to publish a step's text on the main branch as the step would.
+ */
+async function streamLive(
+  sys: ReturnType<typeof setup>,
+  taskId: string,
+  nth: number,
+  during: (
+    publish: (seqNo: number, parentId: string | null, text: string) => Promise<void>,
+  ) => Promise<void>,
+): Promise<TaskEvent[]> {
+  const relay = new TokenRelay({ items: sys.store.items, clock: sys.clock, flushMs: 10_000 });
+  const publish = async (seqNo: number, parentId: string | null, text: string) => {
+    const sink = relay.sink({
+      tenant: "acme",
+      taskId,
+      branch: "main",
+      seq_no: seqNo,
+      parent_id: parentId,
+      final_answer: false,
+    });
+    sink.delta("llm_generate", text);
+    await sink.flush();
+  };
+  const read = relay.read.bind(relay);
+  let reads = 0;
+  relay.read = async (...args) => {
+    const answer = await read(...args);
+    if (++reads === nth) await during(publish);
+    return answer;
+  };
+  const events = new TaskEvents({
+    store: sys.store,
+    tasks: sys.tasks,
+    presenter: new Presenter(sys.blobs),
+    clock: sys.clock,
+    tokens: relay,
+    pollMs: 100,
+    maxConnectionMs: 1_000,
+    sleep: async (ms) => sys.clock.advance(ms),
+  });
+  const seen: TaskEvent[] = [];
+  for await (const event of events.stream("acme", taskId)) seen.push(event);
+  return seen;
+}
+
 const commitIds = (events: TaskEvent[]) =>
   events.flatMap((e) => (e.event === "commit" ? [e.data.commit_id] : []));
 
@@ -142,95 +190,42 @@ describe("TaskEvents.stream", () => {
   it("sends a step's last text before its commit when both land between two reads", async () => {
     const sys = setup();
     const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
-    const relay = new TokenRelay({ items: sys.store.items, clock: sys.clock, flushMs: 10_000 });
     const head = (await sys.store.getBranch("acme", task.task_id, "main"))!.head;
     // Right after the stream's last read of live text before its second poll (the
     // read after its wait), the step publishes its text and commits: the poll
     // finds the commit with the text unread.
-    let publishAndCommit: (() => Promise<void>) | undefined = async () => {
-      const sink = relay.sink({
-        tenant: "acme",
-        taskId: task.task_id,
-        branch: "main",
-        seq_no: 0,
-        parent_id: head,
-        final_answer: false,
-      });
-      sink.delta("llm_generate", "the whole text");
-      await sink.flush();
+    const events = await streamLive(sys, task.task_id, 2, async (publish) => {
+      await publish(0, head, "the whole text");
       await steps(sys, 1);
-    };
-    const read = relay.read.bind(relay);
-    let reads = 0;
-    relay.read = async (...args) => {
-      const answer = await read(...args);
-      if (++reads === 2) {
-        await publishAndCommit?.();
-        publishAndCommit = undefined;
-      }
-      return answer;
-    };
-    const events = new TaskEvents({
-      store: sys.store,
-      tasks: sys.tasks,
-      presenter: new Presenter(sys.blobs),
-      clock: sys.clock,
-      tokens: relay,
-      pollMs: 100,
-      maxConnectionMs: 1_000,
-      sleep: async (ms) => sys.clock.advance(ms),
     });
-    const seen: string[] = [];
-    for await (const event of events.stream("acme", task.task_id)) {
-      if (event.event === "token") seen.push(`token:${event.data.text}`);
-      if (event.event === "commit") seen.push(`commit:${event.data.parent_id}`);
-    }
+    const seen = events.flatMap((event) =>
+      event.event === "token"
+        ? [`token:${event.data.text}`]
+        : event.event === "commit"
+          ? [`commit:${event.data.parent_id}`]
+          : [],
+    );
     expect(seen).toEqual(["token:the whole text", `commit:${head}`]);
   });
 
   it("sends a step's text after the commit it starts from, when the text is read first", async () => {
     const sys = setup();
     const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
-    const relay = new TokenRelay({ items: sys.store.items, clock: sys.clock, flushMs: 10_000 });
+    const headOf = async () => (await sys.store.getBranch("acme", task.task_id, "main"))!.head!;
     // Right after the stream's first read of live text, a step commits and the next
     // step writes text: the stream reads that text before its poll sees the commit.
-    const read = relay.read.bind(relay);
-    let reads = 0;
-    relay.read = async (...args) => {
-      const answer = await read(...args);
-      if (++reads === 1) {
-        await steps(sys, 1);
-        const first = (await sys.store.getBranch("acme", task.task_id, "main"))!.head!;
-        const sink = relay.sink({
-          tenant: "acme",
-          taskId: task.task_id,
-          branch: "main",
-          seq_no: 1,
-          parent_id: first,
-          final_answer: false,
-        });
-        sink.delta("llm_generate", "the next step's text");
-        await sink.flush();
-      }
-      return answer;
-    };
-    const events = new TaskEvents({
-      store: sys.store,
-      tasks: sys.tasks,
-      presenter: new Presenter(sys.blobs),
-      clock: sys.clock,
-      tokens: relay,
-      pollMs: 100,
-      maxConnectionMs: 1_000,
-      sleep: async (ms) => sys.clock.advance(ms),
+    const events = await streamLive(sys, task.task_id, 1, async (publish) => {
+      await steps(sys, 1);
+      await publish(1, await headOf(), "the next step's text");
     });
-    const seen: string[] = [];
-    for await (const event of events.stream("acme", task.task_id)) {
-      if (event.event === "token") seen.push(`token:${event.data.text}`);
-      if (event.event === "commit") seen.push(`commit:${event.data.commit_id}`);
-    }
-    const first = (await sys.store.getBranch("acme", task.task_id, "main"))!.head!;
-    expect(seen).toEqual([`commit:${first}`, "token:the next step's text"]);
+    const seen = events.flatMap((event) =>
+      event.event === "token"
+        ? [`token:${event.data.text}`]
+        : event.event === "commit"
+          ? [`commit:${event.data.commit_id}`]
+          : [],
+    );
+    expect(seen).toEqual([`commit:${await headOf()}`, "token:the next step's text"]);
   });
 
   it("sends heartbeats while nothing happens and ends the connection at its cap", async () => {
