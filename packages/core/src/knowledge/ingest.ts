@@ -13,15 +13,14 @@
  * recorded as the document's error instead.
  */
 import { BudgetExceededError, isErrorKind, StackVMError } from "../errors";
-import type { LlmBudget, LlmSession } from "../llm/types";
+import type { BudgetLeft, LlmBudget, LlmSession } from "../llm/types";
 import { sha256Hex } from "../memory/memory-blobs";
 import type { LlmCall } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import type { DocumentUploads } from "../ports/uploads";
-import type { BudgetLeft } from "../service/quotas";
-import type { Log } from "../vm/step-deps";
 import { type Chunk, chunkText } from "./chunk";
 import type { Embedder } from "./embedder";
 import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";

@@ -13,12 +13,12 @@ import {
   TooLargeError,
   ValidationError,
 } from "../errors";
+import { randomId } from "../ids";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
 import type { DocumentUploads } from "../ports/uploads";
-import { randomId } from "../vm/ids";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import {
   DocumentId,

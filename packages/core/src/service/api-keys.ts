@@ -12,10 +12,10 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 import { NotFoundError, UnauthorizedError } from "../errors";
+import { randomId } from "../ids";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
-import { randomId } from "../vm/ids";
 
 export const TenantId = z
   .string()

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
+import { randomId } from "../ids";
 import type { Branch, Commit, Diff, State, Task } from "../model";
 import { BranchName } from "../model";
 import type { Plan } from "../plan/schema";
@@ -15,7 +16,6 @@ import type { Queue } from "../ports/queue";
 import { branchKey, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord, PendingWork, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { randomId } from "../vm/ids";
 import { type StoredState, stateFromCommit, stateValues } from "../vm/state";
 import { enqueueNext } from "../vm/step";
 import { storedVariables } from "../vm/variables";

@@ -22,6 +22,7 @@
  * carries it whole. Text of a step whose commit was already sent is dropped.
  */
 import { MalformedError } from "../errors";
+import type { TokenEvent } from "../llm/types";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
@@ -30,12 +31,7 @@ import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
 import type { TaskService } from "./tasks";
-import {
-  type TokenCursor,
-  type TokenEvent,
-  type TokenRelay,
-  WATCH_REFRESH_MS,
-} from "./token-relay";
+import { type TokenCursor, type TokenRelay, WATCH_REFRESH_MS } from "./token-relay";
 
 /** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
 export type TaskEvent =

@@ -16,13 +16,23 @@ import { BudgetExceededError, StackVMError } from "../errors";
 import type { SpendMeter } from "../llm/types";
 import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
-import type { QuotaService } from "./quotas";
 
 /** The item that holds what a branch's calls charged to the month as they were made. */
 export const meteredKey = (tenant: string, taskId: string, branch: string) => ({
   pk: tenantPk(tenant),
   sk: `METERED#${taskId}#${branch}`,
 });
+
+/** What the meter asks of the tenant's month (`QuotaService` is one). */
+export interface MonthBudget {
+  /** Throws `monthly_budget_exhausted` when nothing is left. */
+  budgetLeft(tenant: string): Promise<unknown>;
+  limits(tenant: string): Promise<{
+    monthly_token_budget: number | null;
+    monthly_cost_budget_usd: number | null;
+  }>;
+  addToMonth(tenant: string, usage: { tokens: number; cost_usd: number }): Promise<void>;
+}
 
 /**
  * The meter of one branch's LLM calls.
@@ -31,7 +41,7 @@ export const meteredKey = (tenant: string, taskId: string, branch: string) => ({
  * createLlmSession({ port, config, budget: { ...budgetLeft(branch), meter: monthMeter(quotas, items, "acme", taskId, "main") } })
  */
 export function monthMeter(
-  quotas: QuotaService,
+  quotas: MonthBudget,
   items: ItemStore,
   tenant: string,
   taskId: string,

@@ -25,6 +25,7 @@
  */
 import * as z from "zod";
 import { isErrorKind, RateLimitedError } from "../errors";
+import type { BudgetLeft } from "../llm/types";
 import { type SlotWait, ZERO_USAGE } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
@@ -60,12 +61,6 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   monthly_token_budget: null,
   monthly_cost_budget_usd: null,
 };
-
-/** What a task may spend at most, from the month's budget; absent: no limit. */
-export interface BudgetLeft {
-  tokens?: number;
-  costUsd?: number;
-}
 
 /** The month's usage of a tenant. */
 export interface MonthUsage {

@@ -8,9 +8,9 @@
  * a replay of the branch it made the day before.
  */
 import { ConflictError, isErrorKind } from "../errors";
+import { digest } from "../ids";
 import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
-import { digest } from "../vm/ids";
 import { stableJson } from "./stable-json";
 
 const DAY_SECONDS = 86_400;

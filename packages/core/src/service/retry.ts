@@ -23,13 +23,13 @@
  */
 import * as z from "zod";
 import { ConflictError, isErrorKind, ValidationError } from "../errors";
+import { randomId } from "../ids";
 import { type Branch, TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import { branchKey, commitId } from "../store/keys";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { randomId } from "../vm/ids";
 import { SUBMITTED_PLAN } from "../vm/pending";
 import { enqueueNext } from "../vm/step";
 import type { BranchService } from "./branches";

@@ -29,12 +29,12 @@ import { isErrorKind } from "../errors";
 import { type SlotWait, TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
 import { tenantPk } from "../store/keys";
 import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { enqueueNext, sweepIndex } from "../vm/step";
-import type { Log } from "../vm/step-deps";
 import { failUnstarted } from "./task-starts";
 
 /**

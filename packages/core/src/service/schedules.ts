@@ -19,14 +19,14 @@ import {
   StackVMError,
   ValidationError,
 } from "../errors";
+import { digest, randomId } from "../ids";
 import { Budget, ResponseFormat } from "../model";
 import { VariableName } from "../plan/schema";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import type { DueRun, SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import { tenantPk } from "../store/keys";
-import { digest, randomId } from "../vm/ids";
-import type { Log } from "../vm/step-deps";
 import { checkTimeZone, nextRunAt, parseCron } from "./cron";
 import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";

@@ -18,8 +18,8 @@ import { randomUUID } from "node:crypto";
 import { RateLimitedError } from "../errors";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import { tenantPk } from "../store/keys";
-import type { Log } from "../vm/step-deps";
 
 /** How long a lease holds without renewal: a dead stream's slot frees within this. */
 export const LEASE_MS = 60_000;

@@ -6,10 +6,10 @@
  */
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
 import type { BranchRecord } from "../store/records";
 import { enqueueNext, SWEEP_SHARDS, sweepIndexPk } from "../vm/step";
-import type { Log } from "../vm/step-deps";
 import { dueAt, sendWake } from "../vm/wait";
 
 export interface SweepDeps {

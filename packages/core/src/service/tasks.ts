@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { ConflictError, isErrorKind, NotFoundError, ValidationError } from "../errors";
+import { digest, newBranchId, newTaskId } from "../ids";
 import { llmTracePrefix } from "../llm/trace";
 import {
   Budget,
@@ -26,7 +27,6 @@ import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
-import { digest, newBranchId, newTaskId } from "../vm/ids";
 import { enqueueNext, sweepIndex } from "../vm/step";
 import { DisplayName } from "./display-text";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";

@@ -10,13 +10,13 @@
  */
 import * as z from "zod";
 import { NotFoundError, ValidationError } from "../errors";
+import { digest } from "../ids";
 import type { Plan } from "../plan/schema";
 import type { TemplateMatch } from "../planning/planner";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
 import { parseTrailingFormat } from "../vm/goal-text";
-import { digest } from "../vm/ids";
 import type { BranchService } from "./branches";
 import type { TaskService } from "./tasks";
 

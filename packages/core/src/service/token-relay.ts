@@ -18,32 +18,12 @@
  * so a batch that becomes visible a little after a newer one is not lost.
  */
 
-import type { TokenSink } from "../llm/types";
+import type { TokenEvent, TokenSink, TokenTarget } from "../llm/types";
 import type { LlmPurpose } from "../model";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import { taskPk } from "../store/keys";
-import type { Log } from "../vm/step-deps";
-
-/** One batch of text of one call, as the events stream sends it (`event: token`). */
-export interface TokenEvent {
-  branch: string;
-  /** The instruction being run (the plan's for the planner's first plan: null). */
-  seq_no: number | null;
-  /** The commit the step builds on: its commit, once written, has this `parent_id`. */
-  parent_id: string | null;
-  /** `llm_generate`, or `plan` / `plan_update` for the planner. */
-  purpose: LlmPurpose;
-  /** True when the instruction writes `final_answer`: this text is the answer being written. */
-  final_answer: boolean;
-  text: string;
-}
-
-/** What the worker knows of the step whose text it publishes. */
-export type TokenTarget = Omit<TokenEvent, "purpose" | "text"> & {
-  tenant: string;
-  taskId: string;
-};
 
 /** How long a watch mark holds without being refreshed. */
 export const WATCH_TTL_MS = 60_000;

@@ -15,12 +15,12 @@
  */
 import * as z from "zod";
 import { isErrorKind, MalformedError, NotFoundError, ValidationError } from "../errors";
+import { digest, randomId } from "../ids";
 import { Budget, ResponseFormat } from "../model";
 import { findReferences, lookupVariables, resolveReferences } from "../plan/references";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import { tenantPk } from "../store/keys";
-import { digest, randomId } from "../vm/ids";
 import { newWebhookSecret, verifyWebhook, type WebhookHeaders } from "../webhooks/signature";
 import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";

@@ -16,18 +16,18 @@
  * delivery carries the same id and body: receivers deduplicate on it.
  */
 import { isErrorKind } from "../errors";
+import { digest } from "../ids";
 import type { WebhookDelivery } from "../model";
 import { type GuardedFetchOptions, guardedFetch } from "../net/guarded-fetch";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
+import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
 import { taskPk, tenantPk } from "../store/keys";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { digest } from "../vm/ids";
 import type { WebhookMessage } from "../vm/message";
-import type { Log } from "../vm/step-deps";
 import { newWebhookSecret, webhookHeaders } from "../webhooks/signature";
 import type { TaskEndHook } from "./lifecycle";
 import type { Presenter } from "./present";

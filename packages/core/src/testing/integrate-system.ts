@@ -6,8 +6,9 @@
 
 import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
-import type { Resolver } from "../net/address-guard";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
+import type { Resolver } from "../net/resolver";
+import { silentLog } from "../ports/log";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
@@ -29,7 +30,7 @@ import { TriggerService } from "../service/triggers";
 import { WebhookService } from "../service/webhooks";
 import { StepMessage, WebhookMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { type StepDeps, silentLog, type TerminalHook } from "../vm/step-deps";
+import type { StepDeps, TerminalHook } from "../vm/step-deps";
 import { FakeLlm, memorySystem } from "./memory-system";
 
 /** A scheduler port that remembers the timers it was given. */

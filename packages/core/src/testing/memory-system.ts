@@ -13,6 +13,7 @@ import { createPlanner } from "../planning/planner";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
+import { silentLog } from "../ports/log";
 import type { SandboxPort } from "../ports/sandbox";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
@@ -27,7 +28,7 @@ import type { Tool } from "../tools/tool";
 import { deadLetterReason, endDeadLetteredBranch } from "../vm/dead-letter";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { type StepDeps, silentLog } from "../vm/step-deps";
+import type { StepDeps } from "../vm/step-deps";
 
 /** A clock that tests move by hand. */
 export class ManualClock implements Clock {

@@ -35,32 +35,21 @@
  * marked, and the fan-out check is computed from the plan in memory.
  */
 import { classifyFailure, isErrorKind, RetryableError, StackVMError } from "../errors";
+import { digest } from "../ids";
 import type { LlmCall } from "../model";
 import { DEFAULT_GROUP_WIDTH, groupRunAt } from "../plan/groups";
 import type { Instruction } from "../plan/schema";
 import type { ItemKey } from "../ports/item-store";
-import type { BranchRecord, CommitRecord } from "../store/records";
+import type { BranchRecord, CommitRecord, GroupRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import { markBranch } from "./branch-mark";
 import type { Execution } from "./execute";
 import { findInstruction } from "./execute";
-import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import type { Draft } from "./pending";
 import { carryCalls, failingSince, unreachableBound, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
-
-/** The mark of a branch whose group runs (`BranchRecord.group`). */
-export interface GroupRecord {
-  /** The commit the group started after: every member runs against its variables. */
-  base: string;
-  /** The members that run at once, by seq_no in plan order. */
-  members: number[];
-  /** `"{seq_no}": true` once that member's result is held. */
-  done: Record<string, boolean>;
-  started_at: string;
-}
 
 /** A member's result, held apart until the group is complete. */
 interface HeldResult {

@@ -13,6 +13,7 @@
  * - the head moves only from the expected parent (a conditional update).
  */
 import { classifyFailure, isErrorKind, StackVMError } from "../errors";
+import { digest } from "../ids";
 import { llmTracePrefix } from "../llm/trace";
 import type { LlmBudget, LlmSession } from "../llm/types";
 import { type LlmCall, type Status, TERMINAL_STATUSES } from "../model";
@@ -21,7 +22,7 @@ import type { Changes } from "../ports/item-store";
 import { commitId, commitSk } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
-import type { Tool, ToolContext } from "../tools/tool";
+import { type Tool, type ToolContext, WaitRequest } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { nextChain } from "./fenwick";
 import { firstCause, whyNotRepaired } from "./first-cause";
@@ -34,7 +35,6 @@ import {
   runMember,
   takeHeld,
 } from "./group";
-import { digest } from "./ids";
 import { watchCalls } from "./in-flight";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
@@ -50,7 +50,7 @@ import {
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
 import { loadVariables, nextWindow } from "./variables";
-import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
+import { enterWait, holdWhileWaiting } from "./wait";
 
 export type StepOutcome =
   | { outcome: "committed" | "repaired"; commit: string; status: Status }
