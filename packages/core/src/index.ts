@@ -343,7 +343,16 @@ export type { WaitServiceDeps } from "./service/waits";
 export { WaitService } from "./service/waits";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
-export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
+export {
+  branchKey,
+  commitId,
+  parseCommitId,
+  SWEEP_SHARDS,
+  sweepIndex,
+  taskKey,
+  taskPk,
+  tenantPk,
+} from "./store/keys";
 export type {
   BranchConfig,
   BranchRecord,
@@ -424,7 +433,7 @@ export {
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit, stateValues } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
-export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
+export { budgetLeft, enqueueNext, runStep } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
 export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
 export { silentLog } from "./vm/step-deps";

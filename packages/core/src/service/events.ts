@@ -25,7 +25,7 @@ import { MalformedError } from "../errors";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
-import { commitSk, parseCommitId, taskPk } from "../store/keys";
+import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
@@ -325,18 +325,7 @@ export class TaskEvents {
     from: number,
     upto: number,
   ): Promise<CommitRecord[]> {
-    const found: CommitRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.store.items.query({
-        pk: taskPk(tenant, taskId),
-        between: [commitSk(bid, from), commitSk(bid, upto)],
-        cursor,
-      });
-      found.push(...(page.items as unknown as CommitRecord[]));
-      cursor = page.cursor;
-    } while (cursor);
-    return found;
+    return this.deps.store.listCommitsBetween(tenant, taskId, bid, from, upto);
   }
 }
 

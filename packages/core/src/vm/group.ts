@@ -38,7 +38,7 @@ import { classifyFailure, isErrorKind, RetryableError, StackVMError } from "../e
 import type { LlmCall } from "../model";
 import { DEFAULT_GROUP_WIDTH, groupRunAt } from "../plan/groups";
 import type { Instruction } from "../plan/schema";
-import type { ItemKey } from "../ports/item-store";
+import { groupHeldKey } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import { markBranch } from "./branch-mark";
@@ -111,11 +111,6 @@ export function groupWidth(branch: BranchRecord): number {
   return branch.config.namespace.parallel_width ?? DEFAULT_GROUP_WIDTH;
 }
 
-const heldKey = (branch: BranchRecord, base: string, seq: number): ItemKey => ({
-  pk: branch.pk,
-  sk: `G#${branch.bid}#${base}#${String(seq).padStart(8, "0")}`,
-});
-
 const allDone = (group: GroupRecord): boolean =>
   group.members.every((m) => group.done[String(m)] === true);
 
@@ -132,7 +127,7 @@ export async function takeHeld(deps: StepDeps, branch: BranchRecord): Promise<He
   if (!allDone(branch.group)) return null;
   const seq = branch.pc as number;
   const item = (await deps.store.items.get(
-    heldKey(branch, branch.group.base, seq),
+    groupHeldKey(branch, branch.group.base, seq),
   )) as unknown as HeldResult | null;
   if (!item) {
     throw new RetryableError("group_result_missing", `the held result of member ${seq} is missing`);
@@ -185,7 +180,7 @@ async function laterCalls(
 ): Promise<LlmCall[]> {
   const later = branch.group.members.slice(branch.group.members.indexOf(seq) + 1);
   const items = await Promise.all(
-    later.map((m) => deps.store.items.get(heldKey(branch, branch.group.base, m))),
+    later.map((m) => deps.store.items.get(groupHeldKey(branch, branch.group.base, m))),
   );
   return items.flatMap((item) => (item as unknown as HeldResult | null)?.llm_calls ?? []);
 }
@@ -316,7 +311,7 @@ async function runMemberOf(
   join: Joiner,
 ): Promise<void> {
   const group = branch.group as GroupRecord;
-  const key = heldKey(branch, group.base, seq);
+  const key = groupHeldKey(branch, group.base, seq);
   // A cancel asked for: the member is done without running; the join commits the cancel.
   const skip = branch.cancel_requested || branch.status !== "running";
   if (!skip && !(await deps.store.items.get(key))) {
