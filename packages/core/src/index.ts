@@ -317,7 +317,8 @@ export {
   MAX_PLAN_BYTES,
   MAX_RESPONSE_FORMAT_BYTES,
 } from "./service/task-sizes";
-export { START_REPAIR_AFTER_MS, unfinishedStarts } from "./service/task-starts";
+export { START_REPAIR_AFTER_MS } from "./service/task-starts";
+export { unfinishedStarts } from "./store/task-starts";
 export type { TaskServiceDeps } from "./service/tasks";
 export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
 export type { TemplateServiceDeps } from "./service/templates";
