@@ -20,6 +20,7 @@ import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { DocumentUploads } from "../ports/uploads";
 import type { BudgetLeft } from "../service/quotas";
+import type { KnowledgeStore } from "../store/knowledge-store";
 import type { Log } from "../vm/step-deps";
 import { type Chunk, chunkText } from "./chunk";
 import type { Embedder } from "./embedder";
@@ -27,12 +28,7 @@ import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";
 import type { IndexRow, KnowledgeIndex } from "./index-port";
 import { type IngestMessage, type IngestUsage, KnowledgeGraph, normalizeEntityName } from "./model";
 import type { PdfLimits } from "./pdf-text";
-import {
-  type DocumentRecord,
-  documentBlobPrefix,
-  MAX_PRESIGNED_BYTES,
-  uploadKey,
-} from "./records";
+import { type DocumentRecord, documentBlobPrefix, MAX_PRESIGNED_BYTES, uploadKey } from "./records";
 
 export interface IngestDeps {
   knowledge: KnowledgeStore;
@@ -92,7 +88,11 @@ export class IngestService {
       return "deleted";
     }
     const { tenant_id: tenant, knowledge_base: kb, document_id: documentId, version } = message;
-    const record = (await this.deps.knowledge.getDocument(tenant, kb, documentId)) as DocumentRecord | null;
+    const record = (await this.deps.knowledge.getDocument(
+      tenant,
+      kb,
+      documentId,
+    )) as DocumentRecord | null;
     if (!record) return "deleted";
     if (record.version !== version) return "stale";
     if (record.status === "ready" || record.status === "failed") return "duplicate";
@@ -134,7 +134,11 @@ export class IngestService {
       const rows = await this.#rows(record, sha256Hex(bytes).slice(0, 8), chunks, calls, left);
       await this.#progress(record, "index", 0, rows.length);
       await this.deps.index.replaceDocument(tenant, kb, documentId, rows);
-      const after = (await this.deps.knowledge.getDocument(tenant, kb, documentId)) as DocumentRecord | null;
+      const after = (await this.deps.knowledge.getDocument(
+        tenant,
+        kb,
+        documentId,
+      )) as DocumentRecord | null;
       if (!after) {
         await this.deps.index.deleteDocument(tenant, kb, documentId);
         return "deleted";

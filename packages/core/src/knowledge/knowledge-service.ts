@@ -15,10 +15,10 @@ import {
 } from "../errors";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
-import { documentKey } from "../store/keys";
-import type { KnowledgeStore } from "../store/knowledge-store";
 import type { Queue } from "../ports/queue";
 import type { DocumentUploads } from "../ports/uploads";
+import { documentKey } from "../store/keys";
+import type { KnowledgeStore } from "../store/knowledge-store";
 import { randomId } from "../vm/ids";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import {
@@ -309,7 +309,11 @@ export class KnowledgeService {
         >,
   ): Promise<{ record: DocumentRecord; previous: number | null }> {
     const key = documentKey(tenant, kb, documentId);
-    const existing = (await this.deps.knowledge.getDocument(tenant, kb, documentId)) as DocumentRecord | null;
+    const existing = (await this.deps.knowledge.getDocument(
+      tenant,
+      kb,
+      documentId,
+    )) as DocumentRecord | null;
     const version = (existing?.version ?? 0) + 1;
     const now = this.#now();
     const record: DocumentRecord = {
@@ -398,8 +402,11 @@ export class KnowledgeService {
     } catch (error) {
       if (isErrorKind(error, "conflict"))
         return (
-          ((await this.deps.knowledge.getDocument(tenant, kb, documentId)) as DocumentRecord | null) ??
-          record
+          ((await this.deps.knowledge.getDocument(
+            tenant,
+            kb,
+            documentId,
+          )) as DocumentRecord | null) ?? record
         );
       throw error;
     }

@@ -65,7 +65,12 @@ export async function claimRetryKey(
   const branch = `retry-${digest(taskId, key, String(seconds)).slice(0, 12)}`;
   try {
     await store.items.put(
-      { ...retryIdempotencyKey(tenant, taskId, key), body_hash: bodyHash, branch, ttl: seconds + DAY_SECONDS },
+      {
+        ...retryIdempotencyKey(tenant, taskId, key),
+        body_hash: bodyHash,
+        branch,
+        ttl: seconds + DAY_SECONDS,
+      },
       { exists: false, orExpiredBefore: seconds },
     );
     return branch;

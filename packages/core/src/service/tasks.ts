@@ -20,7 +20,14 @@ import { validatePlan } from "../plan/validate";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey, idempotencyKey, taskKey, taskPk, tasksIndexPk } from "../store/keys";
+import {
+  branchKey,
+  idempotencyKey,
+  sweepIndex,
+  taskKey,
+  taskPk,
+  tasksIndexPk,
+} from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
@@ -28,7 +35,7 @@ import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { digest, newBranchId, newTaskId } from "../vm/ids";
-import { enqueueNext, sweepIndex } from "../vm/step";
+import { enqueueNext } from "../vm/step";
 import { DisplayName } from "./display-text";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 import type { Presenter } from "./present";

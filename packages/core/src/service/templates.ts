@@ -128,9 +128,7 @@ export class TemplateService {
   }
 
   async get(tenant: string, id: string): Promise<Template> {
-    const item = ID.test(id)
-      ? await this.deps.templates.get(tenant, id)
-      : null;
+    const item = ID.test(id) ? await this.deps.templates.get(tenant, id) : null;
     if (!item) throw new NotFoundError("template", id);
     return present(item);
   }

@@ -172,7 +172,11 @@ export const triggerKey = (tenant: string, id: string): ItemKey => ({
 /** A trigger's URL names no tenant: this pointer does (not tenant-owned). */
 export const triggerHookKey = (id: string): ItemKey => ({ pk: `HOOK#${id}`, sk: "HOOK" });
 /** The marker of one delivery (`webhook-id`) to a trigger. */
-export const triggerDeliveryKey = (tenant: string, triggerId: string, webhookId: string): ItemKey => ({
+export const triggerDeliveryKey = (
+  tenant: string,
+  triggerId: string,
+  webhookId: string,
+): ItemKey => ({
   pk: tenantPk(tenant),
   sk: `HOOKDELIVERY#${triggerId}#${webhookId}`,
 });

@@ -6,7 +6,14 @@
  * (`knowledge/records.ts`); this store keeps their keys and reads.
  */
 import type { Changes, Condition, Item, ItemStore, QueryPage } from "../ports/item-store";
-import { DOCUMENT_PREFIX, documentKey, documentsPk, KNOWLEDGE_BASE_PREFIX, kbKey, tenantPk } from "./keys";
+import {
+  DOCUMENT_PREFIX,
+  documentKey,
+  documentsPk,
+  KNOWLEDGE_BASE_PREFIX,
+  kbKey,
+  tenantPk,
+} from "./keys";
 import { queryArray } from "./query-all";
 
 export class KnowledgeStore {

@@ -6,13 +6,7 @@
 import { isErrorKind } from "../errors";
 import type { Budget } from "../model";
 import type { ItemStore } from "../ports/item-store";
-import {
-  SCHEDULE_PREFIX,
-  SCHEDULES_INDEX,
-  scheduleKey,
-  scheduleRunKey,
-  tenantPk,
-} from "./keys";
+import { SCHEDULE_PREFIX, SCHEDULES_INDEX, scheduleKey, scheduleRunKey, tenantPk } from "./keys";
 import { queryAll } from "./query-all";
 import { claimRunMarker, markRunStarted, type RunMarkerClaim } from "./run-marker";
 

@@ -33,7 +33,11 @@ export async function* unfinishedStarts(
   items: ItemStore,
   before: string,
 ): AsyncGenerator<{ tenant: string; taskId: string }> {
-  const query = { pk: STARTS_INDEX, index: "gsi1" as const, between: ["0", before] as [string, string] };
+  const query = {
+    pk: STARTS_INDEX,
+    index: "gsi1" as const,
+    between: ["0", before] as [string, string],
+  };
   for await (const item of queryAll(items, { ...query, limit: 100 })) {
     yield { tenant: item.tenant_id as string, taskId: item.task_id as string };
   }

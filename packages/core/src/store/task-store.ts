@@ -169,7 +169,10 @@ export class TaskStore {
 
   async listBranches(tenant: string, taskId: string): Promise<BranchRecord[]> {
     const pk = taskPk(tenant, taskId);
-    return (await queryArray(this.items, { pk, prefix: BRANCH_PREFIX })) as unknown as BranchRecord[];
+    return (await queryArray(this.items, {
+      pk,
+      prefix: BRANCH_PREFIX,
+    })) as unknown as BranchRecord[];
   }
 
   /** Creates a branch; a taken name is a `ConflictError` (`branch_exists`). */

@@ -2,11 +2,12 @@
  * The stored plan templates: `TEMPLATE#{id}` under the tenant, one per
  * namespace and normalized goal (the id is derived from both).
  */
-import type { ItemStore } from "../ports/item-store";
+
 import type { Plan } from "../plan/schema";
-import type { Page } from "./task-store";
+import type { ItemStore } from "../ports/item-store";
 import { TEMPLATE_PREFIX, templateKey, tenantPk } from "./keys";
 import { queryPages } from "./query-all";
+import type { Page } from "./task-store";
 
 export interface TemplateRecord {
   template_id: string;

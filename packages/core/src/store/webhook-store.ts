@@ -31,7 +31,12 @@ export class WebhookStore {
   /** Writes the tenant's first secret; when another was written first, answers that one. */
   async createSecret(tenant: string, secret: string, createdAt: string): Promise<string> {
     try {
-      const item = { ...webhookSecretKey(tenant), tenant_id: tenant, secret, created_at: createdAt };
+      const item = {
+        ...webhookSecretKey(tenant),
+        tenant_id: tenant,
+        secret,
+        created_at: createdAt,
+      };
       await this.items.put(item, { exists: false });
       return secret;
     } catch (error) {
