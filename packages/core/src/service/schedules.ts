@@ -12,13 +12,7 @@
  * crash finishes the start instead of making a second task.
  */
 import * as z from "zod";
-import {
-  isErrorKind,
-  MalformedError,
-  NotFoundError,
-  StackVMError,
-  ValidationError,
-} from "../errors";
+import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
 import { Budget, ResponseFormat } from "../model";
 import { VariableName } from "../plan/schema";
 import type { Clock } from "../ports/clock";

@@ -10,7 +10,6 @@
  */
 import * as z from "zod";
 import { NotFoundError, ValidationError } from "../errors";
-import type { Plan } from "../plan/schema";
 import type { TemplateMatch } from "../planning/planner";
 import type { Clock } from "../ports/clock";
 import type { TemplateRecord, TemplateStore } from "../store/template-store";

@@ -63,7 +63,7 @@ export interface IntegrateOptions {
 
 export function integrateSystem(options: IntegrateOptions = {}) {
   const base = memorySystem({ llm: new FakeLlm() });
-  const { clock, items, blobs, queue, store, stores, namespaces } = base;
+  const { clock, blobs, queue, store, stores, namespaces } = base;
   const quotas = new QuotaService({
     quotaStore: stores.quotas,
     store,
