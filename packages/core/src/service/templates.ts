@@ -10,6 +10,7 @@
  */
 import * as z from "zod";
 import { NotFoundError, ValidationError } from "../errors";
+import type { Plan } from "../plan/schema";
 import type { TemplateMatch } from "../planning/planner";
 import type { Clock } from "../ports/clock";
 import type { TemplateRecord, TemplateStore } from "../store/template-store";
@@ -169,7 +170,7 @@ export class TemplateService {
 }
 
 function match(item: TemplateRecord, exact: boolean): TemplateMatch {
-  return { template_id: item.template_id, goal: item.goal, plan: item.plan, exact };
+  return { template_id: item.template_id, goal: item.goal, plan: item.plan as Plan, exact };
 }
 
 function present(item: TemplateRecord): Template {

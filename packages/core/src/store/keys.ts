@@ -15,7 +15,6 @@
  */
 import type { ItemKey } from "../ports/item-store";
 import { digest } from "../vm/ids";
-import type { BranchRecord } from "./records";
 
 export const tenantPk = (tenant: string): string => `T#${tenant}`;
 export const taskPk = (tenant: string, taskId: string): string => `T#${tenant}#K#${taskId}`;
@@ -87,7 +86,7 @@ export const sweepIndexPk = (shard: number): string => `SWEEP#${shard}`;
  * their `updated_at`); the entry goes when the branch ends.
  */
 export function sweepIndex(
-  branch: Pick<BranchRecord, "tenant_id" | "task_id" | "name">,
+  branch: { tenant_id: string; task_id: string; name: string },
   movedAt: string,
 ): Array<[string[], string]> {
   return [
@@ -98,7 +97,7 @@ export function sweepIndex(
 
 /** A parallel group member's result, held until its turn: `G#{bid}#{base}#{seq_no:08}`. */
 export const groupHeldKey = (
-  branch: Pick<BranchRecord, "pk" | "bid">,
+  branch: { pk: string; bid: string },
   base: string,
   seq: number,
 ): ItemKey => ({

@@ -11,7 +11,7 @@ import type { Item, ItemStore, Query, QueryPage } from "../ports/item-store";
  * iteration (`break`, `return`) reads no further page.
  *
  * @example
- * for await (const page of queryPages(items, { pk, prefix: "D#" })) read += page.items.length;
+ * for await (const page of queryPages(items, { pk, prefix: DOCUMENT_PREFIX })) read += page.items.length;
  */
 export async function* queryPages(
   items: ItemStore,
@@ -30,7 +30,7 @@ export async function* queryPages(
  * Stopping the iteration reads no further page.
  *
  * @example
- * for await (const item of queryAll(items, { pk: tenantPk("acme"), prefix: "WAIT#", limit: 100 })) ...
+ * for await (const item of queryAll(items, { pk: tenantPk("acme"), prefix: WAITING_PREFIX, limit: 100 })) ...
  */
 export async function* queryAll(
   items: ItemStore,

@@ -3,7 +3,6 @@
  * namespace and normalized goal (the id is derived from both).
  */
 
-import type { Plan } from "../plan/schema";
 import type { ItemStore } from "../ports/item-store";
 import { TEMPLATE_PREFIX, templateKey, tenantPk } from "./keys";
 import { queryPages } from "./query-all";
@@ -14,7 +13,8 @@ export interface TemplateRecord {
   namespace: string;
   goal: string;
   normalized_goal: string;
-  plan: Plan;
+  /** The plan as saved (`plan/schema.ts`'s `Plan`; the store does not read it). */
+  plan: unknown[];
   task_id: string;
   commit_id: string;
   created_at: string;
