@@ -148,7 +148,9 @@ export class TaskEvents {
     for (const branch of branches) {
       const from = (cursor.get(branch.bid) ?? -1) + 1;
       if (branch.head !== null && branch.depth >= from) {
-        queues.push(await this.ownCommits(tenant, taskId, branch.bid, from, branch.depth));
+        queues.push(
+          await this.deps.store.listCommitsBetween(tenant, taskId, branch.bid, from, branch.depth),
+        );
       }
     }
     const events: TaskEvent[] = [];
@@ -315,17 +317,6 @@ export class TaskEvents {
         );
       }
     }
-  }
-
-  /** One branch's own commits in `[from, upto]`, oldest first. */
-  private async ownCommits(
-    tenant: string,
-    taskId: string,
-    bid: string,
-    from: number,
-    upto: number,
-  ): Promise<CommitRecord[]> {
-    return this.deps.store.listCommitsBetween(tenant, taskId, bid, from, upto);
   }
 }
 
