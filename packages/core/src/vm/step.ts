@@ -19,7 +19,7 @@ import type { LlmBudget, LlmSession } from "../llm/types";
 import { type LlmCall, type Status, TERMINAL_STATUSES } from "../model";
 import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
-import { commitId, commitSk } from "../store/keys";
+import { commitId, commitSk, sweepIndex } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import { type Tool, type ToolContext, WaitRequest } from "../tools/tool";
@@ -565,30 +565,6 @@ async function moveHead(
     throw error;
   }
 }
-
-/**
- * Running branches are listed in the `gsi1` index under `SWEEP#{shard}`, sorted by
- * when they started running, so the sweep finds them without a scan (and checks
- * their `updated_at`); the entry goes when the branch ends.
- */
-export function sweepIndex(
-  branch: Pick<BranchRecord, "tenant_id" | "task_id" | "name">,
-  movedAt: string,
-): Array<[string[], string]> {
-  return [
-    [["gsi1pk"], sweepIndexPk(sweepShard(branch.task_id))],
-    [["gsi1sk"], `${movedAt}#${branch.tenant_id}#${branch.task_id}#${branch.name}`],
-  ];
-}
-
-/** The number of sweep index partitions. */
-export const SWEEP_SHARDS = 4;
-
-export const sweepShard = (taskId: string): number =>
-  Number.parseInt(digest(taskId).slice(0, 6), 16) % SWEEP_SHARDS;
-
-/** The `gsi1` partition of one sweep shard: `SWEEP#{shard}`. */
-export const sweepIndexPk = (shard: number): string => `SWEEP#${shard}`;
 
 /** Enqueues "run the instruction after `head`" for the branch. */
 export async function enqueueNext(
