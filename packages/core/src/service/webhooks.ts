@@ -1,3 +1,20 @@
+/**
+ * Outgoing webhooks: when a task with `webhook_url` reaches a terminal status, one
+ * signed `POST {"type": "task.completed" | "task.failed" | "task.cancelled",
+ * "data": Task}` (Standard Webhooks headers, the tenant's signing secret).
+ *
+ * At least once, never lost: the terminal hook writes the delivery on the task
+ * (`WH#{webhook_id}` in its partition, with the body to send) and enqueues a
+ * `WebhookMessage`; the worker makes one attempt per receive. A failed attempt
+ * makes the message visible again after an exponential backoff (`retryAfter`:
+ * FIFO queues have no per-message delay) and the worker reports it failed, so a
+ * dead worker only costs a receive. Every attempt is recorded on the delivery and
+ * shown on the task (`GET /v1/tasks/{id}` → `webhook.deliveries`).
+ *
+ * The `webhook-id` is derived from (task, branch, head, status), so a terminal hook
+ * that runs twice writes and enqueues the same delivery, and every attempt of a
+ * delivery carries the same id and body: receivers deduplicate on it.
+ */
 import { digest } from "../ids";
 import type { WebhookDelivery } from "../model";
 import { type GuardedFetchOptions, guardedFetch } from "../net/guarded-fetch";
