@@ -312,6 +312,8 @@ export type { StreamLease, StreamLeasesDeps } from "./service/stream-leases";
 export { StreamLeases } from "./service/stream-leases";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
+export { CreateTaskInput } from "./service/task-input";
+export { markRunning, newBranch } from "./service/task-records";
 export {
   MAX_METADATA_BYTES,
   MAX_PLAN_BYTES,
@@ -319,7 +321,7 @@ export {
 } from "./service/task-sizes";
 export { START_REPAIR_AFTER_MS, unfinishedStarts } from "./service/task-starts";
 export type { TaskServiceDeps } from "./service/tasks";
-export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
+export { TaskService } from "./service/tasks";
 export type { TemplateServiceDeps } from "./service/templates";
 export {
   goalSimilarity,

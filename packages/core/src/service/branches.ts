@@ -19,9 +19,12 @@ import { randomId } from "../vm/ids";
 import { type StoredState, stateFromCommit, stateValues } from "../vm/state";
 import { enqueueNext } from "../vm/step";
 import { storedVariables } from "../vm/variables";
+import type { PlanChecks } from "./plan-checks";
 import { addUsage, type Presenter } from "./present";
+import type { RunAdmission } from "./run-admission";
 import { stableJson } from "./stable-json";
-import { markRunning, newBranch, type TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
+import { markRunning, newBranch } from "./task-records";
 
 export const ForkInput = z
   .object({
@@ -46,13 +49,16 @@ export interface BranchServiceDeps {
   queue: Queue;
   clock: Clock;
   presenter: Presenter;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record" | "view">;
+  checks: Pick<PlanChecks, "requireLlm" | "validate">;
+  /** A fork's budget, and a deleted branch's usage for the month. */
+  admission: Pick<RunAdmission, "admitRun" | "countUsage">;
 }
 
 export class BranchService {
   constructor(private readonly deps: BranchServiceDeps) {}
 
-  // The public methods read the task once (`TaskService.record`: a missing task, or
+  // The public methods read the task once (`TaskReads.record`: a missing task, or
   // another tenant's, answers 404 before anything else); the helpers below take
   // that record, so that its tenant is the one already checked.
 
@@ -145,7 +151,7 @@ export class BranchService {
 
   /**
    * The state stored at a commit of `task`, which the caller has read with
-   * `TaskService.record` (so its tenant is checked); 404 for a missing commit.
+   * `TaskReads.record` (so its tenant is checked); 404 for a missing commit.
    */
   async storedState(task: TaskRecord, commitId: string): Promise<StoredState> {
     const commit = await this.deps.store.getCommitHead(task.tenant_id, task.task_id, commitId);
@@ -268,7 +274,7 @@ export class BranchService {
     } = {},
   ): Promise<Branch> {
     if (input.suggestion !== undefined) {
-      this.deps.tasks.requireLlm(
+      this.deps.checks.requireLlm(
         "a fork with a suggestion needs one to rewrite the plan",
         "fork with an edited plan or step instead",
       );
@@ -301,7 +307,7 @@ export class BranchService {
       const reason = options.evaluationRound === undefined ? "fork" : "evaluation";
       pending = { kind: "replan", reason, suggestion: input.suggestion };
     } else if (input.plan !== undefined) {
-      const validated = await this.deps.tasks.validate(
+      const validated = await this.deps.checks.validate(
         tenant,
         origin.config.namespace.name,
         input.plan,
@@ -326,7 +332,7 @@ export class BranchService {
         );
       }
       const replaced = current.map((i) => (i.seq_no === input.step!.seq_no ? parsed.data : i));
-      await this.deps.tasks.validate(
+      await this.deps.checks.validate(
         tenant,
         origin.config.namespace.name,
         replaced,
@@ -345,7 +351,10 @@ export class BranchService {
     // capped at what is left, as a new task (an evaluation round is part of its task's run).
     const config =
       options.evaluationRound === undefined
-        ? { ...origin.config, budget: await this.deps.tasks.admitRun(tenant, origin.config.budget) }
+        ? {
+            ...origin.config,
+            budget: await this.deps.admission.admitRun(tenant, origin.config.budget),
+          }
         : { ...origin.config, evaluation_round: options.evaluationRound };
     const now = new Date(this.deps.clock.now()).toISOString();
     const branch = newBranch(tenant, taskId, name, config, now);
@@ -417,7 +426,7 @@ export class BranchService {
       ...others.flatMap((b) => b.lineage.filter((l) => l.bid === branch.bid).map((l) => l.upto)),
     );
     // A branch deleted before it ended spent its tokens all the same.
-    await this.deps.tasks.countUsage(tenant, taskId, name);
+    await this.deps.admission.countUsage(tenant, taskId, name);
     await this.deps.store.items.delete(branchKey(tenant, taskId, name));
     const doomed = [];
     let cursor: string | null = null;

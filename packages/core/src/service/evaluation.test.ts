@@ -7,7 +7,7 @@ import { runStep } from "../vm/step";
 import { silentLog } from "../vm/step-deps";
 import { bestJudged, createEvaluator, evaluationHook } from "./evaluation";
 import { taskLifecycle } from "./lifecycle";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 const schemaOf = (r: LlmRequest) => r.jsonSchema?.name ?? "text";
 

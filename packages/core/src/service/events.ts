@@ -29,7 +29,7 @@ import { commitSk, parseCommitId, taskPk } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
-import type { TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
 import {
   type TokenCursor,
   type TokenEvent,
@@ -84,7 +84,8 @@ function badId(id: string): MalformedError {
 
 export interface TaskEventsDeps {
   store: TaskStore;
-  tasks: TaskService;
+  /** The task's record and its place in line for a slot. */
+  tasks: Pick<TaskReads, "record" | "withSlotWait">;
   presenter: Presenter;
   clock: Clock;
   /** Between two polls of the store (default 250 ms). */

@@ -30,7 +30,9 @@ import type { Log } from "../vm/step-deps";
 import { checkTimeZone, nextRunAt, parseCron } from "./cron";
 import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";
-import { CreateTaskInput, type TaskService } from "./tasks";
+import type { PlanChecks } from "./plan-checks";
+import { CreateTaskInput } from "./task-input";
+import type { TaskStarter } from "./task-starter";
 
 const Fields = {
   name: DisplayName(100),
@@ -154,7 +156,8 @@ const runKey = (tenant: string, id: string, due: string) => ({
 export interface ScheduleServiceDeps {
   items: ItemStore;
   clock: Clock;
-  tasks: TaskService;
+  tasks: Pick<TaskStarter, "create">;
+  checks: PlanChecks;
   namespaces: NamespaceService;
   scheduler: SchedulerPort;
   log: Log;
@@ -342,17 +345,16 @@ export class ScheduleService {
     await parseCron(item.cron);
     checkTimeZone(item.timezone);
     if (item.plan === null) {
-      this.deps.tasks.requireLlm(
+      this.deps.checks.requireLlm(
         "a schedule with a goal needs one to plan each run",
         "give the schedule a plan instead of a goal",
       );
     }
     const namespace = await this.deps.namespaces.resolve(item.tenant_id, item.namespace);
-    if (item.plan !== null) {
-      this.deps.tasks.validateIn(namespace, item.plan, Object.keys(item.inputs));
-    }
-    // The same check a task makes (`TaskService.checkWebhookUrl`), now rather than at the first run.
-    if (item.webhook_url !== null) await this.deps.tasks.checkWebhookUrl(item.webhook_url);
+    if (item.plan !== null)
+      this.deps.checks.validateIn(namespace, item.plan, Object.keys(item.inputs));
+    // The same check a task makes (`PlanChecks.checkWebhookUrl`), now rather than at the first run.
+    if (item.webhook_url !== null) await this.deps.checks.checkWebhookUrl(item.webhook_url);
   }
 
   private async view(item: ScheduleItem): Promise<Schedule> {

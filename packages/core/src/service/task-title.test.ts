@@ -5,8 +5,8 @@ import { webhookHeaders } from "../webhooks/signature";
 import { ForkInput } from "./branches";
 import { RetryInput } from "./retry";
 import { CreateScheduleInput } from "./schedules";
+import { CreateTaskInput } from "./task-input";
 import { MAX_CLUSTER_LENGTH, MAX_TITLE_LENGTH, storedTitle, taskTitle } from "./task-title";
-import { CreateTaskInput } from "./tasks";
 import { CreateTriggerInput } from "./triggers";
 
 const llm = (prompt: unknown, seq_no = 0) => ({

@@ -18,7 +18,7 @@ import { tenantPk } from "../store/keys";
 import { parseTrailingFormat } from "../vm/goal-text";
 import { digest } from "../vm/ids";
 import type { BranchService } from "./branches";
-import type { TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
 
 /** A template as clients see it. */
 export const Template = z.object({
@@ -106,7 +106,7 @@ const ID = /^tpl_[0-9a-f]{24}$/;
 export interface TemplateServiceDeps {
   items: ItemStore;
   clock: Clock;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record">;
   branches: BranchService;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryBlobs } from "../memory/memory-blobs";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { decodeValue, encodeValue, loadValue, spillValue } from "./values";
 

@@ -4,7 +4,7 @@ import { checkGroupMarks, findGroups, groupRunAt } from "../plan/groups";
 import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import { context } from "../plan/validate-fixtures";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { StepMessage } from "./message";
 import { runStep } from "./step";

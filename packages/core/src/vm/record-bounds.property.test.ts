@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { itemSize, MAX_ITEM_BYTES } from "../memory/item-rules";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { loadVariables } from "./variables";
 

@@ -10,7 +10,7 @@ import { TooLargeError } from "../errors";
 import { itemSize, MAX_ITEM_BYTES } from "../memory/item-rules";
 import { MemoryBlobs } from "../memory/memory-blobs";
 import { MemoryItemStore } from "../memory/memory-item-store";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import type { CommitRecord } from "../store/records";
 import { loadValue } from "../store/values";
 import { FakeLlm, ManualClock, memorySystem } from "../testing/memory-system";
