@@ -254,7 +254,7 @@ export {
 } from "./sandbox/protocol";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
-export { BranchService, ForkInput } from "./service/branches";
+export { BranchService } from "./service/branches";
 export type { CronFields, CronReader } from "./service/cron";
 export {
   checkTimeZone,
@@ -272,8 +272,11 @@ export {
   evaluationMessages,
   MAX_EVALUATION_ROUNDS,
 } from "./service/evaluation";
-export type { EventCursor, PollResult, TaskEvent, TaskEventsDeps } from "./service/events";
-export { decodeEventId, encodeEventId, TaskEvents } from "./service/events";
+export type { EventCursor } from "./service/event-ids";
+export { decodeEventId, encodeEventId } from "./service/event-ids";
+export type { PollResult, TaskEvent, TaskEventsDeps } from "./service/events";
+export { TaskEvents } from "./service/events";
+export { ForkInput } from "./service/fork-input";
 export type { Lifecycle } from "./service/lifecycle";
 export { taskLifecycle } from "./service/lifecycle";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
@@ -300,13 +303,9 @@ export {
 export { RETRY_FROM, RetryInput, RetryService } from "./service/retry";
 export type { RunningSlotsDeps } from "./service/running-slots";
 export { RunningSlots } from "./service/running-slots";
+export { CreateScheduleInput, Schedule, UpdateScheduleInput } from "./service/schedule-input";
 export type { RunOutcome, ScheduleServiceDeps } from "./service/schedules";
-export {
-  CreateScheduleInput,
-  Schedule,
-  ScheduleService,
-  UpdateScheduleInput,
-} from "./service/schedules";
+export { ScheduleService } from "./service/schedules";
 export { stableJson } from "./service/stable-json";
 export type { StreamLease, StreamLeasesDeps } from "./service/stream-leases";
 export { StreamLeases } from "./service/stream-leases";
