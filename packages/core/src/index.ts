@@ -272,8 +272,7 @@ export {
   evaluationMessages,
   MAX_EVALUATION_ROUNDS,
 } from "./service/evaluation";
-export type { EventCursor } from "./service/event-ids";
-export { decodeEventId, encodeEventId } from "./service/event-ids";
+export { decodeEventId, type EventCursor, encodeEventId } from "./service/event-ids";
 export type { PollResult, TaskEvent, TaskEventsDeps } from "./service/events";
 export { TaskEvents } from "./service/events";
 export { ForkInput } from "./service/fork-input";
