@@ -64,16 +64,11 @@ export class TaskService {
     this.checks = new PlanChecks(deps);
     this.admission = new RunAdmission(deps.admission);
     const { store, blobs, queue, clock, namespaces, presenter } = deps;
-    const pieces = { checks: this.checks, admission: this.admission };
-    this.starter = new TaskStarter({ store, blobs, queue, clock, namespaces, ...pieces });
-    this.reads = new TaskReads({
-      store,
-      blobs,
-      presenter,
-      admission: this.admission,
-      ...(deps.deliveries ? { deliveries: deps.deliveries } : {}),
-    });
-    this.controls = new TaskControls({ store, blobs, queue, clock, ...pieces, reads: this.reads });
+    const { checks, admission } = this;
+    this.starter = new TaskStarter({ store, blobs, queue, clock, namespaces, checks, admission });
+    const deliveries = deps.deliveries ? { deliveries: deps.deliveries } : {};
+    this.reads = new TaskReads({ store, blobs, presenter, admission, ...deliveries });
+    this.controls = new TaskControls({ store, blobs, queue, clock, admission, reads: this.reads });
   }
 
   /** False when no LLM is configured (a goal is then refused with 422 `llm_not_configured`). */
