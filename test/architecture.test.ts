@@ -1,11 +1,15 @@
 /**
  * The shape of the code base, checked: core knows no vendor (the lint rule, and the
- * imports themselves), and the packages depend on each other without cycles.
+ * imports themselves), the packages depend on each other without cycles, no file
+ * imports itself back through others, and core's layers import only downward
+ * (`packages/core/ARCHITECTURE.md` draws them).
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { coreLayerOf, importCycles, importGraph, upwardImports } from "./support/import-graph";
 
 const root = resolve(import.meta.dirname, "..");
 const packagesDir = join(root, "packages");
@@ -98,5 +102,48 @@ describe("the architecture", () => {
     for (const name of names) visit(name, []);
     expect(cycles).toEqual([]);
     expect([...(edges.get("core") ?? [])]).toEqual([]);
+  });
+
+  it("has no import cycle between the files of any package", async () => {
+    const graph = await importGraph(
+      readdirSync(packagesDir).map((name) => join(packagesDir, name, "src")),
+    );
+    const cycles = importCycles(graph, packagesDir).map((cycle) => cycle.join(" -> "));
+    expect(cycles).toEqual([]);
+  });
+
+  it("keeps every import in core pointing down its layers", async () => {
+    const graph = await importGraph([join(packagesDir, "core/src")]);
+    const core = join(packagesDir, "core/src");
+    // Every file of core has a layer: a new folder must be placed before it is used.
+    const unplaced = [...graph.keys()]
+      .filter((file) => file.startsWith(core) && coreLayerOf(file.slice(core.length + 1)) === null)
+      .map((file) => file.slice(core.length + 1));
+    expect(unplaced).toEqual([]);
+    expect(upwardImports(graph, core)).toEqual([]);
+  });
+
+  it("sees a cycle and an upward import when there is one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "import-graph-"));
+    try {
+      const src = join(dir, "src");
+      writeFileSync(join(dir, "package.json"), "{}");
+      for (const folder of ["vm", "store"]) spawnSync("mkdir", ["-p", join(src, folder)]);
+      writeFileSync(
+        join(src, "store/records.ts"),
+        'import type { Step } from "../vm/step";\nexport type Rec = Step;\n',
+      );
+      writeFileSync(
+        join(src, "vm/step.ts"),
+        'import type { Rec } from "../store/records";\nexport type Step = { rec?: Rec };\n',
+      );
+      const graph = await importGraph([src]);
+      expect(importCycles(graph, dir)).toEqual([["src/store/records.ts", "src/vm/step.ts"]]);
+      expect(upwardImports(graph, src)).toEqual([
+        "store/records.ts imports vm/step.ts (layer store below vm)",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -31,7 +31,7 @@ import {
   isFault,
   type RecordedRequest,
   Reply,
-} from "./llm-server";
+} from "./llm-answers";
 
 /** What the server lends the Bedrock routes: its answers, records and timers. */
 export interface BedrockContext {

@@ -20,6 +20,7 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
+export { digest, newTaskId, randomId } from "./ids";
 export {
   compileJsonSchema,
   jsonSchemaCompilerLoaded,
@@ -90,12 +91,15 @@ export {
   redactSecrets,
 } from "./llm/trace";
 export type {
+  BudgetLeft,
   GenerateOptions,
   JsonOptions,
   LlmBudget,
   LlmRole,
   LlmSession,
+  TokenEvent,
   TokenSink,
+  TokenTarget,
 } from "./llm/types";
 export {
   checkChanges,
@@ -151,13 +155,8 @@ export {
   WebhookDelivery,
   ZERO_USAGE,
 } from "./model";
-export type { AddressPolicy, Resolver } from "./net/address-guard";
-export {
-  assertAddressAllowed,
-  forbiddenAddressReason,
-  guardedLookup,
-  systemResolver,
-} from "./net/address-guard";
+export type { AddressPolicy } from "./net/address-guard";
+export { assertAddressAllowed, forbiddenAddressReason, guardedLookup } from "./net/address-guard";
 export type { GuardedFetchOptions, GuardedRequest, GuardedResponse } from "./net/guarded-fetch";
 export {
   DEFAULT_MAX_REDIRECTS,
@@ -180,6 +179,8 @@ export {
   parseOpenRanges,
   runtimeApiPort,
 } from "./net/outbound-policy";
+export type { Resolver } from "./net/resolver";
+export { systemResolver } from "./net/resolver";
 export { webhookTargetCheck, webhookUrlCheck } from "./net/webhook-url";
 export {
   evaluateArithmetic,
@@ -226,12 +227,15 @@ export type {
   UpdateOptions,
 } from "./ports/item-store";
 export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
+export type { Log } from "./ports/log";
+export { silentLog } from "./ports/log";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
 export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 // Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
 export { type SecretBox, type SecretContext, secretContextText } from "./ports/secrets";
 export type { DocumentUploads } from "./ports/uploads";
+export type { Wake, WakePort } from "./ports/wake";
 export type { ParsedSandboxRequest } from "./sandbox/protocol";
 export {
   DEFAULT_SANDBOX_LIMITS,
@@ -289,7 +293,7 @@ export {
   NamespaceService,
 } from "./service/namespaces";
 export { addUsage, Presenter } from "./service/present";
-export type { BudgetLeft, MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
+export type { MonthUsage, QuotaServiceDeps, TaskAdmission } from "./service/quotas";
 export {
   DEFAULT_QUOTAS,
   QuotaOverrides,
@@ -317,7 +321,7 @@ export {
   MAX_PLAN_BYTES,
   MAX_RESPONSE_FORMAT_BYTES,
 } from "./service/task-sizes";
-export { START_REPAIR_AFTER_MS, unfinishedStarts } from "./service/task-starts";
+export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export type { TaskServiceDeps } from "./service/tasks";
 export { TaskService } from "./service/tasks";
 export type { TemplateServiceDeps } from "./service/templates";
@@ -328,7 +332,7 @@ export {
   Template,
   TemplateService,
 } from "./service/templates";
-export type { TokenCursor, TokenEvent, TokenTarget } from "./service/token-relay";
+export type { TokenCursor } from "./service/token-relay";
 export { TokenRelay, WATCH_REFRESH_MS } from "./service/token-relay";
 export type { ToolSourceServiceDeps } from "./service/tool-sources";
 export { ToolSourceService } from "./service/tool-sources";
@@ -343,17 +347,43 @@ export type { WaitServiceDeps } from "./service/waits";
 export { WaitService } from "./service/waits";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
-export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
+export { ApiKeyStore } from "./store/api-key-store";
+export {
+  branchKey,
+  commitId,
+  parseCommitId,
+  SWEEP_SHARDS,
+  sweepIndex,
+  taskKey,
+  taskPk,
+  tenantPk,
+} from "./store/keys";
+export { KnowledgeStore } from "./store/knowledge-store";
+export { LiveTextStore } from "./store/live-text-store";
+export { NamespaceStore } from "./store/namespace-store";
+export { QuotaStore } from "./store/quota-store";
 export type {
+  AnswerSource,
   BranchConfig,
   BranchRecord,
   CommitRecord,
   PendingWork,
+  RetryingRecord,
   TaskRecord,
+  WaitingRecord,
 } from "./store/records";
+export { ScheduleStore } from "./store/schedule-store";
+export { SlotStore } from "./store/slot-store";
+export { createStores, type Stores } from "./store/stores";
+export { StreamLeaseStore } from "./store/stream-lease-store";
+export { SweepIndex } from "./store/sweep-index";
+export { unfinishedStarts } from "./store/task-starts";
 export { TaskStore } from "./store/task-store";
+export { TemplateStore } from "./store/template-store";
+export { TriggerStore } from "./store/trigger-store";
 export type { StoredRef } from "./store/values";
 export { INLINE_LIMIT, isStoredRef, jsonSize, loadValue, taskBlobPrefix } from "./store/values";
+export { WebhookStore } from "./store/webhook-store";
 export { checkSandboxCode } from "./tools/code-check";
 export type { CodeAttempt, CodeTaskOptions } from "./tools/code-task";
 export {
@@ -383,27 +413,27 @@ export { callSandbox, sandboxFailureError } from "./tools/sandbox-call";
 export { AesSecretBox } from "./tools/sources/aes-secret-box";
 export type { HttpToolDeps } from "./tools/sources/http-tool";
 export { HttpToolDefinition, httpToolSource } from "./tools/sources/http-tool";
-export type {
-  McpCallResult,
-  McpClient,
-  McpConnection,
-  McpContent,
-  McpSourceDeps,
-  McpToolInfo,
-} from "./tools/sources/mcp";
-export { McpServer, McpServerDefinition, mcpToolSource } from "./tools/sources/mcp";
+export type { McpSourceDeps } from "./tools/sources/mcp";
+export { mcpToolSource } from "./tools/sources/mcp";
 export {
   DEFAULT_MCP_CALL_LIMITS,
   McpCallLimiter,
   type McpCallLimits,
 } from "./tools/sources/mcp-limits";
+export type {
+  McpCallResult,
+  McpClient,
+  McpConnection,
+  McpContent,
+  McpToolInfo,
+} from "./tools/sources/mcp-shapes";
+export { McpServer, McpServerDefinition } from "./tools/sources/mcp-shapes";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
 export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";
-export { digest, newTaskId, randomId } from "./vm/ids";
 export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
 export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
@@ -414,7 +444,6 @@ export {
   isStoreRefusal,
   refusalFailure,
 } from "./vm/record-bounds";
-export type { RetryingRecord } from "./vm/retrying";
 export {
   DEFAULT_LLM_UNREACHABLE_MS,
   isLlmUnreachable,
@@ -424,12 +453,11 @@ export {
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit, stateValues } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
-export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
+export { budgetLeft, enqueueNext, runStep } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
-export type { Log, StepDeps, TerminalHook } from "./vm/step-deps";
-export { silentLog } from "./vm/step-deps";
+export type { StepDeps, TerminalHook } from "./vm/step-deps";
 export { loadVariables, storedVariables } from "./vm/variables";
-export type { AnswerSource, WaitingRecord, Wake, WakePort } from "./vm/wait";
+
 export { SQS_DELAY_LIMIT_SECONDS, sendWake } from "./vm/wait";
 export type { WebhookHeaders } from "./webhooks/signature";
 export {

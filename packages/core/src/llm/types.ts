@@ -105,3 +105,29 @@ export interface SpendMeter {
   /** Charges one call's tokens and dollars to the month. */
   spend(tokens: number, costUsd: number): Promise<void>;
 }
+
+/** One batch of text of one call, as the events stream sends it (`event: token`). */
+export interface TokenEvent {
+  branch: string;
+  /** The instruction being run (the plan's for the planner's first plan: null). */
+  seq_no: number | null;
+  /** The commit the step builds on: its commit, once written, has this `parent_id`. */
+  parent_id: string | null;
+  /** `llm_generate`, or `plan` / `plan_update` for the planner. */
+  purpose: LlmPurpose;
+  /** True when the instruction writes `final_answer`: this text is the answer being written. */
+  final_answer: boolean;
+  text: string;
+}
+
+/** What the worker knows of the step whose text it publishes. */
+export type TokenTarget = Omit<TokenEvent, "purpose" | "text"> & {
+  tenant: string;
+  taskId: string;
+};
+
+/** What a task may spend at most, from the month's budget; absent: no limit. */
+export interface BudgetLeft {
+  tokens?: number;
+  costUsd?: number;
+}

@@ -14,21 +14,18 @@
  */
 
 import type { LookupAddress, LookupOneOptions } from "node:dns";
-import { promises as dns } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 import { StepError } from "../errors";
 import { isMetadataAddress, isOpened, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
+import type { Resolver } from "./resolver";
 
 /** What the operator opened, and the stack's own ports (see `OutboundPolicy`). */
 export interface AddressPolicy {
   openRanges?: readonly OpenRange[];
   ownPorts?: ReadonlySet<number>;
 }
-
-/** Resolves a host name to every address it has (as `dns.lookup` with `all: true`). */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 /** Why each refused range is refused, in words for the error message. */
 const RANGE_NAMES: Record<string, string> = {
@@ -117,18 +114,6 @@ export function assertAddressAllowed(
     { host, address, ...(port === undefined ? {} : { port }) },
   );
 }
-
-/** The system resolver (getaddrinfo, so /etc/hosts counts), with every address. */
-export const systemResolver: Resolver = async (hostname) => {
-  try {
-    return await dns.lookup(hostname, { all: true, order: "verbatim" });
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? "unknown";
-    throw new StepError("http_error", `could not resolve host '${hostname}' (${code})`, {
-      host: hostname,
-    });
-  }
-};
 
 /**
  * A `lookup` for `http.request` that resolves the name, refuses the connection

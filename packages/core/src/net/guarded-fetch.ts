@@ -14,14 +14,9 @@ import {
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { StackVMError, StepError } from "../errors";
-import {
-  type AddressPolicy,
-  assertAddressAllowed,
-  guardedLookup,
-  type Resolver,
-  systemResolver,
-} from "./address-guard";
+import { type AddressPolicy, assertAddressAllowed, guardedLookup } from "./address-guard";
 import { matchHost, normalizeHost } from "./host-allow-list";
+import { type Resolver, systemResolver } from "./resolver";
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;

@@ -16,7 +16,7 @@
  */
 import ipaddr from "ipaddr.js";
 import { ValidationError } from "../errors";
-import type { Resolver } from "./address-guard";
+import type { Resolver } from "./resolver";
 
 /** One range the operator opened, parsed. */
 export type OpenRange = [ipaddr.IPv4 | ipaddr.IPv6, number];

@@ -7,10 +7,11 @@
  */
 import ipaddr from "ipaddr.js";
 import { ValidationError } from "../errors";
-import { forbiddenAddressReason, systemResolver } from "./address-guard";
+import { forbiddenAddressReason } from "./address-guard";
 import { normalizeHost } from "./host-allow-list";
 import { localUrlProblem, privateTarget, urlPort } from "./local-url";
 import type { OutboundPolicy } from "./outbound-policy";
+import { systemResolver } from "./resolver";
 
 /**
  * A checker for webhook URLs; `ValidationError` (`bad_webhook_url`) says what is allowed.

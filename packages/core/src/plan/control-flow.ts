@@ -26,16 +26,8 @@ import {
 } from "./problems";
 import { checkReferenceForm, textOnlyVariables } from "./reference-form";
 import { findReferences } from "./references";
+import type { FlowInstruction } from "./schema";
 import { FINAL_ANSWER, VariableName } from "./schema";
-
-/** An instruction as far as validation could read it. */
-export interface FlowInstruction {
-  index: number;
-  seqNo: number | null;
-  /** A known instruction type, or null. */
-  type: string | null;
-  parameters: unknown;
-}
 
 const CONDITIONAL_KEYS = ["condition_prompt", "jump_if_true", "jump_if_false"];
 

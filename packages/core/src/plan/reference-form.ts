@@ -15,9 +15,9 @@
  * carry both forms (plan-language.md, "StackVM compatibility mode").
  */
 import type { PlanCompat } from "./compat-mode";
-import type { FlowInstruction } from "./control-flow";
 import { label, type ProblemList } from "./problems";
 import type { Reference } from "./references";
+import type { FlowInstruction } from "./schema";
 
 /** Variables that only a plain-text `llm_generate` sets: their values are always text. */
 export function textOnlyVariables(plan: readonly FlowInstruction[]): Set<string> {

@@ -169,3 +169,12 @@ export type Plan = z.infer<typeof Plan>;
 
 /** The name that ends a branch when an instruction sets it. */
 export const FINAL_ANSWER = "final_answer";
+
+/** An instruction as far as validation could read it. */
+export interface FlowInstruction {
+  index: number;
+  seqNo: number | null;
+  /** A known instruction type, or null. */
+  type: string | null;
+  parameters: unknown;
+}

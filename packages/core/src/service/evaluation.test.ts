@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { LlmRequest } from "../ports/llm";
+import { silentLog } from "../ports/log";
 import type { BranchRecord } from "../store/records";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { silentLog } from "../vm/step-deps";
 import { bestJudged, createEvaluator, evaluationHook } from "./evaluation";
 import { taskLifecycle } from "./lifecycle";
 import { CreateTaskInput } from "./task-input";

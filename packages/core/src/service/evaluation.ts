@@ -15,11 +15,12 @@ import { isErrorKind } from "../errors";
 import { TERMINAL_STATUSES } from "../model";
 import type { Plan } from "../plan/schema";
 import type { LlmMessage } from "../ports/llm";
+import type { Log } from "../ports/log";
 import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { EvaluateInput, Evaluator, Verdict } from "../vm/evaluator-port";
 import { goalText } from "../vm/goal-text";
-import type { Log, TerminalHook } from "../vm/step-deps";
+import type { TerminalHook } from "../vm/step-deps";
 import type { BranchService } from "./branches";
 import type { EvaluationHook } from "./lifecycle";
 

@@ -21,21 +21,17 @@
  * the commits and may miss the text of a step in flight, whose commit then
  * carries it whole. Text of a step whose commit was already sent is dropped.
  */
+import type { TokenEvent } from "../llm/types";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
-import { commitSk, parseCommitId, taskPk } from "../store/keys";
+import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { decodeEventId, type EventCursor, encodeEventId } from "./event-ids";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
 import type { TaskReads } from "./task-reads";
-import {
-  type TokenCursor,
-  type TokenEvent,
-  type TokenRelay,
-  WATCH_REFRESH_MS,
-} from "./token-relay";
+import { type TokenCursor, type TokenRelay, WATCH_REFRESH_MS } from "./token-relay";
 
 /** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
 export type TaskEvent =
@@ -119,7 +115,9 @@ export class TaskEvents {
     for (const branch of branches) {
       const from = (cursor.get(branch.bid) ?? -1) + 1;
       if (branch.head !== null && branch.depth >= from) {
-        queues.push(await this.ownCommits(tenant, taskId, branch.bid, from, branch.depth));
+        queues.push(
+          await this.deps.store.listCommitsBetween(tenant, taskId, branch.bid, from, branch.depth),
+        );
       }
     }
     const events: TaskEvent[] = [];
@@ -286,28 +284,6 @@ export class TaskEvents {
         );
       }
     }
-  }
-
-  /** One branch's own commits in `[from, upto]`, oldest first. */
-  private async ownCommits(
-    tenant: string,
-    taskId: string,
-    bid: string,
-    from: number,
-    upto: number,
-  ): Promise<CommitRecord[]> {
-    const found: CommitRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.store.items.query({
-        pk: taskPk(tenant, taskId),
-        between: [commitSk(bid, from), commitSk(bid, upto)],
-        cursor,
-      });
-      found.push(...(page.items as unknown as CommitRecord[]));
-      cursor = page.cursor;
-    } while (cursor);
-    return found;
   }
 }
 

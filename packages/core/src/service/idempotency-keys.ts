@@ -3,10 +3,10 @@
  * hours answers the first task; with another body, 409 `idempotency_key_reused`.
  */
 import { ConflictError, isErrorKind } from "../errors";
+import { digest } from "../ids";
 import type { Clock } from "../ports/clock";
-import { tenantPk } from "../store/keys";
+import { idempotencyKey } from "../store/keys";
 import type { TaskStore } from "../store/task-store";
-import { digest } from "../vm/ids";
 import { stableJson } from "./stable-json";
 import type { CreateTaskInput } from "./task-input";
 
@@ -19,7 +19,7 @@ export async function claimIdempotencyKey(
   taskId: string,
 ): Promise<string> {
   const now = deps.clock.now();
-  const itemKey = { pk: tenantPk(tenant), sk: `IDEM#${key}` };
+  const itemKey = idempotencyKey(tenant, key);
   const bodyHash = digest(stableJson(input));
   try {
     await deps.store.items.put(

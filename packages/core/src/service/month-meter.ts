@@ -14,25 +14,28 @@
  */
 import { BudgetExceededError, StackVMError } from "../errors";
 import type { SpendMeter } from "../llm/types";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
-import type { QuotaService } from "./quotas";
+import type { QuotaStore } from "../store/quota-store";
 
-/** The item that holds what a branch's calls charged to the month as they were made. */
-export const meteredKey = (tenant: string, taskId: string, branch: string) => ({
-  pk: tenantPk(tenant),
-  sk: `METERED#${taskId}#${branch}`,
-});
+/** What the meter asks of the tenant's month (`QuotaService` is one). */
+export interface MonthBudget {
+  /** Throws `monthly_budget_exhausted` when nothing is left. */
+  budgetLeft(tenant: string): Promise<unknown>;
+  limits(tenant: string): Promise<{
+    monthly_token_budget: number | null;
+    monthly_cost_budget_usd: number | null;
+  }>;
+  addToMonth(tenant: string, usage: { tokens: number; cost_usd: number }): Promise<void>;
+}
 
 /**
  * The meter of one branch's LLM calls.
  *
  * @example
- * createLlmSession({ port, config, budget: { ...budgetLeft(branch), meter: monthMeter(quotas, items, "acme", taskId, "main") } })
+ * createLlmSession({ port, config, budget: { ...budgetLeft(branch), meter: monthMeter(quotas, quotaStore, "acme", taskId, "main") } })
  */
 export function monthMeter(
-  quotas: QuotaService,
-  items: ItemStore,
+  quotas: MonthBudget,
+  stored: QuotaStore,
   tenant: string,
   taskId: string,
   branch: string,
@@ -55,27 +58,7 @@ export function monthMeter(
       const limits = await quotas.limits(tenant);
       if (limits.monthly_token_budget === null && limits.monthly_cost_budget_usd === null) return;
       await quotas.addToMonth(tenant, { tokens, cost_usd: costUsd });
-      await items.update(meteredKey(tenant, taskId, branch), {
-        set: [[["tenant_id"], tenant]],
-        add: [
-          [["tokens"], tokens],
-          [["cost_usd"], costUsd],
-        ],
-      });
+      await stored.addMetered(tenant, taskId, branch, { tokens, cost_usd: costUsd });
     },
-  };
-}
-
-/** What a branch's meter item says was charged already; zero when it has none. */
-export async function meteredUsage(
-  items: ItemStore,
-  tenant: string,
-  taskId: string,
-  branch: string,
-): Promise<{ tokens: number; cost_usd: number }> {
-  const item = await items.get(meteredKey(tenant, taskId, branch));
-  return {
-    tokens: typeof item?.tokens === "number" ? item.tokens : 0,
-    cost_usd: typeof item?.cost_usd === "number" ? item.cost_usd : 0,
   };
 }

@@ -16,10 +16,14 @@ import type {
 } from "../model";
 import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
 import type { Blobs } from "../ports/blobs";
-import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
+import type {
+  BranchRecord,
+  CommitRecord,
+  GroupRecord,
+  TaskRecord,
+  WaitingRecord,
+} from "../store/records";
 import { decodeValue, isStoredRef, taskBlobPrefix } from "../store/values";
-import type { GroupRecord } from "../vm/group";
-import type { WaitingRecord } from "../vm/wait";
 import { storedTitle } from "./task-title";
 
 /** How long presigned URLs in answers stay valid. */

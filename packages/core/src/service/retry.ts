@@ -23,13 +23,13 @@
  */
 import * as z from "zod";
 import { ConflictError, isErrorKind, ValidationError } from "../errors";
+import { randomId } from "../ids";
 import { type Branch, TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import { branchKey, commitId } from "../store/keys";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { randomId } from "../vm/ids";
 import { SUBMITTED_PLAN } from "../vm/pending";
 import { enqueueNext } from "../vm/step";
 import type { BranchService } from "./branches";
@@ -88,7 +88,7 @@ export class RetryService {
     const task = await this.deps.tasks.record(tenant, taskId);
     // The key names its body, as a task's does: the same key with another body is a 409.
     const body = { from };
-    const items = this.deps.store.items;
+    const items = this.deps.store;
     const now = this.deps.clock.now();
     if (idempotencyKey !== null) {
       const held = await checkRetryKey(items, tenant, taskId, idempotencyKey, body, now);

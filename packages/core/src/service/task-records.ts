@@ -3,11 +3,10 @@
  * `running`. Starting a task, forking a commit and retrying a task all build
  * them, so they live apart from each of those protocols.
  */
+import { newBranchId } from "../ids";
 import { ZERO_USAGE } from "../model";
-import { taskKey, taskPk, tasksIndexPk } from "../store/keys";
+import { sweepIndex, taskKey, taskPk, tasksIndexPk } from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
-import { newBranchId } from "../vm/ids";
-import { sweepIndex } from "../vm/step";
 import type { CreateTaskInput } from "./task-input";
 import { taskTitle } from "./task-title";
 

@@ -5,16 +5,17 @@
  * retried), and the sweep's repair of a start a crash cut short.
  */
 import { ConflictError, isErrorKind } from "../errors";
+import { newTaskId } from "../ids";
 import { TERMINAL_STATUSES } from "../model";
 import type { PlanProblem } from "../plan/problems";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
+import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
-import { newTaskId } from "../vm/ids";
 import { enqueueNext } from "../vm/step";
 import { claimIdempotencyKey } from "./idempotency-keys";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";
@@ -23,7 +24,7 @@ import type { RunAdmission } from "./run-admission";
 import type { CreateTaskInput } from "./task-input";
 import { markRunning, newBranch, newTask } from "./task-records";
 import { checkRecordFits, checkTaskFields } from "./task-sizes";
-import { clearStart, failUnstarted, markStart } from "./task-starts";
+import { failUnstarted } from "./task-starts";
 
 export interface TaskStarterDeps {
   store: TaskStore;

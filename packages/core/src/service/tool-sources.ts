@@ -11,16 +11,15 @@ import type { Clock } from "../ports/clock";
 import type { SecretBox } from "../ports/secrets";
 import { describeTool, mcpRecordKey, type ToolDescription } from "../tools/registry";
 import { type HttpToolDefinition, httpTool, toolUrlProblem } from "../tools/sources/http-tool";
-import {
-  type McpClient,
-  type McpServer,
-  type McpServerDefinition,
-  type McpServerRecord,
-  type McpToolInfo,
-  mcpConnection,
-  secretContext,
-} from "../tools/sources/mcp";
+import { mcpConnection, secretContext } from "../tools/sources/mcp";
 import { listingError } from "../tools/sources/mcp-listing";
+import type {
+  McpClient,
+  McpServer,
+  McpServerDefinition,
+  McpServerRecord,
+  McpToolInfo,
+} from "../tools/sources/mcp-shapes";
 import type { NamespaceService } from "./namespaces";
 
 export interface ToolSourceServiceDeps {

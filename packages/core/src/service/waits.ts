@@ -25,13 +25,13 @@ import { ConflictError, isErrorKind, NotFoundError, ValidationError } from "../e
 import { loadJsonSchemaCompiler } from "../json-schema/compile";
 import type { Branch } from "../model";
 import type { Clock } from "../ports/clock";
+import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
-import type { BranchRecord } from "../store/records";
+import type { AnswerSource, BranchRecord, WaitingRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { checkAnswer } from "../tools/ask-human";
 import { enqueueNext } from "../vm/step";
-import type { Log, TerminalHook } from "../vm/step-deps";
-import type { AnswerSource, WaitingRecord } from "../vm/wait";
+import type { TerminalHook } from "../vm/step-deps";
 import type { Presenter } from "./present";
 import type { RunningSlots } from "./running-slots";
 import type { TaskReads } from "./task-reads";

@@ -2,12 +2,16 @@
  * The stored shapes of tasks, branches and commits (internal: the API shapes in
  * `model.ts` are projections of these).
  */
-import type { Budget, LlmCall, NamespaceConfig, ResponseFormat, Status, Usage } from "../model";
+import type {
+  Budget,
+  LlmCall,
+  LlmPurpose,
+  NamespaceConfig,
+  ResponseFormat,
+  Status,
+  Usage,
+} from "../model";
 import type { Instruction, Plan } from "../plan/schema";
-import type { GroupRecord } from "../vm/group";
-import type { InFlightRecord } from "../vm/in-flight";
-import type { RetryingRecord } from "../vm/retrying";
-import type { WaitingRecord } from "../vm/wait";
 
 export interface TaskRecord {
   pk: string;
@@ -174,4 +178,67 @@ export interface CommitRecord {
   updates_after?: number;
   final_answer?: unknown;
   created_at: string;
+}
+
+/** The mark of a branch whose group runs (`BranchRecord.group`). */
+export interface GroupRecord {
+  /** The commit the group started after: every member runs against its variables. */
+  base: string;
+  /** The members that run at once, by seq_no in plan order. */
+  members: number[];
+  /** `"{seq_no}": true` once that member's result is held. */
+  done: Record<string, boolean>;
+  started_at: string;
+}
+
+/** What the branch holds while a call runs (`BranchRecord.llm_call`). */
+export interface InFlightRecord {
+  purpose: LlmPurpose;
+  model: string;
+  attempt: number;
+  /** ISO 8601: when this attempt started. */
+  started_at: string;
+  /** Streamed pieces received (one token each on OpenAI, llama.cpp, Ollama); null when the call does not stream. */
+  tokens_so_far: number | null;
+}
+
+/** What a retrying branch shows (`Branch.retrying`). */
+export interface RetryingRecord {
+  /** The delivery of the step that failed last, 1 for the first. */
+  attempt: number;
+  /** The most attempts the queue makes before the step goes to the dead-letter queue. */
+  max_attempts: number;
+  error: { code: string; message: string };
+  /** When the step is tried again (ISO 8601). */
+  next_attempt_at: string;
+  /** When the first of these failures happened. */
+  since: string;
+  /**
+   * The LLM calls the failed deliveries made (answered ones and failed ones), so
+   * that the commit that ends these failures records them: the next commit's
+   * `llm_calls` start with these, and `usage` counts them.
+   */
+  llm_calls?: LlmCall[];
+}
+
+/** Where an answer came from. */
+export type AnswerSource = "api" | "resume_url" | "console" | "cli";
+
+/** What a waiting branch waits for (`BranchRecord.waiting`). */
+export interface WaitingRecord {
+  /** Random: names this wait in resume tokens and wake messages. */
+  id: string;
+  kind: "input" | "time";
+  /** The head when the wait began; the wait's commit will be its child. */
+  head: string | null;
+  seq_no: number | null;
+  started_at: string;
+  /** `time`: when the branch resumes. */
+  until?: string;
+  /** `input`: the question, the JSON Schema of its answer, when it times out. */
+  question?: string;
+  schema?: Record<string, unknown>;
+  expires_at?: string;
+  /** `input`, once answered: the value (valid against `schema`), its source and time. */
+  answer?: { value: unknown; via: AnswerSource; at: string };
 }

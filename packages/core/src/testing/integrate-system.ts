@@ -6,8 +6,9 @@
 
 import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
-import type { Resolver } from "../net/address-guard";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
+import type { Resolver } from "../net/resolver";
+import { silentLog } from "../ports/log";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
@@ -29,7 +30,7 @@ import { TriggerService } from "../service/triggers";
 import { WebhookService } from "../service/webhooks";
 import { StepMessage, WebhookMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { type StepDeps, silentLog, type TerminalHook } from "../vm/step-deps";
+import type { StepDeps, TerminalHook } from "../vm/step-deps";
 import { FakeLlm, memorySystem } from "./memory-system";
 
 /** A scheduler port that remembers the timers it was given. */
@@ -63,15 +64,15 @@ export interface IntegrateOptions {
 
 export function integrateSystem(options: IntegrateOptions = {}) {
   const base = memorySystem({ llm: new FakeLlm() });
-  const { clock, items, blobs, queue, store, namespaces } = base;
+  const { clock, blobs, queue, store, stores, namespaces } = base;
   const quotas = new QuotaService({
-    items,
+    quotaStore: stores.quotas,
     store,
     clock,
     defaults: { ...DEFAULT_QUOTAS, ...options.quotas },
   });
   const slots = new RunningSlots({
-    items,
+    slots: stores.slots,
     store,
     queue,
     clock,
@@ -81,7 +82,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   });
   const presenter = new Presenter(blobs);
   const webhooks = new WebhookService({
-    items,
+    webhookStore: stores.webhooks,
     queue,
     clock,
     presenter,
@@ -138,7 +139,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   });
   const step: StepDeps = {
     ...base.step,
-    meter: (tenant, taskId, branch) => monthMeter(quotas, items, tenant, taskId, branch),
+    meter: (tenant, taskId, branch) => monthMeter(quotas, stores.quotas, tenant, taskId, branch),
     llm: (budget) =>
       createLlmSession({
         port: base.llm,
@@ -152,7 +153,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   };
   const scheduler = new FakeScheduler();
   const schedules = new ScheduleService({
-    items,
+    schedules: stores.schedules,
     clock,
     tasks: tasks.starter,
     checks,
@@ -161,7 +162,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     log: silentLog,
   });
   const triggers = new TriggerService({
-    items,
+    triggers: stores.triggers,
     clock,
     tasks: tasks.starter,
     checks,

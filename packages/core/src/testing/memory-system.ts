@@ -13,6 +13,7 @@ import { createPlanner } from "../planning/planner";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
+import { silentLog } from "../ports/log";
 import type { SandboxPort } from "../ports/sandbox";
 import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
@@ -20,14 +21,14 @@ import { LlmTraceService } from "../service/llm-traces";
 import { createNamespaces } from "../service/namespaces";
 import { Presenter } from "../service/present";
 import { TaskService } from "../service/tasks";
-import { TaskStore } from "../store/task-store";
+import { createStores } from "../store/stores";
 import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import { deadLetterReason, endDeadLetteredBranch } from "../vm/dead-letter";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { type StepDeps, silentLog } from "../vm/step-deps";
+import type { StepDeps } from "../vm/step-deps";
 
 /** A clock that tests move by hand. */
 export class ManualClock implements Clock {
@@ -102,8 +103,11 @@ export function memorySystem(
     ...builtinTools(),
     ...(options.tools ?? []).map((tool) => [tool.name, tool] as const),
   ]);
-  const store = new TaskStore(items);
-  const { namespaces, registry } = createNamespaces(items, clock, tools.values(), [codeToolSource]);
+  const stores = createStores(items);
+  const store = stores.tasks;
+  const { namespaces, registry } = createNamespaces(stores.namespaces, clock, tools.values(), [
+    codeToolSource,
+  ]);
   const presenter = new Presenter(blobs);
   const tasks = new TaskService({
     store,
@@ -193,6 +197,7 @@ export function memorySystem(
     queue,
     llm,
     store,
+    stores,
     namespaces,
     tasks,
     branches,

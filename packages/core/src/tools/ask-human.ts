@@ -13,8 +13,7 @@
 import * as z from "zod";
 import { StepError, ValidationError } from "../errors";
 import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
-import { WaitRequest } from "../vm/wait";
-import type { Tool } from "./tool";
+import { type Tool, WaitRequest } from "./tool";
 
 /** The longest a question may wait for its answer: 30 days. */
 export const MAX_QUESTION_SECONDS = 30 * 24 * 60 * 60;

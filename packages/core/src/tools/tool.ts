@@ -8,7 +8,7 @@ import type { NamespaceConfig, ResponseFormat } from "../model";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { SandboxPort } from "../ports/sandbox";
-import type { WaitingRecord } from "../vm/wait";
+import type { WaitingRecord } from "../store/records";
 
 export interface ToolContext {
   tenantId: string;
@@ -66,4 +66,15 @@ export interface Tool<I = any> {
    */
   prepare?: () => Promise<void>;
   run(input: I, context: ToolContext): Promise<ToolResult>;
+}
+
+/** What an instruction asks for when it must wait (thrown, and caught by the step). */
+export type WaitSpec = Pick<WaitingRecord, "kind" | "until" | "question" | "schema" | "expires_at">;
+
+/** Thrown by an instruction that cannot finish yet; `runStep` turns it into a waiting branch. */
+export class WaitRequest extends Error {
+  constructor(readonly spec: WaitSpec) {
+    super(spec.kind === "time" ? `wait until ${spec.until}` : `wait for an answer`);
+    this.name = "WaitRequest";
+  }
 }

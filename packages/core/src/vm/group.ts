@@ -35,32 +35,21 @@
  * marked, and the fan-out check is computed from the plan in memory.
  */
 import { classifyFailure, isErrorKind, RetryableError, StackVMError } from "../errors";
+import { digest } from "../ids";
 import type { LlmCall } from "../model";
 import { DEFAULT_GROUP_WIDTH, groupRunAt } from "../plan/groups";
 import type { Instruction } from "../plan/schema";
-import type { ItemKey } from "../ports/item-store";
-import type { BranchRecord, CommitRecord } from "../store/records";
+import { groupHeldKey } from "../store/keys";
+import type { BranchRecord, CommitRecord, GroupRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import { markBranch } from "./branch-mark";
 import type { Execution } from "./execute";
 import { findInstruction } from "./execute";
-import { digest } from "./ids";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
 import type { Draft } from "./pending";
 import { carryCalls, failingSince, unreachableBound, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
-
-/** The mark of a branch whose group runs (`BranchRecord.group`). */
-export interface GroupRecord {
-  /** The commit the group started after: every member runs against its variables. */
-  base: string;
-  /** The members that run at once, by seq_no in plan order. */
-  members: number[];
-  /** `"{seq_no}": true` once that member's result is held. */
-  done: Record<string, boolean>;
-  started_at: string;
-}
 
 /** A member's result, held apart until the group is complete. */
 interface HeldResult {
@@ -111,11 +100,6 @@ export function groupWidth(branch: BranchRecord): number {
   return branch.config.namespace.parallel_width ?? DEFAULT_GROUP_WIDTH;
 }
 
-const heldKey = (branch: BranchRecord, base: string, seq: number): ItemKey => ({
-  pk: branch.pk,
-  sk: `G#${branch.bid}#${base}#${String(seq).padStart(8, "0")}`,
-});
-
 const allDone = (group: GroupRecord): boolean =>
   group.members.every((m) => group.done[String(m)] === true);
 
@@ -132,7 +116,7 @@ export async function takeHeld(deps: StepDeps, branch: BranchRecord): Promise<He
   if (!allDone(branch.group)) return null;
   const seq = branch.pc as number;
   const item = (await deps.store.items.get(
-    heldKey(branch, branch.group.base, seq),
+    groupHeldKey(branch, branch.group.base, seq),
   )) as unknown as HeldResult | null;
   if (!item) {
     throw new RetryableError("group_result_missing", `the held result of member ${seq} is missing`);
@@ -185,7 +169,7 @@ async function laterCalls(
 ): Promise<LlmCall[]> {
   const later = branch.group.members.slice(branch.group.members.indexOf(seq) + 1);
   const items = await Promise.all(
-    later.map((m) => deps.store.items.get(heldKey(branch, branch.group.base, m))),
+    later.map((m) => deps.store.items.get(groupHeldKey(branch, branch.group.base, m))),
   );
   return items.flatMap((item) => (item as unknown as HeldResult | null)?.llm_calls ?? []);
 }
@@ -316,7 +300,7 @@ async function runMemberOf(
   join: Joiner,
 ): Promise<void> {
   const group = branch.group as GroupRecord;
-  const key = heldKey(branch, group.base, seq);
+  const key = groupHeldKey(branch, group.base, seq);
   // A cancel asked for: the member is done without running; the join commits the cancel.
   const skip = branch.cancel_requested || branch.status !== "running";
   if (!skip && !(await deps.store.items.get(key))) {

@@ -8,19 +8,8 @@
  * step: a watcher's trouble is no reason to stop a call.
  */
 import type { CallAttempt, CallWatch } from "../llm/call-watch";
-import type { LlmPurpose } from "../model";
+import type { InFlightRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-
-/** What the branch holds while a call runs (`BranchRecord.llm_call`). */
-export interface InFlightRecord {
-  purpose: LlmPurpose;
-  model: string;
-  attempt: number;
-  /** ISO 8601: when this attempt started. */
-  started_at: string;
-  /** Streamed pieces received (one token each on OpenAI, llama.cpp, Ollama); null when the call does not stream. */
-  tokens_so_far: number | null;
-}
 
 /** How often the count of a streamed answer is written, at most. */
 const PROGRESS_EVERY_MS = 1_000;

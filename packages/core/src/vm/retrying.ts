@@ -13,27 +13,9 @@
 import { classifyFailure, isErrorKind, StackVMError } from "../errors";
 import type { LlmCall } from "../model";
 import type { Clock } from "../ports/clock";
+import type { RetryingRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { StepMessage } from "./message";
-
-/** What a retrying branch shows (`Branch.retrying`). */
-export interface RetryingRecord {
-  /** The delivery of the step that failed last, 1 for the first. */
-  attempt: number;
-  /** The most attempts the queue makes before the step goes to the dead-letter queue. */
-  max_attempts: number;
-  error: { code: string; message: string };
-  /** When the step is tried again (ISO 8601). */
-  next_attempt_at: string;
-  /** When the first of these failures happened. */
-  since: string;
-  /**
-   * The LLM calls the failed deliveries made (answered ones and failed ones), so
-   * that the commit that ends these failures records them: the next commit's
-   * `llm_calls` start with these, and `usage` counts them.
-   */
-  llm_calls?: LlmCall[];
-}
 
 /** At most this many carried calls are kept on a retrying branch (about 300 bytes each). */
 const MAX_CARRIED_CALLS = 200;

@@ -4,30 +4,20 @@
  */
 
 import type { CallWatch } from "../llm/call-watch";
-import type { LlmBudget, LlmSession, SpendMeter, TokenSink } from "../llm/types";
+import type { LlmBudget, LlmSession, SpendMeter, TokenSink, TokenTarget } from "../llm/types";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
+import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
-import type { TokenTarget } from "../service/token-relay";
+import type { WakePort } from "../ports/wake";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { ToolRegistry } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import type { Evaluator } from "./evaluator-port";
 import type { Planner } from "./planner-port";
-import type { WakePort } from "./wait";
-
-/** A structured logger (Powertools' Logger satisfies it). */
-export interface Log {
-  debug(message: string, extra?: Record<string, unknown>): void;
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
-
-export const silentLog: Log = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Hooks that run when a branch reaches a terminal status (webhooks, evaluation). */
 export type TerminalHook = (branch: BranchRecord) => Promise<void>;

@@ -13,15 +13,16 @@
  * - the head moves only from the expected parent (a conditional update).
  */
 import { classifyFailure, isErrorKind, StackVMError } from "../errors";
+import { digest } from "../ids";
 import { llmTracePrefix } from "../llm/trace";
 import type { LlmBudget, LlmSession } from "../llm/types";
 import { type LlmCall, type Status, TERMINAL_STATUSES } from "../model";
 import { findReferences } from "../plan/references";
 import type { Changes } from "../ports/item-store";
-import { commitId, commitSk } from "../store/keys";
+import { commitId, commitSk, sweepIndex } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
-import type { Tool, ToolContext } from "../tools/tool";
+import { type Tool, type ToolContext, WaitRequest } from "../tools/tool";
 import { executeInstruction, findInstruction } from "./execute";
 import { nextChain } from "./fenwick";
 import { firstCause, whyNotRepaired } from "./first-cause";
@@ -34,7 +35,6 @@ import {
   runMember,
   takeHeld,
 } from "./group";
-import { digest } from "./ids";
 import { watchCalls } from "./in-flight";
 import { branchGroupId, type StepMessage } from "./message";
 import { checkOutputs } from "./output-limits";
@@ -50,7 +50,7 @@ import {
 import { countsAsStep } from "./step-count";
 import type { StepDeps } from "./step-deps";
 import { loadVariables, nextWindow } from "./variables";
-import { enterWait, holdWhileWaiting, WaitRequest } from "./wait";
+import { enterWait, holdWhileWaiting } from "./wait";
 
 export type StepOutcome =
   | { outcome: "committed" | "repaired"; commit: string; status: Status }
@@ -565,30 +565,6 @@ async function moveHead(
     throw error;
   }
 }
-
-/**
- * Running branches are listed in the `gsi1` index under `SWEEP#{shard}`, sorted by
- * when they started running, so the sweep finds them without a scan (and checks
- * their `updated_at`); the entry goes when the branch ends.
- */
-export function sweepIndex(
-  branch: Pick<BranchRecord, "tenant_id" | "task_id" | "name">,
-  movedAt: string,
-): Array<[string[], string]> {
-  return [
-    [["gsi1pk"], sweepIndexPk(sweepShard(branch.task_id))],
-    [["gsi1sk"], `${movedAt}#${branch.tenant_id}#${branch.task_id}#${branch.name}`],
-  ];
-}
-
-/** The number of sweep index partitions. */
-export const SWEEP_SHARDS = 4;
-
-export const sweepShard = (taskId: string): number =>
-  Number.parseInt(digest(taskId).slice(0, 6), 16) % SWEEP_SHARDS;
-
-/** The `gsi1` partition of one sweep shard: `SWEEP#{shard}`. */
-export const sweepIndexPk = (shard: number): string => `SWEEP#${shard}`;
 
 /** Enqueues "run the instruction after `head`" for the branch. */
 export async function enqueueNext(

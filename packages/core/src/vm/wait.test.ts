@@ -4,7 +4,8 @@ import type { Lookup } from "../plan/references";
 import { MAX_WAIT_SECONDS, WaitInstruction } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import { context, done, problemsOf } from "../plan/validate-fixtures";
-import { runWait, WaitRequest } from "./wait";
+import { WaitRequest } from "../tools/tool";
+import { runWait } from "./wait";
 
 const NOW = Date.parse("2026-03-01T00:00:00Z");
 const lookup = (vars: Record<string, unknown>): Lookup =>

@@ -23,6 +23,7 @@
  *   step protocol makes it exactly once.
  */
 import { RetryableError, StepError } from "../errors";
+import { digest, randomId } from "../ids";
 import type { Lookup } from "../plan/references";
 import { resolveReferences } from "../plan/references";
 import {
@@ -31,74 +32,20 @@ import {
   waitSecondsProblem,
   zonedTime,
 } from "../plan/schema";
-import type { BranchRecord } from "../store/records";
-import type { ToolContext } from "../tools/tool";
+import type { Wake } from "../ports/wake";
+import type { BranchRecord, WaitingRecord } from "../store/records";
+import { type ToolContext, WaitRequest, type WaitSpec } from "../tools/tool";
 import { markBranch } from "./branch-mark";
-import { digest, randomId } from "./ids";
 import type { StepMessage } from "./message";
 import type { StepDeps } from "./step-deps";
 
 /** Waits up to this far are delayed by the queue; further ones by the wake port. */
 export const SQS_DELAY_LIMIT_SECONDS = 15 * 60;
 
-/** Where an answer came from. */
-export type AnswerSource = "api" | "resume_url" | "console" | "cli";
-
-/** What a waiting branch waits for (`BranchRecord.waiting`). */
-export interface WaitingRecord {
-  /** Random: names this wait in resume tokens and wake messages. */
-  id: string;
-  kind: "input" | "time";
-  /** The head when the wait began; the wait's commit will be its child. */
-  head: string | null;
-  seq_no: number | null;
-  started_at: string;
-  /** `time`: when the branch resumes. */
-  until?: string;
-  /** `input`: the question, the JSON Schema of its answer, when it times out. */
-  question?: string;
-  schema?: Record<string, unknown>;
-  expires_at?: string;
-  /** `input`, once answered: the value (valid against `schema`), its source and time. */
-  answer?: { value: unknown; via: AnswerSource; at: string };
-}
-
-/** What an instruction asks for when it must wait (thrown, and caught by the step). */
-export type WaitSpec = Pick<WaitingRecord, "kind" | "until" | "question" | "schema" | "expires_at">;
-
-/** Thrown by an instruction that cannot finish yet; `runStep` turns it into a waiting branch. */
-export class WaitRequest extends Error {
-  constructor(readonly spec: WaitSpec) {
-    super(spec.kind === "time" ? `wait until ${spec.until}` : `wait for an answer`);
-    this.name = "WaitRequest";
-  }
-}
-
 /** The time a waiting record resumes by itself (its `until` or timeout), or null. */
 export function dueAt(waiting: WaitingRecord): number | null {
   const due = waiting.kind === "time" ? waiting.until : waiting.expires_at;
   return due === undefined ? null : Date.parse(due);
-}
-
-/** One wake: "run the step after `head`" for a waiting branch, at `at`. */
-export interface Wake {
-  tenant_id: string;
-  task_id: string;
-  branch: string;
-  head: string | null;
-  wait_id: string;
-  /** ISO 8601. */
-  at: string;
-}
-
-/**
- * Sends wakes later than the queue can delay them. On AWS an EventBridge
- * Scheduler one-time schedule (deleted after it fires); locally the local
- * scheduler. At `at` it calls `sendWake` (the scheduler function's handler).
- */
-export interface WakePort {
-  /** Creates the timer; one with the same `wait_id` already set is not an error. */
-  wakeAt(wake: Wake): Promise<void>;
 }
 
 /** Enqueues the wake message: the step after `head`, in the wake's own message group. */

@@ -10,7 +10,7 @@
  */
 import { ValidationError } from "../../errors";
 import { compileJsonSchema } from "../../json-schema/compile";
-import type { McpServerRecord, McpToolInfo } from "./mcp";
+import type { McpServerRecord, McpToolInfo } from "./mcp-shapes";
 
 /**
  * The most tools of one server a namespace may call (as many as an allow list may

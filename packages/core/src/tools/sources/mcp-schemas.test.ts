@@ -11,8 +11,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadJsonSchemaCompiler } from "../../json-schema/compile";
 import type { NamespaceConfig } from "../../model";
 import { LOOPBACK_OPENED } from "../../net/outbound-policy";
-import { type McpServerRecord, type McpToolInfo, mcpToolSource } from "./mcp";
+import { mcpToolSource } from "./mcp";
 import { listingError, MAX_MCP_TOOLS } from "./mcp-listing";
+import type { McpServerRecord, McpToolInfo } from "./mcp-shapes";
 
 beforeAll(loadJsonSchemaCompiler);
 

@@ -8,14 +8,9 @@
 import { describe, expect, it } from "vitest";
 import type { NamespaceConfig } from "../../model";
 import { LOOPBACK_OPENED } from "../../net/outbound-policy";
-import { silentLog } from "../../vm/step-deps";
-import {
-  MCP_TOOLS_TTL_MS,
-  type McpClient,
-  type McpServerRecord,
-  type McpToolInfo,
-  mcpToolSource,
-} from "./mcp";
+import { silentLog } from "../../ports/log";
+import { MCP_TOOLS_TTL_MS, mcpToolSource } from "./mcp";
+import type { McpClient, McpServerRecord, McpToolInfo } from "./mcp-shapes";
 
 const info = (name: string): McpToolInfo => ({
   name,

@@ -1,0 +1,155 @@
+/**
+ * The import graph of the workspace's source files, as the architecture test reads
+ * it: dpdm parses and resolves every import (type-only ones too, since a type cycle
+ * ties files as tightly as a value cycle), and two checks read the graph: the
+ * files that import themselves back through others, and the imports in core that
+ * point up its layers.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { parseDependencyTree } from "dpdm";
+
+/** Every file to the files it imports (absolute paths; modules outside the workspace left out). */
+export type ImportGraph = Map<string, string[]>;
+
+/**
+ * Core's folders (and root files) from the bottom up: a file may import from its own
+ * folder and from folders below it, never from one above. `packages/core/ARCHITECTURE.md`
+ * says what each layer holds.
+ */
+export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly string[]])[] = [
+  ["contracts", ["errors", "ids", "sandbox", "plan", "json-schema", "webhooks", "model"]],
+  ["ports", ["ports"]],
+  ["store", ["memory", "store"]],
+  ["capabilities", ["llm", "net", "knowledge", "tools"]],
+  ["vm", ["vm"]],
+  ["planning", ["planning"]],
+  ["services", ["service"]],
+  ["surface", ["testing", "index"]],
+];
+
+const FOLDER_ORDER = CORE_LAYERS.flatMap(([, folders]) => folders);
+
+/** The folder of a path inside core's `src` (a root file's name without `.ts`), with its rank; null when no layer has it. */
+export function coreLayerOf(pathInCore: string): { folder: string; rank: number } | null {
+  const first = pathInCore.split(/[\\/]/)[0] ?? "";
+  const folder =
+    pathInCore.includes("/") || pathInCore.includes(sep) ? first : first.replace(/\.tsx?$/, "");
+  const rank = FOLDER_ORDER.indexOf(folder);
+  return rank === -1 ? null : { folder, rank };
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Parses every `.ts`/`.tsx` file under `dirs` and what they import. */
+export async function importGraph(dirs: readonly string[]): Promise<ImportGraph> {
+  const context = resolve("/");
+  const files = dirs.flatMap(sourceFiles);
+  const tree = await parseDependencyTree(files, {
+    context,
+    transform: false,
+    skipDynamicImports: false,
+  });
+  const graph: ImportGraph = new Map();
+  for (const [file, dependencies] of Object.entries(tree)) {
+    const targets = (dependencies ?? [])
+      .map((dependency) => dependency.id)
+      .filter((id): id is string => id !== null && !id.includes(`${sep}node_modules${sep}`))
+      .map((id) => resolve(context, id));
+    graph.set(resolve(context, file), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+const packageRoots = new Map<string, string>();
+
+/** The folder of the nearest `package.json` above a file. */
+function packageOf(file: string): string {
+  const dir = dirname(file);
+  const known = packageRoots.get(dir);
+  if (known !== undefined) return known;
+  const root = existsSync(join(dir, "package.json")) || dirname(dir) === dir ? dir : packageOf(dir);
+  packageRoots.set(dir, root);
+  return root;
+}
+
+/**
+ * The groups of files, each inside one package, whose imports lead from any of them
+ * back to itself (strongly connected components of more than one file, or a file
+ * that imports itself), as paths relative to `base`, sorted.
+ */
+export function importCycles(graph: ImportGraph, base: string): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const within = (file: string) =>
+    (graph.get(file) ?? []).filter((to) => graph.has(to) && packageOf(to) === packageOf(file));
+  // Tarjan's algorithm, iterative: a deep chain of imports must not overflow the stack.
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { file: string; next: number }[] = [{ file: start, next: 0 }];
+    index.set(start, index.size);
+    low.set(start, index.get(start)!);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = within(frame.file);
+      if (frame.next < edges.length) {
+        const to = edges[frame.next++]!;
+        if (!index.has(to)) {
+          index.set(to, index.size);
+          low.set(to, index.get(to)!);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ file: to, next: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.file, Math.min(low.get(frame.file)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.file, Math.min(low.get(parent.file)!, low.get(frame.file)!));
+      if (low.get(frame.file) !== index.get(frame.file)) continue;
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== frame.file);
+      if (group.length > 1 || edges.includes(frame.file)) {
+        groups.push(group.map((file) => relative(base, file)).sort());
+      }
+    }
+  }
+  return groups.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+/** Imports between two files of core (under `coreSrc`) that point from a lower layer to a higher one. */
+export function upwardImports(graph: ImportGraph, coreSrc: string): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    // A test sits beside the code it checks and may build the whole system.
+    if (!file.startsWith(coreSrc + sep) || /\.test\.tsx?$/.test(file)) continue;
+    const from = coreLayerOf(relative(coreSrc, file));
+    for (const target of targets) {
+      if (!target.startsWith(coreSrc + sep)) continue;
+      const to = coreLayerOf(relative(coreSrc, target));
+      if (from === null || to === null || to.rank <= from.rank) continue;
+      found.push(
+        `${relative(coreSrc, file)} imports ${relative(coreSrc, target)} (layer ${from.folder} below ${to.folder})`,
+      );
+    }
+  }
+  return found.sort();
+}
