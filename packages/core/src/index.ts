@@ -347,7 +347,16 @@ export type { WaitServiceDeps } from "./service/waits";
 export { WaitService } from "./service/waits";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
-export { branchKey, commitId, parseCommitId, taskKey, taskPk, tenantPk } from "./store/keys";
+export {
+  branchKey,
+  commitId,
+  parseCommitId,
+  SWEEP_SHARDS,
+  sweepIndex,
+  taskKey,
+  taskPk,
+  tenantPk,
+} from "./store/keys";
 export type {
   AnswerSource,
   BranchConfig,
@@ -407,6 +416,7 @@ export type {
 export { McpServer, McpServerDefinition } from "./tools/sources/mcp-shapes";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
+export { enqueueNext, sendWake } from "./vm/enqueue";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
@@ -430,12 +440,13 @@ export {
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit, stateValues } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
-export { budgetLeft, enqueueNext, runStep, SWEEP_SHARDS, sweepIndex } from "./vm/step";
+export { runStep } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
 export type { StepDeps, TerminalHook } from "./vm/step-deps";
+export { budgetLeft } from "./vm/step-session";
 export { loadVariables, storedVariables } from "./vm/variables";
 
-export { SQS_DELAY_LIMIT_SECONDS, sendWake } from "./vm/wait";
+export { SQS_DELAY_LIMIT_SECONDS } from "./vm/wait";
 export type { WebhookHeaders } from "./webhooks/signature";
 export {
   newWebhookSecret,

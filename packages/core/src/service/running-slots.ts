@@ -31,10 +31,10 @@ import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
-import { tenantPk } from "../store/keys";
+import { sweepIndex, tenantPk } from "../store/keys";
 import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { enqueueNext, sweepIndex } from "../vm/step";
+import { enqueueNext } from "../vm/enqueue";
 import { failUnstarted } from "./task-starts";
 
 /**

@@ -8,9 +8,10 @@ import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
+import { SWEEP_SHARDS, sweepIndexPk } from "../store/keys";
 import type { BranchRecord } from "../store/records";
-import { enqueueNext, SWEEP_SHARDS, sweepIndexPk } from "../vm/step";
-import { dueAt, sendWake } from "../vm/wait";
+import { enqueueNext, sendWake } from "../vm/enqueue";
+import { dueAt } from "../vm/wait";
 
 export interface SweepDeps {
   items: ItemStore;

@@ -9,6 +9,7 @@
  *   sorted range and a task's whole history is one partition.
  * - `gsi1`: `T#{t}#TASKS` / `{created_at}#{task}`: tasks newest first.
  */
+import { digest } from "../ids";
 import type { ItemKey } from "../ports/item-store";
 
 export const tenantPk = (tenant: string): string => `T#${tenant}`;
@@ -51,3 +52,29 @@ export const commitKey = (tenant: string, taskId: string, id: string): ItemKey |
 };
 
 export const tasksIndexPk = (tenant: string): string => `T#${tenant}#TASKS`;
+
+// --- The sweep index (`vm/commit.ts` writes it, `service/sweep.ts` reads it).
+
+/** The number of sweep index partitions. */
+export const SWEEP_SHARDS = 4;
+
+export const sweepShard = (taskId: string): number =>
+  Number.parseInt(digest(taskId).slice(0, 6), 16) % SWEEP_SHARDS;
+
+/** The `gsi1` partition of one sweep shard: `SWEEP#{shard}`. */
+export const sweepIndexPk = (shard: number): string => `SWEEP#${shard}`;
+
+/**
+ * Running branches are listed in the `gsi1` index under `SWEEP#{shard}`, sorted by
+ * when they started running, so the sweep finds them without a scan (and checks
+ * their `updated_at`); the entry goes when the branch ends.
+ */
+export function sweepIndex(
+  branch: { tenant_id: string; task_id: string; name: string },
+  movedAt: string,
+): Array<[string[], string]> {
+  return [
+    [["gsi1pk"], sweepIndexPk(sweepShard(branch.task_id))],
+    [["gsi1sk"], `${movedAt}#${branch.tenant_id}#${branch.task_id}#${branch.name}`],
+  ];
+}
