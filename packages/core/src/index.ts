@@ -415,6 +415,8 @@ export type {
 } from "./tools/sources/mcp-shapes";
 export { McpServer, McpServerDefinition } from "./tools/sources/mcp-shapes";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
+export type { StepDelivery } from "./vm/after-failure";
+export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export { enqueueNext, sendWake } from "./vm/enqueue";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
@@ -424,6 +426,13 @@ export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";
 export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
 export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
+export type {
+  ParsedQueueMessage,
+  QueueMessage,
+  QueueMessageKind,
+  UnreadableMessage,
+} from "./vm/queue-message";
+export { parseQueueMessage } from "./vm/queue-message";
 export {
   boundCommit,
   COMMIT_BYTES,
