@@ -26,6 +26,7 @@ import {
   IngestService,
   type KnowledgeIndex,
   KnowledgeService,
+  KnowledgeStore,
   type LlmConfig,
   type LlmPort,
   MemoryBlobs,
@@ -134,9 +135,15 @@ async function ingestThroughput(index: KnowledgeIndex, label: string): Promise<v
   const blobs = new MemoryBlobs();
   const queue = new MemoryQueue();
   const clock = { now: () => Date.now() };
-  const knowledge = new KnowledgeService({ items, blobs, queue, clock, maxUploadBytes: 50 << 20 });
+  const knowledge = new KnowledgeService({
+    knowledge: new KnowledgeStore(items),
+    blobs,
+    queue,
+    clock,
+    maxUploadBytes: 50 << 20,
+  });
   const ingest = new IngestService({
-    items,
+    knowledge: new KnowledgeStore(items),
     blobs,
     clock,
     index,

@@ -321,7 +321,7 @@ export {
   MAX_PLAN_BYTES,
   MAX_RESPONSE_FORMAT_BYTES,
 } from "./service/task-sizes";
-export { START_REPAIR_AFTER_MS, unfinishedStarts } from "./service/task-starts";
+export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export type { TaskServiceDeps } from "./service/tasks";
 export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
 export type { TemplateServiceDeps } from "./service/templates";
@@ -347,6 +347,7 @@ export type { WaitServiceDeps } from "./service/waits";
 export { WaitService } from "./service/waits";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
+export { ApiKeyStore } from "./store/api-key-store";
 export {
   branchKey,
   commitId,
@@ -357,6 +358,10 @@ export {
   taskPk,
   tenantPk,
 } from "./store/keys";
+export { KnowledgeStore } from "./store/knowledge-store";
+export { LiveTextStore } from "./store/live-text-store";
+export { NamespaceStore } from "./store/namespace-store";
+export { QuotaStore } from "./store/quota-store";
 export type {
   AnswerSource,
   BranchConfig,
@@ -367,9 +372,18 @@ export type {
   TaskRecord,
   WaitingRecord,
 } from "./store/records";
+export { ScheduleStore } from "./store/schedule-store";
+export { SlotStore } from "./store/slot-store";
+export { createStores, type Stores } from "./store/stores";
+export { StreamLeaseStore } from "./store/stream-lease-store";
+export { SweepIndex } from "./store/sweep-index";
+export { unfinishedStarts } from "./store/task-starts";
 export { TaskStore } from "./store/task-store";
+export { TemplateStore } from "./store/template-store";
+export { TriggerStore } from "./store/trigger-store";
 export type { StoredRef } from "./store/values";
 export { INLINE_LIMIT, isStoredRef, jsonSize, loadValue, taskBlobPrefix } from "./store/values";
+export { WebhookStore } from "./store/webhook-store";
 export { checkSandboxCode } from "./tools/code-check";
 export type { CodeAttempt, CodeTaskOptions } from "./tools/code-task";
 export {

@@ -9,6 +9,7 @@ import {
   failDeadIngest,
   IngestMessage,
   type ItemStore,
+  KnowledgeStore,
   type Log,
   StepMessage,
   type TaskStore,
@@ -37,7 +38,7 @@ export function createDlqHandler(deps: DlqDeps) {
           const failed =
             ingest.success && deps.items
               ? await failDeadIngest(
-                  deps.items,
+                  new KnowledgeStore(deps.items),
                   deps.clock,
                   ingest.data,
                   record.attributes.ApproximateReceiveCount,

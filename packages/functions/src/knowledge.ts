@@ -19,6 +19,7 @@ import {
   type KnowledgePort,
   KnowledgeSearch,
   KnowledgeService,
+  KnowledgeStore,
   knowledgeClient,
   knowledgeTools,
   type LlmConfig,
@@ -62,8 +63,9 @@ export function createKnowledge(
   /** The tenants' monthly budgets, which ingest spends from. */
   budget?: IngestBudget,
 ) {
+  const knowledgeStore = new KnowledgeStore(ports.items);
   const service = new KnowledgeService({
-    items: ports.items,
+    knowledge: knowledgeStore,
     blobs: ports.blobs,
     queue: ports.queue,
     clock: ports.clock,
@@ -81,7 +83,7 @@ export function createKnowledge(
     ...(options.embeddingsLocal ? { local: true } : {}),
   });
   const ingest = new IngestService({
-    items: ports.items,
+    knowledge: knowledgeStore,
     blobs: ports.blobs,
     ...(ports.uploads ? { uploads: ports.uploads } : {}),
     clock: ports.clock,

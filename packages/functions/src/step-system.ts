@@ -17,6 +17,7 @@ import {
   createLlmSession,
   createNamespaces,
   createPlanner,
+  createStores,
   DEFAULT_QUOTAS,
   DEFAULT_TRACE_RETENTION_DAYS,
   evaluationHook,
@@ -42,7 +43,6 @@ import {
   StackVMError,
   type StepDeps,
   TaskService,
-  TaskStore,
   TemplateService,
   TokenRelay,
   type Tool,
@@ -120,27 +120,33 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     ...knowledgeTools(knowledgePort).map((tool) => [tool.name, tool] as const),
   ]);
   const checkWebhookUrl = webhookUrlCheck(options.outbound);
-  const store = new TaskStore(ports.items);
+  const stores = createStores(ports.items);
+  const store = stores.tasks;
   // The one registry of tools: built-ins here (a built-in family that needs a port,
   // such as knowledge search, is added to this first list), then one source per
   // kind of namespace-owned tool.
   const secrets = ports.secrets ?? noSecrets;
   const mcp = ports.mcp ?? noMcp;
-  const { namespaces, registry } = createNamespaces(ports.items, ports.clock, tools.values(), [
-    codeToolSource,
-    httpToolSource({ secret: (tenant) => webhooks.secret(tenant), now: ports.clock.now }),
-    mcpToolSource({
-      client: mcp,
-      secrets,
-      now: ports.clock.now,
-      outbound: options.outbound,
-      // One per process: the local worker's four slots, or one Lambda instance's.
-      limiter: new McpCallLimiter(),
-      log: options.log,
-      saveTools: (tenant, ns, server, list, at) =>
-        toolSources.saveTools(tenant, ns, server, list, at),
-    }),
-  ]);
+  const { namespaces, registry } = createNamespaces(
+    stores.namespaces,
+    ports.clock,
+    tools.values(),
+    [
+      codeToolSource,
+      httpToolSource({ secret: (tenant) => webhooks.secret(tenant), now: ports.clock.now }),
+      mcpToolSource({
+        client: mcp,
+        secrets,
+        now: ports.clock.now,
+        outbound: options.outbound,
+        // One per process: the local worker's four slots, or one Lambda instance's.
+        limiter: new McpCallLimiter(),
+        log: options.log,
+        saveTools: (tenant, ns, server, list, at) =>
+          toolSources.saveTools(tenant, ns, server, list, at),
+      }),
+    ],
+  );
   const toolSources = new ToolSourceService({
     namespaces,
     clock: ports.clock,
@@ -151,13 +157,13 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
   });
   const presenter = new Presenter(ports.blobs, ports.clock.now);
   const quotas = new QuotaService({
-    items: ports.items,
+    quotaStore: stores.quotas,
     store,
     clock: ports.clock,
     defaults: { ...DEFAULT_QUOTAS, ...options.quotas },
   });
   const slots = new RunningSlots({
-    items: ports.items,
+    slots: stores.slots,
     store,
     queue: ports.queue,
     clock: ports.clock,
@@ -166,7 +172,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     monthSpent: (tenant) => quotas.monthSpent(tenant),
   });
   const webhooks = new WebhookService({
-    items: ports.items,
+    webhookStore: stores.webhooks,
     store,
     queue: ports.queue,
     clock: ports.clock,
@@ -202,7 +208,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     tasks,
   });
   const templates = new TemplateService({
-    items: ports.items,
+    templates: stores.templates,
     clock: ports.clock,
     tasks,
     branches,
@@ -221,7 +227,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     publicUrl: options.resolvePublicUrl ?? (() => options.publicUrl),
   });
   // Live LLM text, from the worker's steps to the API's event streams.
-  const tokens = new TokenRelay({ items: ports.items, clock: ports.clock, log: options.log });
+  const tokens = new TokenRelay({ live: stores.liveText, clock: ports.clock, log: options.log });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, ports.clock, {
     onBranchEnd: [quotaBranchEndHook(quotas)],
@@ -247,7 +253,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
   });
 
   const step: StepDeps = {
-    meter: (tenant, taskId, branch) => monthMeter(quotas, ports.items, tenant, taskId, branch),
+    meter: (tenant, taskId, branch) => monthMeter(quotas, stores.quotas, tenant, taskId, branch),
     store,
     blobs: ports.blobs,
     queue: ports.queue,
@@ -292,6 +298,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     knowledgePort,
     tools,
     store,
+    stores,
     namespaces,
     toolSources,
     presenter,
@@ -316,6 +323,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     /** What the sweep of stalled branches needs, for branches idle longer than `stalledMs`. */
     sweep: (stalledMs: number): SweepHandlerDeps => ({
       items: ports.items,
+      index: stores.sweepIndex,
       queue: ports.queue,
       clock: ports.clock,
       log: options.log,

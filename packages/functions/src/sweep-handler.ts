@@ -6,6 +6,7 @@
  * them). Shared by the Lambda entry and the local timer.
  */
 import {
+  type ItemStore,
   type Log,
   type RunningSlots,
   START_REPAIR_AFTER_MS,
@@ -16,6 +17,8 @@ import {
 } from "@stackvm/core";
 
 export interface SweepHandlerDeps extends SweepDeps {
+  /** Where the markers of task starts are (`unfinishedStarts`). */
+  items: ItemStore;
   slots: RunningSlots;
   tasks: TaskService;
   log: Log;

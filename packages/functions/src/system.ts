@@ -119,7 +119,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     options,
   );
   const { store, namespaces, presenter, tasks, branches, templates, waits, tokens } = core;
-  const keys = new ApiKeyService(ports.items, ports.clock);
+  const keys = new ApiKeyService(core.stores.apiKeys, ports.clock);
   const retries = new RetryService({
     store,
     queue: ports.queue,
@@ -130,13 +130,13 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   });
   const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock, tokens });
   const streams = new StreamLeases({
-    items: ports.items,
+    leases: core.stores.streamLeases,
     clock: ports.clock,
     limit: async (tenant) => (await core.quotas.limits(tenant)).max_open_streams,
     log: options.log,
   });
   const triggers = new TriggerService({
-    items: ports.items,
+    triggers: core.stores.triggers,
     clock: ports.clock,
     tasks,
     namespaces,
@@ -144,7 +144,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     badSignatureLimit: (tenant) => core.quotas.takeBadSignature(tenant),
   });
   const schedules = new ScheduleService({
-    items: ports.items,
+    schedules: core.stores.schedules,
     clock: ports.clock,
     tasks,
     namespaces,

@@ -32,8 +32,12 @@ import { join } from "node:path";
 import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
 import { emulatorCredentials } from "./emulator-credentials";
+import { gateRequests } from "./request-gate";
 import { requireSignature } from "./signed-only";
 import type { EmulatorCredentials } from "./sigv4-check";
+
+/** How long a stop waits for requests already inside dynalite to answer. */
+const DRAIN_MS = 5_000;
 
 export interface EmulatorsOptions {
   /** Where state lives across restarts (`dynamodb/`, `fauxqs/` inside); null keeps it in memory. */
@@ -79,6 +83,7 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  const gate = gateRequests(dynamo);
   requireSignature(dynamo, credentials);
   await new Promise<void>((resolve, reject) => {
     dynamo.once("error", reject);
@@ -87,12 +92,15 @@ export async function startEmulators(options: EmulatorsOptions): Promise<Emulato
       resolve();
     });
   });
-  const stopDynamo = () =>
-    new Promise<void>((resolve, reject) => {
+  const stopDynamo = async () => {
+    // Requests already inside dynalite finish before its database closes.
+    await gate.close(DRAIN_MS);
+    await new Promise<void>((resolve, reject) => {
       dynamo.close((error) => (error ? reject(error) : resolve()));
       // Keep-alive sockets of SDK clients would hold close() open.
       dynamo.closeAllConnections();
     });
+  };
 
   let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
   const fauxqsServers: http.Server[] = [];

@@ -6,6 +6,7 @@
  * imports the modules afresh, as a new process would.
  */
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { NamespaceStore } from "../store/namespace-store";
 
 beforeEach(() => {
   vi.resetModules();
@@ -91,7 +92,7 @@ describe("the JSON Schema compiler, loaded on first need", () => {
     const { systemClock } = await import("../ports/clock");
     const { jsonSchemaCompilerLoaded } = await fresh();
     const { namespaces } = createNamespaces(
-      new MemoryItemStore(),
+      new NamespaceStore(new MemoryItemStore()),
       systemClock,
       builtinTools().values(),
       [],

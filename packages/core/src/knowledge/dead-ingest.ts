@@ -7,31 +7,32 @@
  */
 import { isErrorKind } from "../errors";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
+import type { KnowledgeStore } from "../store/knowledge-store";
 import type { IngestMessage } from "./model";
-import { documentKey } from "./records";
 
 /**
  * Marks the message's document `failed` with `ingest_dead_lettered`; true when
  * it did (false: deleted, replaced by a newer upload, or finished meanwhile).
  *
  * @example
- * await failDeadIngest(items, clock, message, 5);
+ * await failDeadIngest(new KnowledgeStore(items), clock, message, 5);
  */
 export async function failDeadIngest(
-  items: ItemStore,
+  knowledge: KnowledgeStore,
   clock: Pick<Clock, "now">,
   message: IngestMessage,
   receives: number | string,
 ): Promise<boolean> {
   if (message.op !== "ingest") return false;
-  const key = documentKey(message.tenant_id, message.knowledge_base, message.document_id);
-  const record = await items.get(key);
+  const { tenant_id: tenant, knowledge_base: kb, document_id: documentId } = message;
+  const record = await knowledge.getDocument(tenant, kb, documentId);
   if (!record || record.version !== message.version) return false;
   if (record.status !== "pending" && record.status !== "ingesting") return false;
   try {
-    await items.update(
-      key,
+    await knowledge.updateDocument(
+      tenant,
+      kb,
+      documentId,
       {
         set: [
           [["status"], "failed"],

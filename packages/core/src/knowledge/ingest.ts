@@ -18,25 +18,19 @@ import { sha256Hex } from "../memory/memory-blobs";
 import type { LlmCall } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { DocumentUploads } from "../ports/uploads";
+import type { KnowledgeStore } from "../store/knowledge-store";
 import { type Chunk, chunkText } from "./chunk";
 import type { Embedder } from "./embedder";
 import { type DOCUMENT_TYPES, ExtractError, extractText } from "./extract";
 import type { IndexRow, KnowledgeIndex } from "./index-port";
 import { type IngestMessage, type IngestUsage, KnowledgeGraph, normalizeEntityName } from "./model";
 import type { PdfLimits } from "./pdf-text";
-import {
-  type DocumentRecord,
-  documentBlobPrefix,
-  documentKey,
-  MAX_PRESIGNED_BYTES,
-  uploadKey,
-} from "./records";
+import { type DocumentRecord, documentBlobPrefix, MAX_PRESIGNED_BYTES, uploadKey } from "./records";
 
 export interface IngestDeps {
-  items: ItemStore;
+  knowledge: KnowledgeStore;
   blobs: Blobs;
   /** Where presigned uploads land; none: only multipart documents are read. */
   uploads?: DocumentUploads;
@@ -93,8 +87,11 @@ export class IngestService {
       return "deleted";
     }
     const { tenant_id: tenant, knowledge_base: kb, document_id: documentId, version } = message;
-    const key = documentKey(tenant, kb, documentId);
-    const record = (await this.deps.items.get(key)) as DocumentRecord | null;
+    const record = (await this.deps.knowledge.getDocument(
+      tenant,
+      kb,
+      documentId,
+    )) as DocumentRecord | null;
     if (!record) return "deleted";
     if (record.version !== version) return "stale";
     if (record.status === "ready" || record.status === "failed") return "duplicate";
@@ -136,7 +133,11 @@ export class IngestService {
       const rows = await this.#rows(record, sha256Hex(bytes).slice(0, 8), chunks, calls, left);
       await this.#progress(record, "index", 0, rows.length);
       await this.deps.index.replaceDocument(tenant, kb, documentId, rows);
-      const after = (await this.deps.items.get(key)) as DocumentRecord | null;
+      const after = (await this.deps.knowledge.getDocument(
+        tenant,
+        kb,
+        documentId,
+      )) as DocumentRecord | null;
       if (!after) {
         await this.deps.index.deleteDocument(tenant, kb, documentId);
         return "deleted";
@@ -341,8 +342,10 @@ export class IngestService {
       new TextEncoder().encode(body),
       "application/json",
     );
-    await this.deps.items.update(
-      documentKey(record.tenant_id, record.knowledge_base, record.document_id),
+    await this.deps.knowledge.updateDocument(
+      record.tenant_id,
+      record.knowledge_base,
+      record.document_id,
       { set: [[["graph_checkpoint"], { hash, sha256: ref.sha256 }]] },
       { exists: true, equals: { version: record.version } },
     );
@@ -367,8 +370,10 @@ export class IngestService {
     done: number,
     total: number,
   ): Promise<void> {
-    await this.deps.items.update(
-      documentKey(record.tenant_id, record.knowledge_base, record.document_id),
+    await this.deps.knowledge.updateDocument(
+      record.tenant_id,
+      record.knowledge_base,
+      record.document_id,
       {
         set: [
           [["status"], "ingesting"],
@@ -398,8 +403,10 @@ export class IngestService {
       output_tokens: calls.reduce((n, c) => n + c.output_tokens, 0),
       cost_usd: calls.reduce((n, c) => n + c.cost_usd, 0),
     };
-    await this.deps.items.update(
-      documentKey(record.tenant_id, record.knowledge_base, record.document_id),
+    await this.deps.knowledge.updateDocument(
+      record.tenant_id,
+      record.knowledge_base,
+      record.document_id,
       {
         set: [
           [["status"], result.status],

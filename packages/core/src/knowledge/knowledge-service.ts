@@ -16,9 +16,10 @@ import {
 import { randomId } from "../ids";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Queue } from "../ports/queue";
 import type { DocumentUploads } from "../ports/uploads";
+import { documentKey } from "../store/keys";
+import type { KnowledgeStore } from "../store/knowledge-store";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import {
   DocumentId,
@@ -31,11 +32,8 @@ import {
 import {
   type DocumentRecord,
   documentBlobPrefix,
-  documentKey,
-  documentsPk,
   ingestGroup,
   kbBlobPrefix,
-  kbKey,
   MAX_PRESIGNED_BYTES,
   presentDocument,
   uploadKey,
@@ -43,7 +41,7 @@ import {
 } from "./records";
 
 export interface KnowledgeServiceDeps {
-  items: ItemStore;
+  knowledge: KnowledgeStore;
   blobs: Blobs;
   queue: Queue;
   clock: Clock;
@@ -86,15 +84,11 @@ export class KnowledgeService {
     const input = KnowledgeBaseInput.parse(body);
     const now = this.#now();
     try {
-      await this.deps.items.put(
-        {
-          ...kbKey(tenant, input.name),
-          name: input.name,
-          description: input.description,
-          created_at: now,
-        },
-        { exists: false },
-      );
+      await this.deps.knowledge.createBase(tenant, input.name, {
+        name: input.name,
+        description: input.description,
+        created_at: now,
+      });
     } catch (error) {
       if (isErrorKind(error, "conflict")) {
         throw new ConflictError(
@@ -114,8 +108,8 @@ export class KnowledgeService {
   }
 
   async list(tenant: string): Promise<KnowledgeBase[]> {
-    const page = await this.deps.items.query({ pk: `T#${tenant}`, prefix: "KB#", limit: 1000 });
-    return Promise.all(page.items.map((item) => this.#present(tenant, item)));
+    const bases = await this.deps.knowledge.listBases(tenant);
+    return Promise.all(bases.map((item) => this.#present(tenant, item)));
   }
 
   async get(tenant: string, name: string): Promise<KnowledgeBase> {
@@ -126,8 +120,8 @@ export class KnowledgeService {
   async delete(tenant: string, name: string): Promise<void> {
     await this.#kb(tenant, name);
     const records = await this.#allDocuments(tenant, name);
-    await this.deps.items.delete(kbKey(tenant, name));
-    await this.deps.items.deleteMany(records.map((r) => documentKey(tenant, name, r.document_id)));
+    const ids = records.map((r) => r.document_id);
+    await this.deps.knowledge.deleteBase(tenant, name, ids);
     await this.deps.blobs.deletePrefix(kbBlobPrefix(tenant, name));
     // Only the worker writes the index, in the knowledge base's message group.
     await this.#send({ v: 1, kind: "ingest", op: "drop", tenant_id: tenant, knowledge_base: name });
@@ -238,12 +232,7 @@ export class KnowledgeService {
     limit = 100,
   ): Promise<{ documents: KnowledgeDocument[]; next_cursor: string | null }> {
     await this.#kb(tenant, kb);
-    const page = await this.deps.items.query({
-      pk: documentsPk(tenant, kb),
-      prefix: "D#",
-      limit,
-      cursor,
-    });
+    const page = await this.deps.knowledge.documentsPage(tenant, kb, limit, cursor);
     const records = await Promise.all(
       page.items.map((item) => this.#arrival(item as DocumentRecord)),
     );
@@ -257,7 +246,7 @@ export class KnowledgeService {
   /** Deletes the document, its original and its chunks. */
   async deleteDocument(tenant: string, kb: string, documentId: string): Promise<void> {
     await this.#document(tenant, kb, documentId);
-    await this.deps.items.delete(documentKey(tenant, kb, documentId));
+    await this.deps.knowledge.deleteDocument(tenant, kb, documentId);
     await this.deps.blobs.deletePrefix(documentBlobPrefix(tenant, kb, documentId));
     // The rows go in the knowledge base's message group, after any ingest queued before.
     await this.#send({
@@ -280,9 +269,7 @@ export class KnowledgeService {
     allowed: readonly string[] | undefined,
     requested?: string,
   ): Promise<string[]> {
-    const existing = (
-      await this.deps.items.query({ pk: `T#${tenant}`, prefix: "KB#", limit: 1000 })
-    ).items.map((item) => item.sk.slice(3));
+    const existing = await this.deps.knowledge.baseNames(tenant);
     const permitted =
       allowed === undefined ? existing : existing.filter((name) => allowed.includes(name));
     if (requested === undefined) return permitted;
@@ -322,7 +309,11 @@ export class KnowledgeService {
         >,
   ): Promise<{ record: DocumentRecord; previous: number | null }> {
     const key = documentKey(tenant, kb, documentId);
-    const existing = (await this.deps.items.get(key)) as DocumentRecord | null;
+    const existing = (await this.deps.knowledge.getDocument(
+      tenant,
+      kb,
+      documentId,
+    )) as DocumentRecord | null;
     const version = (existing?.version ?? 0) + 1;
     const now = this.#now();
     const record: DocumentRecord = {
@@ -339,7 +330,7 @@ export class KnowledgeService {
       updated_at: now,
     };
     try {
-      await this.deps.items.put(
+      await this.deps.knowledge.putDocument(
         record,
         existing ? { equals: { version: existing.version } } : { exists: false },
       );
@@ -364,7 +355,7 @@ export class KnowledgeService {
     const uploads = this.deps.uploads;
     if (record.upload !== "presigned" || record.status !== "pending" || !uploads) return record;
     const size = await uploads.size(uploadKey(record));
-    const key = documentKey(record.tenant_id, record.knowledge_base, record.document_id);
+    const { tenant_id: tenant, knowledge_base: kb, document_id: documentId } = record;
     const condition = { exists: true, equals: { version: record.version, upload: "presigned" } };
     const max = this.deps.maxPresignedBytes ?? MAX_PRESIGNED_BYTES;
     let changes: Array<[string[], unknown]>;
@@ -401,14 +392,22 @@ export class KnowledgeService {
     }
     let updated: DocumentRecord;
     try {
-      updated = (await this.deps.items.update(
-        key,
+      updated = (await this.deps.knowledge.updateDocument(
+        tenant,
+        kb,
+        documentId,
         { set: [...changes, [["updated_at"], this.#now()]] },
         condition,
       )) as DocumentRecord;
     } catch (error) {
       if (isErrorKind(error, "conflict"))
-        return ((await this.deps.items.get(key)) as DocumentRecord | null) ?? record;
+        return (
+          ((await this.deps.knowledge.getDocument(
+            tenant,
+            kb,
+            documentId,
+          )) as DocumentRecord | null) ?? record
+        );
       throw error;
     }
     if (updated.upload === "received") {
@@ -444,7 +443,7 @@ export class KnowledgeService {
 
   async #kb(tenant: string, name: string) {
     if (!KnowledgeBaseName.safeParse(name).success) throw new NotFoundError("knowledge base", name);
-    const item = await this.deps.items.get(kbKey(tenant, name));
+    const item = await this.deps.knowledge.getBase(tenant, name);
     if (!item) throw new NotFoundError("knowledge base", name);
     return item;
   }
@@ -452,27 +451,17 @@ export class KnowledgeService {
   async #document(tenant: string, kb: string, documentId: string): Promise<DocumentRecord> {
     await this.#kb(tenant, kb);
     if (!DocumentId.safeParse(documentId).success) throw new NotFoundError("document", documentId);
-    const record = (await this.deps.items.get(
-      documentKey(tenant, kb, documentId),
+    const record = (await this.deps.knowledge.getDocument(
+      tenant,
+      kb,
+      documentId,
     )) as DocumentRecord | null;
     if (!record) throw new NotFoundError("document", documentId);
     return record;
   }
 
   async #allDocuments(tenant: string, kb: string): Promise<DocumentRecord[]> {
-    const out: DocumentRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.items.query({
-        pk: documentsPk(tenant, kb),
-        prefix: "D#",
-        limit: 500,
-        cursor,
-      });
-      out.push(...(page.items as DocumentRecord[]));
-      cursor = page.cursor;
-    } while (cursor);
-    return out;
+    return (await this.deps.knowledge.allDocuments(tenant, kb)) as DocumentRecord[];
   }
 
   async #present(tenant: string, item: Record<string, unknown>): Promise<KnowledgeBase> {

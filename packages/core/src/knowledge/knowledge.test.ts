@@ -16,6 +16,7 @@ import { MemoryUploads } from "../memory/memory-uploads";
 import type { EmbeddingPort } from "../ports/embeddings";
 import type { LlmPort } from "../ports/llm";
 import { silentLog } from "../ports/log";
+import { KnowledgeStore } from "../store/knowledge-store";
 import { knowledgeTools } from "../tools/knowledge";
 import { testToolContext } from "../tools/test-context";
 import { createEmbedder } from "./embedder";
@@ -91,7 +92,7 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
   let now = Date.parse("2026-01-01T00:00:00Z");
   const clock = { now: () => now };
   const knowledge = new KnowledgeService({
-    items,
+    knowledge: new KnowledgeStore(items),
     blobs,
     queue,
     clock,
@@ -101,7 +102,7 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
   });
   const embedder = createEmbedder({ port: embeddingPort, model: "emb-model", llm: LLM });
   const ingest = new IngestService({
-    items,
+    knowledge: new KnowledgeStore(items),
     blobs,
     uploads,
     maxPresignedBytes: 1_000,
@@ -388,7 +389,7 @@ describe("knowledge", () => {
         ),
     };
     const ingest = new IngestService({
-      items: failing.items,
+      knowledge: new KnowledgeStore(failing.items),
       blobs: failing.blobs,
       clock: { now: () => 0 },
       index: failing.index,
@@ -418,7 +419,7 @@ describe("knowledge", () => {
         new StackVMError(code === "llm_not_configured" ? "forbidden" : "step", code, message),
       );
     const ingest = new IngestService({
-      items: bare.items,
+      knowledge: new KnowledgeStore(bare.items),
       blobs: bare.blobs,
       clock: { now: () => 0 },
       index: bare.index,
@@ -454,7 +455,7 @@ describe("knowledge", () => {
   it("refuses an upload at once where no embedding endpoint is configured", async () => {
     const bare = setup();
     const knowledge = new KnowledgeService({
-      items: bare.items,
+      knowledge: new KnowledgeStore(bare.items),
       blobs: bare.blobs,
       queue: bare.queue,
       clock: { now: () => 0 },

@@ -6,12 +6,17 @@
 import { describe, expect, it } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
 import { createNamespaces } from "../service/namespaces";
+import { NamespaceStore } from "../store/namespace-store";
 import { builtinTools } from "../tools/registry";
 
 describe("a namespace's knowledge_bases", () => {
   const setup = () =>
-    createNamespaces(new MemoryItemStore(), { now: () => 0 }, builtinTools().values(), [])
-      .namespaces;
+    createNamespaces(
+      new NamespaceStore(new MemoryItemStore()),
+      { now: () => 0 },
+      builtinTools().values(),
+      [],
+    ).namespaces;
 
   it("is stored, deduplicated, and reaches the config a task carries", async () => {
     const namespaces = setup();

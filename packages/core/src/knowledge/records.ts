@@ -1,26 +1,17 @@
 /**
- * Where knowledge bases and documents live in the item store and the blobs:
+ * Where knowledge bases and documents live in the item store (keys in
+ * `store/keys.ts`, reads in `store/knowledge-store.ts`) and the blobs:
  * - a knowledge base: `T#{tenant}` / `KB#{name}`;
  * - a document: `T#{tenant}#KB#{name}` / `D#{document_id}`, so that one query
  *   lists a knowledge base's documents and none crosses tenants;
  * - a document's original: blobs under `k/{tenant}/{name}/{document_id}/{version}`.
  */
-import type { Item, ItemKey } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
+import type { Item } from "../ports/item-store";
 import type { DocumentStatus, IngestUsage, KnowledgeDocument } from "./model";
 
 /** The largest presigned upload a document may be (the documented 100 MiB). */
 export const MAX_PRESIGNED_BYTES = 100 * 1024 * 1024;
 
-export const kbKey = (tenant: string, kb: string): ItemKey => ({
-  pk: tenantPk(tenant),
-  sk: `KB#${kb}`,
-});
-export const documentsPk = (tenant: string, kb: string): string => `${tenantPk(tenant)}#KB#${kb}`;
-export const documentKey = (tenant: string, kb: string, documentId: string): ItemKey => ({
-  pk: documentsPk(tenant, kb),
-  sk: `D#${documentId}`,
-});
 export const documentBlobPrefix = (
   tenant: string,
   kb: string,

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
+import { ApiKeyStore } from "../store/api-key-store";
 import { ManualClock } from "../testing/memory-system";
 import { ApiKeyService } from "./api-keys";
 
 function setup() {
   const items = new MemoryItemStore();
-  return { items, keys: new ApiKeyService(items, new ManualClock()) };
+  return { items, keys: new ApiKeyService(new ApiKeyStore(items), new ManualClock()) };
 }
 
 /** The runs of `length` characters that `a` and `b` have in common. */

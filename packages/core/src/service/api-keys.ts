@@ -14,8 +14,7 @@ import * as z from "zod";
 import { NotFoundError, UnauthorizedError } from "../errors";
 import { randomId } from "../ids";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
+import type { ApiKeyRecord, ApiKeyStore } from "../store/api-key-store";
 
 export const TenantId = z
   .string()
@@ -36,9 +35,6 @@ const KEY = /^svm_([a-z0-9-]{1,40})_([a-z0-9]{40})$/;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 const hashKey = (key: string): Buffer => createHash("sha256").update(key).digest();
-const keyItem = (tenant: string, keyId: string) => ({ pk: tenantPk(tenant), sk: `KEY#${keyId}` });
-/** Every key is found by its hash (not tenant-owned: a pointer). */
-const hashItem = (hash: string) => ({ pk: `KEYHASH#${hash}`, sk: "KEY" });
 /** The id a key made before random ids has: `key_` and its secret's first 12 characters. */
 const legacyKeyId = (secret: string) => `key_${secret.slice(0, 12)}`;
 const INVALID = "The API key is not valid (unknown or revoked).";
@@ -62,7 +58,7 @@ function secret(): string {
 
 export class ApiKeyService {
   constructor(
-    private readonly items: ItemStore,
+    private readonly keys: ApiKeyStore,
     private readonly clock: Clock,
   ) {}
 
@@ -103,11 +99,8 @@ export class ApiKeyService {
     };
     // The item first: a crash between the two writes leaves a listed key that does
     // not work (revoking it cleans up), never one that works unlisted.
-    await this.items.put(
-      { ...keyItem(tenant, keyId), ...info, tenant_id: tenant, hash },
-      { exists: false },
-    );
-    await this.items.put({ ...hashItem(hash), tenant_id: tenant, key_id: keyId });
+    await this.keys.createKey({ ...info, tenant_id: tenant, hash });
+    await this.keys.putPointer(hash, { tenant_id: tenant, key_id: keyId });
     return { ...info, key };
   }
 
@@ -121,43 +114,37 @@ export class ApiKeyService {
   /** The tenant and id of a key: through its hash pointer, or else as a key made before random ids. */
   async #find(key: string): Promise<{ tenantId: string; keyId: string } | null> {
     const hash = hashKey(key);
-    const pointer = await this.items.get(hashItem(hash.toString("hex")));
-    if (pointer) return { tenantId: pointer.tenant_id as string, keyId: pointer.key_id as string };
+    const pointer = await this.keys.getPointer(hash.toString("hex"));
+    if (pointer) return { tenantId: pointer.tenant_id, keyId: pointer.key_id };
     const match = KEY.exec(key);
     if (!match) return null;
     const tenantId = match[1]!;
     const keyId = legacyKeyId(match[2]!);
-    const item = await this.items.get(keyItem(tenantId, keyId));
+    const item = await this.keys.getKey(tenantId, keyId);
     const stored = typeof item?.hash === "string" ? Buffer.from(item.hash, "hex") : null;
     if (stored?.length !== 32 || !timingSafeEqual(stored, hash)) return null;
     return { tenantId, keyId };
   }
 
   async #info(tenant: string, keyId: string): Promise<ApiKeyInfo> {
-    const item = await this.items.get(keyItem(tenant, keyId));
+    const item = await this.keys.getKey(tenant, keyId);
     if (!item) throw new UnauthorizedError(INVALID);
     return keyInfo(item);
   }
 
   async list(tenant: string): Promise<ApiKeyInfo[]> {
-    const page = await this.items.query({ pk: tenantPk(tenant), prefix: "KEY#", limit: 1000 });
-    return page.items.map(keyInfo);
+    return (await this.keys.listKeys(tenant)).map(keyInfo);
   }
 
   async revoke(tenant: string, keyId: string): Promise<void> {
-    const existing = await this.items.get(keyItem(tenant, keyId));
+    const existing = await this.keys.getKey(tenant, keyId);
     if (!existing) throw new NotFoundError("key", keyId);
     // The pointer first: from then on the key answers 401, even if the item's delete fails.
-    await this.items.delete(hashItem(existing.hash as string));
-    await this.items.delete(keyItem(tenant, keyId));
+    await this.keys.deletePointer(existing.hash);
+    await this.keys.deleteKey(tenant, keyId);
   }
 }
 
-function keyInfo(item: Record<string, unknown>): ApiKeyInfo {
-  return {
-    key_id: item.key_id as string,
-    name: item.name as string,
-    prefix: item.prefix as string,
-    created_at: item.created_at as string,
-  };
+function keyInfo(item: ApiKeyRecord): ApiKeyInfo {
+  return { key_id: item.key_id, name: item.name, prefix: item.prefix, created_at: item.created_at };
 }

@@ -13,7 +13,7 @@ import { Instruction } from "../plan/schema";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey, commitSk } from "../store/keys";
+import { branchKey, MAX_DEPTH } from "../store/keys";
 import type { BranchRecord, CommitRecord, PendingWork, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { enqueueNext } from "../vm/enqueue";
@@ -419,18 +419,14 @@ export class BranchService {
     // A branch deleted before it ended spent its tokens all the same.
     await this.deps.tasks.countUsage(tenant, taskId, name);
     await this.deps.store.items.delete(branchKey(tenant, taskId, name));
-    const doomed = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.store.items.query({
-        pk: branch.pk,
-        between: [commitSk(branch.bid, keep + 1), commitSk(branch.bid, 99_999_999)],
-        cursor,
-      });
-      doomed.push(...page.items.map((i) => ({ pk: i.pk, sk: i.sk })));
-      cursor = page.cursor;
-    } while (cursor);
-    await this.deps.store.items.deleteMany(doomed);
+    const doomed = await this.deps.store.listCommitsBetween(
+      tenant,
+      taskId,
+      branch.bid,
+      keep + 1,
+      MAX_DEPTH,
+    );
+    await this.deps.store.items.deleteMany(doomed.map((c) => ({ pk: c.pk, sk: c.sk })));
     await this.deps.store.updateTask(tenant, taskId, {
       deleted_usage: addUsage(task.deleted_usage, branch.usage),
     });

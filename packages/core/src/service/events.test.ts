@@ -51,7 +51,7 @@ async function streamLive(
     publish: (seqNo: number, parentId: string | null, text: string) => Promise<void>,
   ) => Promise<void>,
 ): Promise<TaskEvent[]> {
-  const relay = new TokenRelay({ items: sys.store.items, clock: sys.clock, flushMs: 10_000 });
+  const relay = new TokenRelay({ live: sys.stores.liveText, clock: sys.clock, flushMs: 10_000 });
   const publish = async (seqNo: number, parentId: string | null, text: string) => {
     const sink = relay.sink({
       tenant: "acme",

@@ -26,7 +26,7 @@ import type { TokenEvent } from "../llm/types";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
-import { commitSk, parseCommitId, taskPk } from "../store/keys";
+import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
@@ -144,7 +144,9 @@ export class TaskEvents {
     for (const branch of branches) {
       const from = (cursor.get(branch.bid) ?? -1) + 1;
       if (branch.head !== null && branch.depth >= from) {
-        queues.push(await this.ownCommits(tenant, taskId, branch.bid, from, branch.depth));
+        queues.push(
+          await this.deps.store.listCommitsBetween(tenant, taskId, branch.bid, from, branch.depth),
+        );
       }
     }
     const events: TaskEvent[] = [];
@@ -311,28 +313,6 @@ export class TaskEvents {
         );
       }
     }
-  }
-
-  /** One branch's own commits in `[from, upto]`, oldest first. */
-  private async ownCommits(
-    tenant: string,
-    taskId: string,
-    bid: string,
-    from: number,
-    upto: number,
-  ): Promise<CommitRecord[]> {
-    const found: CommitRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.store.items.query({
-        pk: taskPk(tenant, taskId),
-        between: [commitSk(bid, from), commitSk(bid, upto)],
-        cursor,
-      });
-      found.push(...(page.items as unknown as CommitRecord[]));
-      cursor = page.cursor;
-    } while (cursor);
-    return found;
   }
 }
 

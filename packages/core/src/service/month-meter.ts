@@ -14,14 +14,7 @@
  */
 import { BudgetExceededError, StackVMError } from "../errors";
 import type { SpendMeter } from "../llm/types";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
-
-/** The item that holds what a branch's calls charged to the month as they were made. */
-export const meteredKey = (tenant: string, taskId: string, branch: string) => ({
-  pk: tenantPk(tenant),
-  sk: `METERED#${taskId}#${branch}`,
-});
+import type { QuotaStore } from "../store/quota-store";
 
 /** What the meter asks of the tenant's month (`QuotaService` is one). */
 export interface MonthBudget {
@@ -38,11 +31,11 @@ export interface MonthBudget {
  * The meter of one branch's LLM calls.
  *
  * @example
- * createLlmSession({ port, config, budget: { ...budgetLeft(branch), meter: monthMeter(quotas, items, "acme", taskId, "main") } })
+ * createLlmSession({ port, config, budget: { ...budgetLeft(branch), meter: monthMeter(quotas, quotaStore, "acme", taskId, "main") } })
  */
 export function monthMeter(
   quotas: MonthBudget,
-  items: ItemStore,
+  stored: QuotaStore,
   tenant: string,
   taskId: string,
   branch: string,
@@ -65,27 +58,7 @@ export function monthMeter(
       const limits = await quotas.limits(tenant);
       if (limits.monthly_token_budget === null && limits.monthly_cost_budget_usd === null) return;
       await quotas.addToMonth(tenant, { tokens, cost_usd: costUsd });
-      await items.update(meteredKey(tenant, taskId, branch), {
-        set: [[["tenant_id"], tenant]],
-        add: [
-          [["tokens"], tokens],
-          [["cost_usd"], costUsd],
-        ],
-      });
+      await stored.addMetered(tenant, taskId, branch, { tokens, cost_usd: costUsd });
     },
-  };
-}
-
-/** What a branch's meter item says was charged already; zero when it has none. */
-export async function meteredUsage(
-  items: ItemStore,
-  tenant: string,
-  taskId: string,
-  branch: string,
-): Promise<{ tokens: number; cost_usd: number }> {
-  const item = await items.get(meteredKey(tenant, taskId, branch));
-  return {
-    tokens: typeof item?.tokens === "number" ? item.tokens : 0,
-    cost_usd: typeof item?.cost_usd === "number" ? item.cost_usd : 0,
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
+import { NamespaceStore } from "../store/namespace-store";
 import { ManualClock } from "../testing/memory-system";
 import { codeToolSource } from "../tools/code-tool";
 import { llmGenerateTool } from "../tools/llm-generate";
@@ -17,7 +18,7 @@ function setup() {
   const items = new MemoryItemStore();
   const clock = new ManualClock();
   const { namespaces } = createNamespaces(
-    items,
+    new NamespaceStore(items),
     clock,
     ["llm_generate", "http_get"].map((name) => ({ ...llmGenerateTool, name })),
     [codeToolSource],

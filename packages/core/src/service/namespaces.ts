@@ -11,9 +11,8 @@ import { hostPatternProblem } from "../net/host-allow-list";
 import { PlanCompat } from "../plan/compat-mode";
 import { MAX_GROUP_WIDTH } from "../plan/groups";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import { SandboxLimitsRequest } from "../sandbox/protocol";
-import { tenantPk } from "../store/keys";
+import type { NamespaceStore } from "../store/namespace-store";
 import { prepareTools } from "../tools/prepare";
 import {
   type NamespaceTools,
@@ -94,15 +93,9 @@ export interface ResolvedNamespace {
   tools: NamespaceTools;
 }
 
-const nsKey = (tenant: string, name: string) => ({ pk: tenantPk(tenant), sk: `NS#${name}` });
-const toolKey = (tenant: string, ns: string, tool: string) => ({
-  pk: tenantPk(tenant),
-  sk: `NSTOOL#${ns}#${tool}`,
-});
-
 export class NamespaceService implements ToolRecords {
   constructor(
-    private readonly items: ItemStore,
+    private readonly stored: NamespaceStore,
     private readonly clock: Clock,
     /** The tool registry; the `default` namespace allows all its built-ins. */
     private readonly registry: ToolRegistry,
@@ -140,7 +133,7 @@ export class NamespaceService implements ToolRecords {
     tenant: string,
     name: string,
   ): Promise<{ namespace: Namespace; codeTools: CodeToolRecord[]; records: ToolRecord[] }> {
-    const stored = await this.items.get(nsKey(tenant, name));
+    const stored = await this.stored.getNamespace(tenant, name);
     const records = await this.listToolRecords(tenant, name);
     const codeTools = records.filter(
       (r) => recordKind(r) === "code",
@@ -191,8 +184,7 @@ export class NamespaceService implements ToolRecords {
   }
 
   async list(tenant: string): Promise<Namespace[]> {
-    const page = await this.items.query({ pk: tenantPk(tenant), prefix: "NS#", limit: 1000 });
-    const names = new Set(page.items.map((i) => i.sk.slice(3)));
+    const names = new Set(await this.stored.listNamespaceNames(tenant));
     names.add("default");
     return Promise.all([...names].sort().map((n) => this.get(tenant, n)));
   }
@@ -210,9 +202,8 @@ export class NamespaceService implements ToolRecords {
       );
     }
     const now = new Date(this.clock.now()).toISOString();
-    const existing = await this.items.get(nsKey(tenant, name));
-    await this.items.put({
-      ...nsKey(tenant, name),
+    const existing = await this.stored.getNamespace(tenant, name);
+    await this.stored.putNamespace(tenant, name, {
       name,
       allowed_tools: [...new Set(input.allowed_tools)],
       allowed_hosts: [...new Set(input.allowed_hosts.map((h) => h.toLowerCase()))],
@@ -228,13 +219,14 @@ export class NamespaceService implements ToolRecords {
   }
 
   async delete(tenant: string, name: string): Promise<void> {
-    const existing = await this.items.get(nsKey(tenant, name));
+    const existing = await this.stored.getNamespace(tenant, name);
     const tools = await this.listToolRecords(tenant, name);
     if (!existing && tools.length === 0) throw new NotFoundError("namespace", name);
-    await this.items.deleteMany([
-      nsKey(tenant, name),
-      ...tools.map((t) => ({ pk: tenantPk(tenant), sk: t.sk as string })),
-    ]);
+    await this.stored.deleteNamespace(
+      tenant,
+      name,
+      tools.map((t) => t.sk as string),
+    );
   }
 
   /**
@@ -243,17 +235,12 @@ export class NamespaceService implements ToolRecords {
    * an HTTP tool cannot take the same name.
    */
   async listToolRecords(tenant: string, ns: string): Promise<ToolRecord[]> {
-    const page = await this.items.query({
-      pk: tenantPk(tenant),
-      prefix: `NSTOOL#${ns}#`,
-      limit: 1000,
-    });
-    return page.items as unknown as ToolRecord[];
+    return (await this.stored.listToolRecords(tenant, ns)) as unknown as ToolRecord[];
   }
 
   /** One tool record by its key in the namespace (a tool's name, or `mcp:{server}`). */
   async getToolRecord(tenant: string, ns: string, key: string): Promise<ToolRecord | null> {
-    return (await this.items.get(toolKey(tenant, ns, key))) as ToolRecord | null;
+    return (await this.stored.getToolRecord(tenant, ns, key)) as ToolRecord | null;
   }
 
   async listCodeTools(tenant: string, ns: string): Promise<CodeToolRecord[]> {
@@ -262,7 +249,7 @@ export class NamespaceService implements ToolRecords {
   }
 
   async getCodeTool(tenant: string, ns: string, tool: string): Promise<CodeToolRecord | null> {
-    const record = await this.items.get(toolKey(tenant, ns, tool));
+    const record = await this.stored.getToolRecord(tenant, ns, tool);
     return record && recordKind(record) === "code" ? (record as unknown as CodeToolRecord) : null;
   }
 
@@ -277,7 +264,7 @@ export class NamespaceService implements ToolRecords {
     definition: Omit<CodeToolRecord, "created_at">,
   ): Promise<CodeToolRecord> {
     // Only the namespace item: its code tools are not needed to know it exists.
-    if (ns !== "default" && !(await this.items.get(nsKey(tenant, ns)))) {
+    if (ns !== "default" && !(await this.stored.getNamespace(tenant, ns))) {
       throw new NotFoundError("namespace", ns);
     }
     const tool: CodeToolRecord = {
@@ -295,8 +282,8 @@ export class NamespaceService implements ToolRecords {
         `'${tool.name}' is a built-in tool: choose another name for the code tool`,
       );
     }
-    await this.items
-      .put({ ...toolKey(tenant, ns, tool.name), ...tool }, { exists: false })
+    await this.stored
+      .putToolRecord(tenant, ns, tool.name, { ...tool }, true)
       .catch((error: unknown) => {
         if (isErrorKind(error, "conflict")) {
           throw new ValidationError(
@@ -319,8 +306,8 @@ export class NamespaceService implements ToolRecords {
     record: ToolRecord,
     create: boolean,
   ): Promise<void> {
-    await this.items
-      .put({ ...toolKey(tenant, ns, key), ...record }, create ? { exists: false } : {})
+    await this.stored
+      .putToolRecord(tenant, ns, key, { ...record }, create)
       .catch((error: unknown) => {
         if (isErrorKind(error, "conflict")) {
           throw new ValidationError(
@@ -334,20 +321,20 @@ export class NamespaceService implements ToolRecords {
 
   /** Deletes a tool record of `kind`; 404 when the namespace has none under `key`. */
   async deleteToolRecord(tenant: string, ns: string, key: string, kind: string): Promise<void> {
-    const existing = await this.items.get(toolKey(tenant, ns, key));
+    const existing = await this.stored.getToolRecord(tenant, ns, key);
     if (!existing || recordKind(existing) !== kind) {
       throw new NotFoundError(
         kind === "mcp" ? "mcp server" : `${kind} tool`,
         (existing?.name as string) ?? key.replace(/^mcp:/, ""),
       );
     }
-    await this.items.delete(toolKey(tenant, ns, key));
+    await this.stored.deleteToolRecord(tenant, ns, key);
   }
 
   async deleteCodeTool(tenant: string, ns: string, tool: string): Promise<void> {
-    const existing = await this.items.get(toolKey(tenant, ns, tool));
+    const existing = await this.stored.getToolRecord(tenant, ns, tool);
     if (!existing || recordKind(existing) !== "code") throw new NotFoundError("tool", tool);
-    await this.items.delete(toolKey(tenant, ns, tool));
+    await this.stored.deleteToolRecord(tenant, ns, tool);
   }
 }
 
@@ -356,10 +343,10 @@ export class NamespaceService implements ToolRecords {
  * the namespaces' tool records, the namespaces ask the registry for their tools.
  *
  * @example
- * const { namespaces, registry } = createNamespaces(items, clock, builtinTools().values(), [codeToolSource]);
+ * const { namespaces, registry } = createNamespaces(new NamespaceStore(items), clock, builtinTools().values(), [codeToolSource]);
  */
 export function createNamespaces(
-  items: ItemStore,
+  stored: NamespaceStore,
   clock: Clock,
   builtins: Iterable<Tool>,
   sources: readonly ToolSource[],
@@ -369,7 +356,7 @@ export function createNamespaces(
     getToolRecord: (tenant, ns, key) => namespaces.getToolRecord(tenant, ns, key),
   };
   const registry = new ToolRegistry(builtins, sources, records);
-  const namespaces = new NamespaceService(items, clock, registry);
+  const namespaces = new NamespaceService(stored, clock, registry);
   return { namespaces, registry };
 }
 

@@ -28,12 +28,9 @@ import { isErrorKind, RateLimitedError } from "../errors";
 import type { BudgetLeft } from "../llm/types";
 import { type SlotWait, ZERO_USAGE } from "../model";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
-import { branchKey, tenantPk } from "../store/keys";
-import type { BranchRecord } from "../store/records";
+import type { QuotaStore, RateWindowKind } from "../store/quota-store";
 import type { TaskStore } from "../store/task-store";
 import type { BranchEndHook, TaskEndHook } from "./lifecycle";
-import { meteredKey, meteredUsage } from "./month-meter";
 import type { RunningSlots } from "./running-slots";
 
 export const TenantQuotas = z
@@ -78,17 +75,8 @@ export interface QuotaReport {
   usage: MonthUsage;
 }
 
-const quotasKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "QUOTAS" });
-const rateKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RATE" });
-/** Trigger deliveries with a bad signature are counted apart from the tenant's requests. */
-const badSignatureKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RATE#BAD_SIGNATURE" });
-const usageKey = (tenant: string, month: string) => ({
-  pk: tenantPk(tenant),
-  sk: `USAGE#${month}`,
-});
-
 export interface QuotaServiceDeps {
-  items: ItemStore;
+  quotaStore: QuotaStore;
   store: TaskStore;
   clock: Clock;
   defaults: TenantQuotas;
@@ -122,19 +110,15 @@ export class QuotaService {
   }
 
   async overrides(tenant: string): Promise<QuotaOverrides> {
-    const item = await this.deps.items.get(quotasKey(tenant));
-    return item ? QuotaOverrides.parse(item.overrides ?? {}) : {};
+    const stored = await this.deps.quotaStore.getOverrides(tenant);
+    return stored === null ? {} : QuotaOverrides.parse(stored);
   }
 
   /** Replaces the tenant's overrides; answers the limits in force. */
   async setOverrides(tenant: string, overrides: QuotaOverrides): Promise<TenantQuotas> {
     const parsed = QuotaOverrides.parse(overrides);
-    await this.deps.items.put({
-      ...quotasKey(tenant),
-      tenant_id: tenant,
-      overrides: parsed,
-      updated_at: new Date(this.deps.clock.now()).toISOString(),
-    });
+    const updatedAt = new Date(this.deps.clock.now()).toISOString();
+    await this.deps.quotaStore.putOverrides(tenant, parsed, updatedAt);
     return this.#remember(tenant, parsed);
   }
 
@@ -160,7 +144,7 @@ export class QuotaService {
     const limit = (await this.limits(tenant)).requests_per_second;
     await this.#take(
       tenant,
-      rateKey(tenant),
+      "requests",
       limit,
       (retryAfter) =>
         new RateLimitedError(
@@ -180,7 +164,7 @@ export class QuotaService {
     const limit = (await this.limits(tenant)).requests_per_second;
     await this.#take(
       tenant,
-      badSignatureKey(tenant),
+      "bad_signatures",
       limit,
       (retryAfter) =>
         new RateLimitedError(
@@ -192,32 +176,22 @@ export class QuotaService {
   }
 
   /**
-   * One count in the fixed one-second window of `key`; throws `refused(seconds
+   * One count in the fixed one-second window of `kind`; throws `refused(seconds
    * left in the window)` when the window already holds `limit`.
    */
   async #take(
     tenant: string,
-    key: { pk: string; sk: string },
+    kind: RateWindowKind,
     limit: number,
     refused: (retryAfterSeconds: number) => RateLimitedError,
   ): Promise<void> {
     const now = this.deps.clock.now();
     let window = Math.floor(now / 1000);
     for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await this.deps.items.update(
-          key,
-          { add: [[["count"], 1]] },
-          { equals: { window }, below: { count: limit } },
-        );
-        return;
-      } catch (error) {
-        if (!isErrorKind(error, "conflict")) throw error;
-      }
-      const item = await this.deps.items.get(key);
-      const current = typeof item?.window === "number" ? item.window : null;
+      if (await this.deps.quotaStore.countInWindow(tenant, kind, window, limit)) return;
+      const { window: current, count } = await this.deps.quotaStore.readWindow(tenant, kind);
       if (current === window) {
-        if (typeof item?.count === "number" && item.count >= limit) {
+        if (count !== null && count >= limit) {
           throw refused(Math.max(0.001, (1000 - (now % 1000)) / 1000));
         }
         continue; // another request changed the count between the two calls
@@ -227,16 +201,8 @@ export class QuotaService {
         window = current;
         continue;
       }
-      try {
-        // Open this second's window, if no other request did since the read.
-        await this.deps.items.put(
-          { ...key, tenant_id: tenant, window, count: 1 },
-          current === null ? { exists: false } : { equals: { window: current } },
-        );
-        return;
-      } catch (error) {
-        if (!isErrorKind(error, "conflict")) throw error;
-      }
+      // Open this second's window, if no other request did since the read.
+      if (await this.deps.quotaStore.openWindow(tenant, kind, window, current)) return;
     }
     // Lost every race to requests of the same instant: let it through rather than
     // refuse a request the limit allows.
@@ -249,12 +215,7 @@ export class QuotaService {
 
   async usage(tenant: string): Promise<MonthUsage> {
     const month = this.month();
-    const item = await this.deps.items.get(usageKey(tenant, month));
-    return {
-      month,
-      tokens: typeof item?.tokens === "number" ? item.tokens : 0,
-      cost_usd: typeof item?.cost_usd === "number" ? item.cost_usd : 0,
-    };
+    return { month, ...(await this.deps.quotaStore.getUsage(tenant, month)) };
   }
 
   /**
@@ -306,25 +267,16 @@ export class QuotaService {
   async recordUsage(tenant: string, taskId: string, branch: string): Promise<void> {
     const month = this.month();
     // The marker's update answers the branch record: no second read.
-    const counted = (await this.deps.items
-      .update(
-        branchKey(tenant, taskId, branch),
-        { set: [[["usage_counted"], month]] },
-        { exists: true, equals: { usage_counted: null } },
-      )
-      .catch((error: unknown) => {
-        if (isErrorKind(error, "conflict")) return null;
-        throw error;
-      })) as unknown as BranchRecord | null;
+    const counted = await this.deps.quotaStore.markUsageCounted(tenant, taskId, branch, month);
     if (!counted) return;
     const usage = counted.usage ?? ZERO_USAGE;
     // What the branch's calls charged as they were made (`month-meter.ts`) is counted already.
-    const metered = await meteredUsage(this.deps.items, tenant, taskId, branch);
+    const metered = await this.deps.quotaStore.getMetered(tenant, taskId, branch);
     const tokens = Math.max(0, usage.input_tokens + usage.output_tokens - metered.tokens);
     const cost = Math.max(0, usage.cost_usd - metered.cost_usd);
     if (tokens > 0 || cost > 0) await this.addToMonth(tenant, { tokens, cost_usd: cost }, month);
     if (metered.tokens > 0 || metered.cost_usd > 0) {
-      await this.deps.items.delete(meteredKey(tenant, taskId, branch));
+      await this.deps.quotaStore.deleteMetered(tenant, taskId, branch);
     }
   }
 
@@ -334,13 +286,7 @@ export class QuotaService {
     usage: { tokens: number; cost_usd: number },
     month = this.month(),
   ): Promise<void> {
-    await this.deps.items.update(usageKey(tenant, month), {
-      set: [[["tenant_id"], tenant]],
-      add: [
-        [["tokens"], usage.tokens],
-        [["cost_usd"], usage.cost_usd],
-      ],
-    });
+    await this.deps.quotaStore.addUsage(tenant, month, usage);
   }
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
+import { TaskStore } from "../store/task-store";
 import { checkRetryKey, claimRetryKey } from "./retry-key";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 
 describe("a retry's Idempotency-Key", () => {
   it("names one body per tenant and task: another body is 409, another tenant or task is its own key", async () => {
-    const items = new MemoryItemStore();
+    const items = new TaskStore(new MemoryItemStore());
     await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
     // The same body again (a retry delivered twice) is the same claim.
     await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
@@ -23,7 +24,7 @@ describe("a retry's Idempotency-Key", () => {
   });
 
   it("frees a key after its 24 hours", async () => {
-    const items = new MemoryItemStore();
+    const items = new TaskStore(new MemoryItemStore());
     await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
     const first = await claimRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW);
     expect(await checkRetryKey(items, "t1", "tsk_a", "k", { from: "start" }, NOW)).toBe(first);

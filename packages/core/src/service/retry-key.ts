@@ -9,16 +9,11 @@
  */
 import { ConflictError, isErrorKind } from "../errors";
 import { digest } from "../ids";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
+import { retryIdempotencyKey } from "../store/keys";
+import type { TaskStore } from "../store/task-store";
 import { stableJson } from "./stable-json";
 
 const DAY_SECONDS = 86_400;
-
-const itemKey = (tenant: string, taskId: string, key: string) => ({
-  pk: tenantPk(tenant),
-  sk: `RETRYIDEM#${taskId}#${key}`,
-});
 
 function reused(key: string, taskId: string): ConflictError {
   return new ConflictError(
@@ -39,14 +34,14 @@ function branchOf(held: Record<string, unknown>, taskId: string, key: string): s
  * body, it answers the name of the branch its claim makes (to replay); free, null.
  */
 export async function checkRetryKey(
-  items: ItemStore,
+  store: TaskStore,
   tenant: string,
   taskId: string,
   key: string,
   body: unknown,
   now: number,
 ): Promise<string | null> {
-  const held = await items.get(itemKey(tenant, taskId, key));
+  const held = await store.items.get(retryIdempotencyKey(tenant, taskId, key));
   if (!held || (held.ttl as number) < Math.floor(now / 1000)) return null;
   if (held.body_hash !== digest(stableJson(body))) throw reused(key, taskId);
   return branchOf(held, taskId, key);
@@ -58,7 +53,7 @@ export async function checkRetryKey(
  * the same for every request that shares the claim.
  */
 export async function claimRetryKey(
-  items: ItemStore,
+  store: TaskStore,
   tenant: string,
   taskId: string,
   key: string,
@@ -69,16 +64,21 @@ export async function claimRetryKey(
   const bodyHash = digest(stableJson(body));
   const branch = `retry-${digest(taskId, key, String(seconds)).slice(0, 12)}`;
   try {
-    await items.put(
-      { ...itemKey(tenant, taskId, key), body_hash: bodyHash, branch, ttl: seconds + DAY_SECONDS },
+    await store.items.put(
+      {
+        ...retryIdempotencyKey(tenant, taskId, key),
+        body_hash: bodyHash,
+        branch,
+        ttl: seconds + DAY_SECONDS,
+      },
       { exists: false, orExpiredBefore: seconds },
     );
     return branch;
   } catch (error) {
     if (!isErrorKind(error, "conflict")) throw error;
-    const held = await items.get(itemKey(tenant, taskId, key));
+    const held = await store.items.get(retryIdempotencyKey(tenant, taskId, key));
     // Released between the two (a retry that made nothing): claim it afresh.
-    if (!held) return claimRetryKey(items, tenant, taskId, key, body, now);
+    if (!held) return claimRetryKey(store, tenant, taskId, key, body, now);
     if (held.body_hash !== bodyHash) throw reused(key, taskId);
     return branchOf(held, taskId, key);
   }
@@ -86,10 +86,10 @@ export async function claimRetryKey(
 
 /** Lets the key go again after a retry that made nothing. */
 export async function releaseRetryKey(
-  items: ItemStore,
+  store: TaskStore,
   tenant: string,
   taskId: string,
   key: string,
 ): Promise<void> {
-  await items.delete(itemKey(tenant, taskId, key));
+  await store.items.delete(retryIdempotencyKey(tenant, taskId, key));
 }

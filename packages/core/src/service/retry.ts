@@ -82,7 +82,7 @@ export class RetryService {
     const task = await this.deps.tasks.record(tenant, taskId);
     // The key names its body, as a task's does: the same key with another body is a 409.
     const body = { from };
-    const items = this.deps.store.items;
+    const items = this.deps.store;
     const now = this.deps.clock.now();
     if (idempotencyKey !== null) {
       const held = await checkRetryKey(items, tenant, taskId, idempotencyKey, body, now);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
 import { MemoryQueue } from "../memory/memory-queue";
 import type { Item, ItemStore } from "../ports/item-store";
+import { SlotStore } from "../store/slot-store";
 import { TaskStore } from "../store/task-store";
 import { ManualClock } from "../testing/memory-system";
 import { RunningSlots } from "./running-slots";
@@ -55,7 +56,7 @@ function slotsOf(limit: number) {
   const clock = new ManualClock();
   const { store: items, meter } = metered(new MemoryItemStore());
   const slots = new RunningSlots({
-    items,
+    slots: new SlotStore(items),
     store: new TaskStore(items),
     queue: new MemoryQueue({ clock }),
     clock,

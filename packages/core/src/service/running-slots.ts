@@ -28,35 +28,17 @@
 import { isErrorKind } from "../errors";
 import { type SlotWait, TERMINAL_STATUSES } from "../model";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
-import { sweepIndex, tenantPk } from "../store/keys";
+import { sweepIndex } from "../store/keys";
 import type { BranchRecord } from "../store/records";
+import type { SlotStore } from "../store/slot-store";
 import type { TaskStore } from "../store/task-store";
 import { enqueueNext } from "../vm/enqueue";
 import { failUnstarted } from "./task-starts";
 
-/**
- * Global index partitions (gsi1) that let the sweep find tenants' running items
- * and waiting tasks; `SLOTS` lists the numbered slot items of earlier versions,
- * which the sweep frees when their task has ended.
- */
-const RUNNING_INDEX = "RUNNING";
-const LEGACY_SLOTS_INDEX = "SLOTS";
-const WAITING_INDEX = "WAITING";
-
-const runningKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "RUNNING" });
-/** The attribute of the running item that holds the task's slot. */
-const holder = (taskId: string) => `run#${taskId}`;
-const HOLDER_PREFIX = "run#";
-const waitKey = (tenant: string, createdAt: string, taskId: string) => ({
-  pk: tenantPk(tenant),
-  sk: `WAIT#${createdAt}#${taskId}`,
-});
-
 export interface RunningSlotsDeps {
-  items: ItemStore;
+  slots: SlotStore;
   store: TaskStore;
   queue: Queue;
   clock: Clock;
@@ -81,27 +63,9 @@ export class RunningSlots {
   async claim(tenant: string, taskId: string): Promise<boolean> {
     const limit = await this.deps.limit(tenant);
     const claimedAt = new Date(this.deps.clock.now()).toISOString();
-    try {
-      await this.deps.items.update(
-        runningKey(tenant),
-        {
-          set: [
-            [[holder(taskId)], claimedAt],
-            [["tenant_id"], tenant],
-            [["gsi1pk"], RUNNING_INDEX],
-            [["gsi1sk"], tenant],
-          ],
-          add: [[["count"], 1]],
-        },
-        { below: { count: limit }, equals: { [holder(taskId)]: null } },
-      );
-      return true;
-    } catch (error) {
-      if (!isErrorKind(error, "conflict")) throw error;
-    }
+    if (await this.deps.slots.claim(tenant, taskId, claimedAt, limit)) return true;
     // Refused: all taken, or this task holds one already (a repeated claim).
-    const running = await this.deps.items.get(runningKey(tenant));
-    return typeof running?.[holder(taskId)] === "string";
+    return (await this.deps.slots.heldSince(tenant, taskId)) !== null;
   }
 
   /**
@@ -110,14 +74,7 @@ export class RunningSlots {
    * for a new task; a branch whose wait ended (`service/waits.ts`) starts at its head.
    */
   async wait(tenant: string, taskId: string, createdAt: string, branch = "main"): Promise<void> {
-    await this.deps.items.put({
-      ...waitKey(tenant, createdAt, taskId),
-      tenant_id: tenant,
-      task_id: taskId,
-      ...(branch === "main" ? {} : { branch }),
-      gsi1pk: WAITING_INDEX,
-      gsi1sk: `${createdAt}#${tenant}#${taskId}`,
-    });
+    await this.deps.slots.addWaiting(tenant, createdAt, taskId, branch);
     await this.startWaiting(tenant);
   }
 
@@ -138,22 +95,13 @@ export class RunningSlots {
   async positions(tenant: string, upTo?: string): Promise<Map<string, SlotWait>> {
     const found = new Map<string, SlotWait>();
     let limit: number | null = null;
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.items.query({
-        pk: tenantPk(tenant),
-        prefix: "WAIT#",
-        limit: 100,
-        cursor,
-      });
-      for (const item of page.items) {
-        limit ??= await this.deps.limit(tenant);
-        const taskId = item.task_id as string;
-        found.set(taskId, { position: found.size + 1, max_running_tasks: limit });
-        if (taskId === upTo) return found;
-      }
-      cursor = page.cursor;
-    } while (cursor && found.size < 10_000);
+    for await (const item of this.deps.slots.waiting(tenant)) {
+      limit ??= await this.deps.limit(tenant);
+      const taskId = item.task_id;
+      found.set(taskId, { position: found.size + 1, max_running_tasks: limit });
+      if (taskId === upTo) return found;
+      if (found.size >= 10_000) break;
+    }
     return found;
   }
 
@@ -165,19 +113,9 @@ export class RunningSlots {
 
   /** Frees the task's slot: one read, and one conditional update when it holds one. */
   private async free(tenant: string, taskId: string): Promise<void> {
-    const running = await this.deps.items.get(runningKey(tenant));
-    const claimedAt = running?.[holder(taskId)];
-    if (typeof claimedAt !== "string") return;
-    await this.deps.items
-      .update(
-        runningKey(tenant),
-        { remove: [[holder(taskId)]], add: [[["count"], -1]] },
-        { equals: { [holder(taskId)]: claimedAt } },
-      )
-      .catch((error: unknown) => {
-        // Freed meanwhile by another release of the same task.
-        if (!isErrorKind(error, "conflict")) throw error;
-      });
+    const claimedAt = await this.deps.slots.heldSince(tenant, taskId);
+    // Nothing to do, or freed meanwhile by another release of the same task (the store's condition).
+    if (claimedAt !== null) await this.deps.slots.free(tenant, taskId, claimedAt);
   }
 
   /** Starts waiting tasks, oldest first, while slots are free. */
@@ -186,13 +124,12 @@ export class RunningSlots {
     // A task queued before the month was spent would spend past it once started.
     if (await this.deps.monthSpent?.(tenant)) return started;
     for (;;) {
-      const page = await this.deps.items.query({ pk: tenantPk(tenant), prefix: "WAIT#", limit: 1 });
-      const next = page.items[0];
+      const next = await this.deps.slots.firstWaiting(tenant);
       if (!next) return started;
-      const taskId = next.task_id as string;
+      const taskId = next.task_id;
       if (!(await this.claim(tenant, taskId))) return started;
-      const ran = await this.startBranch(tenant, taskId, (next.branch as string) ?? "main");
-      await this.deps.items.delete({ pk: next.pk, sk: next.sk });
+      const ran = await this.startBranch(tenant, taskId, next.branch ?? "main");
+      await this.deps.slots.deleteWaiting(next);
       if (ran === "gone") await this.free(tenant, taskId);
       if (ran === "started") started++;
     }
@@ -259,60 +196,21 @@ export class RunningSlots {
     const before = new Date(this.deps.clock.now() - heldMs).toISOString();
     const tenants = new Set<string>();
     let freed = 0;
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.items.query({
-        pk: RUNNING_INDEX,
-        index: "gsi1",
-        limit: 100,
-        cursor,
-      });
-      for (const running of page.items) {
-        const tenant = running.tenant_id as string;
-        for (const [name, claimedAt] of Object.entries(running)) {
-          if (!name.startsWith(HOLDER_PREFIX) || typeof claimedAt !== "string") continue;
-          if (claimedAt >= before) continue;
-          const taskId = name.slice(HOLDER_PREFIX.length);
-          if (!(await this.abandoned(tenant, taskId))) continue;
-          await this.free(tenant, taskId);
-          freed++;
-          tenants.add(tenant);
-        }
-      }
-      cursor = page.cursor;
-    } while (cursor);
-    do {
-      const page = await this.deps.items.query({
-        pk: LEGACY_SLOTS_INDEX,
-        index: "gsi1",
-        between: ["0", before],
-        limit: 100,
-        cursor,
-      });
-      for (const slot of page.items) {
-        const tenant = slot.tenant_id as string;
-        if (!(await this.abandoned(tenant, slot.task_id as string))) continue;
-        await this.deps.items
-          .delete({ pk: slot.pk, sk: slot.sk }, { equals: { task_id: slot.task_id as string } })
-          .catch((error: unknown) => {
-            if (!isErrorKind(error, "conflict")) throw error;
-          });
-        freed++;
-        tenants.add(tenant);
-      }
-      cursor = page.cursor;
-    } while (cursor);
-    cursor = null;
-    do {
-      const page = await this.deps.items.query({
-        pk: WAITING_INDEX,
-        index: "gsi1",
-        limit: 100,
-        cursor,
-      });
-      for (const item of page.items) tenants.add(item.tenant_id as string);
-      cursor = page.cursor;
-    } while (cursor);
+    for await (const slot of this.deps.slots.heldSlots()) {
+      if (slot.claimedAt >= before) continue;
+      if (!(await this.abandoned(slot.tenant, slot.taskId))) continue;
+      await this.free(slot.tenant, slot.taskId);
+      freed++;
+      tenants.add(slot.tenant);
+    }
+    for await (const slot of this.deps.slots.legacySlots(before)) {
+      const tenant = slot.tenant_id as string;
+      if (!(await this.abandoned(tenant, slot.task_id as string))) continue;
+      await this.deps.slots.deleteLegacySlot(slot);
+      freed++;
+      tenants.add(tenant);
+    }
+    for await (const tenant of this.deps.slots.waitingTenants()) tenants.add(tenant);
     for (const tenant of tenants) await this.startWaiting(tenant);
     return freed;
   }

@@ -12,21 +12,14 @@
  * crash finishes the start instead of making a second task.
  */
 import * as z from "zod";
-import {
-  isErrorKind,
-  MalformedError,
-  NotFoundError,
-  StackVMError,
-  ValidationError,
-} from "../errors";
+import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
 import { digest, randomId } from "../ids";
 import { Budget, ResponseFormat } from "../model";
 import { VariableName } from "../plan/schema";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { DueRun, SchedulerPort, ScheduleTimer } from "../ports/scheduler";
-import { tenantPk } from "../store/keys";
+import type { ScheduleRecord, ScheduleStore } from "../store/schedule-store";
 import { checkTimeZone, nextRunAt, parseCron } from "./cron";
 import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";
@@ -106,31 +99,6 @@ export const Schedule = z.object({
 });
 export type Schedule = z.infer<typeof Schedule>;
 
-/** The stored schedule. */
-interface ScheduleItem {
-  pk: string;
-  sk: string;
-  gsi1pk: string;
-  gsi1sk: string;
-  tenant_id: string;
-  schedule_id: string;
-  name: string;
-  cron: string;
-  timezone: string;
-  goal: string | null;
-  plan: unknown[] | null;
-  namespace: string;
-  enabled: boolean;
-  inputs: Record<string, unknown>;
-  response_format: Record<string, unknown> | null;
-  budget: Budget | null;
-  webhook_url: string | null;
-  metadata: Record<string, unknown>;
-  last_run_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 /** What one invocation of the handler did. */
 export type RunOutcome =
   | { outcome: "started"; task_id: string }
@@ -140,19 +108,9 @@ export type RunOutcome =
 
 /** How long a run item is kept: far longer than any scheduler retry. */
 const RUN_TTL_SECONDS = 7 * 24 * 3600;
-const SCHEDULES_INDEX = "SCHEDULES";
-
-const scheduleKey = (tenant: string, id: string) => ({
-  pk: tenantPk(tenant),
-  sk: `SCHEDULE#${id}`,
-});
-const runKey = (tenant: string, id: string, due: string) => ({
-  pk: tenantPk(tenant),
-  sk: `SCHEDRUN#${id}#${due}`,
-});
 
 export interface ScheduleServiceDeps {
-  items: ItemStore;
+  schedules: ScheduleStore;
   clock: Clock;
   tasks: TaskService;
   namespaces: NamespaceService;
@@ -166,10 +124,7 @@ export class ScheduleService {
   async create(tenant: string, input: CreateScheduleInput): Promise<Schedule> {
     const now = new Date(this.deps.clock.now()).toISOString();
     const id = `sch_${randomId(16)}`;
-    const item: ScheduleItem = {
-      ...scheduleKey(tenant, id),
-      gsi1pk: SCHEDULES_INDEX,
-      gsi1sk: `${tenant}#${id}`,
+    const item: ScheduleRecord = {
       tenant_id: tenant,
       schedule_id: id,
       name: input.name,
@@ -189,12 +144,12 @@ export class ScheduleService {
       updated_at: now,
     };
     await this.check(item);
-    await this.deps.items.put({ ...item }, { exists: false });
+    await this.deps.schedules.create(item);
     try {
       await this.deps.scheduler.put(timerOf(item));
     } catch (error) {
       // No schedule without its timer: undo, and let the caller try again.
-      await this.deps.items.delete(scheduleKey(tenant, id));
+      await this.deps.schedules.delete(tenant, id);
       throw error;
     }
     return await this.view(item);
@@ -205,17 +160,13 @@ export class ScheduleService {
   }
 
   async list(tenant: string): Promise<Schedule[]> {
-    const page = await this.deps.items.query({
-      pk: tenantPk(tenant),
-      prefix: "SCHEDULE#",
-      limit: 1000,
-    });
-    return Promise.all(page.items.map((item) => this.view(item as unknown as ScheduleItem)));
+    const items = await this.deps.schedules.list(tenant);
+    return Promise.all(items.map((item) => this.view(item)));
   }
 
   async update(tenant: string, id: string, changes: UpdateScheduleInput): Promise<Schedule> {
     const current = await this.item(tenant, id);
-    const next: ScheduleItem = {
+    const next: ScheduleRecord = {
       ...current,
       updated_at: new Date(this.deps.clock.now()).toISOString(),
     };
@@ -227,10 +178,7 @@ export class ScheduleService {
       throw new ValidationError("invalid_schedule", "a schedule needs a goal, a plan, or both");
     }
     await this.check(next);
-    await this.deps.items.put(
-      { ...next },
-      { exists: true, equals: { updated_at: current.updated_at } },
-    );
+    await this.deps.schedules.replace(next, current.updated_at);
     await this.deps.scheduler.put(timerOf(next));
     return await this.view(next);
   }
@@ -238,23 +186,13 @@ export class ScheduleService {
   async delete(tenant: string, id: string): Promise<void> {
     await this.item(tenant, id);
     await this.deps.scheduler.delete(tenant, id);
-    await this.deps.items.delete(scheduleKey(tenant, id));
+    await this.deps.schedules.delete(tenant, id);
   }
 
   /** Every schedule's timer, across tenants (for the local timer at start). */
   async timers(): Promise<ScheduleTimer[]> {
     const timers: ScheduleTimer[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.items.query({
-        pk: SCHEDULES_INDEX,
-        index: "gsi1",
-        limit: 500,
-        cursor,
-      });
-      timers.push(...page.items.map((item) => timerOf(item as unknown as ScheduleItem)));
-      cursor = page.cursor;
-    } while (cursor);
+    for await (const item of this.deps.schedules.all()) timers.push(timerOf(item));
     return timers;
   }
 
@@ -267,26 +205,22 @@ export class ScheduleService {
     // A due time is a whole minute; two firings of one minute must meet on one key.
     const dueAt = new Date(Math.floor(due / 60_000) * 60_000).toISOString();
     const { tenant_id: tenant, schedule_id: id } = run;
-    const schedule = (await this.deps.items.get(
-      scheduleKey(tenant, id),
-    )) as unknown as ScheduleItem | null;
+    const schedule = await this.deps.schedules.get(tenant, id);
     if (!schedule) return { outcome: "gone" };
     if (!schedule.enabled) return { outcome: "disabled" };
 
     const taskId = `tsk_${digest("schedule", tenant, id, dueAt).slice(0, 20)}`;
-    const marker = runKey(tenant, id, dueAt);
     const nowSeconds = Math.floor(this.deps.clock.now() / 1000);
-    try {
-      await this.deps.items.put(
-        { ...marker, task_id: taskId, started: false, ttl: nowSeconds + RUN_TTL_SECONDS },
-        { exists: false, orExpiredBefore: nowSeconds },
-      );
-    } catch (error) {
-      if (!isErrorKind(error, "conflict")) throw error;
-      const held = await this.deps.items.get(marker);
-      if (held?.started === true) return { outcome: "duplicate", task_id: taskId };
-      // The first invocation stopped before its task was written: finish it.
-    }
+    const claim = await this.deps.schedules.claimRun(
+      tenant,
+      id,
+      dueAt,
+      taskId,
+      nowSeconds,
+      RUN_TTL_SECONDS,
+    );
+    if (claim === "started") return { outcome: "duplicate", task_id: taskId };
+    // "unfinished": the first invocation stopped before its task was written: finish it.
     let replayed: boolean;
     try {
       ({ replayed } = await this.deps.tasks.create(tenant, taskInput(schedule, dueAt), taskId));
@@ -300,12 +234,7 @@ export class ScheduleService {
       }
       // Retrying would not help (the month's budget is spent, the namespace is gone):
       // record the skip and answer, so the scheduler does not retry.
-      await this.deps.items.update(marker, {
-        set: [
-          [["started"], true],
-          [["skipped"], e.message],
-        ],
-      });
+      await this.deps.schedules.markRunStarted(tenant, id, dueAt, e.message);
       this.deps.log.warn("a scheduled run was skipped", {
         tenant_id: tenant,
         schedule_id: id,
@@ -314,14 +243,10 @@ export class ScheduleService {
       });
       return { outcome: "skipped", reason: e.message };
     }
-    await this.deps.items.update(marker, { set: [[["started"], true]] });
+    await this.deps.schedules.markRunStarted(tenant, id, dueAt);
     // Another invocation for the same due time wrote the task first.
     if (replayed) return { outcome: "duplicate", task_id: taskId };
-    await this.deps.items
-      .update(scheduleKey(tenant, id), { set: [[["last_run_at"], dueAt]] }, { exists: true })
-      .catch((error: unknown) => {
-        if (!isErrorKind(error, "conflict")) throw error;
-      });
+    await this.deps.schedules.setLastRun(tenant, id, dueAt);
     this.deps.log.info("a scheduled run started", {
       tenant_id: tenant,
       schedule_id: id,
@@ -331,14 +256,14 @@ export class ScheduleService {
     return { outcome: "started", task_id: taskId };
   }
 
-  private async item(tenant: string, id: string): Promise<ScheduleItem> {
-    const item = await this.deps.items.get(scheduleKey(tenant, id));
+  private async item(tenant: string, id: string): Promise<ScheduleRecord> {
+    const item = await this.deps.schedules.get(tenant, id);
     if (!item) throw new NotFoundError("schedule", id);
-    return item as unknown as ScheduleItem;
+    return item;
   }
 
   /** Cron, time zone, namespace and plan must all hold before anything is written. */
-  private async check(item: ScheduleItem): Promise<void> {
+  private async check(item: ScheduleRecord): Promise<void> {
     await parseCron(item.cron);
     checkTimeZone(item.timezone);
     if (item.plan === null) {
@@ -355,7 +280,7 @@ export class ScheduleService {
     if (item.webhook_url !== null) await this.deps.tasks.checkWebhookUrl(item.webhook_url);
   }
 
-  private async view(item: ScheduleItem): Promise<Schedule> {
+  private async view(item: ScheduleRecord): Promise<Schedule> {
     return {
       schedule_id: item.schedule_id,
       name: item.name,
@@ -375,7 +300,7 @@ export class ScheduleService {
   }
 }
 
-function timerOf(item: ScheduleItem): ScheduleTimer {
+function timerOf(item: ScheduleRecord): ScheduleTimer {
   return {
     tenant_id: item.tenant_id,
     schedule_id: item.schedule_id,
@@ -389,7 +314,7 @@ function timerOf(item: ScheduleItem): ScheduleTimer {
  * The task of one run: the schedule's goal or plan, with `schedule_id` and `due_at`
  * in its metadata; a plan's run takes the schedule's name, its title in lists.
  */
-function taskInput(schedule: ScheduleItem, dueAt: string): CreateTaskInput {
+function taskInput(schedule: ScheduleRecord, dueAt: string): CreateTaskInput {
   return CreateTaskInput.parse({
     ...(schedule.goal === null ? { name: schedule.name } : { goal: schedule.goal }),
     ...(schedule.plan === null ? {} : { plan: schedule.plan }),

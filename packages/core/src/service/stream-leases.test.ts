@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
+import { StreamLeaseStore } from "../store/stream-lease-store";
 import { ManualClock } from "../testing/memory-system";
 import { LEASE_MS, RENEW_MS, StreamLeases } from "./stream-leases";
 
@@ -10,7 +11,15 @@ afterEach(() => {
 function leases(limit = 2) {
   const items = new MemoryItemStore();
   const clock = new ManualClock();
-  return { items, clock, leases: new StreamLeases({ items, clock, limit: async () => limit }) };
+  return {
+    items,
+    clock,
+    leases: new StreamLeases({
+      leases: new StreamLeaseStore(items),
+      clock,
+      limit: async () => limit,
+    }),
+  };
 }
 
 describe("StreamLeases", () => {

@@ -17,16 +17,13 @@
 import { randomUUID } from "node:crypto";
 import { RateLimitedError } from "../errors";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
-import { tenantPk } from "../store/keys";
+import type { StreamLeaseStore } from "../store/stream-lease-store";
 
 /** How long a lease holds without renewal: a dead stream's slot frees within this. */
 export const LEASE_MS = 60_000;
 /** How often a running stream renews its lease. */
 export const RENEW_MS = 20_000;
-
-const leasesPk = (tenant: string) => `${tenantPk(tenant)}#STREAMS`;
 
 /** One open stream's hold on its tenant's limit. */
 export interface StreamLease {
@@ -35,7 +32,7 @@ export interface StreamLease {
 }
 
 export interface StreamLeasesDeps {
-  items: ItemStore;
+  leases: StreamLeaseStore;
   clock: Clock;
   /** The tenant's `max_open_streams`. */
   limit: (tenant: string) => Promise<number>;
@@ -53,11 +50,11 @@ export class StreamLeases {
   /** Takes a slot for one stream of `tenant`, or throws 429 `too_many_streams`. */
   async open(tenant: string): Promise<StreamLease> {
     const limit = await this.deps.limit(tenant);
-    const key = { pk: leasesPk(tenant), sk: `S#${randomUUID()}` };
-    await this.write(key);
+    const id = randomUUID();
+    await this.write(tenant, id);
     const open = await this.count(tenant);
     if (open > limit) {
-      await this.deps.items.delete(key).catch(() => undefined);
+      await this.deps.leases.delete(tenant, id).catch(() => undefined);
       throw new RateLimitedError(
         `this tenant already has ${limit} event streams or chat completions open (max_open_streams): close one, or wait for one to end, and try again (the operator can raise max_open_streams)`,
         Math.ceil(RENEW_MS / 1000),
@@ -66,7 +63,7 @@ export class StreamLeases {
     }
     // Renewed in the background; a failed renewal is logged and tried again at the next.
     const timer = setInterval(() => {
-      this.write(key).catch((error: unknown) =>
+      this.write(tenant, id).catch((error: unknown) =>
         this.deps.log?.warn("stream lease not renewed", {
           tenant_id: tenant,
           error: error instanceof Error ? error.message : String(error),
@@ -80,26 +77,17 @@ export class StreamLeases {
         if (closed) return;
         closed = true;
         clearInterval(timer);
-        await this.deps.items.delete(key).catch(() => undefined);
+        await this.deps.leases.delete(tenant, id).catch(() => undefined);
       },
     };
   }
 
   /** The tenant's streams open now (leases not yet run out). */
   async count(tenant: string): Promise<number> {
-    const now = this.deps.clock.now();
-    let open = 0;
-    let cursor: string | null = null;
-    do {
-      const page = await this.deps.items.query({ pk: leasesPk(tenant), cursor });
-      for (const item of page.items) if (typeof item.until === "number" && item.until > now) open++;
-      cursor = page.cursor;
-    } while (cursor);
-    return open;
+    return this.deps.leases.countOpen(tenant, this.deps.clock.now());
   }
 
-  private async write(key: { pk: string; sk: string }): Promise<void> {
-    const until = this.deps.clock.now() + LEASE_MS;
-    await this.deps.items.put({ ...key, until, ttl: Math.ceil(until / 1000) });
+  private async write(tenant: string, id: string): Promise<void> {
+    await this.deps.leases.put(tenant, id, this.deps.clock.now() + LEASE_MS);
   }
 }

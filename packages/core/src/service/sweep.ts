@@ -5,16 +5,14 @@
  * duplicate.
  */
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
-import { SWEEP_SHARDS, sweepIndexPk } from "../store/keys";
-import type { BranchRecord } from "../store/records";
+import type { SweepIndex } from "../store/sweep-index";
 import { enqueueNext, sendWake } from "../vm/enqueue";
 import { dueAt } from "../vm/wait";
 
 export interface SweepDeps {
-  items: ItemStore;
+  index: SweepIndex;
   queue: Queue;
   clock: Clock;
   log: Log;
@@ -26,47 +24,33 @@ export async function sweepStalled(deps: SweepDeps, stalledMs: number): Promise<
   const before = new Date(now - stalledMs).toISOString();
   const attempt = `sweep-${Math.floor(now / 60_000)}`;
   let count = 0;
-  for (let shard = 0; shard < SWEEP_SHARDS; shard++) {
-    let cursor: string | null = null;
-    do {
-      const page = await deps.items.query({
-        pk: sweepIndexPk(shard),
-        index: "gsi1",
-        between: ["0", before],
-        limit: 100,
-        cursor,
+  for await (const branch of deps.index.listedBefore(before)) {
+    // A waiting branch whose wake was lost (a restart of the local scheduler, a
+    // failed send) is woken once it is overdue; an early wake would only wait again.
+    const due = branch.status === "waiting" && branch.waiting ? dueAt(branch.waiting) : null;
+    if (due !== null && due < now - stalledMs && branch.waiting) {
+      await sendWake(deps, {
+        tenant_id: branch.tenant_id,
+        task_id: branch.task_id,
+        branch: branch.name,
+        head: branch.head,
+        wait_id: branch.waiting.id,
+        at: new Date(due).toISOString(),
       });
-      for (const item of page.items) {
-        const branch = item as unknown as BranchRecord;
-        // A waiting branch whose wake was lost (a restart of the local scheduler, a
-        // failed send) is woken once it is overdue; an early wake would only wait again.
-        const due = branch.status === "waiting" && branch.waiting ? dueAt(branch.waiting) : null;
-        if (due !== null && due < now - stalledMs && branch.waiting) {
-          await sendWake(deps, {
-            tenant_id: branch.tenant_id,
-            task_id: branch.task_id,
-            branch: branch.name,
-            head: branch.head,
-            wait_id: branch.waiting.id,
-            at: new Date(due).toISOString(),
-          });
-          count++;
-          continue;
-        }
-        // The index is sorted by start time; a branch that moved recently is not stalled.
-        if (branch.status !== "running" || branch.updated_at >= before) continue;
-        await enqueueNext(deps, branch, branch.head, attempt);
-        count++;
-        deps.log.warn("re-enqueued a stalled branch", {
-          tenant_id: branch.tenant_id,
-          task_id: branch.task_id,
-          branch: branch.name,
-          head: branch.head,
-          updated_at: branch.updated_at,
-        });
-      }
-      cursor = page.cursor;
-    } while (cursor);
+      count++;
+      continue;
+    }
+    // The index is sorted by start time; a branch that moved recently is not stalled.
+    if (branch.status !== "running" || branch.updated_at >= before) continue;
+    await enqueueNext(deps, branch, branch.head, attempt);
+    count++;
+    deps.log.warn("re-enqueued a stalled branch", {
+      tenant_id: branch.tenant_id,
+      task_id: branch.task_id,
+      branch: branch.name,
+      head: branch.head,
+      updated_at: branch.updated_at,
+    });
   }
   return count;
 }

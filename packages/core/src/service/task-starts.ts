@@ -4,7 +4,7 @@
  * start is all or nothing by its order and a marker:
  *
  * 1. everything is checked before the first write (`task-sizes.ts`);
- * 2. a marker `T#{t}` / `START#{task}` is written, listed in the `gsi1` index
+ * 2. a marker `T#{t}` / `START#{task}` is written (`store/task-starts.ts`), listed in the `gsi1` index
  *    `STARTS` by time, before anything that holds a resource;
  * 3. the task, its branch, the slot and the enqueue follow; a failure among them
  *    undoes what was written (`undoStart`) and the caller gets the error;
@@ -19,8 +19,6 @@
  */
 import { isErrorKind } from "../errors";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
 import type { TaskStore } from "../store/task-store";
 
 /**
@@ -28,55 +26,6 @@ import type { TaskStore } from "../store/task-store";
  * answers 504 after 29 s), so the sweep can repair it without racing the start.
  */
 export const START_REPAIR_AFTER_MS = 30_000;
-
-const STARTS_INDEX = "STARTS";
-
-const startKey = (tenant: string, taskId: string) => ({
-  pk: tenantPk(tenant),
-  sk: `START#${taskId}`,
-});
-
-/** Records that a start of the task is under way (step 2 above). */
-export async function markStart(
-  items: ItemStore,
-  tenant: string,
-  taskId: string,
-  now: string,
-): Promise<void> {
-  await items.put({
-    ...startKey(tenant, taskId),
-    tenant_id: tenant,
-    task_id: taskId,
-    gsi1pk: STARTS_INDEX,
-    gsi1sk: `${now}#${tenant}#${taskId}`,
-  });
-}
-
-/** The start is complete (step 4 above). */
-export async function clearStart(items: ItemStore, tenant: string, taskId: string): Promise<void> {
-  await items.delete(startKey(tenant, taskId));
-}
-
-/** The starts begun before `before` (ISO time) that never completed. */
-export async function* unfinishedStarts(
-  items: ItemStore,
-  before: string,
-): AsyncGenerator<{ tenant: string; taskId: string }> {
-  let cursor: string | null = null;
-  do {
-    const page = await items.query({
-      pk: STARTS_INDEX,
-      index: "gsi1",
-      between: ["0", before],
-      limit: 100,
-      cursor,
-    });
-    for (const item of page.items) {
-      yield { tenant: item.tenant_id as string, taskId: item.task_id as string };
-    }
-    cursor = page.cursor;
-  } while (cursor);
-}
 
 /**
  * Fails a task that was written without its `main` branch (a start cut short

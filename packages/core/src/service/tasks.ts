@@ -21,8 +21,16 @@ import { validatePlan } from "../plan/validate";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey, sweepIndex, taskKey, taskPk, tasksIndexPk, tenantPk } from "../store/keys";
+import {
+  branchKey,
+  idempotencyKey,
+  sweepIndex,
+  taskKey,
+  taskPk,
+  tasksIndexPk,
+} from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
+import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
 import type { Tool } from "../tools/tool";
@@ -34,7 +42,7 @@ import type { Presenter } from "./present";
 import type { TaskAdmission } from "./quotas";
 import { stableJson } from "./stable-json";
 import { checkRecordFits, checkTaskFields } from "./task-sizes";
-import { clearStart, failUnstarted, markStart } from "./task-starts";
+import { failUnstarted } from "./task-starts";
 import { taskTitle } from "./task-title";
 
 export const CreateTaskInput = z
@@ -412,7 +420,7 @@ export class TaskService {
     taskId: string,
   ): Promise<string> {
     const now = this.deps.clock.now();
-    const itemKey = { pk: tenantPk(tenant), sk: `IDEM#${key}` };
+    const itemKey = idempotencyKey(tenant, key);
     const bodyHash = digest(stableJson(input));
     try {
       await this.deps.store.items.put(

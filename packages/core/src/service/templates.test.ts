@@ -23,7 +23,7 @@ function systemWithTemplates() {
   );
   const sys = memorySystem({ llm });
   const templates = new TemplateService({
-    items: sys.items,
+    templates: sys.stores.templates,
     clock: sys.clock,
     tasks: sys.tasks,
     branches: sys.branches,

@@ -14,8 +14,7 @@ import { digest } from "../ids";
 import type { Plan } from "../plan/schema";
 import type { TemplateMatch } from "../planning/planner";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
+import type { TemplateRecord, TemplateStore } from "../store/template-store";
 import { parseTrailingFormat } from "../vm/goal-text";
 import type { BranchService } from "./branches";
 import type { TaskService } from "./tasks";
@@ -80,31 +79,13 @@ export function goalSimilarity(a: string, b: string): number {
   return total === 0 ? 0 : (2 * shared) / total;
 }
 
-interface TemplateItem {
-  pk: string;
-  sk: string;
-  template_id: string;
-  namespace: string;
-  goal: string;
-  normalized_goal: string;
-  plan: Plan;
-  task_id: string;
-  commit_id: string;
-  created_at: string;
-}
-
 const templateId = (namespace: string, normalized: string): string =>
   `tpl_${digest("template", namespace, normalized).slice(0, 24)}`;
-
-const templateKey = (tenant: string, id: string) => ({
-  pk: tenantPk(tenant),
-  sk: `TEMPLATE#${id}`,
-});
 
 const ID = /^tpl_[0-9a-f]{24}$/;
 
 export interface TemplateServiceDeps {
-  items: ItemStore;
+  templates: TemplateStore;
   clock: Clock;
   tasks: TaskService;
   branches: BranchService;
@@ -132,8 +113,7 @@ export class TemplateService {
     const goal = parseTrailingFormat(task.goal).goal;
     const normalized = normalizeGoal(goal);
     const id = templateId(task.namespace, normalized);
-    const item: TemplateItem = {
-      ...templateKey(tenant, id),
+    const item: TemplateRecord = {
       template_id: id,
       namespace: task.namespace,
       goal,
@@ -143,14 +123,12 @@ export class TemplateService {
       commit_id: commitId,
       created_at: new Date(this.deps.clock.now()).toISOString(),
     };
-    await this.deps.items.put({ ...item });
+    await this.deps.templates.put(tenant, item);
     return { template_id: id };
   }
 
   async get(tenant: string, id: string): Promise<Template> {
-    const item = ID.test(id)
-      ? ((await this.deps.items.get(templateKey(tenant, id))) as TemplateItem | null)
-      : null;
+    const item = ID.test(id) ? await this.deps.templates.get(tenant, id) : null;
     if (!item) throw new NotFoundError("template", id);
     return present(item);
   }
@@ -159,22 +137,13 @@ export class TemplateService {
     tenant: string,
     options: { namespace?: string; limit: number; cursor?: string | null },
   ): Promise<{ templates: Template[]; next_cursor: string | null }> {
-    const page = await this.deps.items.query({
-      pk: tenantPk(tenant),
-      prefix: "TEMPLATE#",
-      limit: options.limit,
-      cursor: options.cursor ?? null,
-      ...(options.namespace ? { filter: { namespace: options.namespace } } : {}),
-    });
-    return {
-      templates: (page.items as unknown as TemplateItem[]).map(present),
-      next_cursor: page.cursor,
-    };
+    const page = await this.deps.templates.list(tenant, options);
+    return { templates: page.items.map(present), next_cursor: page.cursor };
   }
 
   async delete(tenant: string, id: string): Promise<void> {
     await this.get(tenant, id);
-    await this.deps.items.delete(templateKey(tenant, id));
+    await this.deps.templates.delete(tenant, id);
   }
 
   /**
@@ -184,37 +153,27 @@ export class TemplateService {
    */
   async find(tenant: string, namespace: string, goal: string): Promise<TemplateMatch | null> {
     const normalized = normalizeGoal(goal);
-    const exact = (await this.deps.items.get(
-      templateKey(tenant, templateId(namespace, normalized)),
-    )) as TemplateItem | null;
+    const exact = await this.deps.templates.get(tenant, templateId(namespace, normalized));
     if (exact) return match(exact, true);
-    let best: { item: TemplateItem; score: number } | null = null;
-    let cursor: string | null = null;
+    let best: { item: TemplateRecord; score: number } | null = null;
     let read = 0;
-    do {
-      const page = await this.deps.items.query({
-        pk: tenantPk(tenant),
-        prefix: "TEMPLATE#",
-        filter: { namespace },
-        limit: 100,
-        cursor,
-      });
-      for (const item of page.items as unknown as TemplateItem[]) {
+    for await (const page of this.deps.templates.pagesOf(tenant, namespace)) {
+      for (const item of page) {
         const score = goalSimilarity(normalized, item.normalized_goal);
         if (score >= SIMILARITY_THRESHOLD && (!best || score > best.score)) best = { item, score };
       }
-      read += page.items.length;
-      cursor = page.cursor;
-    } while (cursor && read < SIMILAR_SCAN_LIMIT);
+      read += page.length;
+      if (read >= SIMILAR_SCAN_LIMIT) break;
+    }
     return best ? match(best.item, false) : null;
   }
 }
 
-function match(item: TemplateItem, exact: boolean): TemplateMatch {
-  return { template_id: item.template_id, goal: item.goal, plan: item.plan, exact };
+function match(item: TemplateRecord, exact: boolean): TemplateMatch {
+  return { template_id: item.template_id, goal: item.goal, plan: item.plan as Plan, exact };
 }
 
-function present(item: TemplateItem): Template {
+function present(item: TemplateRecord): Template {
   return {
     template_id: item.template_id,
     namespace: item.namespace,

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MemoryItemStore } from "../memory/memory-item-store";
+import { LiveTextStore } from "../store/live-text-store";
 import { TokenRelay, WATCH_TTL_MS } from "./token-relay";
 
 function setup() {
   const items = new MemoryItemStore();
   let now = 1_700_000_000_000;
   const clock = { now: () => now };
-  const relay = new TokenRelay({ items, clock, flushMs: 10_000 });
+  const relay = new TokenRelay({ live: new LiveTextStore(items), clock, flushMs: 10_000 });
   const target = {
     tenant: "t1",
     taskId: "task1",

@@ -21,9 +21,8 @@
 import type { TokenEvent, TokenSink, TokenTarget } from "../llm/types";
 import type { LlmPurpose } from "../model";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
-import { taskPk } from "../store/keys";
+import type { LiveTextStore } from "../store/live-text-store";
 
 /** How long a watch mark holds without being refreshed. */
 export const WATCH_TTL_MS = 60_000;
@@ -36,10 +35,6 @@ const LOOKBACK_MS = 5_000;
 /** At most this many characters per batch item: far below DynamoDB's item limit. */
 const MAX_BATCH_CHARS = 100_000;
 
-const livePk = (tenant: string, taskId: string) => `${taskPk(tenant, taskId)}#LIVE`;
-const batchSk = (at: number, writer: string, n: number) =>
-  `TOK#${String(at).padStart(15, "0")}#${writer}#${String(n).padStart(6, "0")}`;
-
 /** Where a reader is: the batches it delivered (sort key to time), and where it last looked. */
 export interface TokenCursor {
   seen: Map<string, number>;
@@ -48,7 +43,7 @@ export interface TokenCursor {
 }
 
 export interface TokenRelayDeps {
-  items: ItemStore;
+  live: LiveTextStore;
   clock: Clock;
   log?: Log;
   /** Between two batches of one call (default 150 ms). */
@@ -57,7 +52,7 @@ export interface TokenRelayDeps {
 
 /**
  * @example
- * const relay = new TokenRelay({ items, clock });
+ * const relay = new TokenRelay({ live: new LiveTextStore(items), clock });
  * await relay.watch(tenant, taskId); // the API, while a client streams
  * const sink = relay.sink({ tenant, taskId, branch: "main", seq_no: 3, parent_id, final_answer: true });
  * const { events } = await relay.read(tenant, taskId, relay.cursor()); // the API, each poll
@@ -72,18 +67,13 @@ export class TokenRelay {
   /** Marks the task watched for `WATCH_TTL_MS`: its steps publish their text meanwhile. */
   async watch(tenant: string, taskId: string): Promise<void> {
     const now = this.deps.clock.now();
-    await this.deps.items.put({
-      pk: livePk(tenant, taskId),
-      sk: "WATCH",
-      until: now + WATCH_TTL_MS,
-      ttl: Math.ceil((now + WATCH_TTL_MS) / 1000),
-    });
+    await this.deps.live.putWatch(tenant, taskId, now + WATCH_TTL_MS);
   }
 
   /** True while some events stream holds the task's mark. */
   async watched(tenant: string, taskId: string): Promise<boolean> {
-    const mark = await this.deps.items.get({ pk: livePk(tenant, taskId), sk: "WATCH" });
-    return typeof mark?.until === "number" && mark.until > this.deps.clock.now();
+    const until = await this.deps.live.watchedUntil(tenant, taskId);
+    return until !== null && until > this.deps.clock.now();
   }
 
   /** A reader's starting point: batches from now on. */
@@ -101,22 +91,13 @@ export class TokenRelay {
     const from = cursor.since - LOOKBACK_MS;
     const seen = new Map([...cursor.seen].filter(([, at]) => at >= from));
     const events: TokenEvent[] = [];
-    let page: string | null = null;
-    do {
-      const answer = await this.deps.items.query({
-        pk: livePk(tenant, taskId),
-        between: [`TOK#${String(Math.max(0, from)).padStart(15, "0")}`, "TOK#~"],
-        cursor: page,
-      });
-      for (const item of answer.items) {
-        if (seen.has(item.sk)) continue;
-        // Expired batches linger until the store deletes them: filtered here.
-        if (typeof item.ttl === "number" && item.ttl * 1000 < now) continue;
-        seen.set(item.sk, Number(item.at));
-        events.push(item.event as TokenEvent);
-      }
-      page = answer.cursor;
-    } while (page);
+    for await (const item of this.deps.live.batchesFrom(tenant, taskId, from)) {
+      if (seen.has(item.sk)) continue;
+      // Expired batches linger until the store deletes them: filtered here.
+      if (typeof item.ttl === "number" && item.ttl * 1000 < now) continue;
+      seen.set(item.sk, Number(item.at));
+      events.push(item.event as TokenEvent);
+    }
     return { events, cursor: { seen, since: now } };
   }
 
@@ -141,11 +122,11 @@ export class TokenRelay {
         if (!(await watched)) return;
         const at = this.deps.clock.now();
         try {
-          await this.deps.items.put({
-            pk: livePk(tenant, taskId),
-            sk: batchSk(at, writer, n++),
+          await this.deps.live.putBatch(tenant, taskId, {
             at,
-            ttl: Math.ceil((at + BATCH_TTL_MS) / 1000),
+            writer,
+            n: n++,
+            expires: at + BATCH_TTL_MS,
             event: { ...event, ...batch } satisfies TokenEvent,
           });
         } catch (error) {

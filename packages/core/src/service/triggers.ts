@@ -19,8 +19,7 @@ import { digest, randomId } from "../ids";
 import { Budget, ResponseFormat } from "../model";
 import { findReferences, lookupVariables, resolveReferences } from "../plan/references";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
-import { tenantPk } from "../store/keys";
+import type { TriggerStore } from "../store/trigger-store";
 import { newWebhookSecret, verifyWebhook, type WebhookHeaders } from "../webhooks/signature";
 import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";
@@ -59,15 +58,8 @@ export type Trigger = z.infer<typeof Trigger>;
 /** How long a delivery's `webhook-id` is remembered (senders retry for days). */
 export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
 
-const triggerKey = (tenant: string, id: string) => ({ pk: tenantPk(tenant), sk: `TRIGGER#${id}` });
-const hookKey = (id: string) => ({ pk: `HOOK#${id}`, sk: "HOOK" });
-const deliveryKey = (tenant: string, triggerId: string, webhookId: string) => ({
-  pk: tenantPk(tenant),
-  sk: `HOOKDELIVERY#${triggerId}#${webhookId}`,
-});
-
 export interface TriggerServiceDeps {
-  items: ItemStore;
+  triggers: TriggerStore;
   clock: Clock;
   tasks: TaskService;
   namespaces: NamespaceService;
@@ -107,39 +99,28 @@ export class TriggerService {
       created_at: new Date(this.deps.clock.now()).toISOString(),
     };
     const secret = newWebhookSecret();
-    await this.deps.items.put(
-      {
-        ...triggerKey(tenant, trigger.trigger_id),
-        ...trigger,
-        ...(input.budget ? { budget: input.budget } : {}),
-        tenant_id: tenant,
-        secret,
-      },
-      { exists: false },
-    );
-    await this.deps.items.put({ ...hookKey(trigger.trigger_id), tenant_id: tenant });
+    await this.deps.triggers.create(tenant, trigger.trigger_id, {
+      ...trigger,
+      ...(input.budget ? { budget: input.budget } : {}),
+      tenant_id: tenant,
+      secret,
+    });
     return { trigger, secret };
   }
 
   async get(tenant: string, triggerId: string): Promise<Trigger> {
-    const item = await this.deps.items.get(triggerKey(tenant, triggerId));
+    const item = await this.deps.triggers.get(tenant, triggerId);
     if (!item) throw new NotFoundError("trigger", triggerId);
     return Trigger.parse(item);
   }
 
   async list(tenant: string): Promise<Trigger[]> {
-    const page = await this.deps.items.query({
-      pk: tenantPk(tenant),
-      prefix: "TRIGGER#",
-      limit: 1000,
-    });
-    return page.items.map((item) => Trigger.parse(item));
+    return (await this.deps.triggers.list(tenant)).map((item) => Trigger.parse(item));
   }
 
   async delete(tenant: string, triggerId: string): Promise<void> {
     await this.get(tenant, triggerId);
-    await this.deps.items.delete(hookKey(triggerId));
-    await this.deps.items.delete(triggerKey(tenant, triggerId));
+    await this.deps.triggers.delete(tenant, triggerId);
   }
 
   /**
@@ -151,9 +132,8 @@ export class TriggerService {
     headers: Partial<Record<keyof WebhookHeaders, string | undefined>>,
     body: Uint8Array,
   ): Promise<{ task_id: string; replayed: boolean }> {
-    const pointer = await this.deps.items.get(hookKey(triggerId));
-    const tenant = typeof pointer?.tenant_id === "string" ? pointer.tenant_id : null;
-    const item = tenant ? await this.deps.items.get(triggerKey(tenant, triggerId)) : null;
+    const tenant = await this.deps.triggers.tenantOf(triggerId);
+    const item = tenant ? await this.deps.triggers.get(tenant, triggerId) : null;
     if (!tenant || !item) throw new NotFoundError("trigger", triggerId);
     const nowMs = this.deps.clock.now();
     // The signature first: anyone who knows the URL can send deliveries, and only
@@ -169,26 +149,24 @@ export class TriggerService {
     const payload = parsePayload(body);
 
     const taskId = `tsk_${digest("hook", triggerId, webhookId).slice(0, 20)}`;
-    const marker = deliveryKey(tenant, triggerId, webhookId);
     const nowSeconds = Math.floor(nowMs / 1000);
-    let seen = false;
-    try {
-      await this.deps.items.put(
-        { ...marker, task_id: taskId, started: false, ttl: nowSeconds + DELIVERY_TTL_SECONDS },
-        { exists: false, orExpiredBefore: nowSeconds },
-      );
-    } catch (error) {
-      if (!isErrorKind(error, "conflict")) throw error;
-      seen = true;
-      const held = await this.deps.items.get(marker);
-      // Started before (the task may since have been deleted): start nothing.
-      if (held?.started === true) return { task_id: held.task_id as string, replayed: true };
-      // Otherwise the first delivery stopped before its task was written: finish it.
-    }
+    const claim = await this.deps.triggers.claimDelivery(
+      tenant,
+      triggerId,
+      webhookId,
+      taskId,
+      nowSeconds,
+      DELIVERY_TTL_SECONDS,
+    );
+    // Started before (the task may since have been deleted): start nothing. The
+    // marker holds the same task id, derived from the delivery.
+    if (claim === "started") return { task_id: taskId, replayed: true };
+    // "unfinished": the first delivery stopped before its task was written: finish it.
+    const seen = claim === "unfinished";
     const trigger = Trigger.parse(item);
     const input = taskInput(trigger, item.budget, payload, webhookId);
     await this.deps.tasks.create(tenant, input, taskId);
-    await this.deps.items.update(marker, { set: [[["started"], true]] });
+    await this.deps.triggers.markDeliveryStarted(tenant, triggerId, webhookId);
     return { task_id: taskId, replayed: seen };
   }
 }

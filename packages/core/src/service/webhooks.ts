@@ -15,18 +15,16 @@
  * that runs twice writes and enqueues the same delivery, and every attempt of a
  * delivery carries the same id and body: receivers deduplicate on it.
  */
-import { isErrorKind } from "../errors";
 import { digest } from "../ids";
 import type { WebhookDelivery } from "../model";
 import { type GuardedFetchOptions, guardedFetch } from "../net/guarded-fetch";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Clock } from "../ports/clock";
-import type { ItemStore } from "../ports/item-store";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
-import { taskPk, tenantPk } from "../store/keys";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
+import type { DeliveryRecord, WebhookStore } from "../store/webhook-store";
 import type { WebhookMessage } from "../vm/message";
 import { newWebhookSecret, webhookHeaders } from "../webhooks/signature";
 import type { TaskEndHook } from "./lifecycle";
@@ -44,7 +42,7 @@ const REFUSED_FOR_GOOD = new Set(["bad_webhook_url", "address_forbidden"]);
 const MAX_BACKOFF_SECONDS = 12 * 60 * 60;
 
 export interface WebhookServiceDeps {
-  items: ItemStore;
+  webhookStore: WebhookStore;
   /** Reads the task for `task.waiting` (none: no `task.waiting` webhooks). */
   store?: TaskStore;
   queue: Queue;
@@ -69,55 +67,20 @@ export interface WebhookServiceDeps {
   resolve?: GuardedFetchOptions["resolve"];
 }
 
-interface DeliveryItem {
-  pk: string;
-  sk: string;
-  webhook_id: string;
-  type: WebhookDelivery["type"];
-  url: string;
-  body: string;
-  status: WebhookDelivery["status"];
-  attempts: WebhookDelivery["attempts"];
-  created_at: string;
-}
-
-const secretKey = (tenant: string) => ({ pk: tenantPk(tenant), sk: "WEBHOOK_SECRET" });
-const deliveryKey = (tenant: string, taskId: string, webhookId: string) => ({
-  pk: taskPk(tenant, taskId),
-  sk: `WH#${webhookId}`,
-});
-
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
   /** The tenant's signing secret, or null when it has none yet; never writes. */
   async existingSecret(tenant: string): Promise<string | null> {
-    const existing = await this.deps.items.get(secretKey(tenant));
-    return typeof existing?.secret === "string" ? existing.secret : null;
+    return this.deps.webhookStore.getSecret(tenant);
   }
 
   /** The tenant's signing secret, made on first use. */
   async secret(tenant: string): Promise<string> {
-    const existing = await this.deps.items.get(secretKey(tenant));
-    if (typeof existing?.secret === "string") return existing.secret;
-    const secret = newWebhookSecret();
-    try {
-      await this.deps.items.put(
-        {
-          ...secretKey(tenant),
-          tenant_id: tenant,
-          secret,
-          created_at: new Date(this.deps.clock.now()).toISOString(),
-        },
-        { exists: false },
-      );
-      return secret;
-    } catch (error) {
-      // Two first uses at once: the one written first is the secret.
-      if (!isErrorKind(error, "conflict")) throw error;
-      const written = await this.deps.items.get(secretKey(tenant));
-      return written?.secret as string;
-    }
+    const existing = await this.deps.webhookStore.getSecret(tenant);
+    if (existing !== null) return existing;
+    const createdAt = new Date(this.deps.clock.now()).toISOString();
+    return this.deps.webhookStore.createSecret(tenant, newWebhookSecret(), createdAt);
   }
 
   /** The hook that queues a task's webhook when the task ended (on its result branch). */
@@ -140,8 +103,7 @@ export class WebhookService {
   ): Promise<void> {
     if (!task.webhook_url) return;
     {
-      const item: DeliveryItem = {
-        ...deliveryKey(task.tenant_id, task.task_id, webhookId),
+      const item: DeliveryRecord = {
         webhook_id: webhookId,
         type,
         url: task.webhook_url,
@@ -151,9 +113,7 @@ export class WebhookService {
         created_at: new Date(this.deps.clock.now()).toISOString(),
       };
       // Written once: a repeated hook must not reset the attempts of a delivery under way.
-      await this.deps.items.put({ ...item }, { exists: false }).catch((error: unknown) => {
-        if (!isErrorKind(error, "conflict")) throw error;
-      });
+      await this.deps.webhookStore.createDelivery(task.tenant_id, task.task_id, item);
       const message: WebhookMessage = {
         v: 1,
         kind: "webhook",
@@ -200,8 +160,8 @@ export class WebhookService {
     message: WebhookMessage,
     receiveCount: number,
   ): Promise<{ retryAfterSeconds?: number }> {
-    const key = deliveryKey(message.tenant_id, message.task_id, message.webhook_id);
-    const item = (await this.deps.items.get(key)) as unknown as DeliveryItem | null;
+    const { tenant_id: tenant, task_id: taskId, webhook_id: webhookId } = message;
+    const item = await this.deps.webhookStore.getDelivery(tenant, taskId, webhookId);
     // Gone with its task, or already done by an earlier receive.
     if (item?.status !== "pending") return {};
     const attempt = item.attempts.length + 1;
@@ -253,12 +213,8 @@ export class WebhookService {
       error,
       duration_ms: this.deps.clock.now() - started,
     };
-    await this.deps.items.update(key, {
-      set: [
-        [["attempts"], [...item.attempts, record]],
-        [["status"], outcome],
-      ],
-    });
+    const attempts = [...item.attempts, record];
+    await this.deps.webhookStore.recordAttempts(tenant, taskId, webhookId, attempts, outcome);
     const log = {
       tenant_id: message.tenant_id,
       task_id: message.task_id,
@@ -283,12 +239,7 @@ export class WebhookService {
 
   /** A task's deliveries, oldest first, as the task shows them. */
   async deliveries(tenant: string, taskId: string): Promise<WebhookDelivery[]> {
-    const page = await this.deps.items.query({
-      pk: taskPk(tenant, taskId),
-      prefix: "WH#",
-      limit: 100,
-    });
-    return (page.items as unknown as DeliveryItem[])
+    return (await this.deps.webhookStore.listDeliveries(tenant, taskId))
       .map((d) => ({
         webhook_id: d.webhook_id,
         type: d.type,

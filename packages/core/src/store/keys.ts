@@ -1,5 +1,6 @@
 /**
- * The key layout of the single table. Every tenant-owned key starts with
+ * The key layout of the single table: every partition and sort key the system
+ * writes is built here, and nowhere else. Every tenant-owned key starts with
  * `T#{tenant}`, so no key of one tenant can address another's item.
  *
  * - `T#{t}` / `NS#{name}`, `KEY#{id}`, `TRIGGER#{id}`, `SCHEDULE#{id}`, `TEMPLATE#{id}`, ...:
@@ -8,7 +9,11 @@
  *   `C#{bid}#{depth:08}`: its commits, so that one branch's own commits are one
  *   sorted range and a task's whole history is one partition.
  * - `gsi1`: `T#{t}#TASKS` / `{created_at}#{task}`: tasks newest first.
+ * - Global pointers, not tenant-owned: `KEYHASH#{sha256}` (API keys), `HOOK#{id}` (triggers).
+ * - Global `gsi1` partitions the sweep and the timers read: `SWEEP#{shard}`,
+ *   `RUNNING`, `WAITING`, `SLOTS`, `STARTS`, `SCHEDULES`.
  */
+
 import { digest } from "../ids";
 import type { ItemKey } from "../ports/item-store";
 
@@ -53,7 +58,19 @@ export const commitKey = (tenant: string, taskId: string, id: string): ItemKey |
 
 export const tasksIndexPk = (tenant: string): string => `T#${tenant}#TASKS`;
 
-// --- The sweep index (`vm/commit.ts` writes it, `service/sweep.ts` reads it).
+/** The prefix of a task's branch items in its partition. */
+export const BRANCH_PREFIX = "B#";
+
+/** A branch's own commits in `[from, upto]`: one sorted range of its task's partition. */
+export const commitRange = (bid: string, from: number, upto: number): [string, string] => [
+  commitSk(bid, from),
+  commitSk(bid, upto),
+];
+
+/** The largest depth a commit sort key holds (8 digits). */
+export const MAX_DEPTH = 99_999_999;
+
+// --- The sweep index (`vm/step.ts` writes it, `service/sweep.ts` reads it).
 
 /** The number of sweep index partitions. */
 export const SWEEP_SHARDS = 4;
@@ -78,3 +95,181 @@ export function sweepIndex(
     [["gsi1sk"], `${movedAt}#${branch.tenant_id}#${branch.task_id}#${branch.name}`],
   ];
 }
+
+/** A parallel group member's result, held until its turn: `G#{bid}#{base}#{seq_no:08}`. */
+export const groupHeldKey = (
+  branch: { pk: string; bid: string },
+  base: string,
+  seq: number,
+): ItemKey => ({
+  pk: branch.pk,
+  sk: `G#${branch.bid}#${base}#${String(seq).padStart(8, "0")}`,
+});
+
+// --- Task starts and idempotency (`service/task-starts.ts`, `TaskService`, retries).
+
+/** The `gsi1` partition that lists starts under way by time. */
+export const STARTS_INDEX = "STARTS";
+export const startKey = (tenant: string, taskId: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `START#${taskId}`,
+});
+/** A task's `Idempotency-Key`. */
+export const idempotencyKey = (tenant: string, key: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `IDEM#${key}`,
+});
+/** A retry's `Idempotency-Key`. */
+export const retryIdempotencyKey = (tenant: string, taskId: string, key: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `RETRYIDEM#${taskId}#${key}`,
+});
+
+// --- API keys.
+
+export const KEY_PREFIX = "KEY#";
+export const apiKeyKey = (tenant: string, keyId: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${KEY_PREFIX}${keyId}`,
+});
+/** Every key is found by its hash (not tenant-owned: a pointer). */
+export const apiKeyHashKey = (hash: string): ItemKey => ({ pk: `KEYHASH#${hash}`, sk: "KEY" });
+
+// --- Namespaces and their tools.
+
+export const NAMESPACE_PREFIX = "NS#";
+export const namespaceKey = (tenant: string, name: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${NAMESPACE_PREFIX}${name}`,
+});
+/** Every tool record of a namespace shares this prefix, whatever its kind. */
+export const namespaceToolPrefix = (ns: string): string => `NSTOOL#${ns}#`;
+export const namespaceToolKey = (tenant: string, ns: string, tool: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${namespaceToolPrefix(ns)}${tool}`,
+});
+
+// --- Schedules, triggers, templates.
+
+/** The `gsi1` partition that lists every schedule (the local timer reads it at start). */
+export const SCHEDULES_INDEX = "SCHEDULES";
+export const SCHEDULE_PREFIX = "SCHEDULE#";
+export const scheduleKey = (tenant: string, id: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${SCHEDULE_PREFIX}${id}`,
+});
+/** The marker of one due run of a schedule. */
+export const scheduleRunKey = (tenant: string, id: string, due: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `SCHEDRUN#${id}#${due}`,
+});
+
+export const TRIGGER_PREFIX = "TRIGGER#";
+export const triggerKey = (tenant: string, id: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${TRIGGER_PREFIX}${id}`,
+});
+/** A trigger's URL names no tenant: this pointer does (not tenant-owned). */
+export const triggerHookKey = (id: string): ItemKey => ({ pk: `HOOK#${id}`, sk: "HOOK" });
+/** The marker of one delivery (`webhook-id`) to a trigger. */
+export const triggerDeliveryKey = (
+  tenant: string,
+  triggerId: string,
+  webhookId: string,
+): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `HOOKDELIVERY#${triggerId}#${webhookId}`,
+});
+
+export const TEMPLATE_PREFIX = "TEMPLATE#";
+export const templateKey = (tenant: string, id: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${TEMPLATE_PREFIX}${id}`,
+});
+
+// --- Quotas, rate windows, the month's usage, running slots.
+
+export const quotasKey = (tenant: string): ItemKey => ({ pk: tenantPk(tenant), sk: "QUOTAS" });
+/** The one-second window of a tenant's API requests. */
+export const requestRateKey = (tenant: string): ItemKey => ({ pk: tenantPk(tenant), sk: "RATE" });
+/** Trigger deliveries with a bad signature are counted apart from the tenant's requests. */
+export const badSignatureRateKey = (tenant: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: "RATE#BAD_SIGNATURE",
+});
+/** A month's usage (`2026-03`). */
+export const usageKey = (tenant: string, month: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `USAGE#${month}`,
+});
+/** What a branch's calls charged to the month as they were made. */
+export const meteredKey = (tenant: string, taskId: string, branch: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `METERED#${taskId}#${branch}`,
+});
+
+/**
+ * Global index partitions (gsi1) that let the sweep find tenants' running items
+ * and waiting tasks; `SLOTS` lists the numbered slot items of earlier versions,
+ * which the sweep frees when their task has ended.
+ */
+export const RUNNING_INDEX = "RUNNING";
+export const LEGACY_SLOTS_INDEX = "SLOTS";
+export const WAITING_INDEX = "WAITING";
+/** The tenant's running item: one attribute per slot held (`slotHolder`) and their `count`. */
+export const runningKey = (tenant: string): ItemKey => ({ pk: tenantPk(tenant), sk: "RUNNING" });
+/** The attribute of the running item that holds the task's slot. */
+export const slotHolder = (taskId: string): string => `${SLOT_HOLDER_PREFIX}${taskId}`;
+export const SLOT_HOLDER_PREFIX = "run#";
+export const WAITING_PREFIX = "WAIT#";
+export const waitingKey = (tenant: string, createdAt: string, taskId: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${WAITING_PREFIX}${createdAt}#${taskId}`,
+});
+
+// --- Streams: leases, live text, webhooks.
+
+/** A tenant's open streams' leases: `S#{id}` in this partition. */
+export const streamLeasesPk = (tenant: string): string => `${tenantPk(tenant)}#STREAMS`;
+export const streamLeaseKey = (tenant: string, id: string): ItemKey => ({
+  pk: streamLeasesPk(tenant),
+  sk: `S#${id}`,
+});
+
+/** A task's live text: `WATCH` (the watch mark) and `TOK#...` batches. */
+export const livePk = (tenant: string, taskId: string): string => `${taskPk(tenant, taskId)}#LIVE`;
+export const liveWatchKey = (tenant: string, taskId: string): ItemKey => ({
+  pk: livePk(tenant, taskId),
+  sk: "WATCH",
+});
+/** A batch of live text: `TOK#{epoch ms:15}#{writer}#{n:6}`, ordered by time. */
+export const liveBatchSk = (at: number, writer: string, n: number): string =>
+  `${liveBatchesFrom(at)}#${writer}#${String(n).padStart(6, "0")}`;
+/** The sort key range of the batches written from `at` on. */
+export const liveBatchesFrom = (at: number): string => `TOK#${String(at).padStart(15, "0")}`;
+export const LIVE_BATCHES_END = "TOK#~";
+
+export const webhookSecretKey = (tenant: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: "WEBHOOK_SECRET",
+});
+export const WEBHOOK_DELIVERY_PREFIX = "WH#";
+export const webhookDeliveryKey = (tenant: string, taskId: string, webhookId: string): ItemKey => ({
+  pk: taskPk(tenant, taskId),
+  sk: `${WEBHOOK_DELIVERY_PREFIX}${webhookId}`,
+});
+
+// --- Knowledge bases and documents.
+
+export const KNOWLEDGE_BASE_PREFIX = "KB#";
+export const kbKey = (tenant: string, kb: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${KNOWLEDGE_BASE_PREFIX}${kb}`,
+});
+export const documentsPk = (tenant: string, kb: string): string =>
+  `${tenantPk(tenant)}#${KNOWLEDGE_BASE_PREFIX}${kb}`;
+export const DOCUMENT_PREFIX = "D#";
+export const documentKey = (tenant: string, kb: string, documentId: string): ItemKey => ({
+  pk: documentsPk(tenant, kb),
+  sk: `${DOCUMENT_PREFIX}${documentId}`,
+});

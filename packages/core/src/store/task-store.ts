@@ -28,7 +28,17 @@ import { mergeUpdated } from "../memory/item-rules";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
-import { branchKey, commitKey, commitSk, taskKey, taskPk, tasksIndexPk } from "./keys";
+import {
+  BRANCH_PREFIX,
+  branchKey,
+  commitKey,
+  commitRange,
+  commitSk,
+  taskKey,
+  taskPk,
+  tasksIndexPk,
+} from "./keys";
+import { queryArray } from "./query-all";
 import type { BranchRecord, CommitRecord, TaskRecord } from "./records";
 
 export interface Page<T> {
@@ -158,14 +168,11 @@ export class TaskStore {
   }
 
   async listBranches(tenant: string, taskId: string): Promise<BranchRecord[]> {
-    const branches: BranchRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.items.query({ pk: taskPk(tenant, taskId), prefix: "B#", cursor });
-      branches.push(...(page.items as unknown as BranchRecord[]));
-      cursor = page.cursor;
-    } while (cursor);
-    return branches;
+    const pk = taskPk(tenant, taskId);
+    return (await queryArray(this.items, {
+      pk,
+      prefix: BRANCH_PREFIX,
+    })) as unknown as BranchRecord[];
   }
 
   /** Creates a branch; a taken name is a `ConflictError` (`branch_exists`). */
@@ -369,13 +376,20 @@ export class TaskStore {
     tenant: string,
     taskId: string,
   ): Promise<Array<{ pk: string; sk: string }>> {
-    const keys: Array<{ pk: string; sk: string }> = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.items.query({ pk: taskPk(tenant, taskId), cursor, limit: 500 });
-      keys.push(...page.items.map((item) => ({ pk: item.pk, sk: item.sk })));
-      cursor = page.cursor;
-    } while (cursor);
-    return keys;
+    const items = await queryArray(this.items, { pk: taskPk(tenant, taskId), limit: 500 });
+    return items.map((item) => ({ pk: item.pk, sk: item.sk }));
+  }
+
+  /** One branch's own commits with depths in `[from, upto]`, oldest first. */
+  async listCommitsBetween(
+    tenant: string,
+    taskId: string,
+    bid: string,
+    from: number,
+    upto: number,
+  ): Promise<CommitRecord[]> {
+    const between = commitRange(bid, from, upto);
+    const pk = taskPk(tenant, taskId);
+    return (await queryArray(this.items, { pk, between })) as unknown as CommitRecord[];
   }
 }

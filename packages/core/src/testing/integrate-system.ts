@@ -64,15 +64,15 @@ export interface IntegrateOptions {
 
 export function integrateSystem(options: IntegrateOptions = {}) {
   const base = memorySystem({ llm: new FakeLlm() });
-  const { clock, items, blobs, queue, store, namespaces } = base;
+  const { clock, blobs, queue, store, stores, namespaces } = base;
   const quotas = new QuotaService({
-    items,
+    quotaStore: stores.quotas,
     store,
     clock,
     defaults: { ...DEFAULT_QUOTAS, ...options.quotas },
   });
   const slots = new RunningSlots({
-    items,
+    slots: stores.slots,
     store,
     queue,
     clock,
@@ -82,7 +82,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   });
   const presenter = new Presenter(blobs);
   const webhooks = new WebhookService({
-    items,
+    webhookStore: stores.webhooks,
     queue,
     clock,
     presenter,
@@ -120,7 +120,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   });
   const step: StepDeps = {
     ...base.step,
-    meter: (tenant, taskId, branch) => monthMeter(quotas, items, tenant, taskId, branch),
+    meter: (tenant, taskId, branch) => monthMeter(quotas, stores.quotas, tenant, taskId, branch),
     llm: (budget) =>
       createLlmSession({
         port: base.llm,
@@ -134,7 +134,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   };
   const scheduler = new FakeScheduler();
   const schedules = new ScheduleService({
-    items,
+    schedules: stores.schedules,
     clock,
     tasks,
     namespaces,
@@ -142,7 +142,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     log: silentLog,
   });
   const triggers = new TriggerService({
-    items,
+    triggers: stores.triggers,
     clock,
     tasks,
     namespaces,

@@ -21,7 +21,7 @@ import { LlmTraceService } from "../service/llm-traces";
 import { createNamespaces } from "../service/namespaces";
 import { Presenter } from "../service/present";
 import { TaskService } from "../service/tasks";
-import { TaskStore } from "../store/task-store";
+import { createStores } from "../store/stores";
 import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
 import type { Tool } from "../tools/tool";
@@ -103,8 +103,11 @@ export function memorySystem(
     ...builtinTools(),
     ...(options.tools ?? []).map((tool) => [tool.name, tool] as const),
   ]);
-  const store = new TaskStore(items);
-  const { namespaces, registry } = createNamespaces(items, clock, tools.values(), [codeToolSource]);
+  const stores = createStores(items);
+  const store = stores.tasks;
+  const { namespaces, registry } = createNamespaces(stores.namespaces, clock, tools.values(), [
+    codeToolSource,
+  ]);
   const presenter = new Presenter(blobs);
   const tasks = new TaskService({
     store,
@@ -185,6 +188,7 @@ export function memorySystem(
     queue,
     llm,
     store,
+    stores,
     namespaces,
     tasks,
     branches,

@@ -7,7 +7,6 @@ import { classifyFailure, type StackVMError } from "../errors";
 import { digest } from "../ids";
 import type { LlmCall } from "../model";
 import type { Instruction } from "../plan/schema";
-import type { ItemKey } from "../ports/item-store";
 import type { BranchRecord, GroupRecord } from "../store/records";
 import { ATTRIBUTE_LIMIT, spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import type { Execution } from "./execute";
@@ -46,11 +45,6 @@ export type MemberRunner = (
   idempotencyKey: string,
 ) => { execution: Promise<Execution>; calls: () => LlmCall[]; settled: () => Promise<void> };
 
-/** Where member `seq` of the group that started after `base` holds its result. */
-export const heldKey = (branch: BranchRecord, base: string, seq: number): ItemKey => ({
-  pk: branch.pk,
-  sk: `G#${branch.bid}#${base}#${String(seq).padStart(8, "0")}`,
-});
 /** Runs a member's instruction; transient failures are thrown (the message comes back). */
 export async function runHeld(
   deps: StepDeps,

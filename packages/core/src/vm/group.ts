@@ -37,11 +37,12 @@
 import { isErrorKind, RetryableError, StackVMError } from "../errors";
 import type { LlmCall } from "../model";
 import { DEFAULT_GROUP_WIDTH, groupRunAt } from "../plan/groups";
+import { groupHeldKey } from "../store/keys";
 import type { BranchRecord, CommitRecord, GroupRecord } from "../store/records";
 import { markBranch } from "./branch-mark";
 import { enqueueJoin, enqueueMember } from "./enqueue";
 import { findInstruction } from "./execute";
-import { type HeldResult, heldKey, type MemberRunner, runHeld } from "./group-held";
+import { type HeldResult, type MemberRunner, runHeld } from "./group-held";
 import type { StepMessage } from "./message";
 import type { Draft } from "./pending";
 import type { StepDeps } from "./step-deps";
@@ -79,7 +80,7 @@ export async function takeHeld(deps: StepDeps, branch: BranchRecord): Promise<He
   if (!allDone(branch.group)) return null;
   const seq = branch.pc as number;
   const item = (await deps.store.items.get(
-    heldKey(branch, branch.group.base, seq),
+    groupHeldKey(branch, branch.group.base, seq),
   )) as unknown as HeldResult | null;
   if (!item) {
     throw new RetryableError("group_result_missing", `the held result of member ${seq} is missing`);
@@ -132,7 +133,7 @@ async function laterCalls(
 ): Promise<LlmCall[]> {
   const later = branch.group.members.slice(branch.group.members.indexOf(seq) + 1);
   const items = await Promise.all(
-    later.map((m) => deps.store.items.get(heldKey(branch, branch.group.base, m))),
+    later.map((m) => deps.store.items.get(groupHeldKey(branch, branch.group.base, m))),
   );
   return items.flatMap((item) => (item as unknown as HeldResult | null)?.llm_calls ?? []);
 }
@@ -231,7 +232,7 @@ async function runMemberOf(
   join: Joiner,
 ): Promise<void> {
   const group = branch.group as GroupRecord;
-  const key = heldKey(branch, group.base, seq);
+  const key = groupHeldKey(branch, group.base, seq);
   // A cancel asked for: the member is done without running; the join commits the cancel.
   const skip = branch.cancel_requested || branch.status !== "running";
   if (!skip && !(await deps.store.items.get(key))) {

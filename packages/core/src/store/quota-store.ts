@@ -1,0 +1,162 @@
+/**
+ * The stored side of a tenant's quotas: its overrides (`QUOTAS`), its request
+ * rate windows (`RATE`, `RATE#BAD_SIGNATURE`), its month's usage
+ * (`USAGE#{month}`) and what each branch's calls charged to the month as they
+ * were made (`METERED#{task}#{branch}`). The conditions that make counting safe
+ * live here; what they mean lives in `service/quotas.ts`.
+ */
+import { isErrorKind } from "../errors";
+import type { Condition, Item, ItemStore } from "../ports/item-store";
+import {
+  badSignatureRateKey,
+  branchKey,
+  meteredKey,
+  quotasKey,
+  requestRateKey,
+  usageKey,
+} from "./keys";
+import type { BranchRecord } from "./records";
+
+/** Which one-second window a count goes to. */
+export type RateWindowKind = "requests" | "bad_signatures";
+
+/** Tokens and dollars, as a month or a meter counts them. */
+export interface Spent {
+  tokens: number;
+  cost_usd: number;
+}
+
+const rateKey = (tenant: string, kind: RateWindowKind) =>
+  kind === "requests" ? requestRateKey(tenant) : badSignatureRateKey(tenant);
+
+const spentOf = (item: Item | null): Spent => ({
+  tokens: typeof item?.tokens === "number" ? item.tokens : 0,
+  cost_usd: typeof item?.cost_usd === "number" ? item.cost_usd : 0,
+});
+
+export class QuotaStore {
+  constructor(private readonly items: ItemStore) {}
+
+  /** The tenant's stored overrides, unparsed; null when it has none. */
+  async getOverrides(tenant: string): Promise<unknown> {
+    const item = await this.items.get(quotasKey(tenant));
+    return item ? (item.overrides ?? {}) : null;
+  }
+
+  async putOverrides(tenant: string, overrides: unknown, updatedAt: string): Promise<void> {
+    await this.items.put({
+      ...quotasKey(tenant),
+      tenant_id: tenant,
+      overrides,
+      updated_at: updatedAt,
+    });
+  }
+
+  /**
+   * Counts one in the window if it is still `window` and holds less than
+   * `limit`; false when it is not (another window, or full).
+   */
+  async countInWindow(
+    tenant: string,
+    kind: RateWindowKind,
+    window: number,
+    limit: number,
+  ): Promise<boolean> {
+    const condition = { equals: { window }, below: { count: limit } };
+    return this.#conditional(() =>
+      this.items.update(rateKey(tenant, kind), { add: [[["count"], 1]] }, condition),
+    );
+  }
+
+  /** The window as stored: its second and its count, or null when never opened. */
+  async readWindow(
+    tenant: string,
+    kind: RateWindowKind,
+  ): Promise<{ window: number | null; count: number | null }> {
+    const item = await this.items.get(rateKey(tenant, kind));
+    return {
+      window: typeof item?.window === "number" ? item.window : null,
+      count: typeof item?.count === "number" ? item.count : null,
+    };
+  }
+
+  /**
+   * Opens `window` with a count of one, if the stored window is still `previous`
+   * (null: none); false when another request changed it since.
+   */
+  async openWindow(
+    tenant: string,
+    kind: RateWindowKind,
+    window: number,
+    previous: number | null,
+  ): Promise<boolean> {
+    const condition: Condition =
+      previous === null ? { exists: false } : { equals: { window: previous } };
+    const item = { ...rateKey(tenant, kind), tenant_id: tenant, window, count: 1 };
+    return this.#conditional(() => this.items.put(item, condition));
+  }
+
+  async getUsage(tenant: string, month: string): Promise<Spent> {
+    return spentOf(await this.items.get(usageKey(tenant, month)));
+  }
+
+  async addUsage(tenant: string, month: string, spent: Spent): Promise<void> {
+    await this.items.update(usageKey(tenant, month), addSpent(tenant, spent));
+  }
+
+  /**
+   * Marks the branch's usage counted for `month`, once: the branch as marked, or
+   * null when it was marked already (or is gone).
+   */
+  async markUsageCounted(
+    tenant: string,
+    taskId: string,
+    branch: string,
+    month: string,
+  ): Promise<BranchRecord | null> {
+    return (await this.items
+      .update(
+        branchKey(tenant, taskId, branch),
+        { set: [[["usage_counted"], month]] },
+        { exists: true, equals: { usage_counted: null } },
+      )
+      .catch((error: unknown) => {
+        if (isErrorKind(error, "conflict")) return null;
+        throw error;
+      })) as unknown as BranchRecord | null;
+  }
+
+  /** What a branch's meter says was charged already; zero when it has none. */
+  async getMetered(tenant: string, taskId: string, branch: string): Promise<Spent> {
+    return spentOf(await this.items.get(meteredKey(tenant, taskId, branch)));
+  }
+
+  async addMetered(tenant: string, taskId: string, branch: string, spent: Spent): Promise<void> {
+    await this.items.update(meteredKey(tenant, taskId, branch), addSpent(tenant, spent));
+  }
+
+  async deleteMetered(tenant: string, taskId: string, branch: string): Promise<void> {
+    await this.items.delete(meteredKey(tenant, taskId, branch));
+  }
+
+  /** Runs a conditional write: true when it held, false on a failed condition. */
+  async #conditional(write: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (!isErrorKind(error, "conflict")) throw error;
+      return false;
+    }
+  }
+}
+
+function addSpent(tenant: string, spent: Spent) {
+  return {
+    set: [[["tenant_id"], tenant]] as Array<[string[], unknown]>,
+    add: [
+      [["tokens"], spent.tokens],
+      [["cost_usd"], spent.cost_usd],
+    ] as Array<[string[], number]>,
+  };
+}
