@@ -33,6 +33,18 @@ function record(body: unknown, id: string, group: string): SQSRecord {
   };
 }
 
+/** A log that keeps each line's level and message. */
+function recordingLog() {
+  const lines: Array<[string, string]> = [];
+  const log = {
+    debug() {},
+    info: (message: string) => lines.push(["info", message]),
+    warn: (message: string) => lines.push(["warn", message]),
+    error: (message: string) => lines.push(["error", message]),
+  };
+  return { lines, log };
+}
+
 const plan = [
   { seq_no: 0, type: "assign", parameters: { x: 1 } },
   { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
@@ -158,13 +170,7 @@ describe("createWorkerHandler", () => {
     }
     const branch = await sys.store.getBranch("acme", task.task_id, "main");
     expect(branch!.status).toBe("waiting");
-    const lines: Array<[string, string]> = [];
-    const log = {
-      debug() {},
-      info: (message: string) => lines.push(["info", message]),
-      warn: (message: string) => lines.push(["warn", message]),
-      error: (message: string) => lines.push(["error", message]),
-    };
+    const { lines, log } = recordingLog();
     const handler = createWorkerHandler({ ...sys.step, log }, noWebhooks);
     const early = {
       v: 1,
@@ -194,13 +200,7 @@ describe("createWorkerHandler", () => {
 
   it("drops each kind of unreadable message with its own log line, once, without a retry", async () => {
     const sys = memorySystem();
-    const lines: Array<[string, string]> = [];
-    const log = {
-      debug() {},
-      info: (message: string) => lines.push(["info", message]),
-      warn: (message: string) => lines.push(["warn", message]),
-      error: (message: string) => lines.push(["error", message]),
-    };
+    const { lines, log } = recordingLog();
     const handler = createWorkerHandler({ ...sys.step, log }, noWebhooks);
     const answer = await handler(
       {
