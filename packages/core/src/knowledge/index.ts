@@ -37,7 +37,6 @@ export {
   UPLOAD_URL_SECONDS,
   type Upload,
 } from "./knowledge-service";
-export { MemoryKnowledgeIndex } from "./memory-index";
 export {
   type ChunkHit,
   DocumentId,
