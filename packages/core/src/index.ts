@@ -414,7 +414,10 @@ export type {
 } from "./tools/sources/mcp-shapes";
 export { McpServer, McpServerDefinition } from "./tools/sources/mcp-shapes";
 export type { Tool, ToolContext, ToolResult, ToolSourceKind } from "./tools/tool";
+export type { StepDelivery } from "./vm/after-failure";
+export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
+export { enqueueNext, sendWake } from "./vm/enqueue";
 export type { EvaluateInput, Evaluator, Verdict } from "./vm/evaluator-port";
 export { executeInstruction, firstJsonObject, JmpCondition, mapOutputs } from "./vm/execute";
 export { chainDepths, lowbit, nextChain } from "./vm/fenwick";
@@ -422,6 +425,13 @@ export { goalText, normalizeFormat, parseTrailingFormat } from "./vm/goal-text";
 export { branchGroupId, StepMessage, WebhookMessage } from "./vm/message";
 export { MAX_STEP_OUTPUT_BYTES, MAX_VARIABLE_BYTES } from "./vm/output-limits";
 export type { PlanInput, Planner, PlanResult, ReplanInput } from "./vm/planner-port";
+export type {
+  ParsedQueueMessage,
+  QueueMessage,
+  QueueMessageKind,
+  UnreadableMessage,
+} from "./vm/queue-message";
+export { parseQueueMessage } from "./vm/queue-message";
 export {
   boundCommit,
   COMMIT_BYTES,
@@ -438,12 +448,13 @@ export {
 export type { StoredState } from "./vm/state";
 export { readState, stateFromCommit, stateValues } from "./vm/state";
 export type { StepOutcome } from "./vm/step";
-export { budgetLeft, enqueueNext, runStep } from "./vm/step";
+export { runStep } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
 export type { StepDeps, TerminalHook } from "./vm/step-deps";
+export { budgetLeft } from "./vm/step-session";
 export { loadVariables, storedVariables } from "./vm/variables";
 
-export { SQS_DELAY_LIMIT_SECONDS, sendWake } from "./vm/wait";
+export { SQS_DELAY_LIMIT_SECONDS } from "./vm/wait";
 export type { WebhookHeaders } from "./webhooks/signature";
 export {
   newWebhookSecret,

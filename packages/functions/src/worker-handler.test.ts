@@ -33,6 +33,18 @@ function record(body: unknown, id: string, group: string): SQSRecord {
   };
 }
 
+/** A log that keeps each line's level and message. */
+function recordingLog() {
+  const lines: Array<[string, string]> = [];
+  const log = {
+    debug() {},
+    info: (message: string) => lines.push(["info", message]),
+    warn: (message: string) => lines.push(["warn", message]),
+    error: (message: string) => lines.push(["error", message]),
+  };
+  return { lines, log };
+}
+
 const plan = [
   { seq_no: 0, type: "assign", parameters: { x: 1 } },
   { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
@@ -158,13 +170,7 @@ describe("createWorkerHandler", () => {
     }
     const branch = await sys.store.getBranch("acme", task.task_id, "main");
     expect(branch!.status).toBe("waiting");
-    const lines: Array<[string, string]> = [];
-    const log = {
-      debug() {},
-      info: (message: string) => lines.push(["info", message]),
-      warn: (message: string) => lines.push(["warn", message]),
-      error: (message: string) => lines.push(["error", message]),
-    };
+    const { lines, log } = recordingLog();
     const handler = createWorkerHandler({ ...sys.step, log }, noWebhooks);
     const early = {
       v: 1,
@@ -177,5 +183,40 @@ describe("createWorkerHandler", () => {
     const answer = await handler({ Records: [record(early, "m-early", "g")] } as SQSEvent, context);
     expect(answer.batchItemFailures).toEqual([{ itemIdentifier: "m-early" }]);
     expect(lines).toEqual([["info", "wake early: hidden until due"]]);
+  });
+
+  it("runs a step message written before messages had a kind, as an upgrade finds it in the queue", async () => {
+    const sys = memorySystem();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    const [sent] = await sys.queue.receive(1);
+    const { kind, ...old } = JSON.parse(sent!.body);
+    expect(kind).toBe("step");
+    const handler = createWorkerHandler(sys.step, noWebhooks);
+    const answer = await handler({ Records: [record(old, "m-old", "g")] }, context);
+    expect(answer.batchItemFailures).toEqual([]);
+    // The plan's commit is written: the old body ran the first step.
+    expect((await sys.store.getBranch("acme", task.task_id, "main"))!.depth).toBe(0);
+  });
+
+  it("drops each kind of unreadable message with its own log line, once, without a retry", async () => {
+    const sys = memorySystem();
+    const { lines, log } = recordingLog();
+    const handler = createWorkerHandler({ ...sys.step, log }, noWebhooks);
+    const answer = await handler(
+      {
+        Records: [
+          record("{not json", "a", "g1"),
+          record({ v: 1, kind: "webhook", tenant_id: "acme" }, "b", "g2"),
+          record({ v: 1, kind: "ingest", op: "burn" }, "c", "g3"),
+        ],
+      },
+      context,
+    );
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(lines).toEqual([
+      ["error", "dropped a malformed queue message"],
+      ["error", "dropped a webhook message this worker cannot read"],
+      ["error", "dropped a knowledge message this worker cannot handle"],
+    ]);
   });
 });

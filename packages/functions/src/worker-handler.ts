@@ -7,20 +7,25 @@
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
 import {
-  classifyFailure,
-  DEFAULT_LLM_UNREACHABLE_MS,
-  failRefusedStep,
-  IngestMessage,
+  afterStepFailure,
+  type IngestMessage,
   type IngestPort,
-  isStoreRefusal,
-  recordRetry,
+  parseQueueMessage,
   runStep,
   type StepDeps,
-  StepMessage,
-  WebhookMessage,
+  type StepMessage,
+  type UnreadableMessage,
+  type WebhookMessage,
   type WebhookService,
 } from "@stackvm/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+
+/** The log line of a message dropped unread, by the kind it claimed. */
+const DROPPED = {
+  step: "dropped a malformed queue message",
+  webhook: "dropped a webhook message this worker cannot read",
+  ingest: "dropped a knowledge message this worker cannot handle",
+} as const;
 
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -41,132 +46,71 @@ export function createWorkerHandler(
   lastReceive = 5,
 ): WorkerHandler {
   /** One document's ingest, or a delete of its rows, in its knowledge base's message group. */
-  const handleIngest = async (record: SQSRecord, body: unknown): Promise<void> => {
-    const parsed = IngestMessage.safeParse(body);
-    if (!parsed.success || !ingest) {
-      deps.log.error("dropped a knowledge message this worker cannot handle", {
+  const handleIngest = async (record: SQSRecord, message: IngestMessage): Promise<void> => {
+    if (!ingest) {
+      deps.log.error(DROPPED.ingest, {
         message_id: record.messageId,
-        ...(parsed.success
-          ? { reason: "no knowledge index configured" }
-          : { issues: parsed.error.issues.slice(0, 5) }),
+        reason: "no knowledge index configured",
       });
       return;
     }
     const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
-    const outcome = await ingest.handle(parsed.data, receives >= lastReceive);
+    const outcome = await ingest.handle(message, receives >= lastReceive);
     deps.log.info("knowledge message handled", {
       message_id: record.messageId,
-      tenant_id: parsed.data.tenant_id,
-      knowledge_base: parsed.data.knowledge_base,
-      op: parsed.data.op,
+      tenant_id: message.tenant_id,
+      knowledge_base: message.knowledge_base,
+      op: message.op,
       outcome,
     });
   };
 
   /** One delivery attempt; a failed one comes back after its backoff. */
-  const handleWebhook = async (record: SQSRecord, body: unknown): Promise<void> => {
-    const parsed = WebhookMessage.safeParse(body);
-    if (!parsed.success) {
-      deps.log.error("dropped a webhook message this worker cannot read", {
-        message_id: record.messageId,
-        issues: parsed.error.issues.slice(0, 5),
-      });
-      return;
-    }
+  const handleWebhook = async (record: SQSRecord, message: WebhookMessage): Promise<void> => {
     const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
-    const { retryAfterSeconds } = await webhooks.deliver(parsed.data, receives);
+    const { retryAfterSeconds } = await webhooks.deliver(message, receives);
     if (retryAfterSeconds === undefined) return;
     await deps.queue.retryAfter(record.receiptHandle, retryAfterSeconds);
     throw new Error(
-      `webhook ${parsed.data.webhook_id}: attempt failed, retry in ${retryAfterSeconds} s`,
+      `webhook ${message.webhook_id}: attempt failed, retry in ${retryAfterSeconds} s`,
     );
   };
 
-  const handleRecord = async (record: SQSRecord): Promise<void> => {
-    let body: unknown;
-    try {
-      body = JSON.parse(record.body);
-    } catch {
-      body = undefined;
-    }
-    if ((body as { kind?: unknown } | undefined)?.kind === "webhook") {
-      return handleWebhook(record, body);
-    }
-    if ((body as { kind?: unknown } | undefined)?.kind === "ingest") {
-      return handleIngest(record, body);
-    }
-    const parsed = StepMessage.safeParse(body);
-    if (!parsed.success) {
-      // A message no version of the worker can read would fail forever: drop it loudly.
-      deps.log.error("dropped a malformed queue message", {
-        message_id: record.messageId,
-        issues: parsed.error.issues.slice(0, 5),
-      });
-      return;
-    }
-    const message = parsed.data;
+  /** One step; the after-failure policy (`afterStepFailure`) says whether its message comes back. */
+  const handleStep = async (record: SQSRecord, message: StepMessage): Promise<void> => {
     try {
       const outcome = await runStep(deps, message, record.messageId);
       deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
     } catch (error) {
-      if (isStoreRefusal(error)) {
-        // The same write would be refused on every try: end the branch now, with its cause.
-        deps.log.error("the store refused a step: the branch fails without retrying", {
-          message_id: record.messageId,
-          tenant_id: message.tenant_id,
-          task_id: message.task_id,
-          branch: message.branch,
-          parent: message.head,
-          error: (error as Error).message,
-        });
-        await failRefusedStep(deps, message, error);
-        return;
-      }
-      const decision = classifyFailure(error);
-      const early = (error as { code?: unknown }).code === "wait_not_due";
-      // A wake that came before its time (`vm/wait.ts`) is the plan working, not a failure.
-      (early ? deps.log.info : deps.log.warn).call(
-        deps.log,
-        early ? "wake early: hidden until due" : "step will be retried",
-        {
-          message_id: record.messageId,
-          tenant_id: message.tenant_id,
-          task_id: message.task_id,
-          branch: message.branch,
-          parent: message.head,
-          error: (error as Error).message,
-        },
-      );
-      if (early) {
-        if (decision.action === "retry" && decision.afterSeconds !== undefined) {
-          await deps.queue
-            .retryAfter(record.receiptHandle, decision.afterSeconds)
-            .catch(() => undefined);
-        }
-        throw error;
-      }
-      // Failure path only: the branch shows why it waits and when it is tried again.
-      const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
-      const retrying = await recordRetry(
-        deps,
-        message,
-        error,
-        receives,
+      const after = await afterStepFailure(deps, message, error, {
+        messageId: record.messageId,
+        receiptHandle: record.receiptHandle,
+        receives: Number(record.attributes.ApproximateReceiveCount) || 1,
         lastReceive,
-        deps.llmUnreachableMs ?? DEFAULT_LLM_UNREACHABLE_MS,
-      ).catch((failure: unknown) => {
-        deps.log.warn("could not record the retry on the branch", { error: String(failure) });
-        return null;
       });
-      const delay = retrying
-        ? Math.max(0, Math.round((Date.parse(retrying.next_attempt_at) - deps.clock.now()) / 1000))
-        : decision.action === "retry"
-          ? decision.afterSeconds
-          : undefined;
-      if (delay !== undefined) {
-        await deps.queue.retryAfter(record.receiptHandle, delay).catch(() => undefined);
-      }
-      throw error;
+      if (after === "retry") throw error;
+    }
+  };
+
+  /** A message no version of the worker can read would fail forever: drop it loudly. */
+  const drop = (record: SQSRecord, unreadable: UnreadableMessage): void => {
+    deps.log.error(DROPPED[unreadable.kind], {
+      message_id: record.messageId,
+      issues: unreadable.issues.slice(0, 5),
+    });
+  };
+
+  const handleRecord = async (record: SQSRecord): Promise<void> => {
+    const parsed = parseQueueMessage(record.body);
+    if (!parsed.ok) return drop(record, parsed);
+    const message = parsed.message;
+    switch (message.kind) {
+      case "webhook":
+        return handleWebhook(record, message);
+      case "ingest":
+        return handleIngest(record, message);
+      case "step":
+        return handleStep(record, message);
     }
   };
 

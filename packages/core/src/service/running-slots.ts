@@ -34,7 +34,7 @@ import { sweepIndex } from "../store/keys";
 import type { BranchRecord } from "../store/records";
 import type { SlotStore } from "../store/slot-store";
 import type { TaskStore } from "../store/task-store";
-import { enqueueNext } from "../vm/step";
+import { enqueueNext } from "../vm/enqueue";
 import { failUnstarted } from "./task-starts";
 
 export interface RunningSlotsDeps {

@@ -8,8 +8,8 @@ import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
 import type { SweepIndex } from "../store/sweep-index";
-import { enqueueNext } from "../vm/step";
-import { dueAt, sendWake } from "../vm/wait";
+import { enqueueNext, sendWake } from "../vm/enqueue";
+import { dueAt } from "../vm/wait";
 
 export interface SweepDeps {
   index: SweepIndex;

@@ -12,7 +12,7 @@ import type { Queue } from "../ports/queue";
 import { branchKey } from "../store/keys";
 import type { TaskStore } from "../store/task-store";
 import { taskBlobPrefix } from "../store/values";
-import { enqueueNext } from "../vm/step";
+import { enqueueNext } from "../vm/enqueue";
 import type { RunAdmission } from "./run-admission";
 import type { TaskReads } from "./task-reads";
 

@@ -30,7 +30,7 @@ import type { Queue } from "../ports/queue";
 import type { AnswerSource, BranchRecord, WaitingRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { checkAnswer } from "../tools/ask-human";
-import { enqueueNext } from "../vm/step";
+import { enqueueNext } from "../vm/enqueue";
 import type { TerminalHook } from "../vm/step-deps";
 import type { Presenter } from "./present";
 import type { RunningSlots } from "./running-slots";

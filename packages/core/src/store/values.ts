@@ -27,6 +27,12 @@ export const INLINE_LIMIT = 64 * 1024;
  */
 export const INLINE_DEPTH = 16;
 
+/**
+ * A commit's instruction, inputs or window, or a group member's held inputs,
+ * larger than this (as JSON, in bytes) is stored whole in the blob store.
+ */
+export const ATTRIBUTE_LIMIT = 128 * 1024;
+
 export interface StoredRef {
   $blob: string;
   size: number;

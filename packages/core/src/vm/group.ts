@@ -34,52 +34,18 @@
  * Ordinary steps pay nothing for this: `takeHeld` reads only when the branch is
  * marked, and the fan-out check is computed from the plan in memory.
  */
-import { classifyFailure, isErrorKind, RetryableError, StackVMError } from "../errors";
-import { digest } from "../ids";
+import { isErrorKind, RetryableError, StackVMError } from "../errors";
 import type { LlmCall } from "../model";
 import { DEFAULT_GROUP_WIDTH, groupRunAt } from "../plan/groups";
-import type { Instruction } from "../plan/schema";
 import { groupHeldKey } from "../store/keys";
 import type { BranchRecord, CommitRecord, GroupRecord } from "../store/records";
-import { spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import { markBranch } from "./branch-mark";
-import type { Execution } from "./execute";
+import { enqueueJoin, enqueueMember } from "./enqueue";
 import { findInstruction } from "./execute";
-import { branchGroupId, type StepMessage } from "./message";
-import { checkOutputs } from "./output-limits";
+import { type HeldResult, type MemberRunner, runHeld } from "./group-held";
+import type { StepMessage } from "./message";
 import type { Draft } from "./pending";
-import { carryCalls, failingSince, unreachableBound, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
-
-/** A member's result, held apart until the group is complete. */
-interface HeldResult {
-  pk: string;
-  sk: string;
-  seq_no: number;
-  base: string;
-  inputs: unknown;
-  /** As stored (large values spilled to blobs). */
-  outputs: Record<string, unknown>;
-  pc_after: number | null;
-  details: Record<string, unknown> | null;
-  /** A failed member: the error as `classifyFailure` will see it again. */
-  error: { kind: string; code: string; message: string; details?: unknown } | null;
-  llm_calls: LlmCall[];
-  started_at: string;
-  finished_at: string;
-  duration_ms: number;
-}
-
-/**
- * Runs one member's instruction (the step's own executor, with the member's
- * idempotency key); `calls` lists its LLM calls so far, also after a failure;
- * `settled` resolves once what it wrote of its call in flight is written.
- */
-export type MemberRunner = (
-  branch: BranchRecord,
-  instruction: Instruction,
-  idempotencyKey: string,
-) => { execution: Promise<Execution>; calls: () => LlmCall[]; settled: () => Promise<void> };
 
 /** Commits the complete group's held results now: the step after its base, in this invocation. */
 export type Joiner = (base: string) => Promise<unknown>;
@@ -92,8 +58,6 @@ export interface Held {
   /** The member failed: the step records this error as it would its own. */
   error: StackVMError | null;
 }
-
-const ATTRIBUTE_LIMIT = 128 * 1024;
 
 /** The width of a branch's groups: the namespace's `parallel_width`, else 4. */
 export function groupWidth(branch: BranchRecord): number {
@@ -227,46 +191,14 @@ async function fanOut(
   const group = branch.group as GroupRecord;
   const waiting = group.members.filter((m) => group.done[String(m)] !== true);
   if (waiting.length === 0) {
-    await sendJoin(deps, branch, group.base);
+    await enqueueJoin(deps, branch, group.base);
     return;
   }
   const here = runner ? waiting[0] : undefined;
   await Promise.all(
-    waiting
-      .filter((m) => m !== here)
-      .map((seq) => {
-        const message: StepMessage = {
-          v: 1,
-          kind: "step",
-          tenant_id: branch.tenant_id,
-          task_id: branch.task_id,
-          branch: branch.name,
-          head: group.base,
-          member: seq,
-        };
-        return deps.queue.send(message, {
-          groupId: `${branchGroupId(message).slice(0, 100)}#m${seq}`,
-          deduplicationId: digest("member", branch.task_id, branch.name, group.base, seq),
-        });
-      }),
+    waiting.filter((m) => m !== here).map((seq) => enqueueMember(deps, branch, group.base, seq)),
   );
   if (runner && here !== undefined) await runMemberOf(deps, branch, here, runner, join);
-}
-
-/** The join: the step message for the base, apart from the one that started the group. */
-async function sendJoin(deps: StepDeps, branch: BranchRecord, base: string): Promise<void> {
-  const message: StepMessage = {
-    v: 1,
-    kind: "step",
-    tenant_id: branch.tenant_id,
-    task_id: branch.task_id,
-    branch: branch.name,
-    head: base,
-  };
-  await deps.queue.send(message, {
-    groupId: branchGroupId(message),
-    deduplicationId: digest(branch.task_id, branch.name, base, "join"),
-  });
 }
 
 /** Handles a member message (`StepMessage.member`). */
@@ -284,7 +216,7 @@ export async function runMember(
   }
   if (group.done[String(message.member)] === true) {
     // Done before: its worker may have died before the join was sent (deduplicated).
-    if (allDone(group)) await sendJoin(deps, branch, group.base);
+    if (allDone(group)) await enqueueJoin(deps, branch, group.base);
     return { outcome: "duplicate" };
   }
   await runMemberOf(deps, branch, message.member, runner, join);
@@ -335,69 +267,6 @@ async function runMemberOf(
   // The last member joins here, saving a queue hop; should it die, its message comes
   // back, finds itself done and sends the join (`runMember`).
   if (marked.group && allDone(marked.group)) await join(group.base);
-}
-
-/** Runs a member's instruction; transient failures are thrown (the message comes back). */
-async function runHeld(
-  deps: StepDeps,
-  branch: BranchRecord,
-  seq: number,
-  runner: MemberRunner,
-): Promise<Omit<HeldResult, "pk" | "sk">> {
-  const group = branch.group as GroupRecord;
-  const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
-  const started = deps.clock.now();
-  const instruction = findInstruction(branch.plan ?? [], seq);
-  const key = digest(branch.task_id, branch.name, group.base, "member", seq);
-  const base = { seq_no: seq, base: group.base, started_at: new Date(started).toISOString() };
-  const ran = runner(branch, instruction, key);
-  try {
-    // The member's "no call in flight" is written before its result is held.
-    const execution = await ran.execution.finally(() => ran.settled());
-    checkOutputs(execution.outputs);
-    const finished = deps.clock.now();
-    return {
-      ...base,
-      inputs: await spillValue(execution.inputs, deps.blobs, prefix, ATTRIBUTE_LIMIT),
-      outputs: await spillRecord(execution.outputs, deps.blobs, prefix),
-      pc_after: execution.pcAfter,
-      details: execution.details ?? null,
-      error: null,
-      llm_calls: ran.calls(),
-      finished_at: new Date(finished).toISOString(),
-      duration_ms: finished - started,
-    };
-  } catch (thrown) {
-    // A member is bound as an ordinary step is: an LLM that gives no answer ends it
-    // after STACKVM_LLM_UNREACHABLE_SECONDS, and the calls of a failed try are kept.
-    const now = deps.clock.now();
-    const error =
-      unreachableFailure(failingSince(branch, started), thrown, now, unreachableBound(deps)) ??
-      thrown;
-    const decision = classifyFailure(error);
-    if (decision.action === "retry") {
-      carryCalls(error, ran.calls());
-      throw error;
-    }
-    const e = error as Partial<StackVMError>;
-    const finished = deps.clock.now();
-    return {
-      ...base,
-      inputs: null,
-      outputs: {},
-      pc_after: seq,
-      details: null,
-      error: {
-        kind: e.kind ?? "step",
-        code: decision.code,
-        message: decision.message,
-        ...(e.details === undefined ? {} : { details: e.details }),
-      },
-      llm_calls: ran.calls(),
-      finished_at: new Date(finished).toISOString(),
-      duration_ms: finished - started,
-    };
-  }
 }
 
 /**

@@ -23,7 +23,7 @@
  *   step protocol makes it exactly once.
  */
 import { RetryableError, StepError } from "../errors";
-import { digest, randomId } from "../ids";
+import { randomId } from "../ids";
 import type { Lookup } from "../plan/references";
 import { resolveReferences } from "../plan/references";
 import {
@@ -36,7 +36,7 @@ import type { Wake } from "../ports/wake";
 import type { BranchRecord, WaitingRecord } from "../store/records";
 import { type ToolContext, WaitRequest, type WaitSpec } from "../tools/tool";
 import { markBranch } from "./branch-mark";
-import type { StepMessage } from "./message";
+import { sendWake } from "./enqueue";
 import type { StepDeps } from "./step-deps";
 
 /** Waits up to this far are delayed by the queue; further ones by the wake port. */
@@ -46,22 +46,6 @@ export const SQS_DELAY_LIMIT_SECONDS = 15 * 60;
 export function dueAt(waiting: WaitingRecord): number | null {
   const due = waiting.kind === "time" ? waiting.until : waiting.expires_at;
   return due === undefined ? null : Date.parse(due);
-}
-
-/** Enqueues the wake message: the step after `head`, in the wake's own message group. */
-export async function sendWake(deps: Pick<StepDeps, "queue">, wake: Wake): Promise<void> {
-  const message: StepMessage = {
-    v: 1,
-    kind: "step",
-    tenant_id: wake.tenant_id,
-    task_id: wake.task_id,
-    branch: wake.branch,
-    head: wake.head,
-  };
-  await deps.queue.send(message, {
-    groupId: `wake:${wake.tenant_id}:${wake.task_id}:${wake.branch}:${wake.wait_id}`,
-    deduplicationId: digest("wake", wake.task_id, wake.branch, wake.wait_id),
-  });
 }
 
 /** Schedules the wake of a waiting branch whose record has a due time. */

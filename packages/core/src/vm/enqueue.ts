@@ -1,0 +1,124 @@
+/**
+ * The one door of step messages to the queue: every "run the step after `head`"
+ * is built and sent here, with its message group and deduplication id.
+ *
+ * The ids are the protocol (a message sent twice within the queue's five minutes
+ * is delivered once; a branch's steps are delivered in order, one at a time), and
+ * messages already in a queue during an upgrade were sent with them, so they do
+ * not change:
+ *
+ * | send       | message group                          | deduplication id                         |
+ * | ---------- | -------------------------------------- | ---------------------------------------- |
+ * | next step  | `{tenant}:{task}:{branch}`             | digest(task, branch, head, attempt)      |
+ * | group join | `{tenant}:{task}:{branch}`             | digest(task, branch, base, "join")       |
+ * | member     | `{tenant}:{task}:{branch}` (≤100) `#m{seq}` | digest("member", task, branch, base, seq) |
+ * | wake       | `wake:{tenant}:{task}:{branch}:{wait}` | digest("wake", task, branch, wait)       |
+ *
+ * A member and a wake each have a message group of their own: members run at
+ * once, and a wake (which may hide itself until due) holds back no cancel or
+ * answer queued for its branch.
+ */
+import { digest } from "../ids";
+import type { Queue, QueueSendOptions } from "../ports/queue";
+import type { Wake } from "../ports/wake";
+import type { BranchRecord } from "../store/records";
+import { branchGroupId, type StepMessage } from "./message";
+
+/** The branch a step message names. */
+export type BranchRef = Pick<BranchRecord, "tenant_id" | "task_id" | "name">;
+
+/** Why a step message is sent: each reason has its own group and deduplication rule. */
+export type StepSend =
+  /** The step after `head`; `attempt` tells apart sends that must not be deduplicated with an earlier one. */
+  | { reason: "next"; attempt: string }
+  /** The join of a parallel group: the step after its base, once the members are done. */
+  | { reason: "join" }
+  /** Member `seq` of the group that started after `head` (`vm/group.ts`). */
+  | { reason: "member"; seq: number }
+  /** The wake of a waiting branch (`vm/wait.ts`). */
+  | { reason: "wake"; waitId: string };
+
+/** The step message "run the instruction after commit `head`" (for a member: run member `member`). */
+export function stepMessage(branch: BranchRef, head: string | null, member?: number): StepMessage {
+  return {
+    v: 1,
+    kind: "step",
+    tenant_id: branch.tenant_id,
+    task_id: branch.task_id,
+    branch: branch.name,
+    head,
+    ...(member === undefined ? {} : { member }),
+  };
+}
+
+/** The message group and deduplication id of a step message sent for `send`. */
+export function stepRoute(message: StepMessage, send: StepSend): QueueSendOptions {
+  const { task_id: task, branch, head } = message;
+  switch (send.reason) {
+    case "next":
+      return {
+        groupId: branchGroupId(message),
+        deduplicationId: digest(task, branch, head, send.attempt),
+      };
+    case "join":
+      return {
+        groupId: branchGroupId(message),
+        deduplicationId: digest(task, branch, head, "join"),
+      };
+    case "member":
+      return {
+        groupId: `${branchGroupId(message).slice(0, 100)}#m${send.seq}`,
+        deduplicationId: digest("member", task, branch, head, send.seq),
+      };
+    case "wake":
+      return {
+        groupId: `wake:${message.tenant_id}:${task}:${branch}:${send.waitId}`,
+        deduplicationId: digest("wake", task, branch, send.waitId),
+      };
+  }
+}
+
+/** Sends one step message: the only `queue.send` of step messages. */
+async function sendStep(deps: { queue: Queue }, message: StepMessage, send: StepSend) {
+  await deps.queue.send(message, stepRoute(message, send));
+}
+
+/**
+ * Enqueues "run the instruction after `head`" for the branch.
+ *
+ * @example
+ * await enqueueNext(deps, branch, branch.head, `answer-${waitId}`);
+ */
+export async function enqueueNext(
+  deps: { queue: Queue },
+  branch: BranchRef,
+  head: string | null,
+  attempt = "",
+): Promise<void> {
+  await sendStep(deps, stepMessage(branch, head), { reason: "next", attempt });
+}
+
+/** Enqueues the join of a parallel group: the step after its base, apart from the one that started it. */
+export async function enqueueJoin(
+  deps: { queue: Queue },
+  branch: BranchRef,
+  base: string,
+): Promise<void> {
+  await sendStep(deps, stepMessage(branch, base), { reason: "join" });
+}
+
+/** Enqueues member `seq` of the group that started after `base`, in a message group of its own. */
+export async function enqueueMember(
+  deps: { queue: Queue },
+  branch: BranchRef,
+  base: string,
+  seq: number,
+): Promise<void> {
+  await sendStep(deps, stepMessage(branch, base, seq), { reason: "member", seq });
+}
+
+/** Enqueues the wake message: the step after `head`, in the wake's own message group. */
+export async function sendWake(deps: { queue: Queue }, wake: Wake): Promise<void> {
+  const branch = { tenant_id: wake.tenant_id, task_id: wake.task_id, name: wake.branch };
+  await sendStep(deps, stepMessage(branch, wake.head), { reason: "wake", waitId: wake.wait_id });
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { parseQueueMessage } from "./queue-message";
+
+describe("parseQueueMessage", () => {
+  it("reads a step message written before messages had a kind as a step", () => {
+    const old = '{"v":1,"tenant_id":"acme","task_id":"t1","branch":"main","head":null}';
+    expect(parseQueueMessage(old)).toEqual({
+      ok: true,
+      message: { v: 1, kind: "step", tenant_id: "acme", task_id: "t1", branch: "main", head: null },
+    });
+  });
+
+  it.each([
+    {
+      kind: "step",
+      body: {
+        v: 1,
+        kind: "step",
+        tenant_id: "a",
+        task_id: "t",
+        branch: "main",
+        head: "c",
+        member: 1,
+      },
+    },
+    {
+      kind: "webhook",
+      body: { v: 1, kind: "webhook", tenant_id: "a", task_id: "t", webhook_id: "w" },
+    },
+    {
+      kind: "ingest",
+      body: {
+        v: 1,
+        kind: "ingest",
+        op: "ingest",
+        tenant_id: "a",
+        knowledge_base: "docs",
+        document_id: "d1",
+        version: 2,
+      },
+    },
+  ])("reads a $kind message by its kind", ({ kind, body }) => {
+    const parsed = parseQueueMessage(JSON.stringify(body));
+    expect(parsed).toEqual({ ok: true, message: body });
+    expect(parsed.ok && parsed.message.kind).toBe(kind);
+  });
+
+  it.each([
+    { what: "a body that is not JSON", body: "not json", kind: "step", says: /not JSON/ },
+    { what: "JSON null", body: "null", kind: "step", says: /object/ },
+    { what: "a newer version", body: '{"v":2,"task_id":"x"}', kind: "step", says: /.+/ },
+    {
+      what: "an unknown kind",
+      body: '{"v":1,"kind":"teleport","tenant_id":"a","task_id":"t","branch":"b","head":null}',
+      kind: "step",
+      says: /step/,
+    },
+    {
+      what: "a webhook without its id",
+      body: '{"v":1,"kind":"webhook","tenant_id":"a","task_id":"t"}',
+      kind: "webhook",
+      says: /.+/,
+    },
+    {
+      what: "an ingest of an unknown op",
+      body: '{"v":1,"kind":"ingest","op":"burn","tenant_id":"a","knowledge_base":"k"}',
+      kind: "ingest",
+      says: /.+/,
+    },
+    {
+      what: "a step message with a field no version writes",
+      body: '{"v":1,"kind":"step","tenant_id":"a","task_id":"t","branch":"b","head":null,"x":1}',
+      kind: "step",
+      says: /x/,
+    },
+  ])("answers why it cannot read $what, with the kind it claimed", ({ body, kind, says }) => {
+    const parsed = parseQueueMessage(body);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.kind).toBe(kind);
+    expect(parsed.issues.length).toBeGreaterThan(0);
+    expect(JSON.stringify(parsed.issues)).toMatch(says);
+  });
+});
