@@ -23,12 +23,8 @@ export {
   type IndexSearch,
   type KnowledgeIndex,
 } from "./index-port";
-export {
-  type IngestBudget,
-  type IngestDeps,
-  type IngestOutcome,
-  IngestService,
-} from "./ingest";
+export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
+export type { IngestBudget } from "./ingest-budget";
 export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
 export {
   KnowledgeService,
