@@ -26,13 +26,7 @@ export {
 export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
 export type { IngestBudget } from "./ingest-budget";
 export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
-export {
-  KnowledgeService,
-  type KnowledgeServiceDeps,
-  PresignInput,
-  UPLOAD_URL_SECONDS,
-  type Upload,
-} from "./knowledge-service";
+export { KnowledgeService, type KnowledgeServiceDeps } from "./knowledge-service";
 export { MemoryKnowledgeIndex } from "./memory-index";
 export {
   type ChunkHit,
@@ -61,3 +55,5 @@ export {
   type KnowledgeSearchDeps,
   type SearchScope,
 } from "./search";
+export { PresignInput, type Upload } from "./upload-input";
+export { UPLOAD_URL_SECONDS } from "./upload-intake";
