@@ -30,19 +30,10 @@ export async function writeProgress(
   done: number,
   total: number,
 ): Promise<void> {
-  await deps.knowledge.updateDocument(
-    record.tenant_id,
-    record.knowledge_base,
-    record.document_id,
-    {
-      set: [
-        [["status"], "ingesting"],
-        [["progress"], { stage, done, total }],
-        [["updated_at"], new Date(deps.clock.now()).toISOString()],
-      ],
-    },
-    { exists: true, equals: { version: record.version } },
-  );
+  await setOnVersion(deps, record, [
+    [["status"], "ingesting"],
+    [["progress"], { stage, done, total }],
+  ]);
 }
 
 /** Writes the ingest's outcome and what it spent; a ready document's progress reads `done`. */
@@ -52,25 +43,31 @@ export async function writeResult(
   result: IngestResult,
   usage: IngestUsage,
 ): Promise<void> {
+  await setOnVersion(deps, record, [
+    [["status"], result.status],
+    [["chunks"], result.chunks],
+    [["error"], result.error],
+    [
+      ["progress"],
+      result.status === "ready"
+        ? { stage: "done", done: result.chunks, total: result.chunks }
+        : null,
+    ],
+    [["usage"], usage],
+  ]);
+}
+
+/** Sets `fields` and `updated_at`, only while the document is still the version being ingested. */
+async function setOnVersion(
+  deps: StatusDeps,
+  record: DocumentRecord,
+  fields: Array<[string[], unknown]>,
+): Promise<void> {
   await deps.knowledge.updateDocument(
     record.tenant_id,
     record.knowledge_base,
     record.document_id,
-    {
-      set: [
-        [["status"], result.status],
-        [["chunks"], result.chunks],
-        [["error"], result.error],
-        [
-          ["progress"],
-          result.status === "ready"
-            ? { stage: "done", done: result.chunks, total: result.chunks }
-            : null,
-        ],
-        [["usage"], usage],
-        [["updated_at"], new Date(deps.clock.now()).toISOString()],
-      ],
-    },
+    { set: [...fields, [["updated_at"], new Date(deps.clock.now()).toISOString()]] },
     { exists: true, equals: { version: record.version } },
   );
 }
