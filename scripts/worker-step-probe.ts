@@ -15,14 +15,8 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { createDataClients, lazyMcpClient } from "@stackvm/aws/lambda";
 import { lazyLambdaKnowledge, lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
-import {
-  CreateTaskInput,
-  type Item,
-  MemoryBlobs,
-  MemoryItemStore,
-  MemoryQueue,
-  systemClock,
-} from "@stackvm/core";
+import { CreateTaskInput, type Item, systemClock } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core/testing";
 import type { Context, SQSEvent } from "aws-lambda";
 import { powertoolsLog } from "../packages/functions/src/aws-system";
 import { loadConfig } from "../packages/functions/src/config";

@@ -48,12 +48,7 @@ describe("the architecture", () => {
   it("keeps vendors out of core's runtime code", () => {
     const offending = sourceFiles(join(packagesDir, "core/src"))
       // Tests and their helpers may import test tools; they never ship in a bundle.
-      .filter(
-        (f) =>
-          !/(\.test\.ts|test-support\.ts|-fixtures\.ts|test-context\.ts|-fakes\.ts)$|\/testing\//.test(
-            f,
-          ),
-      )
+      .filter((f) => !/\.test\.ts$|\/testing\//.test(f))
       .flatMap((file) =>
         importsOf(file)
           .filter((m) => !m.startsWith(".") && !m.startsWith("node:") && !CORE_ALLOWED.has(m))

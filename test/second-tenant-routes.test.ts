@@ -8,7 +8,8 @@
 
 import type { createApp } from "@stackvm/api";
 import type { Item, ItemStore } from "@stackvm/core";
-import { MemoryBlobs, MemoryItemStore, taskBlobPrefix } from "@stackvm/core";
+import { taskBlobPrefix } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore } from "@stackvm/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessApi } from "./support/in-process-api";
 

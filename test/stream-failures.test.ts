@@ -8,7 +8,7 @@
  */
 import type { createApp } from "@stackvm/api";
 import type { Item, ItemStore, Log } from "@stackvm/core";
-import { MemoryItemStore } from "@stackvm/core";
+import { MemoryItemStore } from "@stackvm/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessApi } from "./support/in-process-api";
 

@@ -29,11 +29,9 @@ import {
   KnowledgeStore,
   type LlmConfig,
   type LlmPort,
-  MemoryBlobs,
-  MemoryItemStore,
-  MemoryQueue,
   silentLog,
 } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core/testing";
 import { startEmulators } from "../../packages/local/src/emulators";
 import { bagOfWords } from "../support/llm-server";
 

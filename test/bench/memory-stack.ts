@@ -10,15 +10,8 @@
 
 import { createApp } from "@stackvm/api";
 import type { LlmPort, ReceivedMessage } from "@stackvm/core";
-import {
-  MemoryBlobs,
-  MemoryItemStore,
-  MemoryQueue,
-  type QueueSendOptions,
-  type SandboxPort,
-  silentLog,
-  systemClock,
-} from "@stackvm/core";
+import { type QueueSendOptions, type SandboxPort, silentLog, systemClock } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core/testing";
 import {
   createSystem,
   createWorkerHandler,

@@ -1,5 +1,10 @@
 /** The conformance suites against the in-memory adapters of core. */
-import { MemoryBlobs, MemoryItemStore, MemoryKnowledgeIndex, MemoryQueue } from "@stackvm/core";
+import {
+  MemoryBlobs,
+  MemoryItemStore,
+  MemoryKnowledgeIndex,
+  MemoryQueue,
+} from "@stackvm/core/testing";
 import { blobsSuite } from "./blobs.suite";
 import { itemStoreSuite } from "./item-store.suite";
 import { knowledgeIndexSuite } from "./knowledge-index.suite";

@@ -20,12 +20,13 @@ export type ImportGraph = Map<string, string[]>;
 export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly string[]])[] = [
   ["contracts", ["errors", "ids", "sandbox", "plan", "json-schema", "webhooks", "model"]],
   ["ports", ["ports"]],
-  ["store", ["memory", "store"]],
+  ["store", ["store"]],
   ["capabilities", ["llm", "net", "knowledge", "tools"]],
   ["vm", ["vm"]],
   ["planning", ["planning"]],
   ["services", ["service"]],
-  ["surface", ["testing", "index"]],
+  // The entry point, then the test doubles (`@stackvm/core/testing`): the entry never reaches them.
+  ["surface", ["index", "testing"]],
 ];
 
 const FOLDER_ORDER = CORE_LAYERS.flatMap(([, folders]) => folders);

@@ -7,7 +7,8 @@
  */
 import { createApp } from "@stackvm/api";
 import type { ItemStore, LlmPort, Log, SandboxPort } from "@stackvm/core";
-import { MemoryBlobs, MemoryItemStore, MemoryQueue, silentLog, systemClock } from "@stackvm/core";
+import { silentLog, systemClock } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core/testing";
 import { createSystem, loadConfig, systemOptions } from "@stackvm/functions";
 
 const answersOk: LlmPort = {

@@ -13,10 +13,9 @@ import {
   LlmConfig,
   llmGenerateTool,
 } from "@stackvm/core";
+import { MemoryBlobs, testToolContext } from "@stackvm/core/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Reply, type ScriptedLlm, startScriptedLlm } from "../../../test/support/llm-server";
-import { MemoryBlobs } from "../../core/src/memory/memory-blobs";
-import { testToolContext } from "../../core/src/tools/test-context";
 import { OpenAiLlm } from "./openai-llm";
 
 let server: ScriptedLlm;

@@ -24,3 +24,8 @@ export function digest(...parts: Array<string | number | null>): string {
     .digest("hex")
     .slice(0, 40);
 }
+
+/** The hex SHA-256 of the bytes (a blob's address in `Blobs`). */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}

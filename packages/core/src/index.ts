@@ -20,7 +20,7 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
-export { digest, newTaskId, randomId } from "./ids";
+export { digest, newTaskId, randomId, sha256Hex } from "./ids";
 export {
   compileJsonSchema,
   jsonSchemaCompilerLoaded,
@@ -60,7 +60,6 @@ export {
   type KnowledgeSearchPort,
   KnowledgeService,
   knowledgeClient,
-  MemoryKnowledgeIndex,
   type PdfLimits,
   type Upload,
 } from "./knowledge";
@@ -101,36 +100,6 @@ export type {
   TokenSink,
   TokenTarget,
 } from "./llm/types";
-export {
-  checkChanges,
-  checkCondition,
-  checkItem,
-  checkKey,
-  checkQuery,
-  compareUtf8,
-  decodeCursor,
-  encodeCursor,
-  itemSize,
-  MAX_ITEM_BYTES,
-  mergeUpdated,
-  positionOf,
-} from "./memory/item-rules";
-export {
-  blobKey,
-  checkPrefix,
-  MemoryBlobs,
-  presignSeconds,
-  sha256Hex,
-} from "./memory/memory-blobs";
-export { MemoryItemStore } from "./memory/memory-item-store";
-export type {
-  DrainHandler,
-  DrainResult,
-  MemoryQueueOptions,
-  QueuedMessage,
-} from "./memory/memory-queue";
-export { MemoryQueue, queueMessageText, visibilitySeconds } from "./memory/memory-queue";
-export { MemoryUploads } from "./memory/memory-uploads";
 export {
   Branch,
   BranchName,
@@ -212,6 +181,7 @@ export { validatePlan } from "./plan/validate";
 export type { PlannerDeps, TemplateMatch } from "./planning/planner";
 export { createPlanner, PlanAnswer, PlanUpdateAnswer } from "./planning/planner";
 export type { BlobRef, Blobs } from "./ports/blobs";
+export { blobKey, checkPrefix, presignSeconds } from "./ports/blobs";
 export type { Clock } from "./ports/clock";
 export { systemClock } from "./ports/clock";
 export type { EmbeddingPort, EmbeddingRequest, EmbeddingResponse } from "./ports/embeddings";
@@ -230,6 +200,7 @@ export type { LlmMessage, LlmPort, LlmRequest, LlmResponse } from "./ports/llm";
 export type { Log } from "./ports/log";
 export { silentLog } from "./ports/log";
 export type { Queue, QueueSendOptions, ReceivedMessage } from "./ports/queue";
+export { queueMessageText, visibilitySeconds } from "./ports/queue";
 export type { SandboxPort } from "./ports/sandbox";
 export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 // Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
@@ -348,6 +319,20 @@ export { WaitService } from "./service/waits";
 export type { WebhookServiceDeps } from "./service/webhooks";
 export { WebhookService } from "./service/webhooks";
 export { ApiKeyStore } from "./store/api-key-store";
+export {
+  checkChanges,
+  checkCondition,
+  checkItem,
+  checkKey,
+  checkQuery,
+  compareUtf8,
+  decodeCursor,
+  encodeCursor,
+  itemSize,
+  MAX_ITEM_BYTES,
+  mergeUpdated,
+  positionOf,
+} from "./store/item-rules";
 export {
   branchKey,
   commitId,

@@ -4,7 +4,8 @@
  * must not stay `ingesting` for good. A document finished, replaced or deleted
  * meanwhile is left as it is; so is a branch whose head moved past a dead-lettered step.
  */
-import { MemoryItemStore, TaskStore } from "@stackvm/core";
+import { TaskStore } from "@stackvm/core";
+import { MemoryItemStore } from "@stackvm/core/testing";
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createDlqHandler } from "./dlq-handler";

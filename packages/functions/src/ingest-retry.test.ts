@@ -6,15 +6,13 @@
  * --embeddings") is permanent: asked once, the document fails at once with the
  * server's words.
  */
+import { IngestMessage, LlmConfig, silentLog } from "@stackvm/core";
 import {
-  IngestMessage,
-  LlmConfig,
   MemoryBlobs,
   MemoryItemStore,
   MemoryKnowledgeIndex,
   MemoryQueue,
-  silentLog,
-} from "@stackvm/core";
+} from "@stackvm/core/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../../test/support/llm-server";
 import { OpenAiEmbeddings } from "../../aws/src/openai-embeddings";

@@ -4,13 +4,11 @@ import {
   type Item,
   type ItemStore,
   loadLlmConfig,
-  MemoryBlobs,
-  MemoryItemStore,
-  MemoryQueue,
   runStep,
   StepMessage,
   silentLog,
 } from "@stackvm/core";
+import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core/testing";
 import { describe, expect, it } from "vitest";
 import { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";
 import { createSystem } from "./system";

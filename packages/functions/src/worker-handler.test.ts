@@ -1,7 +1,7 @@
 import { CreateTaskInput, runStep, TooLargeError, type WebhookService } from "@stackvm/core";
+import { memorySystem } from "@stackvm/core/testing";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { memorySystem } from "../../core/src/testing/memory-system";
 import { createWorkerHandler } from "./worker-handler";
 
 /** These tests send no webhook messages. */

@@ -1,4 +1,5 @@
-import { MemoryBlobs, silentLog } from "@stackvm/core";
+import { silentLog } from "@stackvm/core";
+import { MemoryBlobs } from "@stackvm/core/testing";
 import { describe, expect, it } from "vitest";
 import { startTraceExpiry } from "./trace-expiry";
 

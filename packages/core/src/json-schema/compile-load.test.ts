@@ -87,7 +87,7 @@ describe("the JSON Schema compiler, loaded on first need", () => {
 
   it("is loaded by resolving a namespace, against whose tools plans are then checked", async () => {
     const { createNamespaces } = await import("../service/namespaces");
-    const { MemoryItemStore } = await import("../memory/memory-item-store");
+    const { MemoryItemStore } = await import("../testing/memory/memory-item-store");
     const { builtinTools } = await import("../tools/registry");
     const { systemClock } = await import("../ports/clock");
     const { jsonSchemaCompilerLoaded } = await fresh();

@@ -27,7 +27,6 @@ export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
 export type { IngestBudget } from "./ingest-budget";
 export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
 export { KnowledgeService, type KnowledgeServiceDeps } from "./knowledge-service";
-export { MemoryKnowledgeIndex } from "./memory-index";
 export {
   type ChunkHit,
   DocumentId,

@@ -16,8 +16,8 @@
  * recorded as the document's error instead.
  */
 import { isErrorKind, StackVMError } from "../errors";
+import { sha256Hex } from "../ids";
 import type { BudgetLeft, LlmBudget, LlmSession } from "../llm/types";
-import { sha256Hex } from "../memory/memory-blobs";
 import type { LlmCall } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";

@@ -4,9 +4,9 @@
  * could not be a knowledge base.
  */
 import { describe, expect, it } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { createNamespaces } from "../service/namespaces";
 import { NamespaceStore } from "../store/namespace-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { builtinTools } from "../tools/registry";
 
 describe("a namespace's knowledge_bases", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { RetryableError } from "../errors";
-import { MemoryBlobs } from "../memory/memory-blobs";
 import type { LlmPort, LlmResponse } from "../ports/llm";
+import { MemoryBlobs } from "../testing/memory/memory-blobs";
 import { LlmConfig } from "./config";
 import { createLlmSession } from "./session";
 import { type LlmTrace, REDACTED, redactSecrets, traceExpired } from "./trace";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { startTestServer, type TestServer, trapOutsideConnections } from "../testing/net";
 import { guardedFetch } from "./guarded-fetch";
 import { LOOPBACK_OPENED } from "./outbound-policy";
-import { startTestServer, type TestServer, trapOutsideConnections } from "./test-support";
 
 let first: TestServer;
 let second: TestServer;

@@ -1,6 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
 import { describe, expect, it } from "vitest";
-import { validatePlan } from "./validate";
 import {
   assign,
   branch,
@@ -11,7 +10,8 @@ import {
   jump,
   problemsOf,
   theProblem,
-} from "./validate-fixtures";
+} from "../testing/plan-fixtures";
+import { validatePlan } from "./validate";
 
 describe("validatePlan over the control flow", () => {
   describe("check 4: references", () => {

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans carry ${name} references
 /** Validation in StackVM compatibility mode (`compat-mode.ts`), against the default, strict. */
 import { describe, expect, it } from "vitest";
+import { assign, call, context, done } from "../testing/plan-fixtures";
 import { validatePlan } from "./validate";
-import { assign, call, context, done } from "./validate-fixtures";
 
 const stackvm = { ...context, compat: "stackvm" as const };
 const codes = (list: Array<{ code: string }>) => list.map((p) => p.code).sort();

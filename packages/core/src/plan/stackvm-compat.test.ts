@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans carry ${name} references
 import { describe, expect, it } from "vitest";
+import { context, done } from "../testing/plan-fixtures";
 import { validatePlan } from "./validate";
-import { context, done } from "./validate-fixtures";
 
 const codes = (list: Array<{ code: string }>) => list.map((p) => p.code);
 

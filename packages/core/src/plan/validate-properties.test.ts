@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { assign, branch, call, context, done, expectValid, jump } from "../testing/plan-fixtures";
 import { type ValidationResult, validatePlan } from "./validate";
-import { assign, branch, call, context, done, expectValid, jump } from "./validate-fixtures";
 
 describe("validatePlan on generated input", () => {
   describe("never throws", () => {

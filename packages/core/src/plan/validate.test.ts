@@ -1,8 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: plans write ${name} references in plain strings
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { MAX_LISTED_PROBLEMS } from "./problems";
-import { validatePlan } from "./validate";
 import {
   assign,
   branch,
@@ -13,7 +11,9 @@ import {
   jump,
   problemsOf,
   theProblem,
-} from "./validate-fixtures";
+} from "../testing/plan-fixtures";
+import { MAX_LISTED_PROBLEMS } from "./problems";
+import { validatePlan } from "./validate";
 
 describe("validatePlan", () => {
   describe("accepts", () => {

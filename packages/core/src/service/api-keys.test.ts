@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { ApiKeyStore } from "../store/api-key-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { ManualClock } from "../testing/memory-system";
 import { ApiKeyService } from "./api-keys";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { NamespaceStore } from "../store/namespace-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { ManualClock } from "../testing/memory-system";
 import { codeToolSource } from "../tools/code-tool";
 import { llmGenerateTool } from "../tools/llm-generate";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { TaskStore } from "../store/task-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { checkRetryKey, claimRetryKey } from "./retry-key";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
-import { MemoryQueue } from "../memory/memory-queue";
 import type { Item, ItemStore } from "../ports/item-store";
 import { SlotStore } from "../store/slot-store";
 import { TaskStore } from "../store/task-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
+import { MemoryQueue } from "../testing/memory/memory-queue";
 import { ManualClock } from "../testing/memory-system";
 import { RunningSlots } from "./running-slots";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { StreamLeaseStore } from "../store/stream-lease-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { ManualClock } from "../testing/memory-system";
 import { LEASE_MS, RENEW_MS, StreamLeases } from "./stream-leases";
 

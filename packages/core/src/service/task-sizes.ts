@@ -6,7 +6,7 @@
  * so only what stays inline counts for them.
  */
 import { TooLargeError } from "../errors";
-import { itemSize, MAX_ITEM_BYTES } from "../memory/item-rules";
+import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import { jsonSize } from "../store/values";
 
 /** The largest plan a task may be given, as JSON in bytes (256 KiB). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { LiveTextStore } from "../store/live-text-store";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { TokenRelay, WATCH_TTL_MS } from "./token-relay";
 
 function setup() {

@@ -24,10 +24,10 @@
  * without a read.
  */
 import { ConflictError, isErrorKind } from "../errors";
-import { mergeUpdated } from "../memory/item-rules";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
+import { mergeUpdated } from "./item-rules";
 import {
   BRANCH_PREFIX,
   branchKey,

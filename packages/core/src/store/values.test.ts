@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryBlobs } from "../memory/memory-blobs";
 import { CreateTaskInput } from "../service/tasks";
+import { MemoryBlobs } from "../testing/memory/memory-blobs";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { decodeValue, encodeValue, loadValue, spillValue } from "./values";
 

@@ -5,9 +5,6 @@
 
 import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
-import { MemoryBlobs } from "../memory/memory-blobs";
-import { MemoryItemStore } from "../memory/memory-item-store";
-import { MemoryQueue } from "../memory/memory-queue";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
 import { createPlanner } from "../planning/planner";
 import type { Clock } from "../ports/clock";
@@ -29,6 +26,9 @@ import { deadLetterReason, endDeadLetteredBranch } from "../vm/dead-letter";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
 import type { StepDeps } from "../vm/step-deps";
+import { MemoryBlobs } from "./memory/memory-blobs";
+import { MemoryItemStore } from "./memory/memory-item-store";
+import { MemoryQueue } from "./memory/memory-queue";
 
 /** A clock that tests move by hand. */
 export class ManualClock implements Clock {

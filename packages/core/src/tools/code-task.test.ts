@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { classifyFailure, type StepError } from "../errors";
-import { MemoryBlobs } from "../memory/memory-blobs";
+import { MemoryBlobs } from "../testing/memory/memory-blobs";
+import { failed, ok, scriptedLlm, scriptedSandbox } from "../testing/sandbox-fakes";
+import { testToolContext } from "../testing/tool-context";
 import { type CodeAttempt, CodeTaskInput, createCodeTaskTool } from "./code-task";
-import { failed, ok, scriptedLlm, scriptedSandbox } from "./sandbox-fakes";
-import { testToolContext } from "./test-context";
 
 const write = (code: string) => ({ done: false, code, explanation: "writes it" });
 const accept = { done: true, code: "", explanation: "the result answers the task" };

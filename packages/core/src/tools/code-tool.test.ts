@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { classifyFailure } from "../errors";
 import { loadJsonSchemaCompiler } from "../json-schema/compile";
-import { MemoryBlobs } from "../memory/memory-blobs";
+import { MemoryBlobs } from "../testing/memory/memory-blobs";
+import { failed, ok, scriptedSandbox } from "../testing/sandbox-fakes";
+import { testToolContext } from "../testing/tool-context";
 import { checkSandboxCode } from "./code-check";
 import { codeTool } from "./code-tool";
 import { describeTool } from "./registry";
-import { failed, ok, scriptedSandbox } from "./sandbox-fakes";
-import { testToolContext } from "./test-context";
 
 beforeAll(loadJsonSchemaCompiler);
 

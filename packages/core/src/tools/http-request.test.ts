@@ -1,9 +1,9 @@
 import type { LookupAddress } from "node:dns";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
-import { startTestServer, type TestServer, trapOutsideConnections } from "../net/test-support";
+import { startTestServer, type TestServer, trapOutsideConnections } from "../testing/net";
+import { testToolContext } from "../testing/tool-context";
 import { createHttpRequestTool, HttpRequestInput } from "./http-request";
-import { testToolContext } from "./test-context";
 
 /** Names the tests use, and what they "resolve" to; nothing reaches a real resolver. */
 const DNS: Record<string, string[]> = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GenerateOptions, LlmSession } from "../llm/types";
+import { testToolContext } from "../testing/tool-context";
 import { asksForJson, LlmGenerateInput, llmGenerateTool } from "./llm-generate";
-import { testToolContext } from "./test-context";
 
 /** An LlmSession that records each request and answers with the given text. */
 function fakeLlm(text: string, value?: unknown) {

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { classifyFailure } from "../errors";
-import { MemoryBlobs } from "../memory/memory-blobs";
+import { MemoryBlobs } from "../testing/memory/memory-blobs";
+import { failed, ok, scriptedSandbox } from "../testing/sandbox-fakes";
+import { testToolContext } from "../testing/tool-context";
 import { RunCodeInput, runCodeTool } from "./run-code";
-import { failed, ok, scriptedSandbox } from "./sandbox-fakes";
-import { testToolContext } from "./test-context";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 

@@ -3,9 +3,9 @@ import { StepError } from "../errors";
 import { checkGroupMarks, findGroups, groupRunAt } from "../plan/groups";
 import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
-import { context } from "../plan/validate-fixtures";
 import { CreateTaskInput } from "../service/tasks";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
+import { context } from "../testing/plan-fixtures";
 import { StepMessage } from "./message";
 import { runStep } from "./step";
 

@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { itemSize, MAX_ITEM_BYTES } from "../memory/item-rules";
 import { CreateTaskInput } from "../service/tasks";
+import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { loadVariables } from "./variables";
 

@@ -7,12 +7,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TooLargeError } from "../errors";
-import { itemSize, MAX_ITEM_BYTES } from "../memory/item-rules";
-import { MemoryBlobs } from "../memory/memory-blobs";
-import { MemoryItemStore } from "../memory/memory-item-store";
 import { CreateTaskInput } from "../service/tasks";
+import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import type { CommitRecord } from "../store/records";
 import { loadValue } from "../store/values";
+import { MemoryBlobs } from "../testing/memory/memory-blobs";
+import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { FakeLlm, ManualClock, memorySystem } from "../testing/memory-system";
 import { boundCommit, COMMIT_BYTES } from "./record-bounds";
 

@@ -15,8 +15,8 @@
  * update or the end of the branch, the event and the webhook follow at once.
  */
 import { isErrorKind, type StackVMError, StepError } from "../errors";
-import { itemSize, MAX_ITEM_BYTES } from "../memory/item-rules";
 import type { Blobs } from "../ports/blobs";
+import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { isStoredRef, spillValue } from "../store/values";
 import type { StepMessage } from "./message";

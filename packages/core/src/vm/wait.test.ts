@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Lookup } from "../plan/references";
 import { MAX_WAIT_SECONDS, WaitInstruction } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
-import { context, done, problemsOf } from "../plan/validate-fixtures";
+import { context, done, problemsOf } from "../testing/plan-fixtures";
 import { WaitRequest } from "../tools/tool";
 import { runWait } from "./wait";
 

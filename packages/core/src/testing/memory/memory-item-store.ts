@@ -5,7 +5,7 @@
  * (`item-rules.ts`). Every read and write copies, so a caller cannot change the
  * stored state by mutating an object it passed in or got back.
  */
-import { ConflictError } from "../errors";
+import { ConflictError } from "../../errors";
 import type {
   Changes,
   Condition,
@@ -16,7 +16,7 @@ import type {
   Query,
   QueryPage,
   UpdateOptions,
-} from "../ports/item-store";
+} from "../../ports/item-store";
 import {
   checkChanges,
   checkCondition,
@@ -29,7 +29,7 @@ import {
   encodeCursor,
   positionOf,
   sameValue,
-} from "./item-rules";
+} from "../../store/item-rules";
 
 /**
  * An `ItemStore` held in a Map, for unit tests and the conformance suite.

@@ -2,8 +2,8 @@
 /** Tools, a context and small plan builders shared by the validation tests. */
 import { expect } from "vitest";
 import * as z from "zod";
-import type { PlanProblem } from "./problems";
-import type { ValidationContext, ValidationResult } from "./validate";
+import type { PlanProblem } from "../plan/problems";
+import type { ValidationContext, ValidationResult } from "../plan/validate";
 
 export const tools: ValidationContext["tools"] = new Map<string, { input: z.ZodType }>([
   ["llm_generate", { input: z.object({ prompt: z.string(), context: z.string().optional() }) }],

@@ -6,16 +6,12 @@
  * clock, so tests move it instead of waiting.
  */
 import { randomUUID } from "node:crypto";
-import { TooLargeError } from "../errors";
-import { type Clock, systemClock } from "../ports/clock";
-import type { Queue, QueueSendOptions, ReceivedMessage } from "../ports/queue";
+import { type Clock, systemClock } from "../../ports/clock";
+import type { Queue, QueueSendOptions, ReceivedMessage } from "../../ports/queue";
+import { queueMessageText, visibilitySeconds } from "../../ports/queue";
 
 /** SQS FIFO remembers deduplication ids for five minutes. */
 export const DEDUPLICATION_WINDOW_MS = 5 * 60 * 1000;
-/** The design's ceiling for a message (SQS allows more; we stay far below). */
-export const MAX_MESSAGE_BYTES = 256 * 1024;
-/** SQS's longest visibility timeout: a longer `retryAfter` is cut to it. */
-export const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
 
 export interface MemoryQueueOptions {
   clock?: Clock;
@@ -211,28 +207,6 @@ export class MemoryQueue implements Queue {
 }
 
 /** SQS accepts whole seconds from 0 to 12 hours. */
-/**
- * A message body as the queue carries it: JSON, at most SQS's 256 KiB
- * (`TooLargeError` past it). Every queue adapter sends this text.
- */
-export function queueMessageText(body: unknown): string {
-  const text = JSON.stringify(body);
-  if (text === undefined) throw new TypeError("a queue message body must be JSON-serializable");
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > MAX_MESSAGE_BYTES) {
-    throw new TooLargeError(
-      `queue message of ${bytes} bytes is over ${MAX_MESSAGE_BYTES}: send a reference to stored data instead`,
-    );
-  }
-  return text;
-}
-
-export function visibilitySeconds(seconds: number): number {
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new TypeError(`retryAfter seconds must be a number >= 0, got ${seconds}`);
-  }
-  return Math.min(Math.ceil(seconds), MAX_VISIBILITY_SECONDS);
-}
 
 /** SQS allows 1 to 128 characters of ASCII letters, digits and punctuation in group and deduplication ids. */
 function checkId(name: string, value: string): void {

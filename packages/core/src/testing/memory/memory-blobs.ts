@@ -2,13 +2,11 @@
  * The blob store in memory: content-addressed by SHA-256 under a prefix, as
  * `S3Blobs` stores them in a bucket.
  */
-import { createHash } from "node:crypto";
-import type { BlobRef, Blobs } from "../ports/blobs";
-import type { Clock } from "../ports/clock";
-import { systemClock } from "../ports/clock";
-
-/** S3 presigned URLs live at most seven days. */
-export const MAX_PRESIGN_SECONDS = 7 * 24 * 60 * 60;
+import { sha256Hex } from "../../ids";
+import type { BlobRef, Blobs } from "../../ports/blobs";
+import { blobKey, checkPrefix, presignSeconds } from "../../ports/blobs";
+import type { Clock } from "../../ports/clock";
+import { systemClock } from "../../ports/clock";
 
 /**
  * A `Blobs` held in a Map. `presign` returns a `memory://` URL that names the
@@ -74,46 +72,4 @@ export class MemoryBlobs implements Blobs {
       size: o.bytes.byteLength,
     }));
   }
-}
-
-/** The hex SHA-256 of the bytes: the blob's address. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-
-/**
- * The object key of a blob, `{prefix}/{sha256}`, refusing a prefix or a hash
- * that could reach outside the prefix (a leading or doubled slash, `..`).
- */
-export function blobKey(prefix: string, sha256: string): string {
-  if (typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) {
-    throw new TypeError(
-      `blob sha256 must be 64 lowercase hex characters, got ${JSON.stringify(sha256)}`,
-    );
-  }
-  return `${checkPrefix(prefix)}/${sha256}`;
-}
-
-/** Validates a blob prefix: non-empty segments separated by single slashes. */
-export function checkPrefix(prefix: string): string {
-  const ok =
-    typeof prefix === "string" &&
-    prefix.length > 0 &&
-    prefix.split("/").every((part) => part.length > 0 && part !== "." && part !== "..");
-  if (!ok) {
-    throw new TypeError(
-      `blob prefix must be non-empty path segments joined by '/', without leading, trailing or doubled slashes or '..', got ${JSON.stringify(prefix)}`,
-    );
-  }
-  return prefix;
-}
-
-/** S3 accepts presigned URLs valid from 1 second to 7 days. */
-export function presignSeconds(seconds: number): number {
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PRESIGN_SECONDS) {
-    throw new TypeError(
-      `presign seconds must be a whole number from 1 to ${MAX_PRESIGN_SECONDS} (7 days), got ${seconds}`,
-    );
-  }
-  return seconds;
 }

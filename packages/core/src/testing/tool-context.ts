@@ -6,7 +6,7 @@
 
 import type { NamespaceConfig } from "../model";
 import { CLOSED_POLICY } from "../net/outbound-policy";
-import type { ToolContext } from "./tool";
+import type { ToolContext } from "../tools/tool";
 
 function unused(name: string): never {
   throw new Error(`test context: ${name} was used but the test did not provide it`);

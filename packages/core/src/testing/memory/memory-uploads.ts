@@ -2,7 +2,7 @@
  * `DocumentUploads` in memory: `presignPut` answers a `memory://` URL, and a
  * test plays the client's PUT with `put(key, bytes)`.
  */
-import type { DocumentUploads } from "../ports/uploads";
+import type { DocumentUploads } from "../../ports/uploads";
 
 export class MemoryUploads implements DocumentUploads {
   readonly #objects = new Map<string, Uint8Array>();

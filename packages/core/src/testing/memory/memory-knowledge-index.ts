@@ -9,7 +9,7 @@ import {
   type IndexRow,
   type IndexSearch,
   type KnowledgeIndex,
-} from "./index-port";
+} from "../../knowledge/index-port";
 
 export class MemoryKnowledgeIndex implements KnowledgeIndex {
   /** `{tenant}/{knowledge base}` → rows. */
