@@ -229,7 +229,7 @@ export {
 } from "./sandbox/protocol";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService, TenantId } from "./service/api-keys";
-export { BranchService, ForkInput } from "./service/branches";
+export { BranchService } from "./service/branches";
 export type { CronFields, CronReader } from "./service/cron";
 export {
   checkTimeZone,
@@ -247,8 +247,10 @@ export {
   evaluationMessages,
   MAX_EVALUATION_ROUNDS,
 } from "./service/evaluation";
-export type { EventCursor, PollResult, TaskEvent, TaskEventsDeps } from "./service/events";
-export { decodeEventId, encodeEventId, TaskEvents } from "./service/events";
+export { decodeEventId, type EventCursor, encodeEventId } from "./service/event-ids";
+export type { PollResult, TaskEvent, TaskEventsDeps } from "./service/events";
+export { TaskEvents } from "./service/events";
+export { ForkInput } from "./service/fork-input";
 export type { Lifecycle } from "./service/lifecycle";
 export { taskLifecycle } from "./service/lifecycle";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
@@ -275,18 +277,16 @@ export {
 export { RETRY_FROM, RetryInput, RetryService } from "./service/retry";
 export type { RunningSlotsDeps } from "./service/running-slots";
 export { RunningSlots } from "./service/running-slots";
+export { CreateScheduleInput, Schedule, UpdateScheduleInput } from "./service/schedule-input";
 export type { RunOutcome, ScheduleServiceDeps } from "./service/schedules";
-export {
-  CreateScheduleInput,
-  Schedule,
-  ScheduleService,
-  UpdateScheduleInput,
-} from "./service/schedules";
+export { ScheduleService } from "./service/schedules";
 export { stableJson } from "./service/stable-json";
 export type { StreamLease, StreamLeasesDeps } from "./service/stream-leases";
 export { StreamLeases } from "./service/stream-leases";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
+export { CreateTaskInput } from "./service/task-input";
+export { markRunning, newBranch } from "./service/task-records";
 export {
   MAX_METADATA_BYTES,
   MAX_PLAN_BYTES,
@@ -294,7 +294,7 @@ export {
 } from "./service/task-sizes";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export type { TaskServiceDeps } from "./service/tasks";
-export { CreateTaskInput, markRunning, newBranch, TaskService } from "./service/tasks";
+export { TaskService } from "./service/tasks";
 export type { TemplateServiceDeps } from "./service/templates";
 export {
   goalSimilarity,

@@ -98,9 +98,11 @@ describe("whether the deployment has an LLM (STACKVM_LLM_CONFIGURED)", () => {
 
   it("makes a function without LLM settings refuse a goal at once, before any write", () => {
     const without = awsRuntime({ ...base, STACKVM_LLM_CONFIGURED: "false" });
-    expect(() => without.system.tasks.requireLlm()).toThrow(/no LLM is configured.*sst secret/);
+    expect(() => without.system.tasks.checks.requireLlm()).toThrow(
+      /no LLM is configured.*sst secret/,
+    );
     const withLlm = awsRuntime({ ...base, STACKVM_LLM_CONFIGURED: "true" });
-    expect(() => withLlm.system.tasks.requireLlm()).not.toThrow();
+    expect(() => withLlm.system.tasks.checks.requireLlm()).not.toThrow();
   });
 });
 

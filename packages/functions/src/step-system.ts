@@ -205,12 +205,14 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     presenter,
-    tasks,
+    tasks: tasks.reads,
+    checks: tasks.checks,
+    admission: tasks.admission,
   });
   const templates = new TemplateService({
     templates: stores.templates,
     clock: ports.clock,
-    tasks,
+    tasks: tasks.reads,
     branches,
   });
   const waits = new WaitService({
@@ -218,7 +220,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     presenter,
-    tasks,
+    tasks: tasks.reads,
     slots,
     log: options.log,
     secret: (tenant) => webhooks.secret(tenant),

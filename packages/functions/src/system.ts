@@ -125,10 +125,18 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     queue: ports.queue,
     clock: ports.clock,
     presenter,
-    tasks,
     branches,
+    tasks: tasks.reads,
+    checks: tasks.checks,
+    admission: tasks.admission,
   });
-  const events = new TaskEvents({ store, tasks, presenter, clock: ports.clock, tokens });
+  const events = new TaskEvents({
+    store,
+    tasks: tasks.reads,
+    presenter,
+    clock: ports.clock,
+    tokens,
+  });
   const streams = new StreamLeases({
     leases: core.stores.streamLeases,
     clock: ports.clock,
@@ -138,7 +146,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const triggers = new TriggerService({
     triggers: core.stores.triggers,
     clock: ports.clock,
-    tasks,
+    tasks: tasks.starter,
+    checks: tasks.checks,
     namespaces,
     rateLimit: (tenant) => core.quotas.takeRequest(tenant),
     badSignatureLimit: (tenant) => core.quotas.takeBadSignature(tenant),
@@ -146,7 +155,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
   const schedules = new ScheduleService({
     schedules: core.stores.schedules,
     clock: ports.clock,
-    tasks,
+    tasks: tasks.starter,
+    checks: tasks.checks,
     namespaces,
     scheduler: ports.scheduler ?? noScheduler,
     log: options.log,
@@ -155,7 +165,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     store,
     blobs: ports.blobs,
     clock: ports.clock,
-    tasks,
+    tasks: tasks.reads,
     retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
   });
 

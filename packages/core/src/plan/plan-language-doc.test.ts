@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import type { KnowledgeSearch } from "../knowledge/search";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { memorySystem } from "../testing/memory-system";
 import { knowledgeTools } from "../tools/knowledge";
 import { builtinTools } from "../tools/registry";

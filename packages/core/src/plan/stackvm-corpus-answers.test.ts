@@ -23,7 +23,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { KnowledgeSearch } from "../knowledge/search";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { type StackvmScript, stackvmAnswer, stackvmRun } from "../testing/stackvm-reference";
 import { knowledgeTools } from "../tools/knowledge";

@@ -3,42 +3,25 @@
  * (re-execute, with a suggestion, a plan, or one instruction replaced), promote,
  * delete.
  */
-import * as z from "zod";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { randomId } from "../ids";
 import type { Branch, Commit, Diff, State, Task } from "../model";
-import { BranchName } from "../model";
-import type { Plan } from "../plan/schema";
-import { Instruction } from "../plan/schema";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import { branchKey, MAX_DEPTH } from "../store/keys";
-import type { BranchRecord, CommitRecord, PendingWork, TaskRecord } from "../store/records";
+import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { type StoredState, stateFromCommit, stateValues } from "../vm/state";
 import { enqueueNext } from "../vm/step";
 import { storedVariables } from "../vm/variables";
+import { type ForkInput, forkPending } from "./fork-input";
+import type { PlanChecks } from "./plan-checks";
 import { addUsage, type Presenter } from "./present";
-import { stableJson } from "./stable-json";
-import { markRunning, newBranch, type TaskService } from "./tasks";
-
-export const ForkInput = z
-  .object({
-    from_commit: z.string().min(1).max(64),
-    name: BranchName.optional(),
-    suggestion: z.string().min(1).max(10_000).optional(),
-    plan: z.array(z.unknown()).optional(),
-    step: z
-      .object({ seq_no: z.number().int().min(0), instruction: z.unknown() })
-      .strict()
-      .optional(),
-  })
-  .strict()
-  .refine((f) => [f.suggestion, f.plan, f.step].filter((x) => x !== undefined).length <= 1, {
-    message: "give at most one of suggestion, plan and step",
-  });
-export type ForkInput = z.infer<typeof ForkInput>;
+import type { RunAdmission } from "./run-admission";
+import { diffStates } from "./state-diff";
+import type { TaskReads } from "./task-reads";
+import { markRunning, newBranch } from "./task-records";
 
 export interface BranchServiceDeps {
   store: TaskStore;
@@ -46,13 +29,16 @@ export interface BranchServiceDeps {
   queue: Queue;
   clock: Clock;
   presenter: Presenter;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record" | "view">;
+  checks: Pick<PlanChecks, "requireLlm" | "validate">;
+  /** A fork's budget, and a deleted branch's usage for the month. */
+  admission: Pick<RunAdmission, "admitRun" | "countUsage">;
 }
 
 export class BranchService {
   constructor(private readonly deps: BranchServiceDeps) {}
 
-  // The public methods read the task once (`TaskService.record`: a missing task, or
+  // The public methods read the task once (`TaskReads.record`: a missing task, or
   // another tenant's, answers 404 before anything else); the helpers below take
   // that record, so that its tenant is the one already checked.
 
@@ -145,7 +131,7 @@ export class BranchService {
 
   /**
    * The state stored at a commit of `task`, which the caller has read with
-   * `TaskService.record` (so its tenant is checked); 404 for a missing commit.
+   * `TaskReads.record` (so its tenant is checked); 404 for a missing commit.
    */
   async storedState(task: TaskRecord, commitId: string): Promise<StoredState> {
     const commit = await this.deps.store.getCommitHead(task.tenant_id, task.task_id, commitId);
@@ -177,73 +163,8 @@ export class BranchService {
       against === undefined ? null : this.storedState(task, against),
     ]);
     const baseId = to.commit.parent_id;
-    const from =
-      named ??
-      (baseId
-        ? await this.storedState(task, baseId)
-        : {
-            locations: {} as Record<string, string>,
-            held: {} as Record<string, unknown>,
-            plan: null,
-            pc: null,
-            commit: null,
-          });
-    // A name whose value lives on the same commit in both states did not change:
-    // only the values that may differ are read.
-    const where = (st: Pick<StoredState, "locations" | "held">) => [
-      ...Object.keys(st.locations),
-      ...Object.keys(st.held),
-    ];
-    const same = (name: string) =>
-      Object.hasOwn(to.locations, name) && to.locations[name] === from.locations[name];
-    const [toVariables, fromVariables] = await Promise.all([
-      stateValues(
-        this.deps.store,
-        to,
-        where(to).filter((n) => !same(n)),
-      ),
-      from.commit === null
-        ? ({} as Record<string, unknown>)
-        : stateValues(
-            this.deps.store,
-            from as StoredState,
-            where(from).filter((n) => !same(n)),
-          ),
-    ]);
-    const variableNames = new Set(where(from));
-    const diff: Diff = {
-      added: {},
-      removed: {},
-      changed: {},
-      // One plan commit is one plan: no need to compare them.
-      plan_changed:
-        from.commit?.plan_commit !== to.commit.plan_commit &&
-        stableJson(from.plan) !== stableJson(to.plan),
-      pc: { from: from.pc, to: to.pc },
-    };
-    for (const [name, value] of Object.entries(toVariables)) {
-      if (!variableNames.has(name)) diff.added[name] = value;
-      else if (stableJson(fromVariables[name]) !== stableJson(value)) {
-        diff.changed[name] = { from: fromVariables[name], to: value };
-      }
-    }
-    const toNames = new Set(where(to));
-    for (const [name, value] of Object.entries(fromVariables)) {
-      if (!toNames.has(name)) diff.removed[name] = value;
-    }
-    const show = (values: Record<string, unknown>) =>
-      this.deps.presenter.values(values, tenant, taskId);
-    const changed: Diff["changed"] = {};
-    for (const [name, { from, to }] of Object.entries(diff.changed)) {
-      const shown = await show({ from, to });
-      changed[name] = { from: shown.from, to: shown.to };
-    }
-    return {
-      ...diff,
-      added: await show(diff.added),
-      removed: await show(diff.removed),
-      changed,
-    };
+    const from = named ?? (baseId ? await this.storedState(task, baseId) : null);
+    return diffStates(this.deps, tenant, taskId, to, from);
   }
 
   /**
@@ -268,7 +189,7 @@ export class BranchService {
     } = {},
   ): Promise<Branch> {
     if (input.suggestion !== undefined) {
-      this.deps.tasks.requireLlm(
+      this.deps.checks.requireLlm(
         "a fork with a suggestion needs one to rewrite the plan",
         "fork with an edited plan or step instead",
       );
@@ -293,59 +214,23 @@ export class BranchService {
     const lineage = lineageOf(branches, source);
     const name = input.name ?? `fork-${randomId(6)}`;
 
-    let pending: PendingWork | null = null;
-    const plan: Plan | null = state.plan;
     // The task's mode (its own, or its namespace's when it started), as its steps run.
-    const compat = origin.config.namespace.plan_compat ?? "strict";
-    if (input.suggestion !== undefined) {
-      const reason = options.evaluationRound === undefined ? "fork" : "evaluation";
-      pending = { kind: "replan", reason, suggestion: input.suggestion };
-    } else if (input.plan !== undefined) {
-      const validated = await this.deps.tasks.validate(
-        tenant,
-        origin.config.namespace.name,
-        input.plan,
-        [...Object.keys(state.locations), ...Object.keys(state.held)],
-        compat,
-      );
-      pending = { kind: "replace_plan", plan: validated };
-    } else if (input.step !== undefined) {
-      const current = state.plan ?? [];
-      if (!current.some((i) => i.seq_no === input.step!.seq_no)) {
-        throw new ValidationError(
-          "unknown_seq_no",
-          `the plan at ${source.commit_id} has no instruction with seq_no ${input.step.seq_no}`,
-        );
-      }
-      const parsed = Instruction.safeParse(input.step.instruction);
-      if (!parsed.success || parsed.data.seq_no !== input.step.seq_no) {
-        throw new ValidationError(
-          "invalid_instruction",
-          `step.instruction must be an instruction of the plan language with seq_no ${input.step.seq_no}`,
-          parsed.success ? undefined : parsed.error.issues,
-        );
-      }
-      const replaced = current.map((i) => (i.seq_no === input.step!.seq_no ? parsed.data : i));
-      await this.deps.tasks.validate(
-        tenant,
-        origin.config.namespace.name,
-        replaced,
-        [...Object.keys(state.locations), ...Object.keys(state.held)],
-        compat,
-      );
-      pending = { kind: "replace_step", seq_no: input.step.seq_no, instruction: parsed.data };
-    } else if (state.pc === null || state.plan === null) {
-      throw new ValidationError(
-        "nothing_to_run",
-        `commit ${source.commit_id} ended its branch, so a fork of it has no step to run: fork it with a suggestion or a plan to run more, fork an earlier commit to run its steps again, or run the task again from its goal (POST /v1/tasks/${taskId}/retry with {"from": "start"})`,
-      );
-    }
+    const pending = await forkPending(this.deps.checks, input, state, {
+      tenant,
+      taskId,
+      namespace: origin.config.namespace.name,
+      compat: origin.config.namespace.plan_compat ?? "strict",
+      evaluation: options.evaluationRound !== undefined,
+    });
 
     // A fork is a run of its own: refused when the month's budget is spent, and
     // capped at what is left, as a new task (an evaluation round is part of its task's run).
     const config =
       options.evaluationRound === undefined
-        ? { ...origin.config, budget: await this.deps.tasks.admitRun(tenant, origin.config.budget) }
+        ? {
+            ...origin.config,
+            budget: await this.deps.admission.admitRun(tenant, origin.config.budget),
+          }
         : { ...origin.config, evaluation_round: options.evaluationRound };
     const now = new Date(this.deps.clock.now()).toISOString();
     const branch = newBranch(tenant, taskId, name, config, now);
@@ -357,7 +242,7 @@ export class BranchService {
       depth: source.depth,
       pc: state.pc,
       // A committed plan stays on its commit, which the new branch names.
-      plan: source.plan_commit ? null : plan,
+      plan: source.plan_commit ? null : state.plan,
       plan_commit: source.plan_commit,
       // The fork shares the values it inherits: its head's windows say where they live.
       vars: {},
@@ -417,7 +302,7 @@ export class BranchService {
       ...others.flatMap((b) => b.lineage.filter((l) => l.bid === branch.bid).map((l) => l.upto)),
     );
     // A branch deleted before it ended spent its tokens all the same.
-    await this.deps.tasks.countUsage(tenant, taskId, name);
+    await this.deps.admission.countUsage(tenant, taskId, name);
     await this.deps.store.items.delete(branchKey(tenant, taskId, name));
     const doomed = await this.deps.store.listCommitsBetween(
       tenant,

@@ -7,7 +7,7 @@ import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
 import { bestJudged, createEvaluator, evaluationHook } from "./evaluation";
 import { taskLifecycle } from "./lifecycle";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 const schemaOf = (r: LlmRequest) => r.jsonSchema?.name ?? "text";
 

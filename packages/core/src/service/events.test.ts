@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { memorySystem } from "../testing/memory-system";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { decodeEventId, encodeEventId, type TaskEvent, TaskEvents } from "./events";
+import { decodeEventId, encodeEventId } from "./event-ids";
+import { type TaskEvent, TaskEvents } from "./events";
 import { Presenter } from "./present";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 import { TokenRelay } from "./token-relay";
 
 const PLAN = [
@@ -17,7 +18,7 @@ function setup() {
   const sys = memorySystem();
   const events = new TaskEvents({
     store: sys.store,
-    tasks: sys.tasks,
+    tasks: sys.tasks.reads,
     presenter: new Presenter(sys.blobs),
     clock: sys.clock,
     pollMs: 100,
@@ -73,7 +74,7 @@ async function streamLive(
   };
   const events = new TaskEvents({
     store: sys.store,
-    tasks: sys.tasks,
+    tasks: sys.tasks.reads,
     presenter: new Presenter(sys.blobs),
     clock: sys.clock,
     tokens: relay,
@@ -168,7 +169,7 @@ describe("TaskEvents.stream", () => {
     // Each wait between polls lets one step run.
     const events = new TaskEvents({
       store: sys.store,
-      tasks: sys.tasks,
+      tasks: sys.tasks.reads,
       presenter: new Presenter(sys.blobs),
       clock: sys.clock,
       sleep: async () => steps(sys, 1),
@@ -233,7 +234,7 @@ describe("TaskEvents.stream", () => {
     const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
     const events = new TaskEvents({
       store: sys.store,
-      tasks: sys.tasks,
+      tasks: sys.tasks.reads,
       presenter: new Presenter(sys.blobs),
       clock: sys.clock,
       pollMs: 500,
@@ -263,7 +264,7 @@ describe("group events", () => {
     await changes.shift()!();
     const events = new TaskEvents({
       store: sys.store,
-      tasks: sys.tasks,
+      tasks: sys.tasks.reads,
       presenter: new Presenter(sys.blobs),
       clock: sys.clock,
       maxConnectionMs: 10_000,

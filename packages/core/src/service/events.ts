@@ -13,7 +13,7 @@
  * branch (by internal id) the depth delivered so far, e.g.
  * `2026-01-01T00:00:01.000Z/k3j9x0aa-4.p0q8w7zz-6`. Ids sort by time, and a
  * client that reconnects with `Last-Event-ID` gets exactly the commits after it,
- * even when branches committed out of clock order.
+ * even when branches committed out of clock order (`event-ids.ts`).
  *
  * With a `TokenRelay`, the stream also carries `event: token` (no id): the text
  * of `llm_generate` and planner calls as it is written (`token-relay.ts`), read
@@ -21,7 +21,6 @@
  * the commits and may miss the text of a step in flight, whose commit then
  * carries it whole. Text of a step whose commit was already sent is dropped.
  */
-import { MalformedError } from "../errors";
 import type { TokenEvent } from "../llm/types";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
 import { TERMINAL_STATUSES } from "../model";
@@ -29,8 +28,9 @@ import type { Clock } from "../ports/clock";
 import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
+import { decodeEventId, type EventCursor, encodeEventId } from "./event-ids";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
-import type { TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
 import { type TokenCursor, type TokenRelay, WATCH_REFRESH_MS } from "./token-relay";
 
 /** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
@@ -48,39 +48,10 @@ export type TaskEvent =
   | { event: "end"; data: { task_id: string; status: Task["status"] } }
   | { event: "heartbeat" };
 
-/** For each branch (internal id), the depth of the last commit delivered. */
-export type EventCursor = Map<string, number>;
-
-/** Builds the event id of a commit: its time, then the cursor after it. */
-export function encodeEventId(createdAt: string, cursor: EventCursor): string {
-  const pairs = [...cursor].map(([bid, depth]) => `${bid}-${depth}`);
-  return `${createdAt}/${pairs.join(".")}`;
-}
-
-/** Reads a `Last-Event-ID` back into a cursor; a foreign id is a 400 that says what to do. */
-export function decodeEventId(id: string | null | undefined): EventCursor {
-  const cursor: EventCursor = new Map();
-  if (!id) return cursor;
-  const slash = id.indexOf("/");
-  const pairs = slash < 0 ? null : id.slice(slash + 1);
-  if (pairs === null || Number.isNaN(Date.parse(id.slice(0, slash)))) throw badId(id);
-  for (const pair of pairs ? pairs.split(".") : []) {
-    const parsed = parseCommitId(pair);
-    if (!parsed) throw badId(id);
-    cursor.set(parsed.bid, parsed.depth);
-  }
-  return cursor;
-}
-
-function badId(id: string): MalformedError {
-  return new MalformedError(
-    `Last-Event-ID '${id.slice(0, 80)}' is not an id this stream sent: reconnect without it to receive every event from the start`,
-  );
-}
-
 export interface TaskEventsDeps {
   store: TaskStore;
-  tasks: TaskService;
+  /** The task's record and its place in line for a slot. */
+  tasks: Pick<TaskReads, "record" | "withSlotWait">;
   presenter: Presenter;
   clock: Clock;
   /** Between two polls of the store (default 250 ms). */

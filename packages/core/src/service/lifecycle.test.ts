@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { taskLifecycle } from "./lifecycle";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 describe("a task's end", () => {
   it("does not undo a retry that made another branch the task's result before the end landed", async () => {

@@ -5,7 +5,7 @@ import { FakeLlm, memorySystem } from "../testing/memory-system";
 import type { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
 import { LlmTraceService } from "./llm-traces";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 const plan: Plan = [
   {

@@ -10,7 +10,7 @@ import { LlmPurpose } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { TaskStore } from "../store/task-store";
-import type { TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
 
 const Message = z.object({ role: z.enum(["system", "user", "assistant"]), content: z.string() });
 
@@ -54,7 +54,7 @@ export interface LlmTraceServiceDeps {
   store: TaskStore;
   blobs: Blobs;
   clock: Clock;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record">;
   /** Days traces are kept (0: none are); an older one reads as expired even before S3 deletes it. */
   retentionDays: number;
 }

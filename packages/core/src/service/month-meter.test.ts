@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { integrateSystem } from "../testing/integrate-system";
 import type { FakeLlm } from "../testing/memory-system";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 /** A plan that asks the LLM (15 tokens a call with the fake) whether to go on, until it is stopped. */
 const LOOP = [

@@ -117,7 +117,7 @@ export class NamespaceService implements ToolRecords {
   /**
    * The namespace's snapshot and its code tools' records, from one read of the
    * namespace and one query of its tools: what starting or checking a task needs
-   * (`TaskService.validateIn`). A missing namespace throws `NotFoundError`.
+   * (`PlanChecks.validateIn`). A missing namespace throws `NotFoundError`.
    */
   async resolve(tenant: string, name: string): Promise<ResolvedNamespace> {
     const { namespace, codeTools, records } = await this.read(tenant, name);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { integrateSystem } from "../testing/integrate-system";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 const answer = (text: string) => [
   { seq_no: 0, type: "assign", parameters: { final_answer: text } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { integrateSystem } from "../testing/integrate-system";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 const DAY_MS = 86_400_000;
 

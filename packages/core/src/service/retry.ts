@@ -33,9 +33,12 @@ import type { TaskStore } from "../store/task-store";
 import { SUBMITTED_PLAN } from "../vm/pending";
 import { enqueueNext } from "../vm/step";
 import type { BranchService } from "./branches";
+import type { PlanChecks } from "./plan-checks";
 import type { Presenter } from "./present";
 import { checkRetryKey, claimRetryKey, releaseRetryKey } from "./retry-key";
-import { markRunning, newBranch, type TaskService } from "./tasks";
+import type { RunAdmission } from "./run-admission";
+import type { TaskReads } from "./task-reads";
+import { markRunning, newBranch } from "./task-records";
 
 export const RETRY_FROM = ["start", "last_commit"] as const;
 
@@ -51,7 +54,10 @@ export interface RetryServiceDeps {
   queue: Queue;
   clock: Clock;
   presenter: Presenter;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record">;
+  checks: Pick<PlanChecks, "requireLlm">;
+  /** The retry's budget and running slot, as a new task's. */
+  admission: RunAdmission;
   branches: BranchService;
 }
 
@@ -142,11 +148,11 @@ export class RetryService {
     const slot: RetrySlot = {
       held: false,
       claim: async () => {
-        slot.held = await this.deps.tasks.claimSlot(tenant, taskId);
+        slot.held = await this.deps.admission.claimSlot(tenant, taskId);
         return slot.held;
       },
       wait: () =>
-        this.deps.tasks.waitForSlot(
+        this.deps.admission.waitForSlot(
           tenant,
           taskId,
           new Date(this.deps.clock.now()).toISOString(),
@@ -177,7 +183,7 @@ export class RetryService {
     // A conflict: another retry was first, and runs in the task's slot.
     if (!isErrorKind(error, "conflict")) {
       await this.restore(task, name).catch(() => undefined);
-      if (heldSlot) await this.deps.tasks.releaseSlot(task.tenant_id, task.task_id);
+      if (heldSlot) await this.deps.admission.releaseSlot(task.tenant_id, task.task_id);
     }
     throw error;
   }
@@ -197,8 +203,8 @@ export class RetryService {
       );
     }
     const plan = await this.submittedPlan(result);
-    if (plan === null) this.deps.tasks.requireLlm();
-    const budget = await this.deps.tasks.admitRun(tenant, result.config.budget);
+    if (plan === null) this.deps.checks.requireLlm();
+    const budget = await this.deps.admission.admitRun(tenant, result.config.budget);
     const admitted = await slot.claim();
     const now = new Date(this.deps.clock.now()).toISOString();
     const branch = newBranch(tenant, taskId, name, { ...result.config, budget }, now);

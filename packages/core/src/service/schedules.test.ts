@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { integrateSystem } from "../testing/integrate-system";
-import { CreateScheduleInput } from "./schedules";
+import { CreateScheduleInput } from "./schedule-input";
 
 const plan = [{ seq_no: 0, type: "assign", parameters: { final_answer: "tick" } }];
 

@@ -11,93 +11,18 @@
  * task id is derived from (schedule, due time), so a retried invocation after a
  * crash finishes the start instead of making a second task.
  */
-import * as z from "zod";
 import { MalformedError, NotFoundError, StackVMError, ValidationError } from "../errors";
 import { digest, randomId } from "../ids";
-import { Budget, ResponseFormat } from "../model";
-import { VariableName } from "../plan/schema";
 import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { DueRun, SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import type { ScheduleRecord, ScheduleStore } from "../store/schedule-store";
 import { checkTimeZone, nextRunAt, parseCron } from "./cron";
-import { DisplayName } from "./display-text";
-import { NamespaceName, type NamespaceService } from "./namespaces";
-import { CreateTaskInput, type TaskService } from "./tasks";
-
-const Fields = {
-  name: DisplayName(100),
-  cron: z.string().min(1).max(200).describe("5 fields: minute hour day-of-month month day-of-week"),
-  timezone: z.string().min(1).max(64).describe("IANA time zone, e.g. Europe/Berlin"),
-  goal: z.string().min(1).max(10_000),
-  plan: z.array(z.unknown()),
-  namespace: NamespaceName,
-  enabled: z.boolean(),
-  inputs: z.record(VariableName, z.unknown()),
-  response_format: ResponseFormat,
-  budget: Budget,
-  webhook_url: z.string().url().max(2048),
-  metadata: z.record(z.string(), z.unknown()),
-};
-
-export const CreateScheduleInput = z
-  .object({
-    name: Fields.name,
-    cron: Fields.cron,
-    timezone: Fields.timezone.default("UTC"),
-    goal: Fields.goal.optional(),
-    plan: Fields.plan.optional(),
-    namespace: Fields.namespace.default("default"),
-    enabled: Fields.enabled.default(true),
-    inputs: Fields.inputs.optional(),
-    response_format: Fields.response_format.optional(),
-    budget: Fields.budget.optional(),
-    webhook_url: Fields.webhook_url.optional(),
-    metadata: Fields.metadata.optional(),
-  })
-  .strict()
-  .refine((s) => s.goal !== undefined || s.plan !== undefined, {
-    message: "give a goal, a plan, or both",
-    path: ["goal"],
-  });
-export type CreateScheduleInput = z.infer<typeof CreateScheduleInput>;
-
-/** `PATCH`: the fields given replace the schedule's; `goal` or `plan` null removes it. */
-export const UpdateScheduleInput = z
-  .object({
-    name: Fields.name,
-    cron: Fields.cron,
-    timezone: Fields.timezone,
-    goal: Fields.goal.nullable(),
-    plan: Fields.plan.nullable(),
-    namespace: Fields.namespace,
-    enabled: Fields.enabled,
-    inputs: Fields.inputs,
-    response_format: Fields.response_format,
-    budget: Fields.budget,
-    webhook_url: Fields.webhook_url.nullable(),
-    metadata: Fields.metadata,
-  })
-  .partial()
-  .strict();
-export type UpdateScheduleInput = z.infer<typeof UpdateScheduleInput>;
-
-export const Schedule = z.object({
-  schedule_id: z.string(),
-  name: z.string(),
-  cron: z.string(),
-  timezone: z.string(),
-  goal: z.string().nullable(),
-  plan: z.array(z.unknown()).nullable(),
-  namespace: z.string(),
-  enabled: z.boolean(),
-  /** The next due time in UTC; null while disabled. */
-  next_run_at: z.string().nullable(),
-  last_run_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export type Schedule = z.infer<typeof Schedule>;
+import type { NamespaceService } from "./namespaces";
+import type { PlanChecks } from "./plan-checks";
+import type { CreateScheduleInput, Schedule, UpdateScheduleInput } from "./schedule-input";
+import { CreateTaskInput } from "./task-input";
+import type { TaskStarter } from "./task-starter";
 
 /** What one invocation of the handler did. */
 export type RunOutcome =
@@ -112,7 +37,8 @@ const RUN_TTL_SECONDS = 7 * 24 * 3600;
 export interface ScheduleServiceDeps {
   schedules: ScheduleStore;
   clock: Clock;
-  tasks: TaskService;
+  tasks: Pick<TaskStarter, "create">;
+  checks: PlanChecks;
   namespaces: NamespaceService;
   scheduler: SchedulerPort;
   log: Log;
@@ -267,17 +193,16 @@ export class ScheduleService {
     await parseCron(item.cron);
     checkTimeZone(item.timezone);
     if (item.plan === null) {
-      this.deps.tasks.requireLlm(
+      this.deps.checks.requireLlm(
         "a schedule with a goal needs one to plan each run",
         "give the schedule a plan instead of a goal",
       );
     }
     const namespace = await this.deps.namespaces.resolve(item.tenant_id, item.namespace);
-    if (item.plan !== null) {
-      this.deps.tasks.validateIn(namespace, item.plan, Object.keys(item.inputs));
-    }
-    // The same check a task makes (`TaskService.checkWebhookUrl`), now rather than at the first run.
-    if (item.webhook_url !== null) await this.deps.tasks.checkWebhookUrl(item.webhook_url);
+    if (item.plan !== null)
+      this.deps.checks.validateIn(namespace, item.plan, Object.keys(item.inputs));
+    // The same check a task makes (`PlanChecks.checkWebhookUrl`), now rather than at the first run.
+    if (item.webhook_url !== null) await this.deps.checks.checkWebhookUrl(item.webhook_url);
   }
 
   private async view(item: ScheduleRecord): Promise<Schedule> {

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { TaskRecord } from "../store/records";
 import { integrateSystem } from "../testing/integrate-system";
 import { webhookHeaders } from "../webhooks/signature";
-import { ForkInput } from "./branches";
+import { ForkInput } from "./fork-input";
 import { RetryInput } from "./retry";
-import { CreateScheduleInput } from "./schedules";
+import { CreateScheduleInput } from "./schedule-input";
+import { CreateTaskInput } from "./task-input";
 import { MAX_CLUSTER_LENGTH, MAX_TITLE_LENGTH, storedTitle, taskTitle } from "./task-title";
-import { CreateTaskInput } from "./tasks";
 import { CreateTriggerInput } from "./triggers";
 
 const llm = (prompt: unknown, seq_no = 0) => ({

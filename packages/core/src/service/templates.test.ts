@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createPlanner } from "../planning/planner";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 import { goalSimilarity, normalizeGoal, SIMILARITY_THRESHOLD, TemplateService } from "./templates";
 
 const PLAN = [

@@ -17,7 +17,7 @@ import type { Clock } from "../ports/clock";
 import type { TemplateRecord, TemplateStore } from "../store/template-store";
 import { parseTrailingFormat } from "../vm/goal-text";
 import type { BranchService } from "./branches";
-import type { TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
 
 /** A template as clients see it. */
 export const Template = z.object({
@@ -87,7 +87,7 @@ const ID = /^tpl_[0-9a-f]{24}$/;
 export interface TemplateServiceDeps {
   templates: TemplateStore;
   clock: Clock;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record">;
   branches: BranchService;
 }
 

@@ -23,7 +23,9 @@ import type { TriggerStore } from "../store/trigger-store";
 import { newWebhookSecret, verifyWebhook, type WebhookHeaders } from "../webhooks/signature";
 import { DisplayName } from "./display-text";
 import { NamespaceName, type NamespaceService } from "./namespaces";
-import { CreateTaskInput, type TaskService } from "./tasks";
+import type { PlanChecks } from "./plan-checks";
+import { CreateTaskInput } from "./task-input";
+import type { TaskStarter } from "./task-starter";
 
 export const CreateTriggerInput = z
   .object({
@@ -61,7 +63,9 @@ export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
 export interface TriggerServiceDeps {
   triggers: TriggerStore;
   clock: Clock;
-  tasks: TaskService;
+  /** Starts a delivery's task. */
+  tasks: Pick<TaskStarter, "create">;
+  checks: PlanChecks;
   namespaces: NamespaceService;
   /** Counts a verified delivery against the tenant's request rate (`QuotaService.takeRequest`). */
   rateLimit?: (tenant: string) => Promise<void>;
@@ -80,14 +84,14 @@ export class TriggerService {
     if (input.goal !== undefined) checkGoalReferences(input.goal);
     // What every delivery would fail on is refused now, and nothing is stored.
     if (input.plan === undefined) {
-      this.deps.tasks.requireLlm(
+      this.deps.checks.requireLlm(
         "a trigger with a goal needs one to plan each delivery",
         "give the trigger a plan instead of a goal",
       );
     }
-    if (input.webhook_url !== undefined) await this.deps.tasks.checkWebhookUrl(input.webhook_url);
+    if (input.webhook_url !== undefined) await this.deps.checks.checkWebhookUrl(input.webhook_url);
     const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
-    if (input.plan !== undefined) this.deps.tasks.validateIn(namespace, input.plan, ["payload"]);
+    if (input.plan !== undefined) this.deps.checks.validateIn(namespace, input.plan, ["payload"]);
     const trigger: Trigger = {
       trigger_id: `trg_${randomId(20)}`,
       name: input.name,

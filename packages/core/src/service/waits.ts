@@ -34,7 +34,7 @@ import { enqueueNext } from "../vm/step";
 import type { TerminalHook } from "../vm/step-deps";
 import type { Presenter } from "./present";
 import type { RunningSlots } from "./running-slots";
-import type { TaskService } from "./tasks";
+import type { TaskReads } from "./task-reads";
 
 /** How long a resume URL works when its question has no timeout: 30 days. */
 const RESUME_TOKEN_SECONDS = 30 * 24 * 60 * 60;
@@ -45,7 +45,7 @@ export interface WaitServiceDeps {
   queue: Queue;
   clock: Clock;
   presenter: Presenter;
-  tasks: TaskService;
+  tasks: Pick<TaskReads, "record">;
   slots: RunningSlots;
   log: Log;
   /** The tenant's signing secret (`WebhookService.secret`), made on first use. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { integrateSystem } from "../testing/integrate-system";
-import { CreateTaskInput } from "./tasks";
+import { CreateTaskInput } from "./task-input";
 
 interface Received {
   headers: IncomingHttpHeaders;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../plan/schema";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { memorySystem } from "../testing/memory-system";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";

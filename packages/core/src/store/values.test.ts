@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { MemoryBlobs } from "../testing/memory/memory-blobs";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { decodeValue, encodeValue, loadValue, spillValue } from "./values";

@@ -108,8 +108,27 @@ export function integrateSystem(options: IntegrateOptions = {}) {
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
   });
   // Forks and retries through the same admission (budget and slots) as tasks.
-  const branches = new BranchService({ store, blobs, queue, clock, presenter, tasks });
-  const retries = new RetryService({ store, queue, clock, presenter, tasks, branches });
+  const { reads, checks, admission } = tasks;
+  const branches = new BranchService({
+    store,
+    blobs,
+    queue,
+    clock,
+    presenter,
+    tasks: reads,
+    checks,
+    admission,
+  });
+  const retries = new RetryService({
+    store,
+    queue,
+    clock,
+    presenter,
+    branches,
+    tasks: reads,
+    checks,
+    admission,
+  });
   const lifecycle = taskLifecycle(store, clock, {
     onBranchEnd: [quotaBranchEndHook(quotas)],
     afterTerminal: [
@@ -136,7 +155,8 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   const schedules = new ScheduleService({
     schedules: stores.schedules,
     clock,
-    tasks,
+    tasks: tasks.starter,
+    checks,
     namespaces,
     scheduler,
     log: silentLog,
@@ -144,7 +164,8 @@ export function integrateSystem(options: IntegrateOptions = {}) {
   const triggers = new TriggerService({
     triggers: stores.triggers,
     clock,
-    tasks,
+    tasks: tasks.starter,
+    checks,
     namespaces,
     rateLimit: (tenant) => quotas.takeRequest(tenant),
     badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),

@@ -119,7 +119,16 @@ export function memorySystem(
     tools,
     checkWebhookUrl: () => undefined,
   });
-  const branches = new BranchService({ store, blobs, queue, clock, presenter, tasks });
+  const branches = new BranchService({
+    store,
+    blobs,
+    queue,
+    clock,
+    presenter,
+    tasks: tasks.reads,
+    checks: tasks.checks,
+    admission: tasks.admission,
+  });
   const lifecycle = taskLifecycle(store, clock);
   const step: StepDeps = {
     store,

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BranchService } from "../service/branches";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { TaskStore } from "../store/task-store";
 import { memorySystem } from "../testing/memory-system";
 import { StepMessage } from "./message";
@@ -63,7 +63,9 @@ async function read(sys: ReturnType<typeof memorySystem>, taskId: string, store?
         queue: sys.queue,
         clock: sys.clock,
         presenter: (sys.branches as unknown as { deps: { presenter: never } }).deps.presenter,
-        tasks: sys.tasks,
+        tasks: sys.tasks.reads,
+        checks: sys.tasks.checks,
+        admission: sys.tasks.admission,
       })
     : sys.branches;
   const { commits } = await branches.commits("acme", taskId, "main", 100, null);

@@ -3,7 +3,7 @@ import { StepError } from "../errors";
 import { checkGroupMarks, findGroups, groupRunAt } from "../plan/groups";
 import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { context } from "../testing/plan-fixtures";
 import { StepMessage } from "./message";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { checkOutputs, MAX_VARIABLE_BYTES } from "./output-limits";
 

@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { loadVariables } from "./variables";

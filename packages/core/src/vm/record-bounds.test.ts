@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TooLargeError } from "../errors";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import type { CommitRecord } from "../store/records";
 import { loadValue } from "../store/values";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { isErrorKind } from "../errors";
 import { NamespaceInput } from "../service/namespaces";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 
 /** The plans of issue 24: a reference nothing sets, and one into llm_generate's text. */

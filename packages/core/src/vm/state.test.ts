@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../plan/schema";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { TaskStore } from "../store/task-store";
 import { memorySystem } from "../testing/memory-system";
 import { readState, stateValues } from "./state";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../errors";
 import type { Plan } from "../plan/schema";
-import { CreateTaskInput } from "../service/tasks";
+import { CreateTaskInput } from "../service/task-input";
 import { TaskStore } from "../store/task-store";
 import { isStoredRef, loadValue, taskBlobPrefix } from "../store/values";
 import { FakeLlm, memorySystem } from "../testing/memory-system";

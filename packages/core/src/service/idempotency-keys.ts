@@ -1,0 +1,42 @@
+/**
+ * Idempotency-Key for starting tasks: the same key with the same body within 24
+ * hours answers the first task; with another body, 409 `idempotency_key_reused`.
+ */
+import { ConflictError, isErrorKind } from "../errors";
+import { digest } from "../ids";
+import type { Clock } from "../ports/clock";
+import { idempotencyKey } from "../store/keys";
+import type { TaskStore } from "../store/task-store";
+import { stableJson } from "./stable-json";
+import type { CreateTaskInput } from "./task-input";
+
+/** Records the key for this task, or answers the task that already holds it. */
+export async function claimIdempotencyKey(
+  deps: { store: TaskStore; clock: Clock },
+  tenant: string,
+  key: string,
+  input: CreateTaskInput,
+  taskId: string,
+): Promise<string> {
+  const now = deps.clock.now();
+  const itemKey = idempotencyKey(tenant, key);
+  const bodyHash = digest(stableJson(input));
+  try {
+    await deps.store.items.put(
+      { ...itemKey, task_id: taskId, body_hash: bodyHash, ttl: Math.floor(now / 1000) + 86_400 },
+      { exists: false, orExpiredBefore: Math.floor(now / 1000) },
+    );
+    return taskId;
+  } catch (error) {
+    if (!isErrorKind(error, "conflict")) throw error;
+    const held = await deps.store.items.get(itemKey);
+    if (!held) throw error;
+    if (held.body_hash !== bodyHash) {
+      throw new ConflictError(
+        `the Idempotency-Key '${key}' was used with a different body within 24 hours: use a new key for a new task`,
+        "idempotency_key_reused",
+      );
+    }
+    return held.task_id as string;
+  }
+}
