@@ -79,8 +79,8 @@ export { extractJson } from "./llm/extract-json";
 export { isStrictJsonSchema, toLlmJsonSchema } from "./llm/json-schema";
 export type { RetryPolicy } from "./llm/retry";
 export { withRetries } from "./llm/retry";
-export type { LlmSessionDeps } from "./llm/session";
 export { createLlmSession } from "./llm/session";
+export type { LlmSessionDeps } from "./llm/session-deps";
 export type { LlmTrace, TraceSink } from "./llm/trace";
 export {
   DEFAULT_TRACE_RETENTION_DAYS,

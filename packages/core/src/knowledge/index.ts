@@ -23,20 +23,10 @@ export {
   type IndexSearch,
   type KnowledgeIndex,
 } from "./index-port";
-export {
-  type IngestBudget,
-  type IngestDeps,
-  type IngestOutcome,
-  IngestService,
-} from "./ingest";
+export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
+export type { IngestBudget } from "./ingest-budget";
 export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
-export {
-  KnowledgeService,
-  type KnowledgeServiceDeps,
-  PresignInput,
-  UPLOAD_URL_SECONDS,
-  type Upload,
-} from "./knowledge-service";
+export { KnowledgeService, type KnowledgeServiceDeps } from "./knowledge-service";
 export {
   type ChunkHit,
   DocumentId,
@@ -64,3 +54,5 @@ export {
   type KnowledgeSearchDeps,
   type SearchScope,
 } from "./search";
+export { PresignInput, type Upload } from "./upload-input";
+export { UPLOAD_URL_SECONDS } from "./upload-intake";

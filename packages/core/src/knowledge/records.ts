@@ -51,7 +51,7 @@ export interface DocumentRecord extends Item {
   /**
    * The graphs a failed delivery of this version's ingest already had, and the
    * calls it made (a blob beside the original): the next delivery asks the LLM
-   * only for the chunks without one (`ingest.ts`).
+   * only for the chunks without one (`graph-checkpoint.ts`).
    */
   graph_checkpoint?: { hash: string; sha256: string } | null;
   created_at: string;

@@ -7,8 +7,8 @@
  */
 import { StepError } from "../errors";
 import type { LlmPurpose } from "../model";
-import type { LlmMessage } from "../ports/llm";
-import type { OutputPurpose } from "./config";
+import type { LlmMessage, LlmPort } from "../ports/llm";
+import { DEFAULT_OUTPUT_TOKENS, type LlmConfig, type OutputPurpose } from "./config";
 import { estimatePromptTokens, promptChars } from "./tokens";
 
 /** Which output limit a call's purpose takes. */
@@ -29,6 +29,15 @@ export function outputPurposeOf(purpose: LlmPurpose): OutputPurpose {
   return OUTPUT_PURPOSE[purpose] ?? "generate";
 }
 
+/** The purpose's output limit; a config built by hand (not parsed) has the defaults. */
+export function outputLimit(config: Pick<LlmConfig, "outputTokens">, purpose: LlmPurpose): number {
+  const key = outputPurposeOf(purpose);
+  return (
+    (config.outputTokens as Partial<LlmConfig["outputTokens"]> | undefined)?.[key] ??
+    DEFAULT_OUTPUT_TOKENS[key]
+  );
+}
+
 /**
  * Fewest tokens worth asking for: a prompt that leaves less room than this (or
  * than the call's own limit, if smaller) fails instead of being sent for an
@@ -41,6 +50,38 @@ export interface KnownContext {
   tokens: number;
   /** "the server" or "LLM_CONTEXT_TOKENS", for the message. */
   source: string;
+}
+
+/**
+ * The context of each model as the server reports it, else as `LLM_CONTEXT_TOKENS`
+ * sets it: asked of the server once per model and lookup (one per session: a step
+ * makes few calls). A server that cannot say counts as not saying.
+ *
+ * @example
+ * const contextOf = contextLookup(port, config);
+ * fitOutput({ purpose, messages, limit, context: await contextOf(model) });
+ */
+export function contextLookup(
+  port: Pick<LlmPort, "contextTokens">,
+  config: Pick<LlmConfig, "contextTokens">,
+): (model: string) => Promise<KnownContext | undefined> {
+  const contexts = new Map<string, Promise<KnownContext | undefined>>();
+  return (model) => {
+    let known = contexts.get(model);
+    if (known === undefined) {
+      known = (port.contextTokens?.(model) ?? Promise.resolve(undefined))
+        .catch(() => undefined)
+        .then((tokens) => {
+          if (tokens !== undefined) return { tokens, source: "the server" };
+          if (config.contextTokens !== undefined) {
+            return { tokens: config.contextTokens, source: "LLM_CONTEXT_TOKENS" };
+          }
+          return undefined;
+        });
+      contexts.set(model, known);
+    }
+    return known;
+  };
 }
 
 /**

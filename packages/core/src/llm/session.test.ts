@@ -3,7 +3,8 @@ import * as z from "zod";
 import { RetryableError, StepError } from "../errors";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
 import { LlmConfig } from "./config";
-import { createLlmSession, type LlmSessionDeps } from "./session";
+import { createLlmSession } from "./session";
+import type { LlmSessionDeps } from "./session-deps";
 
 const Verdict = z.object({ result: z.boolean(), explanation: z.string() });
 
