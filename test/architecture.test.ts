@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { exportedNames, namesImportedFrom } from "./support/core-exports";
 import { coreLayerOf, importCycles, importGraph, upwardImports } from "./support/import-graph";
 
 const root = resolve(import.meta.dirname, "..");
@@ -140,5 +141,16 @@ describe("the architecture", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("exports from core's entry point only what other packages import", () => {
+    const core = join(packagesDir, "core");
+    const used = namesImportedFrom(
+      "@stackvm/core",
+      ["packages", "test", "scripts", "infra"].map((dir) => join(root, dir)),
+      core,
+    );
+    const unused = exportedNames(join(core, "src/index.ts")).filter((name) => !used.has(name));
+    expect(unused).toEqual([]);
   });
 });
