@@ -132,10 +132,8 @@ export function memorySystem(
   const presenter = new Presenter(blobs);
   // Tasks and branches as every system wires them, without quotas or webhooks.
   const { tasks, branches } = wireTaskServices({
+    ...ports,
     store,
-    blobs,
-    queue,
-    clock,
     namespaces,
     presenter,
     tools,
