@@ -153,4 +153,16 @@ describe("the architecture", () => {
     const unused = exportedNames(join(core, "src/index.ts")).filter((name) => !used.has(name));
     expect(unused).toEqual([]);
   });
+
+  it("keeps every source file of core at most 400 lines", () => {
+    const core = join(packagesDir, "core/src");
+    const long = sourceFiles(core)
+      .filter((file) => !/\.test\.ts$/.test(file))
+      .map((file) => ({
+        file: file.slice(core.length + 1),
+        lines: readFileSync(file, "utf8").split("\n").length - 1,
+      }))
+      .filter(({ lines }) => lines > 400);
+    expect(long).toEqual([]);
+  });
 });

@@ -33,19 +33,8 @@ import {
   type ResponderFn,
 } from "./llm-answers";
 
-export {
-  type Answer,
-  bagOfWords,
-  EMBEDDING_DIMENSIONS,
-  estimateTokens,
-  type Fault,
-  isFault,
-  type Match,
-  type RecordedRequest,
-  Reply,
-  type Responder,
-  type ResponderFn,
-} from "./llm-answers";
+/** The answers, faults and records of the server, for the tests that script it. */
+export * from "./llm-answers";
 
 export interface ScriptedLlm {
   /** The base URL, ending in `/v1`: pass it as `baseURL` / `OPENAI_BASE_URL`. */
