@@ -25,6 +25,8 @@ export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly s
   ["vm", ["vm"]],
   ["planning", ["planning"]],
   ["services", ["service"]],
+  // One wiring of the services over the ports (the functions' systems and the test systems).
+  ["wiring", ["wiring"]],
   // The entry point, then the test doubles (`@stackvm/core/testing`): the entry never reaches them.
   ["surface", ["index", "testing"]],
 ];

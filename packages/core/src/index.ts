@@ -57,7 +57,7 @@ export { Branch, Commit, Diff, Retrying, RunningGroup, State, Status, Task } fro
 export { guardedFetch } from "./net/guarded-fetch";
 export { isLoopbackHost } from "./net/host-allow-list";
 export { privateTarget } from "./net/local-url";
-export type { OpenRange, OutboundPolicy } from "./net/outbound-policy";
+export type { OpenRange } from "./net/outbound-policy";
 export {
   CLOSED_POLICY,
   LOOPBACK_OPENED,
@@ -65,7 +65,6 @@ export {
   runtimeApiPort,
 } from "./net/outbound-policy";
 export type { Resolver } from "./net/resolver";
-export { webhookTargetCheck, webhookUrlCheck } from "./net/webhook-url";
 export { PlanCompat } from "./plan/compat-mode";
 export { findGroups } from "./plan/groups";
 export { shapeProblem } from "./plan/json-shape";
@@ -113,30 +112,12 @@ export { ApiKeyService } from "./service/api-keys";
 export { BranchService } from "./service/branches";
 export type { CronReader } from "./service/cron";
 export { cronReader, parseCron } from "./service/cron";
-export { createEvaluator, evaluationHook } from "./service/evaluation";
 export { decodeEventId } from "./service/event-ids";
 export { TaskEvents } from "./service/events";
 export { ForkInput } from "./service/fork-input";
-export type { Lifecycle } from "./service/lifecycle";
-export { taskLifecycle } from "./service/lifecycle";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
-export { monthMeter } from "./service/month-meter";
-export {
-  createNamespaces,
-  Namespace,
-  NamespaceInput,
-  NamespaceService,
-} from "./service/namespaces";
-export { Presenter } from "./service/present";
-export {
-  DEFAULT_QUOTAS,
-  QuotaOverrides,
-  QuotaService,
-  quotaBranchEndHook,
-  quotaTerminalHook,
-  TenantQuotas,
-  taskAdmission,
-} from "./service/quotas";
+export { Namespace, NamespaceInput, NamespaceService } from "./service/namespaces";
+export { QuotaOverrides, QuotaService, TenantQuotas } from "./service/quotas";
 export { RetryInput, RetryService } from "./service/retry";
 export { RunningSlots } from "./service/running-slots";
 export { CreateScheduleInput, Schedule, UpdateScheduleInput } from "./service/schedule-input";
@@ -149,7 +130,6 @@ export { CreateTaskInput } from "./service/task-input";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export { TaskService } from "./service/tasks";
 export { Template, TemplateService } from "./service/templates";
-export { TokenRelay } from "./service/token-relay";
 export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";
 export { WaitService } from "./service/waits";
@@ -169,18 +149,15 @@ export {
 export { taskPk } from "./store/keys";
 export { KnowledgeStore } from "./store/knowledge-store";
 export type { BranchRecord, CommitRecord } from "./store/records";
-export { createStores } from "./store/stores";
 export { unfinishedStarts } from "./store/task-starts";
 export { TaskStore } from "./store/task-store";
 export { taskBlobPrefix } from "./store/values";
-export { CodeToolDefinition, codeTool, codeToolSource } from "./tools/code-tool";
+export { CodeToolDefinition, codeTool } from "./tools/code-tool";
 export { knowledgeTools } from "./tools/knowledge";
 export { llmGenerateTool } from "./tools/llm-generate";
 export { builtinTools, describeTool } from "./tools/registry";
 export { AesSecretBox } from "./tools/sources/aes-secret-box";
-export { HttpToolDefinition, httpToolSource } from "./tools/sources/http-tool";
-export { mcpToolSource } from "./tools/sources/mcp";
-export { McpCallLimiter } from "./tools/sources/mcp-limits";
+export { HttpToolDefinition } from "./tools/sources/http-tool";
 export type {
   McpCallResult,
   McpClient,
@@ -198,3 +175,7 @@ export { parseQueueMessage } from "./vm/queue-message";
 export { runStep } from "./vm/step";
 // The step protocol, the store and the services (VM engineer).
 export type { StepDeps, TerminalHook } from "./vm/step-deps";
+// One wiring of the services, for the functions and the test systems alike.
+export { wireApiServices } from "./wiring/api-services";
+export type { WiringOptions, WiringPorts } from "./wiring/options";
+export { wireStepServices } from "./wiring/step-services";

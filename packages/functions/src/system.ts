@@ -6,46 +6,20 @@
  */
 import type { ApiDeps } from "@stackvm/api";
 import {
-  ApiKeyService,
-  type Blobs,
-  type Clock,
   DEFAULT_EMBEDDING_MODEL,
-  DEFAULT_TRACE_RETENTION_DAYS,
   type DocumentUploads,
   type EmbeddingPort,
-  type ItemStore,
   type KnowledgeIndex,
   type KnowledgePort,
-  type LlmPort,
-  LlmTraceService,
-  type McpClient,
-  type Queue,
-  RetryService,
-  type SandboxPort,
-  type SchedulerPort,
-  ScheduleService,
-  type SecretBox,
   StackVMError,
-  StreamLeases,
-  TaskEvents,
-  TriggerService,
-  type WakePort,
+  type WiringPorts,
+  wireApiServices,
 } from "@stackvm/core";
 import { createKnowledge, knowledgePortOf } from "./knowledge";
 import { createStepSystem } from "./step-system";
 import type { SystemOptions } from "./system-options";
 
-export interface SystemPorts {
-  items: ItemStore;
-  blobs: Blobs;
-  queue: Queue;
-  clock: Clock;
-  sandbox: SandboxPort;
-  llm: LlmPort;
-  /** Timers of the tenants' schedules (EventBridge Scheduler on AWS, a timer locally); none: schedules cannot be created. */
-  scheduler?: SchedulerPort;
-  /** Wakes of waiting branches past the queue's 15-minute delay (one-time schedules); none: the queue's wake hides itself again until due. */
-  wakes?: WakePort;
+export interface SystemPorts extends Omit<WiringPorts, "knowledge"> {
   /** The knowledge index (LanceDB on S3 or the S3 emulator); only the knowledge function (and the local stack) gets one. */
   knowledgeIndex?: KnowledgeIndex;
   /** Embeddings for knowledge; only the knowledge function (and the local stack) gets them. */
@@ -58,28 +32,12 @@ export interface SystemPorts {
   knowledge?: KnowledgePort;
   /** Presigned uploads of large documents straight to S3; none: refused with a reason. */
   uploads?: DocumentUploads;
-  /** Seals the secret headers of MCP servers at rest; none: secret headers are refused with a reason. */
-  secrets?: SecretBox;
-  /** The MCP client (the official SDK over the address guard); none: MCP servers cannot be added. */
-  mcp?: McpClient;
 }
 
 export type { SystemOptions } from "./system-options";
 export { systemOptions } from "./system-options";
 
 export type System = ReturnType<typeof createSystem>;
-
-/** The scheduler port where none is configured: schedules answer why. */
-const noScheduler: SchedulerPort = {
-  async put() {
-    throw new StackVMError(
-      "forbidden",
-      "schedules_unavailable",
-      "schedules are not configured here: set STACKVM_SCHEDULE_GROUP, STACKVM_SCHEDULER_ROLE_ARN and STACKVM_SCHEDULER_FUNCTION_ARN (infra/schedules.ts does)",
-    );
-  },
-  async delete() {},
-};
 
 /** A port a function was not given: any call says so (a wiring bug, not a user error). */
 function notInThisFunction<T extends object>(what: string): T {
@@ -118,56 +76,13 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     { ...ports, knowledge: ports.knowledge ?? knowledgePortOf(knowledge) },
     options,
   );
-  const { store, namespaces, presenter, tasks, branches, templates, waits, tokens } = core;
-  const keys = new ApiKeyService(core.stores.apiKeys, ports.clock);
-  const retries = new RetryService({
-    store,
-    queue: ports.queue,
-    clock: ports.clock,
-    presenter,
-    branches,
-    tasks: tasks.reads,
-    checks: tasks.checks,
-    admission: tasks.admission,
-  });
-  const events = new TaskEvents({
-    store,
-    tasks: tasks.reads,
-    presenter,
-    clock: ports.clock,
-    tokens,
-  });
-  const streams = new StreamLeases({
-    leases: core.stores.streamLeases,
-    clock: ports.clock,
-    limit: async (tenant) => (await core.quotas.limits(tenant)).max_open_streams,
-    log: options.log,
-  });
-  const triggers = new TriggerService({
-    triggers: core.stores.triggers,
-    clock: ports.clock,
-    tasks: tasks.starter,
-    checks: tasks.checks,
-    namespaces,
-    rateLimit: (tenant) => core.quotas.takeRequest(tenant),
-    badSignatureLimit: (tenant) => core.quotas.takeBadSignature(tenant),
-  });
-  const schedules = new ScheduleService({
-    schedules: core.stores.schedules,
-    clock: ports.clock,
-    tasks: tasks.starter,
-    checks: tasks.checks,
-    namespaces,
-    scheduler: ports.scheduler ?? noScheduler,
-    log: options.log,
-  });
-  const llmTraces = new LlmTraceService({
-    store,
-    blobs: ports.blobs,
-    clock: ports.clock,
-    tasks: tasks.reads,
-    retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
-  });
+  // The API's services, over the same step services.
+  const { keys, retries, events, streams, triggers, schedules, llmTraces } = wireApiServices(
+    core,
+    ports,
+    options,
+  );
+  const { tasks, branches, namespaces, templates, waits } = core;
 
   const api: ApiDeps = {
     tasks,

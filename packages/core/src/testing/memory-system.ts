@@ -1,6 +1,13 @@
 /**
- * A whole core system over the in-memory adapters, for unit tests of the VM and
- * the services. Not exported from the package.
+ * A minimal core system over the in-memory adapters, for unit tests of the VM
+ * and the services. Minimal on purpose: many tests count the item store's reads
+ * and writes per step through `items` (`countingStore`), and the hooks the full
+ * wiring adds to every step (the month meter and running slots of quotas, live
+ * text, waits, evaluation, outgoing webhooks) would read and write more. So it
+ * shares only the pieces of core's wiring that do not change what a step reads
+ * and writes: the in-memory ports (`memoryPorts`, which `integrateSystem`
+ * builds on too) and tasks with their branches (`wireTaskServices`); tests of
+ * the integrator's services use `integrateSystem`, the full wiring.
  */
 
 import { LlmConfig } from "../llm/config";
@@ -12,12 +19,10 @@ import type { ItemStore } from "../ports/item-store";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
 import { silentLog } from "../ports/log";
 import type { SandboxPort } from "../ports/sandbox";
-import { BranchService } from "../service/branches";
 import { taskLifecycle } from "../service/lifecycle";
 import { LlmTraceService } from "../service/llm-traces";
 import { createNamespaces } from "../service/namespaces";
 import { Presenter } from "../service/present";
-import { TaskService } from "../service/tasks";
 import { createStores } from "../store/stores";
 import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
@@ -26,6 +31,7 @@ import { deadLetterReason, endDeadLetteredBranch } from "../vm/dead-letter";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
 import type { StepDeps } from "../vm/step-deps";
+import { wireTaskServices } from "../wiring/task-services";
 import { MemoryBlobs } from "./memory/memory-blobs";
 import { MemoryItemStore } from "./memory/memory-item-store";
 import { MemoryQueue } from "./memory/memory-queue";
@@ -80,6 +86,24 @@ const noSandbox: SandboxPort = {
   },
 };
 
+/**
+ * The in-memory ports every test system starts from: a clock moved by hand, an
+ * item store that counts its calls, blobs and a queue on that clock, a scripted
+ * LLM (with the test LLM config) and no sandbox.
+ */
+export function memoryPorts(llm: FakeLlm = new FakeLlm()) {
+  const clock = new ManualClock();
+  const ports = {
+    clock,
+    items: countingStore(new MemoryItemStore()),
+    blobs: new MemoryBlobs({ clock }),
+    queue: new MemoryQueue({ clock }),
+    llm,
+    sandbox: noSandbox,
+  };
+  return { ports, llmConfig: LLM_CONFIG };
+}
+
 export function memorySystem(
   /**
    * `traces`: each step's LLM calls store their traces, kept `traces` days.
@@ -94,11 +118,8 @@ export function memorySystem(
     llmConfigured?: boolean;
   } = {},
 ) {
-  const clock = new ManualClock();
-  const items = countingStore(new MemoryItemStore());
-  const blobs = new MemoryBlobs({ clock });
-  const queue = new MemoryQueue({ clock });
-  const llm = options.llm ?? new FakeLlm();
+  const { ports } = memoryPorts(options.llm);
+  const { clock, items, blobs, queue, llm } = ports;
   const tools = new Map([
     ...builtinTools(),
     ...(options.tools ?? []).map((tool) => [tool.name, tool] as const),
@@ -109,25 +130,14 @@ export function memorySystem(
     codeToolSource,
   ]);
   const presenter = new Presenter(blobs);
-  const tasks = new TaskService({
+  // Tasks and branches as every system wires them, without quotas or webhooks.
+  const { tasks, branches } = wireTaskServices({
+    ...ports,
     store,
-    blobs,
-    queue,
-    clock,
     namespaces,
     presenter,
     tools,
     checkWebhookUrl: () => undefined,
-  });
-  const branches = new BranchService({
-    store,
-    blobs,
-    queue,
-    clock,
-    presenter,
-    tasks: tasks.reads,
-    checks: tasks.checks,
-    admission: tasks.admission,
   });
   const lifecycle = taskLifecycle(store, clock);
   const step: StepDeps = {
@@ -135,7 +145,7 @@ export function memorySystem(
     blobs,
     queue,
     clock,
-    sandbox: noSandbox,
+    sandbox: ports.sandbox,
     llm: (budget, traceTo) =>
       createLlmSession({
         port: llm,

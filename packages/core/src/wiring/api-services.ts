@@ -1,0 +1,85 @@
+/**
+ * The services only the API (and the schedules' function) calls, wired over the
+ * step services (`step-services.ts`): API keys, retries, task events and their
+ * stream leases, triggers, schedules and LLM traces.
+ */
+import { DEFAULT_TRACE_RETENTION_DAYS } from "../llm/trace";
+import { ApiKeyService } from "../service/api-keys";
+import { TaskEvents } from "../service/events";
+import { LlmTraceService } from "../service/llm-traces";
+import { RetryService } from "../service/retry";
+import { ScheduleService } from "../service/schedules";
+import { StreamLeases } from "../service/stream-leases";
+import { TriggerService } from "../service/triggers";
+import type { WiringOptions, WiringPorts } from "./options";
+import type { WiredStepServices } from "./step-services";
+import { noScheduler } from "./unconfigured";
+
+/** What {@link wireApiServices} builds. */
+export type WiredApiServices = ReturnType<typeof wireApiServices>;
+
+/**
+ * Builds the API's services over the step services.
+ *
+ * @example
+ * const services = wireStepServices(ports, options);
+ * const api = wireApiServices(services, ports, options);
+ */
+export function wireApiServices(
+  step: WiredStepServices,
+  ports: Pick<WiringPorts, "blobs" | "queue" | "clock" | "scheduler">,
+  options: Pick<WiringOptions, "log" | "llmTraces">,
+) {
+  const { store, stores, presenter, tasks, branches, namespaces, quotas } = step;
+  const { clock, queue, blobs } = ports;
+  const keys = new ApiKeyService(stores.apiKeys, clock);
+  const retries = new RetryService({
+    store,
+    queue,
+    clock,
+    presenter,
+    branches,
+    tasks: tasks.reads,
+    checks: tasks.checks,
+    admission: tasks.admission,
+  });
+  const events = new TaskEvents({
+    store,
+    tasks: tasks.reads,
+    presenter,
+    clock,
+    tokens: step.tokens,
+  });
+  const streams = new StreamLeases({
+    leases: stores.streamLeases,
+    clock,
+    limit: async (tenant) => (await quotas.limits(tenant)).max_open_streams,
+    log: options.log,
+  });
+  const triggers = new TriggerService({
+    triggers: stores.triggers,
+    clock,
+    tasks: tasks.starter,
+    checks: tasks.checks,
+    namespaces,
+    rateLimit: (tenant) => quotas.takeRequest(tenant),
+    badSignatureLimit: (tenant) => quotas.takeBadSignature(tenant),
+  });
+  const schedules = new ScheduleService({
+    schedules: stores.schedules,
+    clock,
+    tasks: tasks.starter,
+    checks: tasks.checks,
+    namespaces,
+    scheduler: ports.scheduler ?? noScheduler,
+    log: options.log,
+  });
+  const llmTraces = new LlmTraceService({
+    store,
+    blobs,
+    clock,
+    tasks: tasks.reads,
+    retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
+  });
+  return { keys, retries, events, streams, triggers, schedules, llmTraces };
+}
