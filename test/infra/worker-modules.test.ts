@@ -9,7 +9,8 @@
  * when a step needs them (knowledge is in another function altogether). Nor
  * cron-parser and luxon: only schedules read cron, and a step never does. Nor
  * the JSON Schema compiler (Ajv and RE2), which loads with the first tool
- * source or ask_human; nor the services only the API builds (the worker builds
+ * source or ask_human; nor the planner, which loads with the first step that
+ * plans (the probe's first step runs a plan given); nor the services only the API builds (the worker builds
  * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -115,6 +116,10 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/service\/(schedules|triggers|api-keys|llm-traces|events|retry)\.ts/,
     ],
     [
+      "the planner (prompts, answer schemas: only a step that plans)",
+      /packages\/core\/src\/planning\/(planner|prompts|plan-schema|tool-params)\.ts/,
+    ],
+    [
       "knowledge's own services (ingest, uploads)",
       /packages\/core\/src\/knowledge\/(ingest|knowledge-service|extract|html-text)\.ts/,
     ],
@@ -122,7 +127,7 @@ describe("the worker running a step", () => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser and the JSON Schema compiler in chunks, for what needs them", () => {
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler and the planner in chunks, for what needs them", () => {
     for (const pattern of [
       /node_modules\/ajv\//,
       /node_modules\/re2js\//,
@@ -132,6 +137,7 @@ describe("the worker running a step", () => {
       /node_modules\/@aws-sdk\/client-bedrock-runtime\//,
       /node_modules\/openai\//,
       /node_modules\/@aws-sdk\/client-lambda\//,
+      /packages\/core\/src\/planning\/planner\.ts/,
     ]) {
       expect(
         bundledSources().some((s) => pattern.test(s)),

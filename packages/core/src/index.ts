@@ -70,7 +70,7 @@ export { findGroups } from "./plan/groups";
 export { shapeProblem } from "./plan/json-shape";
 export type { PlanProblem } from "./plan/problems";
 export { validatePlan } from "./plan/validate";
-export { createPlanner } from "./planning/planner";
+export { lazyPlanner } from "./planning/lazy-planner";
 export type { BlobRef, Blobs } from "./ports/blobs";
 export { blobKey, checkPrefix, presignSeconds } from "./ports/blobs";
 export type { Clock } from "./ports/clock";
