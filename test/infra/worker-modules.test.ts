@@ -10,7 +10,8 @@
  * cron-parser and luxon: only schedules read cron, and a step never does. Nor
  * the JSON Schema compiler (Ajv and RE2), which loads with the first tool
  * source or ask_human; nor the planner, which loads with the first step that
- * plans (the probe's first step runs a plan given); nor the services only the API builds (the worker builds
+ * plans (the probe's first step runs a plan given), nor the plan checker,
+ * which loads with the first plan checked; nor the services only the API builds (the worker builds
  * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -120,6 +121,10 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/planning\/(planner|prompts|plan-schema|tool-params)\.ts/,
     ],
     [
+      "the plan checker (only a step that forks or starts a task with a plan)",
+      /packages\/core\/src\/plan\/(validate|control-flow|parameters-check|stackvm-compat|tool-check)\.ts/,
+    ],
+    [
       "knowledge's own services (ingest, uploads)",
       /packages\/core\/src\/knowledge\/(ingest|knowledge-service|extract|html-text)\.ts/,
     ],
@@ -127,7 +132,7 @@ describe("the worker running a step", () => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler and the planner in chunks, for what needs them", () => {
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner and the plan checker in chunks, for what needs them", () => {
     for (const pattern of [
       /node_modules\/ajv\//,
       /node_modules\/re2js\//,
@@ -138,6 +143,7 @@ describe("the worker running a step", () => {
       /node_modules\/openai\//,
       /node_modules\/@aws-sdk\/client-lambda\//,
       /packages\/core\/src\/planning\/planner\.ts/,
+      /packages\/core\/src\/plan\/validate\.ts/,
     ]) {
       expect(
         bundledSources().some((s) => pattern.test(s)),

@@ -69,7 +69,6 @@ export { PlanCompat } from "./plan/compat-mode";
 export { findGroups } from "./plan/groups";
 export { shapeProblem } from "./plan/json-shape";
 export type { PlanProblem } from "./plan/problems";
-export { validatePlan } from "./plan/validate";
 export { lazyPlanner } from "./planning/lazy-planner";
 export type { BlobRef, Blobs } from "./ports/blobs";
 export { blobKey, checkPrefix, presignSeconds } from "./ports/blobs";
