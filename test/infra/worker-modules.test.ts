@@ -11,7 +11,7 @@
  * the JSON Schema compiler (Ajv and RE2), which loads with the first tool
  * source or ask_human; nor the planner, which loads with the first step that
  * plans (the probe's first step runs a plan given), nor the plan checker,
- * which loads with the first plan checked; nor the services only the API builds (the worker builds
+ * which loads with the first plan checked, nor code_task's loop; nor the services only the API builds (the worker builds
  * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -125,6 +125,10 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/plan\/(validate|control-flow|parameters-check|stackvm-compat|tool-check)\.ts/,
     ],
     [
+      "code_task's loop (only a step that calls it)",
+      /packages\/core\/src\/tools\/code-(task-run|prompts)\.ts/,
+    ],
+    [
       "knowledge's own services (ingest, uploads)",
       /packages\/core\/src\/knowledge\/(ingest|knowledge-service|extract|html-text)\.ts/,
     ],
@@ -132,7 +136,7 @@ describe("the worker running a step", () => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner and the plan checker in chunks, for what needs them", () => {
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner, the plan checker and code_task's loop in chunks, for what needs them", () => {
     for (const pattern of [
       /node_modules\/ajv\//,
       /node_modules\/re2js\//,
@@ -144,6 +148,7 @@ describe("the worker running a step", () => {
       /node_modules\/@aws-sdk\/client-lambda\//,
       /packages\/core\/src\/planning\/planner\.ts/,
       /packages\/core\/src\/plan\/validate\.ts/,
+      /packages\/core\/src\/tools\/code-task-run\.ts/,
     ]) {
       expect(
         bundledSources().some((s) => pattern.test(s)),
