@@ -28,6 +28,8 @@ import { projectRoot } from "./sst-harness";
 /** Sources per output file, and the files the fresh process loaded. */
 let inputsOf: Map<string, string[]>;
 let loaded: string[];
+/** Node's own modules the fresh process loaded (`node:http`, ...). */
+let builtins: string[];
 
 beforeAll(async () => {
   const dir = join(packagesDir, "test-worker-modules");
@@ -80,9 +82,9 @@ beforeAll(async () => {
     timeout: 60_000,
   });
   if (child.status !== 0) throw new Error(`the probe failed: ${child.stderr}`);
-  loaded = (JSON.parse(child.stdout) as string[])
-    .filter((url) => url.startsWith("file:"))
-    .map((url) => new URL(url).pathname);
+  const urls = JSON.parse(child.stdout) as string[];
+  builtins = urls.filter((url) => url.startsWith("node:"));
+  loaded = urls.filter((url) => url.startsWith("file:")).map((url) => new URL(url).pathname);
 }, 120_000);
 
 /** The sources of every file loaded, chunks mapped back through the metafile. */
@@ -134,6 +136,11 @@ describe("the worker running a step", () => {
     ],
   ])("does not load %s until a step needs it", (_, pattern) => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
+  });
+
+  it("does not import node:http until a request needs it (its ES module import loads Node's fetch, undici; the AWS SDK imports only node:https at start)", () => {
+    expect(builtins.length).toBeGreaterThan(0);
+    expect(builtins.filter((url) => url === "node:http")).toEqual([]);
   });
 
   it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner, the plan checker and code_task's loop in chunks, for what needs them", () => {
