@@ -138,9 +138,9 @@ describe("the worker running a step", () => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("does not import node:http until a request needs it (its ES module import loads Node's fetch, undici; the AWS SDK imports only node:https at start)", () => {
+  it("does not import node:http or node:dns until a request needs them (node:http's ES module import loads Node's fetch, undici; the AWS SDK imports only node:https at start)", () => {
     expect(builtins.length).toBeGreaterThan(0);
-    expect(builtins.filter((url) => url === "node:http")).toEqual([]);
+    expect(builtins.filter((url) => url === "node:http" || url === "node:dns")).toEqual([]);
   });
 
   it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner, the plan checker and code_task's loop in chunks, for what needs them", () => {
