@@ -41,7 +41,8 @@
  * of those causes; the test below checks them in both modes.
  */
 import { readFileSync } from "node:fs";
-import { builtinTools, validatePlan } from "@stackvm/core";
+import { builtinTools } from "@stackvm/core";
+import { validatePlan } from "@stackvm/core/plan-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 

@@ -9,7 +9,9 @@
  * when a step needs them (knowledge is in another function altogether). Nor
  * cron-parser and luxon: only schedules read cron, and a step never does. Nor
  * the JSON Schema compiler (Ajv and RE2), which loads with the first tool
- * source or ask_human; nor the services only the API builds (the worker builds
+ * source or ask_human; nor the planner, which loads with the first step that
+ * plans (the probe's first step runs a plan given), nor the plan checker,
+ * which loads with the first plan checked, nor code_task's loop; nor the services only the API builds (the worker builds
  * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -26,6 +28,8 @@ import { projectRoot } from "./sst-harness";
 /** Sources per output file, and the files the fresh process loaded. */
 let inputsOf: Map<string, string[]>;
 let loaded: string[];
+/** Node's own modules the fresh process loaded (`node:http`, ...). */
+let builtins: string[];
 
 beforeAll(async () => {
   const dir = join(packagesDir, "test-worker-modules");
@@ -78,9 +82,9 @@ beforeAll(async () => {
     timeout: 60_000,
   });
   if (child.status !== 0) throw new Error(`the probe failed: ${child.stderr}`);
-  loaded = (JSON.parse(child.stdout) as string[])
-    .filter((url) => url.startsWith("file:"))
-    .map((url) => new URL(url).pathname);
+  const urls = JSON.parse(child.stdout) as string[];
+  builtins = urls.filter((url) => url.startsWith("node:"));
+  loaded = urls.filter((url) => url.startsWith("file:")).map((url) => new URL(url).pathname);
 }, 120_000);
 
 /** The sources of every file loaded, chunks mapped back through the metafile. */
@@ -115,6 +119,18 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/service\/(schedules|triggers|api-keys|llm-traces|events|retry)\.ts/,
     ],
     [
+      "the planner (prompts, answer schemas: only a step that plans)",
+      /packages\/core\/src\/planning\/(planner|prompts|plan-schema|tool-params)\.ts/,
+    ],
+    [
+      "the plan checker (only a step that forks or starts a task with a plan)",
+      /packages\/core\/src\/plan\/(validate|control-flow|parameters-check|stackvm-compat|tool-check)\.ts/,
+    ],
+    [
+      "code_task's loop (only a step that calls it)",
+      /packages\/core\/src\/tools\/code-(task-run|prompts)\.ts/,
+    ],
+    [
       "knowledge's own services (ingest, uploads)",
       /packages\/core\/src\/knowledge\/(ingest|knowledge-service|extract|html-text)\.ts/,
     ],
@@ -122,7 +138,12 @@ describe("the worker running a step", () => {
     expect(loadedSources().filter((s) => pattern.test(s))).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser and the JSON Schema compiler in chunks, for what needs them", () => {
+  it("does not import node:http or node:dns until a request needs them (node:http's ES module import loads Node's fetch, undici; the AWS SDK imports only node:https at start)", () => {
+    expect(builtins.length).toBeGreaterThan(0);
+    expect(builtins.filter((url) => url === "node:http" || url === "node:dns")).toEqual([]);
+  });
+
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner, the plan checker and code_task's loop in chunks, for what needs them", () => {
     for (const pattern of [
       /node_modules\/ajv\//,
       /node_modules\/re2js\//,
@@ -132,6 +153,9 @@ describe("the worker running a step", () => {
       /node_modules\/@aws-sdk\/client-bedrock-runtime\//,
       /node_modules\/openai\//,
       /node_modules\/@aws-sdk\/client-lambda\//,
+      /packages\/core\/src\/planning\/planner\.ts/,
+      /packages\/core\/src\/plan\/validate\.ts/,
+      /packages\/core\/src\/tools\/code-task-run\.ts/,
     ]) {
       expect(
         bundledSources().some((s) => pattern.test(s)),

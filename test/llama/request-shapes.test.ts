@@ -22,7 +22,7 @@ import { OpenAiLlm } from "../../packages/aws/src/openai-llm";
 import { KnowledgeGraph } from "../../packages/core/src/knowledge/model";
 import { PlanAnswer, PlanUpdateAnswer } from "../../packages/core/src/planning/planner";
 import { EvaluationAnswer } from "../../packages/core/src/service/evaluation";
-import { CodeAnswer } from "../../packages/core/src/tools/code-task";
+import { CodeAnswer } from "../../packages/core/src/tools/code-task-run";
 import { JmpCondition } from "../../packages/core/src/vm/execute";
 import {
   LLAMA_START_TIMEOUT_MS,

@@ -9,8 +9,8 @@ import {
   type BranchRecord,
   builtinTools,
   createLlmSession,
-  createPlanner,
   LlmConfig,
+  lazyPlanner,
   loadLlmConfig,
 } from "@stackvm/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -45,7 +45,7 @@ const branch = {
   tenant_id: "t1",
   config: { goal: "Say hello", inputs: {}, response_format: {}, namespace: { name: "default" } },
 } as unknown as BranchRecord;
-const planner = createPlanner({ clock: { now: () => Date.parse("2026-11-27") }, repairRounds: 2 });
+const planner = lazyPlanner({ clock: { now: () => Date.parse("2026-11-27") }, repairRounds: 2 });
 const plan = async (llm: ReturnType<typeof session>) =>
   planner.plan({ branch, llm, tools, allowed });
 const goodPlan = {

@@ -9,8 +9,8 @@ import {
   type BranchRecord,
   builtinTools,
   createLlmSession,
-  createPlanner,
   LlmConfig,
+  lazyPlanner,
   llmGenerateTool,
 } from "@stackvm/core";
 import { MemoryBlobs, testToolContext } from "@stackvm/core/testing";
@@ -48,7 +48,7 @@ const branch = {
   tenant_id: "t1",
   config: { goal: "Say hello", inputs: {}, response_format: {}, namespace: { name: "default" } },
 } as unknown as BranchRecord;
-const planner = createPlanner({ clock: { now: () => 0 }, repairRounds: 1 });
+const planner = lazyPlanner({ clock: { now: () => 0 }, repairRounds: 1 });
 const plan = (llm = session(), allowed = new Set(["llm_generate", "run_code"])) =>
   planner.plan({ branch, llm, tools, allowed });
 const goodPlan = {

@@ -4,7 +4,10 @@
  * the original StackVM come back normalized, with a warning for each rewrite.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { findGroups, PlanCompat, validatePlan } from "@stackvm/core";
+import { findGroups, PlanCompat } from "@stackvm/core";
+// Its own entry point: re-exported from `@stackvm/core`, the plan checker would be
+// in the worker's cold start, which loads it only when a plan is checked.
+import { validatePlan } from "@stackvm/core/plan-check";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json, jsonBody } from "../schemas";
 

@@ -6,12 +6,7 @@
  * address guard, and a name's resolved addresses at connect time through a
  * guarded `lookup`. Redirects are followed by hand so that each one is checked.
  */
-import {
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type OutgoingHttpHeaders,
-} from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { isIP } from "node:net";
 import { StackVMError, StepError } from "../errors";
 import { type AddressPolicy, assertAddressAllowed, guardedLookup } from "./address-guard";
@@ -157,7 +152,19 @@ interface HopAnswer {
   body: Buffer;
 }
 
-function sendOnce(
+/**
+ * The request function of the URL's scheme, imported on the first request: an
+ * ES module import of `node:http` reads its lazy exports, which loads Node's own
+ * fetch (undici) too, tens of milliseconds of every cold start of a function
+ * whose work makes no such request (most steps, most API requests).
+ */
+async function requestFor(url: URL) {
+  return url.protocol === "https:"
+    ? (await import("node:https")).request
+    : (await import("node:http")).request;
+}
+
+async function sendOnce(
   url: URL,
   method: string,
   headers: Record<string, string>,
@@ -167,7 +174,7 @@ function sendOnce(
   deadline: number,
 ): Promise<HopAnswer> {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const send = await requestFor(url);
   const outgoing: OutgoingHttpHeaders = { ...headers };
   if (body !== undefined) outgoing["content-length"] = Buffer.byteLength(body);
 

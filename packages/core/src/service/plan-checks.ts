@@ -9,8 +9,19 @@ import { ValidationError } from "../errors";
 import type { PlanCompat } from "../plan/compat-mode";
 import type { PlanProblem } from "../plan/problems";
 import type { Plan } from "../plan/schema";
-import { validatePlan } from "../plan/validate";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";
+
+// The plan checker (`plan/validate.ts` and its rules) is a chunk of its own,
+// loaded by the first plan checked: the worker builds these checks (forks,
+// sub-tasks) but most of its cold starts check no plan.
+let validator: Promise<typeof import("../plan/validate")> | undefined;
+const loadValidator = () => {
+  validator ??= import("../plan/validate").catch((error: unknown) => {
+    validator = undefined;
+    throw error;
+  });
+  return validator;
+};
 
 export interface PlanChecksDeps {
   namespaces: Pick<NamespaceService, "resolve">;
@@ -39,27 +50,32 @@ export class PlanChecks {
     compat?: PlanCompat,
   ): Promise<Plan> {
     const resolved = await this.deps.namespaces.resolve(tenant, namespace);
-    return this.checkPlan(resolved, plan, inputs, compat).plan;
+    return (await this.checkPlan(resolved, plan, inputs, compat)).plan;
   }
 
   /**
    * Validates a plan against a namespace already read (`NamespaceService.resolve`),
    * for callers that need the namespace anyway; 422 with every problem.
    */
-  validateIn(namespace: ResolvedNamespace, plan: unknown, inputs: Iterable<string>): Plan {
-    return this.checkPlan(namespace, plan, inputs).plan;
+  async validateIn(
+    namespace: ResolvedNamespace,
+    plan: unknown,
+    inputs: Iterable<string>,
+  ): Promise<Plan> {
+    return (await this.checkPlan(namespace, plan, inputs)).plan;
   }
 
   /**
    * {@link validateIn} with the warnings of a plan that passed (StackVM forms
    * rewritten, keys the VM ignores, instructions never reached); 422 with every problem.
    */
-  checkPlan(
+  async checkPlan(
     namespace: ResolvedNamespace,
     plan: unknown,
     inputs: Iterable<string>,
     compat: PlanCompat = namespace.config.plan_compat ?? "strict",
-  ): { plan: Plan; warnings: PlanProblem[] } {
+  ): Promise<{ plan: Plan; warnings: PlanProblem[] }> {
+    const { validatePlan } = await loadValidator();
     const result = validatePlan(plan, {
       tools: namespace.tools.all,
       allowedTools: namespace.tools.allowed,

@@ -200,7 +200,7 @@ export class ScheduleService {
     }
     const namespace = await this.deps.namespaces.resolve(item.tenant_id, item.namespace);
     if (item.plan !== null)
-      this.deps.checks.validateIn(namespace, item.plan, Object.keys(item.inputs));
+      await this.deps.checks.validateIn(namespace, item.plan, Object.keys(item.inputs));
     // The same check a task makes (`PlanChecks.checkWebhookUrl`), now rather than at the first run.
     if (item.webhook_url !== null) await this.deps.checks.checkWebhookUrl(item.webhook_url);
   }

@@ -92,7 +92,7 @@ export class TaskStarter {
     const checked =
       input.plan === undefined
         ? null
-        : checks.checkPlan(resolved, input.plan, Object.keys(input.inputs));
+        : await checks.checkPlan(resolved, input.plan, Object.keys(input.inputs));
     const plan = checked?.plan ?? null;
     const warnings = checked?.warnings ?? [];
     const budget = await admission.admitRun(tenant, input.budget);

@@ -26,7 +26,9 @@ export interface TitleSource {
  */
 export const MAX_CLUSTER_LENGTH = 16;
 
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+// Made on first use: a segmenter loads ICU's break rules, several milliseconds
+// of a cold start that a step which titles no task would pay for nothing.
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * One line of at most {@link MAX_TITLE_LENGTH} characters (code points), or null
@@ -38,6 +40,7 @@ function line(text: unknown): string | null {
   if (typeof text !== "string") return null;
   const flat = showable(text.replace(/\s+/g, " ").trim());
   if (flat === "") return null;
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   const clusters = Array.from(graphemes.segment(flat), ({ segment }) =>
     Array.from(segment).slice(0, MAX_CLUSTER_LENGTH).join(""),
   );

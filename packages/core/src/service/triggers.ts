@@ -91,7 +91,8 @@ export class TriggerService {
     }
     if (input.webhook_url !== undefined) await this.deps.checks.checkWebhookUrl(input.webhook_url);
     const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
-    if (input.plan !== undefined) this.deps.checks.validateIn(namespace, input.plan, ["payload"]);
+    if (input.plan !== undefined)
+      await this.deps.checks.validateIn(namespace, input.plan, ["payload"]);
     const trigger: Trigger = {
       trigger_id: `trg_${randomId(20)}`,
       name: input.name,

@@ -13,7 +13,7 @@
 import { LlmConfig } from "../llm/config";
 import { createLlmSession } from "../llm/session";
 import { LOOPBACK_OPENED } from "../net/outbound-policy";
-import { createPlanner } from "../planning/planner";
+import { lazyPlanner } from "../planning/lazy-planner";
 import type { Clock } from "../ports/clock";
 import type { ItemStore } from "../ports/item-store";
 import type { LlmPort, LlmRequest, LlmResponse } from "../ports/llm";
@@ -157,7 +157,7 @@ export function memorySystem(
       }),
     tools,
     registry,
-    planner: createPlanner({ clock, repairRounds: 2 }),
+    planner: lazyPlanner({ clock, repairRounds: 2 }),
     log: silentLog,
     // The operator's opt-in, as a developer gives it (tests call servers on loopback).
     outbound: LOOPBACK_OPENED,

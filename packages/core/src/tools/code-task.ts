@@ -4,79 +4,11 @@
  * answer the task, at most `maxFixRounds` times. The loop of the seeds (generate,
  * verify, run, fix), bounded, with every attempt in the commit.
  */
-import * as z from "zod";
-import { StepError } from "../errors";
-import type { LlmMessage } from "../ports/llm";
-import { SandboxLanguage } from "../sandbox/protocol";
-import { checkSandboxCode } from "./code-check";
-import { describeInputs, sandboxRules } from "./code-prompts";
-import {
-  callSandbox,
-  type SandboxRecord,
-  type SandboxRun,
-  sandboxFailureError,
-} from "./sandbox-call";
-import type { Tool, ToolContext, ToolResult } from "./tool";
+import { CodeTaskInput, DEFAULT_FIX_ROUNDS, MAX_FIX_ROUNDS } from "./code-task-input";
+import type { Tool } from "./tool";
 
-/** Fix rounds when neither the tool nor the input says otherwise. */
-export const DEFAULT_FIX_ROUNDS = 3;
-/** The most fix rounds any input may ask for. */
-export const MAX_FIX_ROUNDS = 5;
-
-export const CodeTaskInput = z
-  .object({
-    task: z
-      .string()
-      .min(1, "task must say what the code computes")
-      .max(20_000, "task is longer than 20,000 characters: pass data as inputs")
-      .describe(
-        "What the program must compute, in plain words, including the shape of the answer.",
-      ),
-    language: SandboxLanguage.default("python").describe("'python' (default) or 'javascript'."),
-    inputs: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe("Data the program works on: each key becomes a variable of the program."),
-    max_fix_rounds: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_FIX_ROUNDS)
-      .optional()
-      .describe(`How many times the model may fix the code (default ${DEFAULT_FIX_ROUNDS}).`),
-  })
-  .strict();
-export type CodeTaskInput = z.infer<typeof CodeTaskInput>;
-
-/** The answer of the `code` schema: a whole program, or a verdict on the last result. */
-export const CodeAnswer = z
-  .object({
-    done: z
-      .boolean()
-      .describe(
-        "true only when reviewing a result that answers the task; false with new code otherwise",
-      ),
-    code: z.string().describe("The whole program (empty when done is true)."),
-    explanation: z
-      .string()
-      .describe("One or two sentences: what the code does, or what was wrong."),
-  })
-  .strict();
-export type CodeAnswer = z.infer<typeof CodeAnswer>;
-
-/** One try, as the commit records it. */
-export interface CodeAttempt {
-  round: number;
-  code: string;
-  code_sha256: string;
-  explanation: string;
-  error: { code: string; message: string; traceback?: string } | null;
-  /** The result, when its JSON takes at most 4 KiB. */
-  result?: unknown;
-  sandbox?: SandboxRecord;
-  /** The model's review of a result that ran: did it answer the task? */
-  verdict?: { done: boolean; explanation: string };
-}
+export { CodeTaskInput, DEFAULT_FIX_ROUNDS, MAX_FIX_ROUNDS } from "./code-task-input";
+export type { CodeAttempt } from "./code-task-run";
 
 export interface CodeTaskOptions {
   /** Fix rounds unless the input asks for fewer or more (default 3, at most 5). */
@@ -96,164 +28,15 @@ export function createCodeTaskTool(options: CodeTaskOptions = {}): Tool<CodeTask
     description:
       "Has the language model write a program (Python by default, or JavaScript) for a computation described in words, runs it in the sandbox, and lets the model fix it when it fails or its result does not answer the task. Returns {result, code, attempts}. Use it for exact work on data: calculations, statistics, parsing, transforming or checking structured inputs. Pass the data as `inputs` (each key becomes a variable). No network, no packages beyond the standard library.",
     input: CodeTaskInput,
-    run: (input, context) => runCodeTask(input, context, input.max_fix_rounds ?? defaultRounds),
+    // The loop loads with the first call: most steps call other tools.
+    run: async (input, context) =>
+      (await import("./code-task-run")).runCodeTask(
+        input,
+        context,
+        input.max_fix_rounds ?? defaultRounds,
+      ),
   };
 }
 
 /** The `code_task` tool with the default rounds. */
 export const codeTaskTool: Tool<CodeTaskInput> = createCodeTaskTool();
-
-async function runCodeTask(
-  input: CodeTaskInput,
-  context: ToolContext,
-  fixRounds: number,
-): Promise<ToolResult> {
-  const inputs = input.inputs ?? {};
-  const messages: LlmMessage[] = [
-    { role: "system", content: sandboxRules(input.language) },
-    { role: "user", content: taskMessage(input.task, inputs, context.goal) },
-  ];
-  const attempts: CodeAttempt[] = [];
-  let answer = await ask(context, messages);
-  for (let round = 0; ; round++) {
-    const attempt = await tryCode(context, input, inputs, answer, round);
-    attempts.push(attempt.record);
-    const last = round >= fixRounds;
-    if (attempt.run?.response.error?.retryable) {
-      // The sandbox itself failed, not the code: the worker retries the step.
-      throw sandboxFailureError(attempt.run, "code_task");
-    }
-    if (attempt.record.error) {
-      if (last) throw failure(input, attempts, `the last error: ${attempt.record.error.message}`);
-      messages.push({ role: "user", content: errorMessage(attempt.record) });
-      answer = await ask(context, messages);
-      continue;
-    }
-    messages.push({ role: "user", content: reviewMessage(attempt.run as SandboxRun) });
-    const review = await ask(context, messages);
-    attempt.record.verdict = { done: review.done, explanation: review.explanation };
-    if (review.done) {
-      const response = (attempt.run as SandboxRun).response;
-      return {
-        value: {
-          result: response.result,
-          code: answer.code,
-          language: input.language,
-          attempts: attempts.length,
-          ...(attempt.run?.files.length ? { files: attempt.run.files } : {}),
-        },
-        details: { code_task: { task: input.task, language: input.language, attempts } },
-      };
-    }
-    if (last) {
-      throw failure(
-        input,
-        attempts,
-        `the model judged that the last result does not answer the task: ${review.explanation}`,
-      );
-    }
-    answer = review;
-  }
-}
-
-async function ask(context: ToolContext, messages: LlmMessage[]): Promise<CodeAnswer> {
-  const answer = await context.llm.json({
-    purpose: "code",
-    schemaName: "code",
-    schema: CodeAnswer,
-    messages,
-  });
-  messages.push({ role: "assistant", content: JSON.stringify(answer) });
-  return answer;
-}
-
-/** Checks, stores and runs one program; never throws for a failing program. */
-async function tryCode(
-  context: ToolContext,
-  input: CodeTaskInput,
-  inputs: Record<string, unknown>,
-  answer: CodeAnswer,
-  round: number,
-): Promise<{ record: CodeAttempt; run?: SandboxRun }> {
-  const code = answer.code.trim();
-  const base = { round, code: code.slice(0, 8_000), explanation: answer.explanation };
-  const problems = code ? checkSandboxCode(input.language, code) : ["the answer has no code"];
-  if (problems.length > 0) {
-    const stored = await context.blobs.put(
-      context.blobPrefix,
-      new TextEncoder().encode(code),
-      "text/plain",
-    );
-    return {
-      record: {
-        ...base,
-        code_sha256: stored.sha256,
-        error: {
-          code: "refused",
-          message: `the code cannot run in the sandbox: ${problems.join("; ")}`,
-        },
-      },
-    };
-  }
-  const run = await callSandbox(context, { language: input.language, code, inputs });
-  const { error, result } = run.response;
-  const record: CodeAttempt = {
-    ...base,
-    code_sha256: run.record.code.sha256,
-    sandbox: run.record,
-    error: error
-      ? {
-          code: error.code,
-          message: error.message,
-          ...(error.traceback ? { traceback: error.traceback } : {}),
-        }
-      : null,
-  };
-  if (!error && JSON.stringify(result ?? null).length <= 4096) record.result = result;
-  return { record, run };
-}
-
-function taskMessage(task: string, inputs: Record<string, unknown>, goal: string | null): string {
-  const parts = [`Task: ${task}`];
-  if (goal) parts.push(`(This is one step of a larger goal: ${goal})`);
-  parts.push(describeInputs(inputs));
-  parts.push(
-    'Answer with JSON: {"done": false, "code": "<the whole program>", "explanation": "<one sentence>"}.',
-  );
-  return parts.join("\n\n");
-}
-
-function errorMessage(attempt: CodeAttempt): string {
-  const error = attempt.error;
-  const lines = [`The program failed (${error?.code}): ${error?.message}`];
-  if (error?.traceback) lines.push(`Traceback:\n${error.traceback.slice(-3000)}`);
-  lines.push(
-    'Fix it. Answer with JSON: {"done": false, "code": "<the whole fixed program>", "explanation": "<what was wrong>"}.',
-  );
-  return lines.join("\n\n");
-}
-
-function reviewMessage(run: SandboxRun): string {
-  const { result, stdout } = run.response;
-  const resultText = JSON.stringify(result ?? null);
-  const lines = [`The program ran. Its result (JSON): ${cut(resultText, 6_000)}`];
-  if (stdout) lines.push(`It printed:\n${cut(stdout, 3_000)}`);
-  lines.push(
-    'Does this result answer the task, completely and correctly? If yes, answer {"done": true, "code": "", "explanation": "<why>"}. If not, answer {"done": false, "code": "<the whole fixed program>", "explanation": "<what was wrong>"}.',
-  );
-  return lines.join("\n\n");
-}
-
-function cut(text: string, chars: number): string {
-  return text.length <= chars
-    ? text
-    : `${text.slice(0, chars)}… (${text.length - chars} more characters)`;
-}
-
-function failure(input: CodeTaskInput, attempts: CodeAttempt[], why: string): StepError {
-  return new StepError(
-    "code_task_failed",
-    `code_task: no working ${input.language} code after ${attempts.length} attempts; ${why}`,
-    { code_task: { task: input.task, language: input.language, attempts } },
-  );
-}

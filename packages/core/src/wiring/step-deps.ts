@@ -6,7 +6,7 @@
  */
 import { createLlmSession } from "../llm/session";
 import { DEFAULT_TRACE_RETENTION_DAYS } from "../llm/trace";
-import { createPlanner } from "../planning/planner";
+import { lazyPlanner } from "../planning/lazy-planner";
 import { createEvaluator } from "../service/evaluation";
 import type { Lifecycle } from "../service/lifecycle";
 import { monthMeter } from "../service/month-meter";
@@ -70,7 +70,8 @@ export function wireStepDeps(
       }),
     tools: services.tools,
     registry: services.registry,
-    planner: createPlanner({
+    // Loaded by the first step that plans: most steps run an instruction.
+    planner: lazyPlanner({
       clock: ports.clock,
       repairRounds: options.planRepairs,
       findTemplate: (tenant, namespace, goal) => templates.find(tenant, namespace, goal),
