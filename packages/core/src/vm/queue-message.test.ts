@@ -81,4 +81,26 @@ describe("parseQueueMessage", () => {
     expect(parsed.issues.length).toBeGreaterThan(0);
     expect(JSON.stringify(parsed.issues)).toMatch(says);
   });
+
+  it.each([
+    { what: "JSON nested 200,000 deep", body: `${"[".repeat(200_000)}${"]".repeat(200_000)}` },
+    {
+      what: "a __proto__ key",
+      body: '{"__proto__":{"polluted":1},"v":1,"kind":"step","tenant_id":"a","task_id":"t","branch":"b","head":null}',
+    },
+    {
+      what: "a kind that is an object",
+      body: '{"v":1,"kind":{"toString":1},"tenant_id":"a","task_id":"t","branch":"b","head":null}',
+    },
+    { what: "an array", body: "[1,2]" },
+    {
+      what: "an id over 128 characters",
+      body: `{"v":1,"tenant_id":"a","task_id":"${"t".repeat(129)}","branch":"b","head":null}`,
+    },
+  ])("refuses $what without throwing or polluting objects", ({ body }) => {
+    const parsed = parseQueueMessage(body);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.kind).toBe("step");
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
