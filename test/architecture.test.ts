@@ -11,17 +11,10 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportedNames, namesImportedFrom } from "./support/core-exports";
 import { coreLayerOf, importCycles, importGraph, upwardImports } from "./support/import-graph";
+import { sourceFiles } from "./support/source-files";
 
 const root = resolve(import.meta.dirname, "..");
 const packagesDir = join(root, "packages");
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) ? [path] : [];
-  });
-}
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");

@@ -3,19 +3,9 @@
  * packages, the tests, the scripts and the infrastructure import: an export no
  * one imports is surface that only widens what core must keep stable.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import ts from "typescript";
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      return entry.name === "node_modules" || entry.name.startsWith(".") ? [] : sourceFiles(path);
-    }
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
+import { sourceFiles } from "./source-files";
 
 function parse(file: string): ts.SourceFile {
   return ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);

@@ -5,9 +5,10 @@
  * files that import themselves back through others, and the imports in core that
  * point up its layers.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { parseDependencyTree } from "dpdm";
+import { sourceFiles } from "./source-files";
 
 /** Every file to the files it imports (absolute paths; modules outside the workspace left out). */
 export type ImportGraph = Map<string, string[]>;
@@ -18,7 +19,10 @@ export type ImportGraph = Map<string, string[]>;
  * says what each layer holds.
  */
 export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly string[]])[] = [
-  ["contracts", ["errors", "ids", "sandbox", "plan", "json-schema", "webhooks", "model"]],
+  [
+    "contracts",
+    ["errors", "ids", "load-once", "sandbox", "plan", "json-schema", "webhooks", "model"],
+  ],
   ["ports", ["ports"]],
   ["store", ["store"]],
   ["capabilities", ["llm", "net", "knowledge", "tools"]],
@@ -40,14 +44,6 @@ export function coreLayerOf(pathInCore: string): { folder: string; rank: number 
     pathInCore.includes("/") || pathInCore.includes(sep) ? first : first.replace(/\.tsx?$/, "");
   const rank = FOLDER_ORDER.indexOf(folder);
   return rank === -1 ? null : { folder, rank };
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
 }
 
 /** Parses every `.ts`/`.tsx` file under `dirs` and what they import. */

@@ -14,6 +14,7 @@
  * is loaded; concurrent first calls share one load, and a load that fails is
  * tried again by the next call (the error reaches the caller).
  */
+import { loadOnce } from "@stackvm/core";
 
 /** The async methods of a port. */
 type AsyncMethodName<T> = {
@@ -34,14 +35,7 @@ export function onFirstUse<T extends object>(
   methods: readonly AsyncMethodName<T>[],
   load: () => Promise<T>,
 ): T {
-  let loading: Promise<T> | undefined;
-  const adapter = () => {
-    loading ??= load().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-    return loading;
-  };
+  const adapter = loadOnce(load);
   const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const name of methods) {
     port[name] = async (...args) => {

@@ -53,6 +53,7 @@ export { isStrictJsonSchema } from "./llm/json-schema";
 export { createLlmSession } from "./llm/session";
 export { DEFAULT_TRACE_RETENTION_DAYS, LLM_TRACE_ROOT } from "./llm/trace";
 export type { LlmBudget, TokenEvent } from "./llm/types";
+export { loadOnce } from "./load-once";
 export { Branch, Commit, Diff, Retrying, RunningGroup, State, Status, Task } from "./model";
 export { guardedFetch } from "./net/guarded-fetch";
 export { isLoopbackHost } from "./net/host-allow-list";

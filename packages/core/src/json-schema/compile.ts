@@ -13,12 +13,13 @@
  */
 import type * as z from "zod";
 import { StackVMError, ValidationError } from "../errors";
+import { loadOnce } from "../load-once";
 import { schemaBoundsProblem } from "./bounds";
 
 type Compiler = typeof import("./ajv-compile");
 
 let compiler: Compiler | undefined;
-let loading: Promise<Compiler> | undefined;
+const loadCompiler = loadOnce((): Promise<Compiler> => import("./ajv-compile"));
 
 /**
  * Loads the JSON Schema compiler once per process; later calls return at once.
@@ -29,12 +30,7 @@ let loading: Promise<Compiler> | undefined;
  * compileJsonSchema({ type: "boolean" }, "the schema").safeParse(true).success // true
  */
 export async function loadJsonSchemaCompiler(): Promise<void> {
-  if (compiler) return;
-  loading ??= import("./ajv-compile").catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
-  compiler = await loading;
+  compiler ??= await loadCompiler();
 }
 
 /** Whether the compiler is loaded (a process that never compiled a schema has not). */

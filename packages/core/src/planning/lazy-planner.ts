@@ -5,6 +5,7 @@
  * bundle, so that the cold start of a worker whose step runs an instruction
  * does not parse and build them.
  */
+import { loadOnce } from "../load-once";
 import type { Planner } from "../vm/planner-port";
 import type { PlannerDeps } from "./planner";
 
@@ -17,17 +18,7 @@ import type { PlannerDeps } from "./planner";
  * const { plan } = await planner.plan(input); // loads the planner, then plans
  */
 export function lazyPlanner(deps: PlannerDeps): Planner {
-  let loading: Promise<Planner> | undefined;
-  const load = (): Promise<Planner> => {
-    loading ??= import("./planner").then(
-      (module) => module.createPlanner(deps),
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    );
-    return loading;
-  };
+  const load = loadOnce(async () => (await import("./planner")).createPlanner(deps));
   return {
     plan: async (input) => (await load()).plan(input),
     replan: async (input) => (await load()).replan(input),

@@ -6,6 +6,7 @@
  * protocol (`task-starter.ts`), which they need not import to check a plan.
  */
 import { ValidationError } from "../errors";
+import { loadOnce } from "../load-once";
 import type { PlanCompat } from "../plan/compat-mode";
 import type { PlanProblem } from "../plan/problems";
 import type { Plan } from "../plan/schema";
@@ -14,14 +15,7 @@ import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 // The plan checker (`plan/validate.ts` and its rules) is a chunk of its own,
 // loaded by the first plan checked: the worker builds these checks (forks,
 // sub-tasks) but most of its cold starts check no plan.
-let validator: Promise<typeof import("../plan/validate")> | undefined;
-const loadValidator = () => {
-  validator ??= import("../plan/validate").catch((error: unknown) => {
-    validator = undefined;
-    throw error;
-  });
-  return validator;
-};
+const loadValidator = loadOnce(() => import("../plan/validate"));
 
 export interface PlanChecksDeps {
   namespaces: Pick<NamespaceService, "resolve">;
