@@ -2,7 +2,7 @@
  * Idempotency-Key for starting tasks: the same key with the same body within 24
  * hours answers the first task; with another body, 409 `idempotency_key_reused`.
  */
-import { ConflictError, isErrorKind } from "../errors";
+import { ConflictError } from "../errors";
 import { digest } from "../ids";
 import type { Clock } from "../ports/clock";
 import { idempotencyKey } from "../store/keys";
@@ -18,25 +18,19 @@ export async function claimIdempotencyKey(
   input: CreateTaskInput,
   taskId: string,
 ): Promise<string> {
-  const now = deps.clock.now();
-  const itemKey = idempotencyKey(tenant, key);
   const bodyHash = digest(stableJson(input));
-  try {
-    await deps.store.items.put(
-      { ...itemKey, task_id: taskId, body_hash: bodyHash, ttl: Math.floor(now / 1000) + 86_400 },
-      { exists: false, orExpiredBefore: Math.floor(now / 1000) },
+  const claim = await deps.store.idempotency.claim(
+    idempotencyKey(tenant, key),
+    { task_id: taskId, body_hash: bodyHash },
+    Math.floor(deps.clock.now() / 1000),
+  );
+  if (claim.claimed) return taskId;
+  if (!claim.held) throw claim.conflict;
+  if (claim.held.body_hash !== bodyHash) {
+    throw new ConflictError(
+      `the Idempotency-Key '${key}' was used with a different body within 24 hours: use a new key for a new task`,
+      "idempotency_key_reused",
     );
-    return taskId;
-  } catch (error) {
-    if (!isErrorKind(error, "conflict")) throw error;
-    const held = await deps.store.items.get(itemKey);
-    if (!held) throw error;
-    if (held.body_hash !== bodyHash) {
-      throw new ConflictError(
-        `the Idempotency-Key '${key}' was used with a different body within 24 hours: use a new key for a new task`,
-        "idempotency_key_reused",
-      );
-    }
-    return held.task_id as string;
   }
+  return claim.held.task_id as string;
 }

@@ -7,13 +7,11 @@
  * used again after its 24 hours is a new claim with a branch of its own, never
  * a replay of the branch it made the day before.
  */
-import { ConflictError, isErrorKind } from "../errors";
+import { ConflictError } from "../errors";
 import { digest } from "../ids";
 import { retryIdempotencyKey } from "../store/keys";
 import type { TaskStore } from "../store/task-store";
 import { stableJson } from "./stable-json";
-
-const DAY_SECONDS = 86_400;
 
 function reused(key: string, taskId: string): ConflictError {
   return new ConflictError(
@@ -41,7 +39,7 @@ export async function checkRetryKey(
   body: unknown,
   now: number,
 ): Promise<string | null> {
-  const held = await store.items.get(retryIdempotencyKey(tenant, taskId, key));
+  const held = await store.idempotency.get(retryIdempotencyKey(tenant, taskId, key));
   if (!held || (held.ttl as number) < Math.floor(now / 1000)) return null;
   if (held.body_hash !== digest(stableJson(body))) throw reused(key, taskId);
   return branchOf(held, taskId, key);
@@ -63,25 +61,16 @@ export async function claimRetryKey(
   const seconds = Math.floor(now / 1000);
   const bodyHash = digest(stableJson(body));
   const branch = `retry-${digest(taskId, key, String(seconds)).slice(0, 12)}`;
-  try {
-    await store.items.put(
-      {
-        ...retryIdempotencyKey(tenant, taskId, key),
-        body_hash: bodyHash,
-        branch,
-        ttl: seconds + DAY_SECONDS,
-      },
-      { exists: false, orExpiredBefore: seconds },
-    );
-    return branch;
-  } catch (error) {
-    if (!isErrorKind(error, "conflict")) throw error;
-    const held = await store.items.get(retryIdempotencyKey(tenant, taskId, key));
-    // Released between the two (a retry that made nothing): claim it afresh.
-    if (!held) return claimRetryKey(store, tenant, taskId, key, body, now);
-    if (held.body_hash !== bodyHash) throw reused(key, taskId);
-    return branchOf(held, taskId, key);
-  }
+  const claim = await store.idempotency.claim(
+    retryIdempotencyKey(tenant, taskId, key),
+    { body_hash: bodyHash, branch },
+    seconds,
+  );
+  if (claim.claimed) return branch;
+  // Released between the two (a retry that made nothing): claim it afresh.
+  if (!claim.held) return claimRetryKey(store, tenant, taskId, key, body, now);
+  if (claim.held.body_hash !== bodyHash) throw reused(key, taskId);
+  return branchOf(claim.held, taskId, key);
 }
 
 /** Lets the key go again after a retry that made nothing. */
@@ -91,5 +80,5 @@ export async function releaseRetryKey(
   taskId: string,
   key: string,
 ): Promise<void> {
-  await store.items.delete(retryIdempotencyKey(tenant, taskId, key));
+  await store.idempotency.release(retryIdempotencyKey(tenant, taskId, key));
 }

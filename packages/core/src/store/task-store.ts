@@ -27,6 +27,7 @@ import { ConflictError, isErrorKind } from "../errors";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
+import { IdempotencyStore } from "./idempotency-store";
 import { mergeUpdated } from "./item-rules";
 import {
   BRANCH_PREFIX,
@@ -90,7 +91,11 @@ export class TaskStore {
   readonly #views = new Map<string, { view: CommitView; bytes: number }>();
   #viewBytes = 0;
 
-  constructor(readonly items: ItemStore) {}
+  /** Idempotency keys of task starts and retries, in the tenant's partition. */
+  readonly idempotency: IdempotencyStore;
+  constructor(readonly items: ItemStore) {
+    this.idempotency = new IdempotencyStore(items);
+  }
 
   /** Writes a new task and its first branch; the task id must be new. */
   async createTask(task: TaskRecord, branch: BranchRecord): Promise<void> {

@@ -1,0 +1,45 @@
+/**
+ * Idempotency keys, held for a day each: a task's (`IDEM#`) and a retry's
+ * (`RETRYKEY#`). A claim writes the key unless an unexpired one is there, in
+ * one conditional write, so two requests with the same key never both claim it;
+ * the one that loses reads what the winner holds.
+ */
+import { isErrorKind } from "../errors";
+import type { Item, ItemKey, ItemStore } from "../ports/item-store";
+
+/** How long a key is held. */
+export const IDEMPOTENCY_SECONDS = 86_400;
+
+/**
+ * A claim: made now, or the item that holds the key, with the write's conflict
+ * (`held` null: the key went between the write and the read).
+ */
+export type Claim = { claimed: true } | { claimed: false; held: Item | null; conflict: unknown };
+
+export class IdempotencyStore {
+  constructor(private readonly items: ItemStore) {}
+
+  /** Holds `key` with `fields` until a day after `nowSeconds`, unless an unexpired claim holds it. */
+  async claim(key: ItemKey, fields: Record<string, unknown>, nowSeconds: number): Promise<Claim> {
+    try {
+      await this.items.put(
+        { ...key, ...fields, ttl: nowSeconds + IDEMPOTENCY_SECONDS },
+        { exists: false, orExpiredBefore: nowSeconds },
+      );
+      return { claimed: true };
+    } catch (error) {
+      if (!isErrorKind(error, "conflict")) throw error;
+      return { claimed: false, held: await this.items.get(key), conflict: error };
+    }
+  }
+
+  /** The claim that holds `key`, expired or not (the table's TTL removes it later). */
+  get(key: ItemKey): Promise<Item | null> {
+    return this.items.get(key);
+  }
+
+  /** Lets the key go (a claim whose work made nothing). */
+  async release(key: ItemKey): Promise<void> {
+    await this.items.delete(key);
+  }
+}
