@@ -7,9 +7,29 @@
  *   every cold start of the API loaded and nothing reads (zod's own default,
  *   English, is imported by its schemas directly). The barrel resolves to
  *   English alone; `z.locales.en` still answers.
+ * - `lazyHttp2`: the AWS SDK's HTTP handler package holds an HTTP/2 handler
+ *   beside its HTTP/1 one. Only Bedrock's client uses it, and in the worker
+ *   Bedrock's client loads on first use, yet the package's index ties the
+ *   HTTP/2 handler to every client, so every cold start loaded `node:http2`
+ *   (and `node:assert` with it): about 15 ms of CPU. Inside that package
+ *   `node:http2` resolves to a stand-in that loads the real module the first
+ *   time one of its members is read (a connection, or a header constant).
+ * - `ownCopyForLazyPackages`: the AWS clients a function loads on first use
+ *   (S3, Lambda, Bedrock, EventBridge Scheduler, KMS), and the credential
+ *   providers the SDK itself imports on first use (SSO, STS, a profile file's),
+ *   share `@smithy/core` and `@aws-sdk/core` with the DynamoDB and SQS clients
+ *   every start loads. esbuild places a module by the files that reach it, and
+ *   those packages' indexes reach every protocol and stream helper, so what
+ *   only the lazy code uses (the XML, query and REST protocols; checksum
+ *   streams, which read the global `ReadableStream` and with it Node's web
+ *   streams) went into the start: 56 KB of the worker's. Lazy code gets a copy
+ *   of the packages it imports, bundled into its own chunks only, as npm
+ *   installs a second copy of a package; each client keeps to its own copy.
  */
 
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
+import { dirname, extname, join } from "node:path";
 
 /** @type {import("esbuild").Plugin} */
 export const zodEnglishOnly = {
@@ -28,4 +48,78 @@ export const zodEnglishOnly = {
   },
 };
 
-export default [zodEnglishOnly];
+/** The stand-in for `node:http2` (see above): the real module loads on first read. */
+const lazyHttp2Module = `
+import { createRequire } from "node:module";
+const load = () => createRequire(import.meta.url)("node:http2");
+const constants = new Proxy({}, { get: (_, key) => load().constants[key] });
+export default new Proxy({}, { get: (_, key) => (key === "constants" ? constants : load()[key]) });
+`;
+
+/** @type {import("esbuild").Plugin} */
+export const lazyHttp2 = {
+  name: "lazy-http2",
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?http2$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]@smithy[\\/]node-http-handler[\\/]/.test(args.importer))
+        return undefined;
+      return { path: "lazy-http2", namespace: "lazy-http2" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "lazy-http2" }, () => ({
+      contents: lazyHttp2Module,
+      loader: "js",
+    }));
+  },
+};
+
+/** The AWS clients the functions load on first use (packages/aws/src/lazy-*.ts). */
+export const LAZY_CLIENTS = [
+  "@aws-sdk/client-s3",
+  "@aws-sdk/s3-request-presigner",
+  "@aws-sdk/client-lambda",
+  "@aws-sdk/client-bedrock-runtime",
+  "@aws-sdk/client-scheduler",
+  "@aws-sdk/client-kms",
+];
+
+const lazyClientFile = new RegExp(
+  `[\\\\/]node_modules[\\\\/](${LAZY_CLIENTS.map((name) => name.replace("/", "[\\\\/]")).join("|")})[\\\\/]`,
+);
+const isBuiltin = (path) => path.startsWith("node:") || builtinModules.includes(path.split("/")[0]);
+const inPackage = /[\\/]node_modules[\\/]/;
+const bare = (path) => !path.startsWith(".") && !path.startsWith("/");
+
+/** @type {import("esbuild").Plugin} */
+export const ownCopyForLazyPackages = {
+  name: "own-copy-for-lazy-packages",
+  setup(build) {
+    const copy = async (args) => {
+      if (isBuiltin(args.path)) return undefined;
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: { copying: true },
+      });
+      if (found.errors.length > 0 || found.external)
+        return found.errors.length > 0 ? { errors: found.errors } : found;
+      return { path: found.path, namespace: "lazy-client-copy" };
+    };
+    // A lazy client's import of a package, or a package's import on first use, starts the copy…
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.pluginData?.copying) return undefined;
+      const lazyClient = bare(args.path) && lazyClientFile.test(args.importer);
+      const loadedOnFirstUse = args.kind === "dynamic-import" && inPackage.test(args.importer);
+      return lazyClient || loadedOnFirstUse ? copy(args) : undefined;
+    });
+    // …and everything a copied file imports is copied with it.
+    build.onResolve({ filter: /.*/, namespace: "lazy-client-copy" }, (args) => copy(args));
+    build.onLoad({ filter: /.*/, namespace: "lazy-client-copy" }, async (args) => ({
+      contents: await readFile(args.path, "utf8"),
+      loader: extname(args.path) === ".json" ? "json" : "js",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+export default [zodEnglishOnly, lazyHttp2, ownCopyForLazyPackages];

@@ -21,7 +21,17 @@ export type ImportGraph = Map<string, string[]>;
 export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly string[]])[] = [
   [
     "contracts",
-    ["errors", "ids", "load-once", "sandbox", "plan", "json-schema", "webhooks", "model"],
+    [
+      "errors",
+      "ids",
+      "load-once",
+      "sandbox",
+      "plan",
+      "json-schema",
+      "webhooks",
+      "model-values",
+      "model",
+    ],
   ],
   ["ports", ["ports"]],
   ["store", ["store"]],

@@ -1,10 +1,6 @@
 import type { InvokeCommand } from "@aws-sdk/client-lambda";
-import {
-  answerKnowledge,
-  classifyFailure,
-  type KnowledgePort,
-  type KnowledgeSearchPort,
-} from "@stackvm/core";
+import { classifyFailure, type KnowledgePort, type KnowledgeSearchPort } from "@stackvm/core";
+import { answerKnowledge } from "@stackvm/core/knowledge-protocol";
 import { describe, expect, it } from "vitest";
 import { lambdaKnowledge } from "./knowledge-function";
 

@@ -8,13 +8,10 @@
  * large is a step error.
  */
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
-import {
-  type KnowledgePort,
-  type KnowledgeRequest,
-  knowledgeClient,
-  RetryableError,
-  StepError,
-} from "@stackvm/core";
+import { type KnowledgePort, RetryableError, StepError } from "@stackvm/core";
+// Its own entry, not the barrel: this file loads on the first search, and what
+// it reaches through `@stackvm/core` would load with every worker's start.
+import { type KnowledgeRequest, knowledgeClient } from "@stackvm/core/knowledge-protocol";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();

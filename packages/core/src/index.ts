@@ -21,7 +21,6 @@ export {
 export { sha256Hex } from "./ids";
 export { loadJsonSchemaCompiler } from "./json-schema/compile";
 export {
-  answerKnowledge,
   checkIndexName,
   cosine,
   createEmbedder,
@@ -40,12 +39,9 @@ export {
   type KnowledgeDocument,
   type KnowledgeIndex,
   type KnowledgePort,
-  KnowledgeReply,
-  KnowledgeRequest,
   KnowledgeSearch,
   type KnowledgeSearchPort,
   KnowledgeService,
-  knowledgeClient,
   type PdfLimits,
 } from "./knowledge";
 export { LlmConfig, loadLlmConfig } from "./llm/config";

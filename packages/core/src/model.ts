@@ -4,14 +4,15 @@
  * document and type the API's answers.
  */
 import * as z from "zod";
+import { STATUSES, TERMINAL_STATUSES, ZERO_USAGE } from "./model-values";
 import { PlanCompat } from "./plan/compat-mode";
 import { Plan } from "./plan/schema";
 import { SandboxLimitsRequest } from "./sandbox/protocol";
 
-export const Status = z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled"]);
-export type Status = z.infer<typeof Status>;
+export { TERMINAL_STATUSES, ZERO_USAGE };
 
-export const TERMINAL_STATUSES: ReadonlySet<Status> = new Set(["completed", "failed", "cancelled"]);
+export const Status = z.enum(STATUSES);
+export type Status = z.infer<typeof Status>;
 
 export const BranchName = z
   .string()
@@ -34,14 +35,6 @@ export const Usage = z.object({
   cost_usd: z.number(),
 });
 export type Usage = z.infer<typeof Usage>;
-
-export const ZERO_USAGE: Usage = {
-  steps: 0,
-  llm_calls: 0,
-  input_tokens: 0,
-  output_tokens: 0,
-  cost_usd: 0,
-};
 
 export const LlmPurpose = z.enum([
   "plan",

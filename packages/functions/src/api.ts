@@ -4,7 +4,7 @@
  */
 import { createApp } from "@stackvm/api";
 import { streamHandle } from "hono/aws-lambda";
-import { awsRuntime } from "./aws-system";
+import { awsRuntime } from "./aws-runtime";
 
 const runtime = awsRuntime();
 

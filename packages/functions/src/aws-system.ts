@@ -22,7 +22,7 @@ import {
 } from "@stackvm/aws/lambda";
 import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
 import { loadConfig, type RuntimeConfig, type ScheduleTarget } from "./config";
-import { createSystem, type System, type SystemPorts } from "./system";
+import type { SystemPorts } from "./system";
 import { type SystemOptions, systemOptions } from "./system-options";
 import { toolSecretBox } from "./tool-secrets";
 import { unconfiguredLlm } from "./unconfigured-llm";
@@ -42,13 +42,6 @@ const noSandbox: SandboxPort = {
     throw new StackVMError("step", "sandbox_unavailable", "STACKVM_SANDBOX_FUNCTION is not set");
   },
 };
-
-export interface AwsRuntime {
-  config: RuntimeConfig;
-  logger: Logger;
-  log: Log;
-  system: System;
-}
 
 /** The adapters' settings for a schedule group of the configuration. */
 const targetOptions = (target: ScheduleTarget) => ({
@@ -124,10 +117,4 @@ export function awsPorts(
         }),
   };
   return { config, logger, log, ports, options };
-}
-
-/** Builds the whole system on AWS (every function but the worker, which builds only the step system). */
-export function awsRuntime(...args: Parameters<typeof awsPorts>): AwsRuntime {
-  const { config, logger, log, ports, options } = awsPorts(...args);
-  return { config, logger, log, system: createSystem(ports, options) };
 }

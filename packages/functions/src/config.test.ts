@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { awsRuntime } from "./aws-system";
+import { awsRuntime } from "./aws-runtime";
 import { loadConfig } from "./config";
 
 const base = {

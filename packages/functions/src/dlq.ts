@@ -3,7 +3,7 @@
  * `failed` with the reason, so that no branch stays `running`.
  */
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { awsRuntime } from "./aws-system";
+import { awsRuntime } from "./aws-runtime";
 import { createDlqHandler } from "./dlq-handler";
 
 const runtime = awsRuntime();

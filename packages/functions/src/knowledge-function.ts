@@ -6,8 +6,8 @@
  * PDF reader load here on first use, never in the step worker.
  */
 import { lazyLanceIndex } from "@stackvm/aws/lambda-knowledge";
-import { answerKnowledge, type KnowledgeReply } from "@stackvm/core";
-import { awsRuntime } from "./aws-system";
+import { answerKnowledge, type KnowledgeReply } from "@stackvm/core/knowledge-protocol";
+import { awsRuntime } from "./aws-runtime";
 import { embeddingsPort } from "./embeddings-port";
 import { knowledgePortOf } from "./knowledge";
 import { llmPort } from "./llm-port";

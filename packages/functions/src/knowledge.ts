@@ -5,7 +5,6 @@
  * emulator).
  */
 import {
-  answerKnowledge,
   type Blobs,
   type Clock,
   createEmbedder,
@@ -20,7 +19,6 @@ import {
   KnowledgeSearch,
   KnowledgeService,
   KnowledgeStore,
-  knowledgeClient,
   knowledgeTools,
   type LlmConfig,
   type LlmPort,
@@ -28,6 +26,7 @@ import {
   type PdfLimits,
   type Queue,
 } from "@stackvm/core";
+import { answerKnowledge, knowledgeClient } from "@stackvm/core/knowledge-protocol";
 
 export interface KnowledgeOptions {
   /** `EMBEDDING_MODEL`. */

@@ -5,7 +5,7 @@
  * schedule invokes it with `{"kind": "wake", ...}`: it enqueues the wake.
  */
 import { sendWake } from "@stackvm/core";
-import { awsRuntime } from "./aws-system";
+import { awsRuntime } from "./aws-runtime";
 import { createScheduleHandler } from "./schedule-handler";
 
 const runtime = awsRuntime();

@@ -2,7 +2,7 @@
  * Lambda entry of the sweep (its own cron): re-enqueues stalled branches and frees
  * the running slots of tasks that ended without their terminal hook.
  */
-import { awsRuntime } from "./aws-system";
+import { awsRuntime } from "./aws-runtime";
 import { createSweepHandler } from "./sweep-handler";
 
 const runtime = awsRuntime();

@@ -41,14 +41,6 @@ export {
 } from "./model";
 export { DEFAULT_PDF_LIMITS, type PdfLimits } from "./pdf-text";
 export {
-  answerKnowledge,
-  KNOWLEDGE_PROTOCOL_VERSION,
-  KnowledgeReply,
-  KnowledgeRequest,
-  KnowledgeScope,
-  knowledgeClient,
-} from "./protocol";
-export {
   type GraphAnswer,
   KnowledgeSearch,
   type KnowledgeSearchDeps,

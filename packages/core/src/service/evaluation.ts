@@ -12,7 +12,7 @@
  */
 import * as z from "zod";
 import { isErrorKind } from "../errors";
-import { TERMINAL_STATUSES } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { Plan } from "../plan/schema";
 import type { LlmMessage } from "../ports/llm";
 import type { Log } from "../ports/log";

@@ -23,7 +23,7 @@
  */
 import type { TokenEvent } from "../llm/types";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
-import { TERMINAL_STATUSES } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { Clock } from "../ports/clock";
 import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";

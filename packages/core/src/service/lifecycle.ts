@@ -6,7 +6,7 @@
  */
 
 import { isErrorKind } from "../errors";
-import { TERMINAL_STATUSES } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { Clock } from "../ports/clock";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";

@@ -14,7 +14,7 @@ import type {
   Task,
   Usage,
 } from "../model";
-import { TERMINAL_STATUSES, ZERO_USAGE } from "../model";
+import { TERMINAL_STATUSES, ZERO_USAGE } from "../model-values";
 import type { Blobs } from "../ports/blobs";
 import type {
   BranchRecord,

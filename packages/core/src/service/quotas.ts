@@ -26,7 +26,8 @@
 import * as z from "zod";
 import { isErrorKind, RateLimitedError } from "../errors";
 import type { BudgetLeft } from "../llm/types";
-import { type SlotWait, ZERO_USAGE } from "../model";
+import type { SlotWait } from "../model";
+import { ZERO_USAGE } from "../model-values";
 import type { Clock } from "../ports/clock";
 import type { QuotaStore, RateWindowKind } from "../store/quota-store";
 import type { TaskStore } from "../store/task-store";

@@ -24,7 +24,8 @@
 import * as z from "zod";
 import { ConflictError, isErrorKind, ValidationError } from "../errors";
 import { randomId } from "../ids";
-import { type Branch, TERMINAL_STATUSES } from "../model";
+import type { Branch } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
 import { branchKey, commitId } from "../store/keys";

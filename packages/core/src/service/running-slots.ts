@@ -26,7 +26,8 @@
  * moves the branch from `queued` (a conditional update).
  */
 import { isErrorKind } from "../errors";
-import { type SlotWait, TERMINAL_STATUSES } from "../model";
+import type { SlotWait } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";

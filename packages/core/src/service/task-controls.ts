@@ -5,7 +5,8 @@
  */
 
 import { llmTracePrefix } from "../llm/trace";
-import { type Task, TERMINAL_STATUSES } from "../model";
+import type { Task } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";

@@ -4,7 +4,7 @@
  * them, so they live apart from each of those protocols.
  */
 import { newBranchId } from "../ids";
-import { ZERO_USAGE } from "../model";
+import { ZERO_USAGE } from "../model-values";
 import { sweepIndex, taskKey, taskPk, tasksIndexPk } from "../store/keys";
 import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import type { CreateTaskInput } from "./task-input";

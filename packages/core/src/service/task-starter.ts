@@ -6,7 +6,7 @@
  */
 import { ConflictError, isErrorKind } from "../errors";
 import { newTaskId } from "../ids";
-import { TERMINAL_STATUSES } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { PlanProblem } from "../plan/problems";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";

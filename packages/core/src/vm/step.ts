@@ -16,7 +16,8 @@
  * through `vm/enqueue.ts`.
  */
 import { classifyFailure } from "../errors";
-import { type Status, TERMINAL_STATUSES } from "../model";
+import type { Status } from "../model";
+import { TERMINAL_STATUSES } from "../model-values";
 import type { BranchRecord } from "../store/records";
 import { WaitRequest } from "../tools/tool";
 import { buildCommit, moveHead, writeCommit } from "./commit";
