@@ -7,13 +7,6 @@
  *   every cold start of the API loaded and nothing reads (zod's own default,
  *   English, is imported by its schemas directly). The barrel resolves to
  *   English alone; `z.locales.en` still answers.
- * - `lazyHttp2`: the AWS SDK's HTTP handler package holds an HTTP/2 handler
- *   beside its HTTP/1 one. Only Bedrock's client uses it, and in the worker
- *   Bedrock's client loads on first use, yet the package's index ties the
- *   HTTP/2 handler to every client, so every cold start loaded `node:http2`
- *   (and `node:assert` with it): about 15 ms of CPU. Inside that package
- *   `node:http2` resolves to a stand-in that loads the real module the first
- *   time one of its members is read (a connection, or a header constant).
  * - `ownCopyForLazyPackages`: the AWS clients a function loads on first use
  *   (S3, Lambda, Bedrock, EventBridge Scheduler, KMS), and the credential
  *   providers the SDK itself imports on first use (SSO, STS, a profile file's),
@@ -22,7 +15,9 @@
  *   those packages' indexes reach every protocol and stream helper, so what
  *   only the lazy code uses (the XML, query and REST protocols; checksum
  *   streams, which read the global `ReadableStream` and with it Node's web
- *   streams) went into the start: 56 KB of the worker's. Lazy code gets a copy
+ *   streams; the HTTP/2 handler, which only Bedrock's client uses, and with it
+ *   `node:http2`) went into the start: 56 KB of the worker's and about 20 ms of
+ *   its CPU. Lazy code gets a copy
  *   of the packages it imports, bundled into its own chunks only, as npm
  *   installs a second copy of a package; each client keeps to its own copy.
  */
@@ -44,30 +39,6 @@ export const zodEnglishOnly = {
       contents: `export { default as en } from ${JSON.stringify(args.pluginData.en)};`,
       loader: "js",
       resolveDir: dirname(args.pluginData.en),
-    }));
-  },
-};
-
-/** The stand-in for `node:http2` (see above): the real module loads on first read. */
-const lazyHttp2Module = `
-import { createRequire } from "node:module";
-const load = () => createRequire(import.meta.url)("node:http2");
-const constants = new Proxy({}, { get: (_, key) => load().constants[key] });
-export default new Proxy({}, { get: (_, key) => (key === "constants" ? constants : load()[key]) });
-`;
-
-/** @type {import("esbuild").Plugin} */
-export const lazyHttp2 = {
-  name: "lazy-http2",
-  setup(build) {
-    build.onResolve({ filter: /^(node:)?http2$/ }, (args) => {
-      if (!/[\\/]node_modules[\\/]@smithy[\\/]node-http-handler[\\/]/.test(args.importer))
-        return undefined;
-      return { path: "lazy-http2", namespace: "lazy-http2" };
-    });
-    build.onLoad({ filter: /.*/, namespace: "lazy-http2" }, () => ({
-      contents: lazyHttp2Module,
-      loader: "js",
     }));
   },
 };
@@ -122,4 +93,4 @@ export const ownCopyForLazyPackages = {
   },
 };
 
-export default [zodEnglishOnly, lazyHttp2, ownCopyForLazyPackages];
+export default [zodEnglishOnly, ownCopyForLazyPackages];
