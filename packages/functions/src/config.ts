@@ -196,7 +196,8 @@ export class ConfigError extends Error {
 
 /** Reads and checks the environment. Local mode passes defaults for what it owns. */
 export function loadConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const parsed = Env.safeParse(env);
+  // Read once per process: zod's compiled fast path would cost more to build than it saves.
+  const parsed = Env.safeParse(env, { jitless: true });
   if (!parsed.success) {
     throw new ConfigError(
       `bad configuration: ${parsed.error.issues

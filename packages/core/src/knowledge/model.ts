@@ -3,20 +3,14 @@
  * on the queue, and the `knowledge_graph` answer the LLM gives per chunk.
  */
 import * as z from "zod";
+import { DocumentId, IngestMessage, KnowledgeBaseName } from "./ingest-message";
 
-export const KnowledgeBaseName = z
-  .string()
-  .regex(/^[a-z0-9_-]{1,64}$/, "a knowledge base name is 1 to 64 of a-z, 0-9, _ and -");
+export { DocumentId, IngestMessage, KnowledgeBaseName };
 
 export const KnowledgeBaseInput = z
   .object({ name: KnowledgeBaseName, description: z.string().max(2000).default("") })
   .strict();
 export type KnowledgeBaseInput = z.infer<typeof KnowledgeBaseInput>;
-
-/** A document id: given by the uploader (to replace a document) or made at upload. */
-export const DocumentId = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, "a document_id is 1 to 64 of A-Z, a-z, 0-9, _ and -");
 
 export const DocumentStatus = z.enum(["pending", "ingesting", "ready", "failed"]);
 export type DocumentStatus = z.infer<typeof DocumentStatus>;
@@ -53,47 +47,6 @@ export interface KnowledgeDocument {
   created_at: string;
   updated_at: string;
 }
-
-/**
- * Work on a knowledge base's index, in the knowledge base's message group so that
- * one writer at a time touches it (only the worker loads the index): `ingest`
- * version `version` of a document (one document per message; a message for an
- * older version is stale), `delete` a document's rows, `drop` the whole table.
- */
-export const IngestMessage = z.discriminatedUnion("op", [
-  z
-    .object({
-      v: z.literal(1),
-      kind: z.literal("ingest"),
-      op: z.literal("ingest"),
-      tenant_id: z.string().min(1).max(128),
-      knowledge_base: KnowledgeBaseName,
-      document_id: DocumentId,
-      /** Each upload of the document bumps it. */
-      version: z.number().int().min(1),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      kind: z.literal("ingest"),
-      op: z.literal("delete"),
-      tenant_id: z.string().min(1).max(128),
-      knowledge_base: KnowledgeBaseName,
-      document_id: DocumentId,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      kind: z.literal("ingest"),
-      op: z.literal("drop"),
-      tenant_id: z.string().min(1).max(128),
-      knowledge_base: KnowledgeBaseName,
-    })
-    .strict(),
-]);
-export type IngestMessage = z.infer<typeof IngestMessage>;
 
 /** The LLM's answer per chunk (`json_schema` name `knowledge_graph`). */
 export const KnowledgeGraph = z.object({

@@ -38,7 +38,7 @@ describe("a namespace's knowledge_bases", () => {
 
   it("refuses a name that could not be a knowledge base", async () => {
     const namespaces = setup();
-    const { NamespaceInput } = await import("../service/namespaces");
+    const { NamespaceInput } = await import("../service/namespace-input");
     expect(NamespaceInput.safeParse({ knowledge_bases: ["../other"] }).success).toBe(false);
     expect(NamespaceInput.safeParse({ knowledge_bases: ["ok_name"] }).success).toBe(true);
     await expect(namespaces.config("t1", "missing")).rejects.toMatchObject({ kind: "not_found" });

@@ -8,8 +8,8 @@
  */
 import * as z from "zod";
 import { type ErrorKind, StackVMError } from "../errors";
+import { IngestMessage } from "./ingest-message";
 import type { KnowledgePort } from "./knowledge-port";
-import { IngestMessage } from "./model";
 import type { SearchScope } from "./search";
 
 export const KNOWLEDGE_PROTOCOL_VERSION = 1;

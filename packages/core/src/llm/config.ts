@@ -149,15 +149,19 @@ export function loadLlmConfig(env: Record<string, string | undefined>): LlmConfi
     );
   }
   const reason = get("REASON_LLM_MODEL") ?? model;
-  return LlmConfig.parse({
-    models: { default: model, reason, eval: get("EVAL_LLM_MODEL") ?? reason },
-    timeoutMs: wholeNumber("LLM_TIMEOUT_MS", get("LLM_TIMEOUT_MS"), 1, "milliseconds"),
-    maxAttempts: wholeNumber("LLM_MAX_ATTEMPTS", get("LLM_MAX_ATTEMPTS"), 1, "attempts", 10),
-    repairRounds: wholeNumber("LLM_REPAIR_ROUNDS", get("LLM_REPAIR_ROUNDS"), 0, "rounds", 5),
-    prices: prices(get("LLM_PRICES")),
-    outputTokens: outputTokens(get("LLM_MAX_OUTPUT_TOKENS")),
-    contextTokens: wholeNumber("LLM_CONTEXT_TOKENS", get("LLM_CONTEXT_TOKENS"), 256, "tokens"),
-  });
+  // Parsed once per process: zod's compiled fast path would cost more to build than it saves.
+  return LlmConfig.parse(
+    {
+      models: { default: model, reason, eval: get("EVAL_LLM_MODEL") ?? reason },
+      timeoutMs: wholeNumber("LLM_TIMEOUT_MS", get("LLM_TIMEOUT_MS"), 1, "milliseconds"),
+      maxAttempts: wholeNumber("LLM_MAX_ATTEMPTS", get("LLM_MAX_ATTEMPTS"), 1, "attempts", 10),
+      repairRounds: wholeNumber("LLM_REPAIR_ROUNDS", get("LLM_REPAIR_ROUNDS"), 0, "rounds", 5),
+      prices: prices(get("LLM_PRICES")),
+      outputTokens: outputTokens(get("LLM_MAX_OUTPUT_TOKENS")),
+      contextTokens: wholeNumber("LLM_CONTEXT_TOKENS", get("LLM_CONTEXT_TOKENS"), 256, "tokens"),
+    },
+    { jitless: true },
+  );
 }
 
 function wholeNumber(

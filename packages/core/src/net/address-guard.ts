@@ -67,7 +67,7 @@ export function forbiddenAddressReason(
 }
 
 /** The only IPv6 space handed out for the public internet (RFC 4291, IANA). */
-const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+let globalUnicast: [ipaddr.IPv6, number] | undefined;
 const GLOBAL_UNICAST_ONLY =
   "an IPv6 address outside the global unicast range 2000::/3 (IPv4-compatible ::a.b.c.d and unassigned space)";
 
@@ -82,7 +82,9 @@ const GLOBAL_UNICAST_ONLY =
  */
 export function isPublicUnicast(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   if (ip.range() !== "unicast") return false;
-  return ip.kind() === "ipv4" || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST as never);
+  // Parsed on first use, not when the module loads (a worker's cold start).
+  globalUnicast ??= ipaddr.IPv6.parseCIDR("2000::/3");
+  return ip.kind() === "ipv4" || (ip as ipaddr.IPv6).match(globalUnicast);
 }
 
 /** Loopback, 0.0.0.0/:: (which reach this machine on Linux), or an address of one of its interfaces. */

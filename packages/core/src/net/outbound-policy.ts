@@ -46,14 +46,14 @@ export const OPENABLE_RANGES = new Set(["loopback", "private", "uniqueLocal", "c
  * (on top of every link-local address): EC2's IPv6 IMDS, Alibaba's (in the CGNAT
  * range), Azure's wire server and Oracle's (public ranges).
  */
-export const METADATA_ADDRESSES = [
+const METADATA_ADDRESSES = [
   "169.254.169.254",
   "169.254.170.2",
   "fd00:ec2::254",
   "100.100.100.200",
   "168.63.129.16",
   "192.0.0.192",
-].map((a) => ipaddr.parse(a).toString());
+];
 
 /**
  * AWS's whole IPv6 range for the services of the Nitro host (`fd00:ec2::/32`:
@@ -61,7 +61,16 @@ export const METADATA_ADDRESSES = [
  * which hands out credentials, at `::23`). It sits in the unique local range an
  * operator may open, so it is refused by range, not address by address.
  */
-const AWS_HOST_SERVICES = ipaddr.parseCIDR("fd00:ec2::/32");
+const AWS_HOST_SERVICES = "fd00:ec2::/32";
+
+// Parsed on the first check rather than when the module loads: a worker's cold
+// start does not pay for ipaddr.js's parser until a step makes a request.
+let metadata: { addresses: string[]; hostServices: [ipaddr.IPv6, number] } | undefined;
+const parsedMetadata = () =>
+  (metadata ??= {
+    addresses: METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toString()),
+    hostServices: ipaddr.IPv6.parseCIDR(AWS_HOST_SERVICES),
+  });
 
 /**
  * True for a cloud metadata or host-agent address (`METADATA_ADDRESSES`, AWS's
@@ -71,8 +80,9 @@ const AWS_HOST_SERVICES = ipaddr.parseCIDR("fd00:ec2::/32");
  * isMetadataAddress(ipaddr.parse("fd00:ec2::23")) // true
  */
 export function isMetadataAddress(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
-  if (METADATA_ADDRESSES.includes(ip.toString())) return true;
-  return ip.kind() === "ipv6" && ip.match(AWS_HOST_SERVICES as never);
+  const { addresses, hostServices } = parsedMetadata();
+  if (addresses.includes(ip.toString())) return true;
+  return ip.kind() === "ipv6" && (ip as ipaddr.IPv6).match(hostServices);
 }
 
 /**
@@ -151,6 +161,11 @@ export function runtimeApiPort(env: Record<string, string | undefined>): number 
  * their own servers on this machine).
  */
 export const LOOPBACK_OPENED: OutboundPolicy = {
-  openRanges: parseOpenRanges("127.0.0.0/8, ::1"),
+  // Parsed on first read, not when the module loads: a worker's start never reads it.
+  get openRanges() {
+    loopback ??= parseOpenRanges("127.0.0.0/8, ::1");
+    return loopback;
+  },
   ownPorts: new Set(),
 };
+let loopback: OpenRange[] | undefined;

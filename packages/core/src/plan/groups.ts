@@ -14,8 +14,9 @@
  * `final_answer` (it ends the branch, so what follows must not have run).
  */
 
+import { FINAL_ANSWER } from "./plan-values";
 import { findReferences } from "./references";
-import { FINAL_ANSWER, type Instruction, type Plan } from "./schema";
+import type { Instruction, Plan } from "./schema";
 
 /** Members run at once per group unless the namespace says otherwise (`parallel_width`). */
 export const DEFAULT_GROUP_WIDTH = 4;

@@ -6,7 +6,6 @@
  */
 import { ValidationError } from "../errors";
 import type { PlanCompat } from "../plan/compat-mode";
-import { Instruction } from "../plan/schema";
 import type { PendingWork } from "../store/records";
 import type { StoredState } from "../vm/state";
 import type { ForkInput } from "./fork-input";
@@ -51,6 +50,8 @@ export async function forkPending(
         `the plan at ${source.commit_id} has no instruction with seq_no ${input.step.seq_no}`,
       );
     }
+    // The plan language's schemas load with the first fork that replaces a step (a worker's start has none).
+    const { Instruction } = await import("../plan/schema");
     const parsed = Instruction.safeParse(input.step.instruction);
     if (!parsed.success || parsed.data.seq_no !== input.step.seq_no) {
       throw new ValidationError(

@@ -4,7 +4,8 @@ import { MemoryItemStore } from "../testing/memory/memory-item-store";
 import { ManualClock } from "../testing/memory-system";
 import { codeToolSource } from "../tools/code-tool";
 import { llmGenerateTool } from "../tools/llm-generate";
-import { createNamespaces, NamespaceInput } from "./namespaces";
+import { NamespaceInput } from "./namespace-input";
+import { createNamespaces } from "./namespaces";
 
 const double = {
   name: "double",

@@ -3,15 +3,10 @@
  * namespace that allows all built-in tools and no hosts until the tenant replaces it.
  */
 
-import * as z from "zod";
 import { isErrorKind, NotFoundError, ValidationError } from "../errors";
-import { KnowledgeBaseName } from "../knowledge/model";
 import type { NamespaceConfig } from "../model";
-import { hostPatternProblem } from "../net/host-allow-list";
-import { PlanCompat } from "../plan/compat-mode";
-import { MAX_GROUP_WIDTH } from "../plan/groups";
 import type { Clock } from "../ports/clock";
-import { SandboxLimitsRequest } from "../sandbox/protocol";
+import type { SandboxLimitsRequest } from "../sandbox/protocol";
 import type { NamespaceStore } from "../store/namespace-store";
 import { prepareTools } from "../tools/prepare";
 import {
@@ -23,57 +18,8 @@ import {
   type ToolSource,
 } from "../tools/registry";
 import type { Tool } from "../tools/tool";
-
-export const NamespaceName = z
-  .string()
-  .regex(/^[a-z0-9_-]{1,64}$/, "a namespace name is 1 to 64 of a-z, 0-9, _ and -");
-
-export const NamespaceInput = z
-  .object({
-    allowed_tools: z.array(z.string().min(1).max(128)).max(200).default([]),
-    allowed_hosts: z
-      .array(
-        z
-          .string()
-          .max(253)
-          .superRefine((host, ctx) => {
-            const problem = hostPatternProblem(host);
-            if (problem) ctx.addIssue({ code: "custom", message: problem });
-          }),
-      )
-      .max(200)
-      .default([]),
-    description: z.string().max(2000).default(""),
-    /** Lower sandbox limits for code run by this namespace's tasks (never above the function's). */
-    sandbox_limits: SandboxLimitsRequest.optional(),
-    /** The knowledge bases its plans may search; absent: all of the tenant's for `default`, none for others. */
-    knowledge_bases: z.array(KnowledgeBaseName).max(100).optional(),
-    /** Members of a parallel group run at once, at most this many (1: one at a time; default 4). */
-    parallel_width: z.number().int().min(1).max(MAX_GROUP_WIDTH).optional(),
-    /** `stackvm`: plans run in StackVM compatibility mode (plan-language.md); default `strict`. */
-    plan_compat: PlanCompat.optional().describe(
-      "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
-    ),
-  })
-  .strict();
-export type NamespaceInput = z.infer<typeof NamespaceInput>;
-
-export const Namespace = z.object({
-  name: z.string(),
-  allowed_tools: z.array(z.string()),
-  allowed_hosts: z.array(z.string()),
-  description: z.string(),
-  code_tools: z.array(z.string()),
-  http_tools: z.array(z.string()),
-  mcp_servers: z.array(z.string()),
-  sandbox_limits: SandboxLimitsRequest.optional(),
-  knowledge_bases: z.array(z.string()).optional(),
-  parallel_width: z.number().int().optional(),
-  plan_compat: PlanCompat,
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-});
-export type Namespace = z.infer<typeof Namespace>;
+import type { Namespace, NamespaceInput } from "./namespace-input";
+import { NamespaceName } from "./namespace-name";
 
 /** A code tool saved in a namespace (runs in the sandbox). */
 export interface CodeToolRecord {

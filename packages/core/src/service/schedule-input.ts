@@ -6,7 +6,7 @@ import * as z from "zod";
 import { Budget, ResponseFormat } from "../model";
 import { VariableName } from "../plan/schema";
 import { DisplayName } from "./display-text";
-import { NamespaceName } from "./namespaces";
+import { NamespaceName } from "./namespace-name";
 
 const Fields = {
   name: DisplayName(100),

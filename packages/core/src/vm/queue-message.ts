@@ -14,7 +14,7 @@
  * with a log line instead of retrying it forever or crashing.
  */
 import type * as z from "zod";
-import { IngestMessage } from "../knowledge/model";
+import { IngestMessage } from "../knowledge/ingest-message";
 import { StepMessage, WebhookMessage } from "./message";
 
 /** A message of the step queue, by its `kind`. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isErrorKind } from "../errors";
-import { NamespaceInput } from "../service/namespaces";
+import { NamespaceInput } from "../service/namespace-input";
 import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 

@@ -24,14 +24,10 @@
  */
 import { RetryableError, StepError } from "../errors";
 import { randomId } from "../ids";
+import { MAX_WAIT_SECONDS, waitSecondsProblem, zonedTime } from "../plan/plan-values";
 import type { Lookup } from "../plan/references";
 import { resolveReferences } from "../plan/references";
-import {
-  MAX_WAIT_SECONDS,
-  type WaitInstruction,
-  waitSecondsProblem,
-  zonedTime,
-} from "../plan/schema";
+import type { WaitInstruction } from "../plan/schema";
 import type { Wake } from "../ports/wake";
 import type { BranchRecord, WaitingRecord } from "../store/records";
 import { type ToolContext, WaitRequest, type WaitSpec } from "../tools/tool";

@@ -1,0 +1,62 @@
+/**
+ * What a namespace is as the API takes and shows it: its name, the body of
+ * `PUT /v1/namespaces/{name}` and the namespace it answers. Apart from the
+ * service (`namespaces.ts`), which a worker's step reads through without
+ * building these schemas at its cold start.
+ */
+import * as z from "zod";
+import { KnowledgeBaseName } from "../knowledge/ingest-message";
+import { hostPatternProblem } from "../net/host-allow-list";
+import { PlanCompat } from "../plan/compat-mode";
+import { MAX_GROUP_WIDTH } from "../plan/groups";
+import { SandboxLimitsRequest } from "../sandbox/protocol";
+import { NamespaceName } from "./namespace-name";
+
+export { NamespaceName };
+
+export const NamespaceInput = z
+  .object({
+    allowed_tools: z.array(z.string().min(1).max(128)).max(200).default([]),
+    allowed_hosts: z
+      .array(
+        z
+          .string()
+          .max(253)
+          .superRefine((host, ctx) => {
+            const problem = hostPatternProblem(host);
+            if (problem) ctx.addIssue({ code: "custom", message: problem });
+          }),
+      )
+      .max(200)
+      .default([]),
+    description: z.string().max(2000).default(""),
+    /** Lower sandbox limits for code run by this namespace's tasks (never above the function's). */
+    sandbox_limits: SandboxLimitsRequest.optional(),
+    /** The knowledge bases its plans may search; absent: all of the tenant's for `default`, none for others. */
+    knowledge_bases: z.array(KnowledgeBaseName).max(100).optional(),
+    /** Members of a parallel group run at once, at most this many (1: one at a time; default 4). */
+    parallel_width: z.number().int().min(1).max(MAX_GROUP_WIDTH).optional(),
+    /** `stackvm`: plans run in StackVM compatibility mode (plan-language.md); default `strict`. */
+    plan_compat: PlanCompat.optional().describe(
+      "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
+    ),
+  })
+  .strict();
+export type NamespaceInput = z.infer<typeof NamespaceInput>;
+
+export const Namespace = z.object({
+  name: z.string(),
+  allowed_tools: z.array(z.string()),
+  allowed_hosts: z.array(z.string()),
+  description: z.string(),
+  code_tools: z.array(z.string()),
+  http_tools: z.array(z.string()),
+  mcp_servers: z.array(z.string()),
+  sandbox_limits: SandboxLimitsRequest.optional(),
+  knowledge_bases: z.array(z.string()).optional(),
+  parallel_width: z.number().int().optional(),
+  plan_compat: PlanCompat,
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+export type Namespace = z.infer<typeof Namespace>;
