@@ -7,7 +7,7 @@
  * Options: `--runs N` (trivial runs per language, default 30).
  */
 import { spawnSync } from "node:child_process";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxResponse } from "@stackvm/core";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { type SandboxConfig, SandboxRunner } from "@stackvm/sandbox";
 
 const runsArg = process.argv.indexOf("--runs");

@@ -1,5 +1,6 @@
 import type { InvokeCommand } from "@aws-sdk/client-lambda";
-import { classifyFailure, DEFAULT_SANDBOX_LIMITS, type SandboxResponse } from "@stackvm/core";
+import { classifyFailure } from "@stackvm/core";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { describe, expect, it } from "vitest";
 import { LambdaSandbox } from "./lambda-sandbox";
 

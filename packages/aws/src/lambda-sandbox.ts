@@ -6,18 +6,16 @@
  * errors become `RetryableError`, a request too large a `StepError`.
  */
 import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import { RetryableError, type SandboxPort, StepError } from "@stackvm/core";
 import {
   DEFAULT_SANDBOX_LIMITS,
-  RetryableError,
   requestedSandboxLimits,
   type SandboxLimits,
-  type SandboxPort,
   type SandboxRequest,
   SandboxResponse,
-  StepError,
   sandboxError,
   sandboxFailure,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 
 /** Lambda errors that mean "not now": the same invocation may work later. */
 const RETRYABLE_ERRORS = new Set([

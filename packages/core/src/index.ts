@@ -94,15 +94,6 @@ export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 export type { SecretBox, SecretContext } from "./ports/secrets";
 export type { DocumentUploads } from "./ports/uploads";
 export type { Wake, WakePort } from "./ports/wake";
-export {
-  DEFAULT_SANDBOX_LIMITS,
-  requestedSandboxLimits,
-  SandboxLimits,
-  SandboxRequest,
-  SandboxResponse,
-  sandboxError,
-  sandboxFailure,
-} from "./sandbox/protocol";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService } from "./service/api-keys";
 export { BranchService } from "./service/branches";

@@ -3,7 +3,8 @@
  * so requests that come while a run is under way, or within a minute after it,
  * share its answer instead of calling again.
  */
-import { LlmConfig, type LlmRequest, type SandboxResponse } from "@stackvm/core";
+import { LlmConfig, type LlmRequest } from "@stackvm/core";
+import type { SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { describe, expect, it } from "vitest";
 import { createDoctor, DOCTOR_CACHE_MS } from "./doctor";
 

@@ -5,7 +5,7 @@
  * The local stack runs this same handler in its own process (LocalSandbox).
  */
 import { Logger } from "@aws-lambda-powertools/logger";
-import type { SandboxResponse } from "@stackvm/core";
+import type { SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { SandboxRunner, sandboxConfigFromEnv } from "@stackvm/sandbox";
 
 const logger = new Logger({ serviceName: "stackvm-sandbox" });

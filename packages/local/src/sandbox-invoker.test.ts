@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:net";
-import { SandboxResponse } from "@stackvm/core";
+import { SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalSandbox } from "./sandbox-invoker";
 

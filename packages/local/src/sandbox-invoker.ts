@@ -9,16 +9,16 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { SandboxPort } from "@stackvm/core";
 import {
   DEFAULT_SANDBOX_LIMITS,
   requestedSandboxLimits,
   type SandboxLimits,
-  type SandboxPort,
   type SandboxRequest,
   SandboxResponse,
   sandboxError,
   sandboxFailure,
-} from "@stackvm/core";
+} from "@stackvm/core/sandbox-protocol";
 
 export interface LocalSandboxOptions {
   /** The function's ceiling of every limit (default: the protocol's defaults). */

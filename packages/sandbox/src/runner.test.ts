@@ -1,4 +1,4 @@
-import { DEFAULT_SANDBOX_LIMITS, SandboxResponse } from "@stackvm/core";
+import { DEFAULT_SANDBOX_LIMITS, SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxConfigFromEnv } from "./config";
 import { DEFAULT_SANDBOX_UID, probeBubblewrap } from "./python/containment";

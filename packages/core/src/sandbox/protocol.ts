@@ -6,15 +6,18 @@
  * any code runs.
  */
 import * as z from "zod";
+import {
+  MAX_CODE_CHARS,
+  SANDBOX_PROTOCOL_VERSION,
+  SandboxFile,
+  SandboxLanguage,
+  SandboxPath,
+} from "./files";
 
-export const SANDBOX_PROTOCOL_VERSION = 1;
+export { MAX_CODE_CHARS, SANDBOX_PROTOCOL_VERSION, SandboxFile, SandboxLanguage, SandboxPath };
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
-
-/** The languages the sandbox runs: QuickJS for JavaScript, Pyodide for Python. */
-export const SandboxLanguage = z.enum(["javascript", "python"]);
-export type SandboxLanguage = z.infer<typeof SandboxLanguage>;
 
 /**
  * What one run may use. The schema bounds are what the protocol can carry (Lambda
@@ -93,40 +96,10 @@ export function requestedSandboxLimits(
   return resolveSandboxLimits(asked.success ? asked.data : {}, ceiling);
 }
 
-/**
- * A path in the run's working folder: relative, `/`-separated, no `.` or `..`
- * parts, at most 200 characters.
- */
-export const SandboxPath = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine(
-    (path) =>
-      !path.startsWith("/") &&
-      !path.includes("\\") &&
-      !path.includes("\0") &&
-      path.split("/").every((part) => part !== "" && part !== "." && part !== ".."),
-    "a file path is relative to the working folder, '/'-separated, without empty, '.' or '..' parts (e.g. 'out/report.csv')",
-  );
-
-/** A file going into or coming out of the working folder. */
-export const SandboxFile = z
-  .object({
-    path: SandboxPath,
-    /** `utf8` for text, `base64` for any other bytes. */
-    encoding: z.enum(["utf8", "base64"]),
-    content: z.string(),
-  })
-  .strict();
-export type SandboxFile = z.infer<typeof SandboxFile>;
-
 /** A file of the answer: as `SandboxFile`, with its size in bytes. */
 export const SandboxOutputFile = SandboxFile.extend({ size: z.number().int().min(0) }).strict();
 export type SandboxOutputFile = z.infer<typeof SandboxOutputFile>;
 
-/** The most code one request carries. */
-export const MAX_CODE_CHARS = 200_000;
 /** The most the inputs and input files of one request weigh, as JSON. */
 export const MAX_REQUEST_INPUT_BYTES = 3 * MIB;
 

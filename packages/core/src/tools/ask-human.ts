@@ -11,6 +11,7 @@
  * (`vm/wait.ts`), and `WaitService` stores the answer.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { StepError, ValidationError } from "../errors";
 import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
 import { type Tool, WaitRequest } from "./tool";
@@ -18,46 +19,48 @@ import { type Tool, WaitRequest } from "./tool";
 /** The longest a question may wait for its answer: 30 days. */
 export const MAX_QUESTION_SECONDS = 30 * 24 * 60 * 60;
 
-export const AskHumanInput = z
-  .object({
-    question: z.string().min(1).max(10_000).describe("What to ask; shown as it is"),
-    schema: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe(
-        'JSON Schema of the answer; default {"type": "string"}. An approval: {"type": "boolean"}',
-      ),
-    timeout_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_QUESTION_SECONDS)
-      .optional()
-      .describe("Seconds to wait for the answer; without it the branch waits until answered"),
-    default: z
-      .unknown()
-      .optional()
-      .describe("The answer used when the timeout passes; without it the step fails then"),
-  })
-  .strict()
-  .superRefine((input, ctx) => {
-    const problem = answerSchemaProblem(input.schema);
-    if (problem) {
-      ctx.addIssue({ code: "custom", path: ["schema"], message: problem });
-      return;
-    }
-    if (input.default !== undefined) {
-      const checked = checkAnswer(input.schema, input.default);
-      if (!checked.ok) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["default"],
-          message: `the default does not match the schema: ${checked.message}`,
-        });
+export const AskHumanInput = buildOnce(() =>
+  z
+    .object({
+      question: z.string().min(1).max(10_000).describe("What to ask; shown as it is"),
+      schema: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          'JSON Schema of the answer; default {"type": "string"}. An approval: {"type": "boolean"}',
+        ),
+      timeout_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_QUESTION_SECONDS)
+        .optional()
+        .describe("Seconds to wait for the answer; without it the branch waits until answered"),
+      default: z
+        .unknown()
+        .optional()
+        .describe("The answer used when the timeout passes; without it the step fails then"),
+    })
+    .strict()
+    .superRefine((input, ctx) => {
+      const problem = answerSchemaProblem(input.schema);
+      if (problem) {
+        ctx.addIssue({ code: "custom", path: ["schema"], message: problem });
+        return;
       }
-    }
-  });
-export type AskHumanInput = z.infer<typeof AskHumanInput>;
+      if (input.default !== undefined) {
+        const checked = checkAnswer(input.schema, input.default);
+        if (!checked.ok) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["default"],
+            message: `the default does not match the schema: ${checked.message}`,
+          });
+        }
+      }
+    }),
+);
+export type AskHumanInput = z.infer<ReturnType<typeof AskHumanInput>>;
 
 const STRING_ANSWER = { type: "string" };
 
@@ -105,7 +108,9 @@ export const askHumanTool: Tool<AskHumanInput> = {
   name: "ask_human",
   description:
     'Ask a person a question and wait for the answer (status `waiting`, nothing runs meanwhile); the answer, checked against `schema`, becomes the output variable. For an approval use the schema {"type": "boolean"}.',
-  input: AskHumanInput,
+  get input() {
+    return AskHumanInput();
+  },
   // Its input's schema and default are checked with the JSON Schema compiler.
   prepare: loadJsonSchemaCompiler,
   async run(input, context) {

@@ -20,7 +20,11 @@ function setup(llmAnswers: unknown[], sandboxAnswers: Parameters<typeof scripted
 }
 
 const input = (extra: Record<string, unknown> = {}) =>
-  CodeTaskInput.parse({ task: "Average of the numbers", inputs: { numbers: [1, 2, 3] }, ...extra });
+  CodeTaskInput().parse({
+    task: "Average of the numbers",
+    inputs: { numbers: [1, 2, 3] },
+    ...extra,
+  });
 
 describe("code_task", () => {
   it("writes code, runs it and returns the result the model accepts", async () => {

@@ -27,7 +27,9 @@ export function createCodeTaskTool(options: CodeTaskOptions = {}): Tool<CodeTask
     name: "code_task",
     description:
       "Has the language model write a program (Python by default, or JavaScript) for a computation described in words, runs it in the sandbox, and lets the model fix it when it fails or its result does not answer the task. Returns {result, code, attempts}. Use it for exact work on data: calculations, statistics, parsing, transforming or checking structured inputs. Pass the data as `inputs` (each key becomes a variable). No network, no packages beyond the standard library.",
-    input: CodeTaskInput,
+    get input() {
+      return CodeTaskInput();
+    },
     // The loop loads with the first call: most steps call other tools.
     run: async (input, context) =>
       (await import("./code-task-run")).runCodeTask(

@@ -7,7 +7,7 @@
 import * as z from "zod";
 import { ValidationError } from "../errors";
 import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
-import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/protocol";
+import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/files";
 import type { ToolSource } from "./registry";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool } from "./tool";

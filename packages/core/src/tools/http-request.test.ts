@@ -45,7 +45,7 @@ const local = (hosts: string[] = []) =>
   });
 
 function call(input: unknown, context = local()) {
-  return tool.run(HttpRequestInput.parse(input), context);
+  return tool.run(HttpRequestInput().parse(input), context);
 }
 
 describe("http_request", () => {
@@ -201,7 +201,7 @@ describe("http_request", () => {
 
   it("times out on a server that never answers", async () => {
     const quick = createHttpRequestTool({ resolve, timeoutMs: 100 });
-    const input = HttpRequestInput.parse({ url: `${server.origin}/hang` });
+    const input = HttpRequestInput().parse({ url: `${server.origin}/hang` });
     await expect(quick.run(input, local())).rejects.toMatchObject({ code: "http_timeout" });
   });
 
@@ -224,7 +224,7 @@ describe("HttpRequestInput", () => {
     [{ url: "https://example.com", headers: { "X-A": "a\r\nX-B: b" } }, "one line"],
     [{ url: "https://example.com", extra: 1 }, "extra"],
   ])("refuses %j with a clear message", (input, words) => {
-    const result = HttpRequestInput.safeParse(input);
+    const result = HttpRequestInput().safeParse(input);
     expect(result.success).toBe(false);
     expect(JSON.stringify(result.error?.issues)).toContain(words);
   });

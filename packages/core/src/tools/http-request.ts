@@ -8,6 +8,7 @@
  * and never the stack's own ports or metadata addresses.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import {
   DEFAULT_MAX_REDIRECTS,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -32,45 +33,46 @@ const RESERVED_HEADERS = new Set([
   "idempotency-key",
 ]);
 
-const HeaderName = z
-  .string()
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name is a token like 'X-Api-Key'");
+const HeaderName = () =>
+  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name is a token like 'X-Api-Key'");
 
-export const HttpRequestInput = z
-  .object({
-    url: z
-      .url({ protocol: /^https?$/, error: "url must be an absolute http:// or https:// URL" })
-      .max(8192)
-      .describe(
-        "Absolute http:// or https:// URL. Its host must be in the namespace's allowed_hosts.",
-      ),
-    method: z.enum(HTTP_METHODS).default("GET").describe("HTTP method; GET when omitted."),
-    headers: z
-      .record(
-        HeaderName,
-        z
-          .string()
-          .max(8192)
-          .regex(/^[^\r\n]*$/, "a header value is one line"),
-      )
-      .refine(
-        (headers) =>
-          Object.keys(headers).every((name) => !RESERVED_HEADERS.has(name.toLowerCase())),
-        {
-          message: `these headers are set by the tool and cannot be given: ${[...RESERVED_HEADERS].join(", ")}`,
-        },
-      )
-      .optional()
-      .describe('Request headers, name to value (e.g. {"Authorization": "Bearer ..."}).'),
-    body: z
-      .unknown()
-      .optional()
-      .describe(
-        "Request body. A string is sent as is (text/plain unless a Content-Type header says otherwise); any other JSON value is sent as JSON (application/json).",
-      ),
-  })
-  .strict();
-export type HttpRequestInput = z.infer<typeof HttpRequestInput>;
+export const HttpRequestInput = buildOnce(() =>
+  z
+    .object({
+      url: z
+        .url({ protocol: /^https?$/, error: "url must be an absolute http:// or https:// URL" })
+        .max(8192)
+        .describe(
+          "Absolute http:// or https:// URL. Its host must be in the namespace's allowed_hosts.",
+        ),
+      method: z.enum(HTTP_METHODS).default("GET").describe("HTTP method; GET when omitted."),
+      headers: z
+        .record(
+          HeaderName(),
+          z
+            .string()
+            .max(8192)
+            .regex(/^[^\r\n]*$/, "a header value is one line"),
+        )
+        .refine(
+          (headers) =>
+            Object.keys(headers).every((name) => !RESERVED_HEADERS.has(name.toLowerCase())),
+          {
+            message: `these headers are set by the tool and cannot be given: ${[...RESERVED_HEADERS].join(", ")}`,
+          },
+        )
+        .optional()
+        .describe('Request headers, name to value (e.g. {"Authorization": "Bearer ..."}).'),
+      body: z
+        .unknown()
+        .optional()
+        .describe(
+          "Request body. A string is sent as is (text/plain unless a Content-Type header says otherwise); any other JSON value is sent as JSON (application/json).",
+        ),
+    })
+    .strict(),
+);
+export type HttpRequestInput = z.infer<ReturnType<typeof HttpRequestInput>>;
 
 export interface HttpRequestToolOptions
   extends Pick<
@@ -89,7 +91,9 @@ export function createHttpRequestTool(
   return {
     name: "http_request",
     description: describe(options),
-    input: HttpRequestInput,
+    get input() {
+      return HttpRequestInput();
+    },
     run: (input, context) => runHttpRequest(input, context, options),
   };
 }

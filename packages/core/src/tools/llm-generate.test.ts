@@ -19,7 +19,7 @@ function fakeLlm(text: string, value?: unknown) {
 }
 
 function run(input: unknown, llm: LlmSession, extra: Parameters<typeof testToolContext>[0] = {}) {
-  return llmGenerateTool.run(LlmGenerateInput.parse(input), testToolContext({ llm, ...extra }));
+  return llmGenerateTool.run(LlmGenerateInput().parse(input), testToolContext({ llm, ...extra }));
 }
 
 describe("llm_generate", () => {
@@ -105,7 +105,7 @@ describe("llm_generate", () => {
     [{}, "prompt"],
     [{ prompt: "x", temperature: 1 }, "temperature"],
   ])("refuses bad input %#", (input, words) => {
-    const result = LlmGenerateInput.safeParse(input);
+    const result = LlmGenerateInput().safeParse(input);
     expect(result.success).toBe(false);
     expect(JSON.stringify(result.error?.issues)).toContain(words);
   });

@@ -4,43 +4,48 @@
  * final answer comes out in the task's language without every prompt repeating it.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { StepError } from "../errors";
 import type { ResponseFormat } from "../model";
 import type { LlmMessage } from "../ports/llm";
 import type { Tool, ToolContext, ToolResult } from "./tool";
 
-export const LlmGenerateInput = z
-  .object({
-    prompt: z
-      .string()
-      .min(1, "prompt must not be empty")
-      .max(
-        100_000,
-        "prompt is longer than 100,000 characters: pass large data as context, or summarize it first",
-      )
-      .describe("What to write or answer."),
-    context: z
-      .unknown()
-      .optional()
-      .describe(
-        "Material the answer is based on: text, or any JSON value (shown to the model as JSON).",
-      ),
-    response_format: z
-      .union([z.string().min(1), z.record(z.string(), z.unknown())])
-      .optional()
-      .describe(
-        'The shape of the answer, in words or as an object. When it asks for JSON (mentions \'json\', e.g. "JSON array of strings" or {"type": "json_object"}, or carries a JSON Schema under \'schema\'), the result is the parsed JSON value instead of text.',
-      ),
-  })
-  .strict();
-export type LlmGenerateInput = z.infer<typeof LlmGenerateInput>;
+export const LlmGenerateInput = buildOnce(() =>
+  z
+    .object({
+      prompt: z
+        .string()
+        .min(1, "prompt must not be empty")
+        .max(
+          100_000,
+          "prompt is longer than 100,000 characters: pass large data as context, or summarize it first",
+        )
+        .describe("What to write or answer."),
+      context: z
+        .unknown()
+        .optional()
+        .describe(
+          "Material the answer is based on: text, or any JSON value (shown to the model as JSON).",
+        ),
+      response_format: z
+        .union([z.string().min(1), z.record(z.string(), z.unknown())])
+        .optional()
+        .describe(
+          'The shape of the answer, in words or as an object. When it asks for JSON (mentions \'json\', e.g. "JSON array of strings" or {"type": "json_object"}, or carries a JSON Schema under \'schema\'), the result is the parsed JSON value instead of text.',
+        ),
+    })
+    .strict(),
+);
+export type LlmGenerateInput = z.infer<ReturnType<typeof LlmGenerateInput>>;
 
 /** The `llm_generate` tool. */
 export const llmGenerateTool: Tool<LlmGenerateInput> = {
   name: "llm_generate",
   description:
     "Asks the language model for a text: summaries, drafts, translations, extraction, classification, answers from given material. Input: prompt (required), context (optional material), response_format (optional shape of the answer). Result: the generated text as a string, or, when response_format asks for JSON, the parsed JSON value. Text is written in the task's language (its response_format 'lang'). The model has no internet access and knows only what the prompt and context give it plus its training.",
-  input: LlmGenerateInput,
+  get input() {
+    return LlmGenerateInput();
+  },
   run: runLlmGenerate,
 };
 

@@ -27,7 +27,7 @@ describe("run_code", () => {
     });
 
     const { value, details } = await runCodeTool.run(
-      RunCodeInput.parse({
+      RunCodeInput().parse({
         language: "python",
         code: "sum(xs)",
         inputs: { xs: [1, 2, 3] },
@@ -84,7 +84,7 @@ describe("run_code", () => {
     ]);
     const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
     const { value, details } = await runCodeTool.run(
-      RunCodeInput.parse({ language: "javascript", code: "({total: 6})" }),
+      RunCodeInput().parse({ language: "javascript", code: "({total: 6})" }),
       context,
     );
     expect(value).toEqual({ total: 6 });
@@ -99,7 +99,7 @@ describe("run_code", () => {
     const sandbox = scriptedSandbox([ok(null)]);
     const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
     const { value, details } = await runCodeTool.run(
-      RunCodeInput.parse({ language: "javascript", code: "null" }),
+      RunCodeInput().parse({ language: "javascript", code: "null" }),
       context,
     );
     expect(value).toBeNull();
@@ -117,7 +117,7 @@ describe("run_code", () => {
     const sandbox = scriptedSandbox([failed(code, message, { stdout: "partial" })]);
     const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
     const error = await runCodeTool
-      .run(RunCodeInput.parse({ language: "javascript", code: "x" }), context)
+      .run(RunCodeInput().parse({ language: "javascript", code: "x" }), context)
       .catch((e: unknown) => e);
     expect(classifyFailure(error)).toEqual({
       action: "record",
@@ -134,7 +134,7 @@ describe("run_code", () => {
     const sandbox = scriptedSandbox([failed("internal", "the sandbox crashed")]);
     const context = testToolContext({ sandbox: sandbox.port, blobs: new MemoryBlobs() });
     const error = await runCodeTool
-      .run(RunCodeInput.parse({ language: "javascript", code: "x" }), context)
+      .run(RunCodeInput().parse({ language: "javascript", code: "x" }), context)
       .catch((e: unknown) => e);
     expect(classifyFailure(error)).toEqual({ action: "retry" });
   });
@@ -145,6 +145,6 @@ describe("run_code", () => {
     ["an unknown field", { language: "python", code: "1", timeout: 5 }],
     ["an unknown output", { language: "python", code: "1", output: "stdout" }],
   ])("refuses %s before calling the sandbox", (_, input) => {
-    expect(RunCodeInput.safeParse(input).success).toBe(false);
+    expect(RunCodeInput().safeParse(input).success).toBe(false);
   });
 });

@@ -9,44 +9,47 @@
  * `"output": "all"` makes the variable `{result, stdout, stderr, files}`.
  */
 import * as z from "zod";
-import { SandboxFile, SandboxLanguage } from "../sandbox/protocol";
+import { buildOnce } from "../build-once";
+import { SandboxFile, SandboxLanguage } from "../sandbox/files";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool, ToolContext, ToolResult } from "./tool";
 
-export const RunCodeInput = z
-  .object({
-    language: SandboxLanguage.describe(
-      "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide).",
-    ),
-    code: z
-      .string()
-      .min(1, "code must not be empty")
-      .max(200_000, "code is longer than 200,000 characters")
-      .describe(
-        "The program. Its result is the value of its last expression, or of `return` (JavaScript), or of a variable named `result`.",
+export const RunCodeInput = buildOnce(() =>
+  z
+    .object({
+      language: SandboxLanguage.describe(
+        "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide).",
       ),
-    inputs: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe(
-        "Values the code gets: each key is a variable of the program, and all are in `inputs`.",
-      ),
-    files: z
-      .array(SandboxFile)
-      .max(100)
-      .optional()
-      .describe(
-        "Files put in the working folder before the code runs: {path, encoding: 'utf8'|'base64', content}.",
-      ),
-    output: z
-      .enum(["result", "all"])
-      .default("result")
-      .describe(
-        "What the output variable holds: 'result' (default), the program's result; 'all', {result, stdout, stderr, files} to read what it printed or the files it wrote.",
-      ),
-  })
-  .strict();
-export type RunCodeInput = z.infer<typeof RunCodeInput>;
+      code: z
+        .string()
+        .min(1, "code must not be empty")
+        .max(200_000, "code is longer than 200,000 characters")
+        .describe(
+          "The program. Its result is the value of its last expression, or of `return` (JavaScript), or of a variable named `result`.",
+        ),
+      inputs: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          "Values the code gets: each key is a variable of the program, and all are in `inputs`.",
+        ),
+      files: z
+        .array(SandboxFile)
+        .max(100)
+        .optional()
+        .describe(
+          "Files put in the working folder before the code runs: {path, encoding: 'utf8'|'base64', content}.",
+        ),
+      output: z
+        .enum(["result", "all"])
+        .default("result")
+        .describe(
+          "What the output variable holds: 'result' (default), the program's result; 'all', {result, stdout, stderr, files} to read what it printed or the files it wrote.",
+        ),
+    })
+    .strict(),
+);
+export type RunCodeInput = z.infer<ReturnType<typeof RunCodeInput>>;
 
 /** How much of stdout and stderr the commit shows as text (the whole is stored by reference). */
 const TAIL = 2_000;
@@ -56,7 +59,9 @@ export const runCodeTool: Tool<RunCodeInput> = {
   name: "run_code",
   description:
     "Runs a short JavaScript or Python program in a locked-down sandbox and returns its result (with output: 'all', {result, stdout, stderr, files}). Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing. The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the language's standard library (Python) or built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references with output: 'all'.",
-  input: RunCodeInput,
+  get input() {
+    return RunCodeInput();
+  },
   run: runCode,
 };
 

@@ -7,13 +7,13 @@
  */
 import { RetryableError, StepError } from "../errors";
 import type { BlobRef } from "../ports/blobs";
-import {
-  SANDBOX_PROTOCOL_VERSION,
-  type SandboxError,
-  type SandboxFile,
-  type SandboxLanguage,
-  type SandboxLimits,
-  type SandboxResponse,
+import { SANDBOX_PROTOCOL_VERSION } from "../sandbox/files";
+import type {
+  SandboxError,
+  SandboxFile,
+  SandboxLanguage,
+  SandboxLimits,
+  SandboxResponse,
 } from "../sandbox/protocol";
 import type { ToolContext } from "./tool";
 

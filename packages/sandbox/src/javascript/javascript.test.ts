@@ -1,4 +1,8 @@
-import { DEFAULT_SANDBOX_LIMITS, type SandboxRequest, type SandboxResponse } from "@stackvm/core";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxRequest,
+  type SandboxResponse,
+} from "@stackvm/core/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxRunner } from "../runner";
 

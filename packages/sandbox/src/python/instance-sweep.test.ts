@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_SANDBOX_LIMITS } from "@stackvm/core";
+import { DEFAULT_SANDBOX_LIMITS } from "@stackvm/core/sandbox-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../host-tools";
 import { processesOf, selfAndAncestors, sweepInstance } from "./instance-sweep";

@@ -1,5 +1,9 @@
 import { createServer, type Server } from "node:net";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxRequest, type SandboxResponse } from "@stackvm/core";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxRequest,
+  type SandboxResponse,
+} from "@stackvm/core/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxRunner } from "../runner";
 

@@ -4,17 +4,20 @@
  * original StackVM's parameter is `query`; `knowledge_base` is optional.
  */
 import * as z from "zod";
+import { buildOnce } from "../../build-once";
 import type { KnowledgeSearchPort } from "../../knowledge/knowledge-port";
 import type { Tool, ToolContext, ToolResult } from "../tool";
 import { KnowledgeBaseField, QueryField, searchResult, searchScope } from "./search-input";
 
-export const RetrieveKnowledgeGraphInput = z
-  .object({
-    query: QueryField,
-    knowledge_base: KnowledgeBaseField,
-  })
-  .strict();
-export type RetrieveKnowledgeGraphInput = z.infer<typeof RetrieveKnowledgeGraphInput>;
+export const RetrieveKnowledgeGraphInput = buildOnce(() =>
+  z
+    .object({
+      query: QueryField(),
+      knowledge_base: KnowledgeBaseField(),
+    })
+    .strict(),
+);
+export type RetrieveKnowledgeGraphInput = z.infer<ReturnType<typeof RetrieveKnowledgeGraphInput>>;
 
 /** The `retrieve_knowledge_graph` tool over a knowledge search. */
 export function retrieveKnowledgeGraphTool(
@@ -24,7 +27,9 @@ export function retrieveKnowledgeGraphTool(
     name: "retrieve_knowledge_graph",
     description:
       "Finds the entities (people, places, products, concepts) of the tenant's uploaded documents that a query is about, and how they relate. Input: query (required), knowledge_base (optional). Result: {entities: [{name, description}], relationships: [{source, target, description}], chunks: [{chunk_id, text, document_id, filename, position, score}]}.",
-    input: RetrieveKnowledgeGraphInput,
+    get input() {
+      return RetrieveKnowledgeGraphInput();
+    },
     async run(input: RetrieveKnowledgeGraphInput, context: ToolContext): Promise<ToolResult> {
       const { calls, ...graph } = await search.graph(
         searchScope(context, input.knowledge_base),

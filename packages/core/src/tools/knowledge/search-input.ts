@@ -4,26 +4,31 @@
  * call's context gives them: the step's tenant and namespace.
  */
 import * as z from "zod";
+import { buildOnce } from "../../build-once";
 import type { ChunkHit } from "../../knowledge/model";
 import type { SearchScope } from "../../knowledge/search";
 import type { LlmCall } from "../../model";
 import type { ToolContext, ToolResult } from "../tool";
 
 /** The question, in words. */
-export const QueryField = z
-  .string()
-  .trim()
-  .min(1, "query must not be empty")
-  .max(8_000, "query is longer than 8,000 characters: ask a shorter question")
-  .describe("What to look for, in words.");
+export const QueryField = buildOnce(() =>
+  z
+    .string()
+    .trim()
+    .min(1, "query must not be empty")
+    .max(8_000, "query is longer than 8,000 characters: ask a shorter question")
+    .describe("What to look for, in words."),
+);
 
 /** One knowledge base to search instead of every one the namespace allows. */
-export const KnowledgeBaseField = z
-  .string()
-  .min(1)
-  .max(64)
-  .optional()
-  .describe("Search only this knowledge base; default: every one the namespace allows.");
+export const KnowledgeBaseField = buildOnce(() =>
+  z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Search only this knowledge base; default: every one the namespace allows."),
+);
 
 /**
  * Where a call searches: the step's tenant and namespace, and the knowledge base
