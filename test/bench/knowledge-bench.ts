@@ -173,7 +173,7 @@ async function ingestThroughput(index: KnowledgeIndex, label: string): Promise<v
   const messages = await queue.receive(100);
   const started = performance.now();
   for (const message of messages)
-    await ingest.handle(IngestMessage.parse(JSON.parse(message.body)));
+    await ingest.handle(IngestMessage().parse(JSON.parse(message.body)));
   const wall = performance.now() - started;
   const listed = await knowledge.listDocuments("bench", "docs", null, 100);
   const chunks = listed.documents.reduce((n, d) => n + d.chunks, 0);

@@ -34,7 +34,7 @@ export function createDlqHandler(deps: DlqDeps) {
         if ((body as { kind?: unknown } | null)?.kind === "ingest") {
           // The knowledge function never answered its last delivery: the document
           // would stay ingesting for good.
-          const ingest = IngestMessage.safeParse(body);
+          const ingest = IngestMessage().safeParse(body);
           const failed =
             ingest.success && deps.items
               ? await failDeadIngest(

@@ -57,7 +57,7 @@ async function upload(k: ReturnType<typeof setup>) {
     contentType: "text/markdown",
     bytes: new TextEncoder().encode("# Kyoto\n\nKyoto has many temples and gardens."),
   });
-  return { doc, message: IngestMessage.parse(k.queue.sent[0]!.body) };
+  return { doc, message: IngestMessage().parse(k.queue.sent[0]!.body) };
 }
 
 describe("ingest against a failing server", () => {

@@ -137,7 +137,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
       description:
         "A program (typically the final code of a `code_task`) that plans in this namespace can call like any tool; it runs in the sandbox with the tool's input as its inputs.",
       security: bearer,
-      request: { params: NameParam, ...jsonBody(CodeToolDefinition) },
+      request: { params: NameParam, ...jsonBody(CodeToolDefinition()) },
       responses: { 201: json(ToolInfo, "The saved tool"), ...commonErrors, ...invalidError },
     }),
     async (c) => {

@@ -123,7 +123,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
       description:
         "An endpoint of yours that plans call like any tool: the worker sends the input as JSON, signed with the tenant's webhook secret (Standard Webhooks), with the step's idempotency key; the answer must be JSON and match `output_schema` when given.",
       security: bearer,
-      request: { params: NameParam, ...jsonBody(HttpToolDefinition) },
+      request: { params: NameParam, ...jsonBody(HttpToolDefinition()) },
       responses: { 201: json(HttpToolInfo, "The tool"), ...commonErrors, ...invalidError },
     }),
     async (c) => {

@@ -5,6 +5,7 @@
  * schema at its cold start.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 
 export const KnowledgeBaseName = z
   .string()
@@ -21,37 +22,39 @@ export const DocumentId = z
  * version `version` of a document (one document per message; a message for an
  * older version is stale), `delete` a document's rows, `drop` the whole table.
  */
-export const IngestMessage = z.discriminatedUnion("op", [
-  z
-    .object({
-      v: z.literal(1),
-      kind: z.literal("ingest"),
-      op: z.literal("ingest"),
-      tenant_id: z.string().min(1).max(128),
-      knowledge_base: KnowledgeBaseName,
-      document_id: DocumentId,
-      /** Each upload of the document bumps it. */
-      version: z.number().int().min(1),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      kind: z.literal("ingest"),
-      op: z.literal("delete"),
-      tenant_id: z.string().min(1).max(128),
-      knowledge_base: KnowledgeBaseName,
-      document_id: DocumentId,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      kind: z.literal("ingest"),
-      op: z.literal("drop"),
-      tenant_id: z.string().min(1).max(128),
-      knowledge_base: KnowledgeBaseName,
-    })
-    .strict(),
-]);
-export type IngestMessage = z.infer<typeof IngestMessage>;
+export const IngestMessage = buildOnce(() =>
+  z.discriminatedUnion("op", [
+    z
+      .object({
+        v: z.literal(1),
+        kind: z.literal("ingest"),
+        op: z.literal("ingest"),
+        tenant_id: z.string().min(1).max(128),
+        knowledge_base: KnowledgeBaseName,
+        document_id: DocumentId,
+        /** Each upload of the document bumps it. */
+        version: z.number().int().min(1),
+      })
+      .strict(),
+    z
+      .object({
+        v: z.literal(1),
+        kind: z.literal("ingest"),
+        op: z.literal("delete"),
+        tenant_id: z.string().min(1).max(128),
+        knowledge_base: KnowledgeBaseName,
+        document_id: DocumentId,
+      })
+      .strict(),
+    z
+      .object({
+        v: z.literal(1),
+        kind: z.literal("ingest"),
+        op: z.literal("drop"),
+        tenant_id: z.string().min(1).max(128),
+        knowledge_base: KnowledgeBaseName,
+      })
+      .strict(),
+  ]),
+);
+export type IngestMessage = z.infer<ReturnType<typeof IngestMessage>>;

@@ -116,7 +116,7 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
   const drain = async () => {
     const outcomes: string[] = [];
     for (const message of await queue.receive(100)) {
-      outcomes.push(await ingest.handle(IngestMessage.parse(JSON.parse(message.body))));
+      outcomes.push(await ingest.handle(IngestMessage().parse(JSON.parse(message.body))));
       await queue.delete(message.receiptHandle);
     }
     return outcomes;
@@ -328,7 +328,7 @@ describe("knowledge", () => {
     });
     const [message] = k.queue.sent;
     expect(await k.drain()).toEqual(["ready"]);
-    expect(await k.ingest.handle(IngestMessage.parse(message!.body))).toBe("duplicate");
+    expect(await k.ingest.handle(IngestMessage().parse(message!.body))).toBe("duplicate");
     expect((await k.run(k.vectorSearch, { query: "Osaka", top_k: 10 })).value).toHaveLength(2);
   });
 
@@ -369,7 +369,7 @@ describe("knowledge", () => {
       contentType: "text/markdown",
       bytes: te(MD),
     });
-    const message = IngestMessage.parse(k.queue.sent[0]!.body);
+    const message = IngestMessage().parse(k.queue.sent[0]!.body);
     await expect(k.ingest.handle(message)).rejects.toThrow(/worker killed/);
     expect((await k.knowledge.getDocument("t1", "travel", doc.document_id)).status).toBe(
       "ingesting",
@@ -403,7 +403,7 @@ describe("knowledge", () => {
       contentType: "text/markdown",
       bytes: te("Some text."),
     });
-    const message = IngestMessage.parse(failing.queue.sent[0]!.body);
+    const message = IngestMessage().parse(failing.queue.sent[0]!.body);
     await expect(ingest.handle(message)).rejects.toThrow("down");
     expect(await ingest.handle(message, true)).toBe("failed");
     expect((await failing.knowledge.getDocument("t1", "kb", doc.document_id)).error).toEqual({
@@ -444,7 +444,7 @@ describe("knowledge", () => {
       contentType: "text/markdown",
       bytes: te("Some text."),
     });
-    expect(await ingest.handle(IngestMessage.parse(bare.queue.sent[0]!.body))).toBe("failed");
+    expect(await ingest.handle(IngestMessage().parse(bare.queue.sent[0]!.body))).toBe("failed");
     const { error } = await bare.knowledge.getDocument("t1", "kb", doc.document_id);
     expect(error).toEqual({
       code: "embeddings_not_configured",

@@ -48,7 +48,7 @@ export const KnowledgeRequest = z.discriminatedUnion("op", [
     .object({
       v: z.literal(1),
       op: z.literal("ingest"),
-      message: IngestMessage,
+      message: IngestMessage(),
       last_attempt: z.boolean(),
     })
     .strict(),

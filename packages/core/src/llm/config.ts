@@ -9,8 +9,8 @@ import { ValidationError } from "../errors";
 /** A model's price in USD per million tokens, input and output. */
 export const LlmPrice = z
   .object({
-    input: z.number().nonnegative(),
-    output: z.number().nonnegative(),
+    input: z.number().check(z.nonnegative()),
+    output: z.number().check(z.nonnegative()),
   })
   .strict();
 export type LlmPrice = z.infer<typeof LlmPrice>;
@@ -73,11 +73,11 @@ export const LlmConfig = z.object({
    * waits). The default lets a model on a CPU write a plan; a server that gives
    * no answer at all is not waited for this long (`llm_unreachable`).
    */
-  timeoutMs: z.number().int().positive().default(DEFAULT_LLM_TIMEOUT_MS),
+  timeoutMs: z.number().check(z.int(), z.positive()).default(DEFAULT_LLM_TIMEOUT_MS),
   /** Attempts per call, the first included, before a transient failure is rethrown. */
-  maxAttempts: z.number().int().min(1).max(10).default(4),
+  maxAttempts: z.number().check(z.int(), z.gte(1), z.lte(10)).default(4),
   /** How many times an unparseable or invalid answer goes back to the model. */
-  repairRounds: z.number().int().min(0).max(5).default(2),
+  repairRounds: z.number().check(z.int(), z.gte(0), z.lte(5)).default(2),
   /**
    * Prices that override or extend `DEFAULT_LLM_PRICES`. A model in neither table
    * costs 0: its calls are recorded with their tokens but `cost_usd: 0`, and a
@@ -90,14 +90,14 @@ export const LlmConfig = z.object({
    * some or all of `DEFAULT_OUTPUT_TOKENS`.
    */
   outputTokens: z
-    .record(z.enum(OUTPUT_PURPOSES), z.number().int().positive())
+    .record(z.enum(OUTPUT_PURPOSES), z.number().check(z.int(), z.positive()))
     .default({ ...DEFAULT_OUTPUT_TOKENS }),
   /**
    * `LLM_CONTEXT_TOKENS`: the server's context in tokens when the server does not
    * say (llama.cpp's `/props` and Ollama's `/api/ps` do). Unknown: prompts are not
    * measured before they are sent.
    */
-  contextTokens: z.number().int().positive().optional(),
+  contextTokens: z.number().check(z.int(), z.positive()).optional(),
 });
 /** The validated configuration; build it with `LlmConfig.parse({...})` or `loadLlmConfig`. */
 export type LlmConfig = z.infer<typeof LlmConfig>;

@@ -36,14 +36,14 @@ import type { RunningSlots } from "./running-slots";
 
 export const TenantQuotas = z
   .object({
-    requests_per_second: z.number().int().min(1).max(100_000),
-    max_running_tasks: z.number().int().min(1).max(1_000),
+    requests_per_second: z.number().check(z.int(), z.gte(1), z.lte(100_000)),
+    max_running_tasks: z.number().check(z.int(), z.gte(1), z.lte(1_000)),
     /** Event streams and chat completions open at once (`stream-leases.ts`). */
-    max_open_streams: z.number().int().min(1).max(10_000),
+    max_open_streams: z.number().check(z.int(), z.gte(1), z.lte(10_000)),
     /** Input plus output tokens per calendar month (UTC); null: no limit. */
-    monthly_token_budget: z.number().int().min(0).nullable(),
+    monthly_token_budget: z.number().check(z.int(), z.gte(0)).nullable(),
     /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
-    monthly_cost_budget_usd: z.number().min(0).nullable(),
+    monthly_cost_budget_usd: z.number().check(z.gte(0)).nullable(),
   })
   .strict();
 export type TenantQuotas = z.infer<typeof TenantQuotas>;

@@ -5,6 +5,7 @@
  * program's inputs; the program runs in the sandbox; its result is the tool's.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { ValidationError } from "../errors";
 import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
 import { MAX_CODE_CHARS, SandboxLanguage } from "../sandbox/files";
@@ -14,19 +15,21 @@ import type { Tool } from "./tool";
 import { ToolDescriptionField, ToolNameField } from "./tool-fields";
 
 /** What a code tool is made of: the body of `POST /v1/namespaces/{name}/tools`. */
-export const CodeToolDefinition = z
-  .object({
-    name: ToolNameField,
-    description: ToolDescriptionField,
-    input_schema: z.record(z.string(), z.unknown()).refine((schema) => schema.type === "object", {
-      message:
-        'input_schema must be a JSON Schema of an object ({"type": "object", "properties": {...}})',
-    }),
-    language: SandboxLanguage,
-    code: z.string().min(1).max(MAX_CODE_CHARS),
-  })
-  .strict();
-export type CodeToolDefinition = z.infer<typeof CodeToolDefinition>;
+export const CodeToolDefinition = buildOnce(() =>
+  z
+    .object({
+      name: ToolNameField(),
+      description: ToolDescriptionField(),
+      input_schema: z.record(z.string(), z.unknown()).refine((schema) => schema.type === "object", {
+        message:
+          'input_schema must be a JSON Schema of an object ({"type": "object", "properties": {...}})',
+      }),
+      language: SandboxLanguage,
+      code: z.string().min(1).max(MAX_CODE_CHARS),
+    })
+    .strict(),
+);
+export type CodeToolDefinition = z.infer<ReturnType<typeof CodeToolDefinition>>;
 
 /**
  * Builds the tool of a saved program. The JSON Schema compiler must be loaded
@@ -44,7 +47,7 @@ export function codeTool(definition: {
   code: string;
 }): Tool<Record<string, unknown>> {
   // Only the definition's own fields: a stored record also carries its keys and dates.
-  const parsed = CodeToolDefinition.safeParse({
+  const parsed = CodeToolDefinition().safeParse({
     name: definition.name,
     description: definition.description,
     input_schema: definition.input_schema,

@@ -4,17 +4,19 @@
  * planner reads.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 
 /** A tool's name as a plan calls it. */
-export const ToolNameField = z
-  .string()
-  .regex(
-    /^[a-z][a-z0-9_]{0,63}$/,
-    "a tool name is 1 to 64 of a-z, 0-9 and _, starting with a letter",
-  );
+export const ToolNameField = buildOnce(() =>
+  z
+    .string()
+    .regex(
+      /^[a-z][a-z0-9_]{0,63}$/,
+      "a tool name is 1 to 64 of a-z, 0-9 and _, starting with a letter",
+    ),
+);
 
 /** What the tool does, for the planner. */
-export const ToolDescriptionField = z
-  .string()
-  .min(1, "describe what the tool does, for the planner")
-  .max(2_000);
+export const ToolDescriptionField = buildOnce(() =>
+  z.string().min(1, "describe what the tool does, for the planner").max(2_000),
+);

@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 
-const Id = z.string().min(1).max(128);
+const Id = z.string().check(z.minLength(1), z.maxLength(128));
 
 /** "Run the instruction after commit `head` on this branch." */
 export const StepMessage = z
@@ -13,13 +13,13 @@ export const StepMessage = z
     kind: z.literal("step").default("step"),
     tenant_id: Id,
     task_id: Id,
-    branch: z.string().min(1).max(64),
+    branch: z.string().check(z.minLength(1), z.maxLength(64)),
     head: Id.nullable(),
     /**
      * A member of a parallel group (`group.ts`): "run instruction `member` of the
      * group that started after `head`, and hold its result apart".
      */
-    member: z.number().int().min(0).optional(),
+    member: z.number().check(z.int(), z.gte(0)).optional(),
   })
   .strict();
 export type StepMessage = z.infer<typeof StepMessage>;

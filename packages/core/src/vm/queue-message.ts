@@ -34,7 +34,14 @@ export type ParsedQueueMessage =
   | { ok: true; message: QueueMessage }
   | ({ ok: false } & UnreadableMessage);
 
-const SCHEMAS = { step: StepMessage, webhook: WebhookMessage, ingest: IngestMessage } as const;
+const SCHEMAS = {
+  step: StepMessage,
+  webhook: WebhookMessage,
+  // Built with the first ingest message a worker reads, not at its cold start.
+  get ingest() {
+    return IngestMessage();
+  },
+};
 
 /**
  * Reads a queue message's body (JSON text) once, by its `kind`.

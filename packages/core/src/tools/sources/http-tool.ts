@@ -10,6 +10,7 @@
  * the namespace lists by itself).
  */
 import * as z from "zod";
+import { buildOnce } from "../../build-once";
 import { StepError } from "../../errors";
 import { compileJsonSchema, loadJsonSchemaCompiler } from "../../json-schema/compile";
 import type { NamespaceConfig } from "../../model";
@@ -24,25 +25,27 @@ import type { Tool } from "../tool";
 import { ToolDescriptionField, ToolNameField } from "../tool-fields";
 
 /** A tool's JSON Schema of an object, as integrators write it. */
-export const ObjectSchema = z
-  .record(z.string(), z.unknown())
-  .refine((schema) => schema.type === "object", {
+export const ObjectSchema = buildOnce(() =>
+  z.record(z.string(), z.unknown()).refine((schema) => schema.type === "object", {
     message:
       'a schema must be a JSON Schema of an object ({"type": "object", "properties": {...}})',
-  });
+  }),
+);
 
 /** The body of `POST /v1/namespaces/{name}/http-tools`. */
-export const HttpToolDefinition = z
-  .object({
-    name: ToolNameField,
-    description: ToolDescriptionField,
-    url: z.url({ protocol: /^https?$/, error: "url must be an absolute https:// URL" }).max(2048),
-    method: z.enum(["POST", "PUT", "PATCH"]).default("POST"),
-    input_schema: ObjectSchema,
-    output_schema: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
-export type HttpToolDefinition = z.infer<typeof HttpToolDefinition>;
+export const HttpToolDefinition = buildOnce(() =>
+  z
+    .object({
+      name: ToolNameField(),
+      description: ToolDescriptionField(),
+      url: z.url({ protocol: /^https?$/, error: "url must be an absolute https:// URL" }).max(2048),
+      method: z.enum(["POST", "PUT", "PATCH"]).default("POST"),
+      input_schema: ObjectSchema(),
+      output_schema: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+);
+export type HttpToolDefinition = z.infer<ReturnType<typeof HttpToolDefinition>>;
 
 /** Limits of one call: the same defaults as `http_request`. */
 export interface HttpToolOptions {
@@ -98,7 +101,7 @@ export interface HttpToolDeps extends HttpToolOptions {
 
 /** Builds the tool of a stored HTTP tool record. */
 export function httpTool(record: ToolRecord, deps: HttpToolDeps): Tool<Record<string, unknown>> {
-  const definition = HttpToolDefinition.parse({
+  const definition = HttpToolDefinition().parse({
     name: record.name,
     description: record.description,
     url: record.url,
