@@ -66,6 +66,27 @@ describe("a function's cold start", () => {
     expect(inBundle("api", cronParsing)).toBe(true);
   });
 
+  it("builds none of the API's schemas at the worker's start, nor the protocols it reads on first use", () => {
+    // The step path reads plain values (model-values.ts, plan/plan-values.ts,
+    // sandbox/files.ts, knowledge/ingest-message.ts) and builds its tools'
+    // inputs on first use; the API's records, the plan language's schemas and
+    // the sandbox's and knowledge's protocols stay out of its start.
+    const apiOnly =
+      /packages\/core\/src\/(model\.ts|plan\/schema\.ts|sandbox\/protocol\.ts|knowledge\/(model|protocol)\.ts|service\/namespace-input\.ts)$/;
+    expect(atStart("worker", apiOnly)).toEqual([]);
+    expect(atStart("worker", /packages\/functions\/src\/(system|aws-runtime)\.ts$/)).toEqual([]);
+    expect(inBundle("worker", /packages\/core\/src\/sandbox\/protocol\.ts$/)).toBe(true);
+    expect(atStart("api", apiOnly).length).toBeGreaterThan(0);
+  });
+
+  it("keeps the protocols of the clients loaded on first use out of every start (their own copy of the SDK)", () => {
+    const xml = /@aws-sdk\/core\/dist-es\/submodules\/protocols\/xml|@aws-sdk\/xml-builder/;
+    for (const name of ["api", "worker", "sweep"]) {
+      expect(atStart(name, xml), name).toEqual([]);
+      expect(inBundle(name, xml), name).toBe(true);
+    }
+  });
+
   it("leaves the worker's clients out of the other functions' bundles", () => {
     for (const name of ["api", "sweep"]) {
       expect(inBundle(name, openai), name).toBe(false);
