@@ -13,10 +13,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build, type Metafile } from "esbuild";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import plugins from "../../infra/esbuild-plugins.mjs";
 import { startEmulators } from "../../packages/local/src/emulators";
+import { measure } from "../../scripts/bundles";
 import { projectRoot } from "./sst-harness";
 
 const entry = `
@@ -93,22 +94,6 @@ function http2AtStart(dir: string): boolean {
   return answer.toString() === "true";
 }
 
-/** The input files of the chunks a start loads: the entry and what it imports statically. */
-function startInputs(metafile: Metafile): string[] {
-  const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((path) => path.endsWith("/index.mjs")) ?? "";
-  const start = new Set<string>();
-  const visit = (path: string) => {
-    if (start.has(path)) return;
-    start.add(path);
-    for (const imported of outputs[path]?.imports ?? []) {
-      if (imported.kind === "import-statement" && outputs[imported.path]) visit(imported.path);
-    }
-  };
-  visit(entry);
-  return [...start].flatMap((path) => Object.keys(outputs[path]?.inputs ?? {}));
-}
-
 async function splitBundle(withPlugins: boolean) {
   const dir = await mkdtemp(join(tmpdir(), "stackvm-split-"));
   const result = await build({
@@ -125,7 +110,7 @@ async function splitBundle(withPlugins: boolean) {
     logLevel: "silent",
     plugins: withPlugins ? plugins : [],
   });
-  return { dir, start: startInputs(result.metafile) };
+  return { dir, start: measure(result.metafile).eagerInputs };
 }
 
 describe("code loaded on first use keeps its own copy of the SDK", () => {

@@ -52,7 +52,9 @@ const FOLDER_ORDER = CORE_LAYERS.flatMap(([, folders]) => folders);
 export function coreLayerOf(pathInCore: string): { folder: string; rank: number } | null {
   const first = pathInCore.split(/[\\/]/)[0] ?? "";
   const folder =
-    pathInCore.includes("/") || pathInCore.includes(sep) ? first : first.replace(/\.tsx?$/, "");
+    pathInCore.includes("/") || pathInCore.includes(sep)
+      ? first
+      : first.replace(/(\.test)?\.tsx?$/, "");
   const rank = FOLDER_ORDER.indexOf(folder);
   return rank === -1 ? null : { folder, rank };
 }
