@@ -17,6 +17,7 @@ import type { LookupAddress, LookupOneOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
+import { buildOnce } from "../build-once";
 import { StepError } from "../errors";
 import { isMetadataAddress, isOpened, OPENABLE_RANGES, type OpenRange } from "./outbound-policy";
 import type { Resolver } from "./resolver";
@@ -67,7 +68,8 @@ export function forbiddenAddressReason(
 }
 
 /** The only IPv6 space handed out for the public internet (RFC 4291, IANA). */
-let globalUnicast: [ipaddr.IPv6, number] | undefined;
+// Parsed on first use, not when the module loads (a worker's cold start).
+const globalUnicast = buildOnce(() => ipaddr.IPv6.parseCIDR("2000::/3"));
 const GLOBAL_UNICAST_ONLY =
   "an IPv6 address outside the global unicast range 2000::/3 (IPv4-compatible ::a.b.c.d and unassigned space)";
 
@@ -82,9 +84,7 @@ const GLOBAL_UNICAST_ONLY =
  */
 export function isPublicUnicast(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   if (ip.range() !== "unicast") return false;
-  // Parsed on first use, not when the module loads (a worker's cold start).
-  globalUnicast ??= ipaddr.IPv6.parseCIDR("2000::/3");
-  return ip.kind() === "ipv4" || (ip as ipaddr.IPv6).match(globalUnicast);
+  return ip.kind() === "ipv4" || (ip as ipaddr.IPv6).match(globalUnicast());
 }
 
 /** Loopback, 0.0.0.0/:: (which reach this machine on Linux), or an address of one of its interfaces. */

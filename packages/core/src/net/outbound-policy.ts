@@ -15,6 +15,7 @@
  * any request to the API, so no bug in a stored-state write can open it.
  */
 import ipaddr from "ipaddr.js";
+import { buildOnce } from "../build-once";
 import { ValidationError } from "../errors";
 import type { Resolver } from "./resolver";
 
@@ -65,12 +66,10 @@ const AWS_HOST_SERVICES = "fd00:ec2::/32";
 
 // Parsed on the first check rather than when the module loads: a worker's cold
 // start does not pay for ipaddr.js's parser until a step makes a request.
-let metadata: { addresses: string[]; hostServices: [ipaddr.IPv6, number] } | undefined;
-const parsedMetadata = () =>
-  (metadata ??= {
-    addresses: METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toString()),
-    hostServices: ipaddr.IPv6.parseCIDR(AWS_HOST_SERVICES),
-  });
+const parsedMetadata = buildOnce(() => ({
+  addresses: METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toString()),
+  hostServices: ipaddr.IPv6.parseCIDR(AWS_HOST_SERVICES),
+}));
 
 /**
  * True for a cloud metadata or host-agent address (`METADATA_ADDRESSES`, AWS's
@@ -163,9 +162,8 @@ export function runtimeApiPort(env: Record<string, string | undefined>): number 
 export const LOOPBACK_OPENED: OutboundPolicy = {
   // Parsed on first read, not when the module loads: a worker's start never reads it.
   get openRanges() {
-    loopback ??= parseOpenRanges("127.0.0.0/8, ::1");
-    return loopback;
+    return loopbackRanges();
   },
   ownPorts: new Set(),
 };
-let loopback: OpenRange[] | undefined;
+const loopbackRanges = buildOnce(() => parseOpenRanges("127.0.0.0/8, ::1"));
