@@ -50,6 +50,11 @@ export type ToolSourceKind = "builtin" | "code" | "http" | "mcp";
 export interface Tool<I = any> {
   name: string;
   description: string;
+  /**
+   * What the tool takes. The built-in tools define it as a getter over a schema
+   * built on its first read (`buildOnce`), so that a worker's cold start builds
+   * no tool's schema until a step calls it or the planner describes it.
+   */
   input: z.ZodType<I>;
   /** Where the tool comes from; built-in when absent. */
   source?: ToolSourceKind;
