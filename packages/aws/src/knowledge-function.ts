@@ -9,8 +9,9 @@
  */
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import { type KnowledgePort, RetryableError, StepError } from "@stackvm/core";
-// Its own entry, not the barrel: this file loads on the first search, and what
-// it reaches through `@stackvm/core` would load with every worker's start.
+// Its own entry: core's barrel does not re-export the protocol, since every
+// module the barrel reaches loads with each worker's start, and this one is
+// only needed from the first search on (docs/deploy.md, "Cold starts").
 import { type KnowledgeRequest, knowledgeClient } from "@stackvm/core/knowledge-protocol";
 
 const decoder = new TextDecoder();

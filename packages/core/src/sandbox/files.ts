@@ -1,9 +1,9 @@
 /**
  * The parts of the sandbox protocol a step holds before it calls the sandbox:
- * its version, the language, a file of the working folder, the longest code. Apart from the rest of the
- * protocol (`protocol.ts`, which re-exports them), which only the call to the
- * sandbox reads, so that a worker's cold start builds no more of it than its
- * tools' inputs need.
+ * its version, the language, a file of the working folder, the longest code.
+ * They stand apart from the rest of the protocol (`protocol.ts`, which
+ * re-exports them), which only the call to the sandbox reads, so that a
+ * worker's cold start builds no more of it than its tools' inputs need.
  */
 import * as z from "zod";
 

@@ -33,9 +33,6 @@ const RESERVED_HEADERS = new Set([
   "idempotency-key",
 ]);
 
-const HeaderName = () =>
-  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name is a token like 'X-Api-Key'");
-
 export const HttpRequestInput = buildOnce(() =>
   z
     .object({
@@ -48,7 +45,9 @@ export const HttpRequestInput = buildOnce(() =>
       method: z.enum(HTTP_METHODS).default("GET").describe("HTTP method; GET when omitted."),
       headers: z
         .record(
-          HeaderName(),
+          z
+            .string()
+            .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name is a token like 'X-Api-Key'"),
           z
             .string()
             .max(8192)
