@@ -31,6 +31,7 @@ export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly s
       "json-schema",
       "webhooks",
       "model-values",
+      "record-fields",
       "model",
     ],
   ],

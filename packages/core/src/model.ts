@@ -7,9 +7,10 @@ import * as z from "zod";
 import { STATUSES, TERMINAL_STATUSES, ZERO_USAGE } from "./model-values";
 import { PlanCompat } from "./plan/compat-mode";
 import { Plan } from "./plan/schema";
+import { Budget, LlmPurpose, ResponseFormat } from "./record-fields";
 import { SandboxLimitsRequest } from "./sandbox/protocol";
 
-export { TERMINAL_STATUSES, ZERO_USAGE };
+export { Budget, LlmPurpose, ResponseFormat, TERMINAL_STATUSES, ZERO_USAGE };
 
 export const Status = z.enum(STATUSES);
 export type Status = z.infer<typeof Status>;
@@ -17,15 +18,6 @@ export type Status = z.infer<typeof Status>;
 export const BranchName = z
   .string()
   .regex(/^[a-z0-9_-]{1,64}$/, "a branch name is 1 to 64 of a-z, 0-9, _ and -");
-
-export const Budget = z
-  .object({
-    max_steps: z.number().int().min(1).max(100_000).default(200),
-    max_tokens: z.number().int().min(1).optional(),
-    max_cost_usd: z.number().positive().optional(),
-  })
-  .strict();
-export type Budget = z.infer<typeof Budget>;
 
 export const Usage = z.object({
   steps: z.number().int(),
@@ -35,20 +27,6 @@ export const Usage = z.object({
   cost_usd: z.number(),
 });
 export type Usage = z.infer<typeof Usage>;
-
-export const LlmPurpose = z.enum([
-  "plan",
-  "plan_update",
-  "jmp_condition",
-  "llm_generate",
-  "code",
-  "evaluation",
-  /** Vectors of a search query or of a document's chunks (knowledge). */
-  "embedding",
-  /** Entities and relationships of one chunk, at ingest (knowledge). */
-  "knowledge_graph",
-]);
-export type LlmPurpose = z.infer<typeof LlmPurpose>;
 
 export const LlmCall = z.object({
   purpose: LlmPurpose,
@@ -75,9 +53,6 @@ export const LlmCall = z.object({
   trace: z.string().optional(),
 });
 export type LlmCall = z.infer<typeof LlmCall>;
-
-export const ResponseFormat = z.record(z.string(), z.unknown());
-export type ResponseFormat = z.infer<typeof ResponseFormat>;
 
 /** One outgoing webhook of a task (one per terminal status), with its delivery attempts. */
 export const WebhookDelivery = z.object({

@@ -12,16 +12,17 @@ import {
   waitSecondsProblem,
   zonedTime,
 } from "./plan-values";
+import { VariableName } from "./variable-name";
 
-export { FINAL_ANSWER, hasZone, MAX_PLAN_LENGTH, MAX_WAIT_SECONDS, waitSecondsProblem, zonedTime };
-
-/** A variable name as plans use them (`${name}` references). */
-export const VariableName = z
-  .string()
-  // As StackVM: any run of letters, digits and _ (`2pc_config_docs` is a name).
-  .regex(/^[A-Za-z0-9_]+$/, "a variable name is letters, digits and _")
-  // Zod and plain objects treat this key as the prototype: the variable would vanish.
-  .refine((name) => name !== "__proto__", "__proto__ cannot be a variable name");
+export {
+  FINAL_ANSWER,
+  hasZone,
+  MAX_PLAN_LENGTH,
+  MAX_WAIT_SECONDS,
+  VariableName,
+  waitSecondsProblem,
+  zonedTime,
+};
 
 export const SeqNo = z.number().int().min(0);
 

@@ -6,9 +6,9 @@
 import * as z from "zod";
 import { NotFoundError, StackVMError } from "../errors";
 import { type LlmTrace, llmTracePrefix, traceExpired } from "../llm/trace";
-import { LlmPurpose } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
+import { LlmPurpose } from "../record-fields";
 import type { TaskStore } from "../store/task-store";
 import type { TaskReads } from "./task-reads";
 

@@ -4,9 +4,9 @@
  * import the start protocol to describe a start.
  */
 import * as z from "zod";
-import { Budget } from "../model";
 import { PlanCompat } from "../plan/compat-mode";
-import { VariableName } from "../plan/schema";
+import { VariableName } from "../plan/variable-name";
+import { Budget } from "../record-fields";
 import { DisplayName } from "./display-text";
 
 export const CreateTaskInput = z

@@ -16,9 +16,9 @@
 import * as z from "zod";
 import { isErrorKind, MalformedError, NotFoundError, ValidationError } from "../errors";
 import { digest, randomId } from "../ids";
-import { Budget, ResponseFormat } from "../model";
 import { findReferences, lookupVariables, resolveReferences } from "../plan/references";
 import type { Clock } from "../ports/clock";
+import { Budget, ResponseFormat } from "../record-fields";
 import type { TriggerStore } from "../store/trigger-store";
 import { newWebhookSecret, verifyWebhook, type WebhookHeaders } from "../webhooks/signature";
 import { DisplayName } from "./display-text";
