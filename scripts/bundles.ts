@@ -266,6 +266,28 @@ export function stepOnce(
     : (JSON.parse(run.stdout) as { importMs: number; stepMs: number; ms: number });
 }
 
+/**
+ * A fresh node process imports the API's request probe
+ * (scripts/api-request-probe.ts, bundled like the API) and sends its first
+ * requests: the milliseconds of the import, of a task's start from a plan, and
+ * of the first read of the OpenAPI document, or the error it stopped on.
+ */
+export function requestsOnce(
+  file: string,
+): { importMs: number; startTaskMs: number; openapiMs: number } | { error: string } {
+  const script = [
+    "const t = performance.now();",
+    `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
+    "const importMs = performance.now() - t;",
+    "const first = await probe.firstRequests();",
+    "process.stdout.write(JSON.stringify({ importMs, startTaskMs: first.startTask, openapiMs: first.openapi }));",
+  ].join("\n");
+  const run = inFreshNode(script);
+  return "error" in run
+    ? run
+    : (JSON.parse(run.stdout) as { importMs: number; startTaskMs: number; openapiMs: number });
+}
+
 /** Runs an ES module script in a fresh node process with the fake Lambda environment: its output, or the error it stopped on. */
 function inFreshNode(script: string): { stdout: string } | { error: string } {
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {

@@ -44,7 +44,7 @@ export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly s
   // One wiring of the services over the ports (the functions' systems and the test systems).
   ["wiring", ["wiring"]],
   // The entry point, then the test doubles (`@stackvm/core/testing`): the entry never reaches them.
-  ["surface", ["index", "testing"]],
+  ["surface", ["index", "api-records", "testing"]],
 ];
 
 const FOLDER_ORDER = CORE_LAYERS.flatMap(([, folders]) => folders);

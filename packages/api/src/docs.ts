@@ -72,7 +72,7 @@ async function asset(name: string): Promise<ArrayBuffer> {
 }
 
 /** The spec's routes that are not JSON API, listed in the document so that it names them all. */
-function describeNonApiRoutes(app: ApiApp): void {
+export function describeNonApiRoutes(app: ApiApp): void {
   const page = (path: string, summary: string, type: string) =>
     app.openAPIRegistry.registerPath({
       method: "get",
@@ -88,7 +88,6 @@ function describeNonApiRoutes(app: ApiApp): void {
 
 /** Registers `/docs` and its assets, served from swagger-ui-dist. */
 export function registerDocs(app: ApiApp): void {
-  describeNonApiRoutes(app);
   app.get("/docs", (c) => {
     c.header("content-security-policy", CSP);
     return c.html(PAGE);

@@ -8,7 +8,7 @@
  * document fails on it.
  */
 import { z } from "@hono/zod-openapi";
-import { Task } from "@stackvm/core";
+import { Task } from "@stackvm/core/api-records";
 import type { ApiApp } from "./env";
 import { errorAnswer } from "./openapi-answers";
 

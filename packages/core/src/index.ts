@@ -50,7 +50,7 @@ export { createLlmSession } from "./llm/session";
 export { DEFAULT_TRACE_RETENTION_DAYS, LLM_TRACE_ROOT } from "./llm/trace";
 export type { LlmBudget, TokenEvent } from "./llm/types";
 export { loadOnce } from "./load-once";
-export { Branch, Commit, Diff, Retrying, RunningGroup, State, Status, Task } from "./model";
+export type { Branch, Commit, Diff, Retrying, RunningGroup, State, Status, Task } from "./model";
 export { guardedFetch } from "./net/guarded-fetch";
 export { isLoopbackHost } from "./net/host-allow-list";
 export { privateTarget } from "./net/local-url";
@@ -101,14 +101,13 @@ export type { CronReader } from "./service/cron";
 export { cronReader, parseCron } from "./service/cron";
 export { decodeEventId } from "./service/event-ids";
 export { TaskEvents } from "./service/events";
-export { ForkInput } from "./service/fork-input";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
-export { Namespace, NamespaceInput } from "./service/namespace-input";
+export type { Namespace } from "./service/namespace-input";
 export { NamespaceService } from "./service/namespaces";
 export { QuotaOverrides, QuotaService, TenantQuotas } from "./service/quotas";
 export { RetryInput, RetryService } from "./service/retry";
 export { RunningSlots } from "./service/running-slots";
-export { CreateScheduleInput, Schedule, UpdateScheduleInput } from "./service/schedule-input";
+export type { Schedule } from "./service/schedule-input";
 export type { RunOutcome } from "./service/schedules";
 export { ScheduleService } from "./service/schedules";
 export { StreamLeases } from "./service/stream-leases";
@@ -152,7 +151,6 @@ export type {
   McpConnection,
   McpToolInfo,
 } from "./tools/sources/mcp-shapes";
-export { McpServer, McpServerDefinition } from "./tools/sources/mcp-shapes";
 export type { Tool } from "./tools/tool";
 export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";

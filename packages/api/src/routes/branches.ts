@@ -3,7 +3,7 @@
  * promotion, diffs and templates.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { Branch, Commit, Diff, ForkInput, State, Task } from "@stackvm/core";
+import { Branch, Commit, Diff, ForkInput, State, Task } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import {
   BranchParams,

@@ -6,10 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { KnowledgeBaseInput, MalformedError, NotFoundError } from "@stackvm/core";
-import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ApiApp, ApiEnv } from "../env";
-import { errorBody } from "../errors";
 import {
   bearer,
   commonErrors,
@@ -66,28 +63,6 @@ const Document = z
     updated_at: z.string(),
   })
   .openapi("Document");
-
-/** The documents route: the upload may be larger than other bodies (set by the app). */
-export const DOCUMENTS_PATH = /^\/v1\/knowledge-bases\/[^/]+\/documents\/?$/;
-
-/** The body limit of uploads: the largest document plus room for the multipart framing. */
-export function uploadBodyLimit(maxUploadBytes: number): MiddlewareHandler<ApiEnv> {
-  const maxSize = maxUploadBytes + 64 * 1024;
-  return bodyLimit({
-    maxSize,
-    onError: (c) => {
-      // The rest of the upload is never read: the connection closes after this answer.
-      c.header("connection", "close");
-      return c.json(
-        errorBody(
-          "too_large",
-          `the upload is over ${maxUploadBytes} bytes: ask for a presigned upload URL instead (POST this route with JSON {"filename", "content_type"})`,
-        ),
-        413,
-      );
-    },
-  });
-}
 
 function knowledge(c: { get(key: "deps"): ApiEnv["Variables"]["deps"] }) {
   const service = c.get("deps").knowledge;

@@ -3,7 +3,8 @@
  * from its last commit, on a new branch that becomes its result (`service/retry.ts`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { Branch, RetryInput } from "@stackvm/core";
+import { RetryInput } from "@stackvm/core";
+import { Branch } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, conflictError, invalidError, json, TaskIdParam } from "../schemas";
 

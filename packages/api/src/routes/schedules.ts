@@ -3,7 +3,7 @@
  * Each due run starts one task with `metadata.schedule_id` and `metadata.due_at`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { CreateScheduleInput, Schedule, UpdateScheduleInput } from "@stackvm/core";
+import { CreateScheduleInput, Schedule, UpdateScheduleInput } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json } from "../schemas";
 

@@ -2,7 +2,8 @@
  * `/v1/tasks`: start, list, read, cancel, delete.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { CreateTaskInput, Status, Task } from "@stackvm/core";
+import { CreateTaskInput } from "@stackvm/core";
+import { Status, Task } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
 import {

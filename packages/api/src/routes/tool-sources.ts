@@ -4,7 +4,8 @@
  * and shown as `***`; refused definitions leave nothing behind.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { HttpToolDefinition, McpServer, McpServerDefinition } from "@stackvm/core";
+import { HttpToolDefinition } from "@stackvm/core";
+import { McpServer, McpServerDefinition } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
 

@@ -4,7 +4,7 @@
  * resume URL of a `task.waiting` webhook (`POST /v1/resume/{token}`, no key).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { Branch } from "@stackvm/core";
+import { Branch } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import {
   BranchParams,
