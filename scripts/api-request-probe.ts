@@ -37,7 +37,10 @@ export interface FirstRequests {
   openapi: number;
 }
 
-async function timed(request: () => Response | Promise<Response>, expected: number): Promise<number> {
+async function timed(
+  request: () => Response | Promise<Response>,
+  expected: number,
+): Promise<number> {
   const started = performance.now();
   const answer = await request();
   const ms = performance.now() - started;
