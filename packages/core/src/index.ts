@@ -50,7 +50,7 @@ export { createLlmSession } from "./llm/session";
 export { DEFAULT_TRACE_RETENTION_DAYS, LLM_TRACE_ROOT } from "./llm/trace";
 export type { LlmBudget, TokenEvent } from "./llm/types";
 export { loadOnce } from "./load-once";
-export type { Branch, Commit, Diff, Retrying, RunningGroup, State, Status, Task } from "./model";
+export type { Branch, Commit, Diff, Retrying, RunningGroup, State, Task } from "./model";
 export { guardedFetch } from "./net/guarded-fetch";
 export { isLoopbackHost } from "./net/host-allow-list";
 export { privateTarget } from "./net/local-url";
