@@ -54,15 +54,8 @@ async function main() {
     await writeFile(boot.file, `${stack.apiKey}\n`);
     await chmod(boot.file, 0o600);
   }
-  process.stdout.write(
-    `\nStackVM Serverless is running at ${stack.url}\n` +
-      `  console:  ${stack.url}/ui\n  API docs: ${stack.url}/docs\n` +
-      (settings.bootstrapApiKey
-        ? "  API key:  STACKVM_BOOTSTRAP_API_KEY (tenant 'local')\n"
-        : `  API key:  ${stack.apiKey}  (tenant 'local'; kept in ${boot.file})\n`) +
-      `${llmBannerLines(stack.llm).join("\n")}\n` +
-      `Press Ctrl-C to stop (pid ${process.pid}).\n\n`,
-  );
+  // Stopped cleanly from the moment the banner says it runs: a signal before the
+  // handlers are in place would end the process at once, the data folder's lock left behind.
   let stopping = false;
   const stop = async (reason: string) => {
     if (stopping) return;
@@ -78,6 +71,15 @@ async function main() {
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGHUP", () => void stop("SIGHUP"));
+  process.stdout.write(
+    `\nStackVM Serverless is running at ${stack.url}\n` +
+      `  console:  ${stack.url}/ui\n  API docs: ${stack.url}/docs\n` +
+      (settings.bootstrapApiKey
+        ? "  API key:  STACKVM_BOOTSTRAP_API_KEY (tenant 'local')\n"
+        : `  API key:  ${stack.apiKey}  (tenant 'local'; kept in ${boot.file})\n`) +
+      `${llmBannerLines(stack.llm).join("\n")}\n` +
+      `Press Ctrl-C to stop (pid ${process.pid}).\n\n`,
+  );
   // npm killed with SIGKILL cannot forward a signal: its child is re-parented.
   const parent = process.ppid;
   setInterval(() => {
