@@ -55,7 +55,7 @@ async function main() {
     await chmod(boot.file, 0o600);
   }
   // Stopped cleanly from the moment the banner says it runs: a signal before the
-  // handlers are in place would end the process at once, the data folder's lock left behind.
+  // handlers are in place would end the process at once, without stopping what it started.
   let stopping = false;
   const stop = async (reason: string) => {
     if (stopping) return;
