@@ -5,7 +5,6 @@
  * middleware is built at start; each group of routes loads on its first request
  * (`lazy-routes.ts`), and the document on its first read.
  */
-
 import { loadOnce } from "@stackvm/core";
 import { secureHeaders } from "hono/secure-headers";
 import { allowedMethods } from "./allowed-methods";
@@ -81,6 +80,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   registerLazyRoutes(app, ROUTE_GROUPS);
   registerDocs(app);
   registerUiRoutes(app, deps);
+  // Built once, on the first read: it registers every group, and calls `.openapi()`,
+  // which a bundle's start cannot promise zod is extended for (openapi-document.ts).
   const document = loadOnce(async () =>
     (await import("./openapi-document")).buildDocument(ROUTE_GROUPS, deps.config.maxBodyBytes),
   );
