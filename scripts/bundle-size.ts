@@ -158,6 +158,37 @@ function print(rows: string[][]) {
   }
 }
 
+/**
+ * Bundles `scripts/{probe}.ts` like the function `name` and runs `once` on it
+ * `runs` times, each beside a cold import of the floor: the results and the
+ * floor's median wall time, or the error of the first run that failed. `T` is
+ * an object of times, never one with an `error`.
+ */
+async function probeRuns<T>(
+  floor: string,
+  runs: number,
+  name: string,
+  probe: string,
+  once: (file: string) => T | { error: string },
+): Promise<{ results: T[]; floorMs: number } | { error: string }> {
+  const bundled = await bundle(
+    probe,
+    { entryPoints: [join(root, `scripts/${probe}.ts`)] },
+    entries.find((e) => e.name === name)?.external,
+    join(packagesDir, probe),
+  );
+  const results: T[] = [];
+  const floors: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const least = importOnce(floor);
+    const result = once(bundled.entry);
+    if ("error" in (result as object)) return result as { error: string };
+    if ("ms" in least) floors.push(least.ms);
+    results.push(result as T);
+  }
+  return { results, floorMs: median(floors) };
+}
+
 async function main() {
   const runs = parseRuns(process.argv.slice(2));
   const load = () =>
@@ -208,64 +239,27 @@ async function main() {
   }
   print(rows);
 
-  // The worker's first step in a fresh process, beside the floor's cold import.
-  const worker = entries.find((e) => e.name === "worker");
-  const probe = await bundle(
-    "worker-step-probe",
-    { entryPoints: [join(root, "scripts/worker-step-probe.ts")] },
-    worker?.external,
-    join(packagesDir, "worker-step-probe"),
-  );
-  const steps: { importMs: number; stepMs: number; ms: number }[] = [];
-  const floors: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const least = importOnce(floor.entry);
-    const step = stepOnce(probe.entry);
-    if ("error" in step) {
-      failures.push(`worker step: ${step.error}`);
-      break;
-    }
-    if ("ms" in least) floors.push(least.ms);
-    steps.push(step);
-  }
-  if (steps.length === runs) {
-    const floorMs = median(floors);
-    const importMs = median(steps.map((s) => s.importMs));
-    const stepMs = median(steps.map((s) => s.stepMs));
-    const ms = median(steps.map((s) => s.ms));
+  // The worker's first step and the API's first requests (its routes load on
+  // their group's first request, so a cold start's first answer pays for its
+  // group), each in a fresh process beside the floor's cold import.
+  const steps = await probeRuns(floor.entry, runs, "worker", "worker-step-probe", stepOnce);
+  if ("error" in steps) failures.push(`worker step: ${steps.error}`);
+  else {
+    const importMs = median(steps.results.map((s) => s.importMs));
+    const stepMs = median(steps.results.map((s) => s.stepMs));
+    const ms = median(steps.results.map((s) => s.ms));
     console.log(
-      `\nworker, first step in a fresh process (in-memory ports): import ${importMs.toFixed(1)} ms + step ${stepMs.toFixed(1)} ms = ${ms.toFixed(1)} ms, ${times(ms / floorMs)} the floor's cold import (${floorMs.toFixed(1)} ms)`,
+      `\nworker, first step in a fresh process (in-memory ports): import ${importMs.toFixed(1)} ms + step ${stepMs.toFixed(1)} ms = ${ms.toFixed(1)} ms, ${times(ms / steps.floorMs)} the floor's cold import (${steps.floorMs.toFixed(1)} ms)`,
     );
   }
-
-  // The API's first requests in a fresh process: its routes load on their group's
-  // first request, so a cold start's first answer pays for its group.
-  const api = entries.find((e) => e.name === "api");
-  const apiProbe = await bundle(
-    "api-request-probe",
-    { entryPoints: [join(root, "scripts/api-request-probe.ts")] },
-    api?.external,
-    join(packagesDir, "api-request-probe"),
-  );
-  const requests: { importMs: number; startTaskMs: number; openapiMs: number }[] = [];
-  const apiFloors: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const least = importOnce(floor.entry);
-    const first = requestsOnce(apiProbe.entry);
-    if ("error" in first) {
-      failures.push(`api first requests: ${first.error}`);
-      break;
-    }
-    if ("ms" in least) apiFloors.push(least.ms);
-    requests.push(first);
-  }
-  if (requests.length === runs) {
-    const floorMs = median(apiFloors);
-    const importMs = median(requests.map((r) => r.importMs));
-    const startTaskMs = median(requests.map((r) => r.startTaskMs));
-    const openapiMs = median(requests.map((r) => r.openapiMs));
+  const requests = await probeRuns(floor.entry, runs, "api", "api-request-probe", requestsOnce);
+  if ("error" in requests) failures.push(`api first requests: ${requests.error}`);
+  else {
+    const importMs = median(requests.results.map((r) => r.importMs));
+    const startTaskMs = median(requests.results.map((r) => r.startTaskMs));
+    const openapiMs = median(requests.results.map((r) => r.openapiMs));
     console.log(
-      `api, first requests in a fresh process (in-memory ports): import ${importMs.toFixed(1)} ms, then POST /v1/tasks ${startTaskMs.toFixed(1)} ms (${times((importMs + startTaskMs) / floorMs)} the floor's cold import, ${floorMs.toFixed(1)} ms, with the import), then GET /openapi.json ${openapiMs.toFixed(1)} ms (every other group and the document)`,
+      `api, first requests in a fresh process (in-memory ports): import ${importMs.toFixed(1)} ms, then POST /v1/tasks ${startTaskMs.toFixed(1)} ms (${times((importMs + startTaskMs) / requests.floorMs)} the floor's cold import, ${requests.floorMs.toFixed(1)} ms, with the import), then GET /openapi.json ${openapiMs.toFixed(1)} ms (every other group and the document)`,
     );
   }
   console.log(`\nload average at the end: ${load()}; packages in ${packagesDir}`);

@@ -227,18 +227,36 @@ export function importOnce(file: string): { ms: number; cpuMs: number } | { erro
 }
 
 /**
+ * A fresh node process imports a probe (a script bundled like its function)
+ * and awaits `call` on it: the milliseconds of the import and of both, and
+ * what the call answered (as JSON), or the error it stopped on.
+ */
+function probeOnce<T>(
+  file: string,
+  call: string,
+): { importMs: number; ms: number; answer: T } | { error: string } {
+  const run = inFreshNode(
+    [
+      "const t = performance.now();",
+      `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
+      "const importMs = performance.now() - t;",
+      `const answer = await probe.${call};`,
+      "process.stdout.write(JSON.stringify({ importMs, ms: performance.now() - t, answer }));",
+    ].join("\n"),
+  );
+  return "error" in run
+    ? run
+    : (JSON.parse(run.stdout) as { importMs: number; ms: number; answer: T });
+}
+
+/**
  * A task for the worker's step probe, created in a fresh node process as the
  * API would (scripts/worker-step-probe.ts `newTask`): its items and first step
  * message as JSON, or the error it stopped on.
  */
 export function probeTask(file: string): { task: string } | { error: string } {
-  const run = inFreshNode(
-    [
-      `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
-      "process.stdout.write(JSON.stringify(await probe.newTask()));",
-    ].join("\n"),
-  );
-  return "error" in run ? run : { task: run.stdout };
+  const run = probeOnce<unknown>(file, "newTask()");
+  return "error" in run ? run : { task: JSON.stringify(run.answer) };
 }
 
 /**
@@ -253,17 +271,8 @@ export function stepOnce(
 ): { importMs: number; stepMs: number; ms: number } | { error: string } {
   const made = probeTask(file);
   if ("error" in made) return { error: `the probe's task: ${made.error}` };
-  const script = [
-    "const t = performance.now();",
-    `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
-    "const imported = performance.now();",
-    `const stepMs = await probe.firstStep(${made.task});`,
-    "process.stdout.write(JSON.stringify({ importMs: imported - t, stepMs, ms: performance.now() - t }));",
-  ].join("\n");
-  const run = inFreshNode(script);
-  return "error" in run
-    ? run
-    : (JSON.parse(run.stdout) as { importMs: number; stepMs: number; ms: number });
+  const run = probeOnce<number>(file, `firstStep(${made.task})`);
+  return "error" in run ? run : { importMs: run.importMs, stepMs: run.answer, ms: run.ms };
 }
 
 /**
@@ -275,17 +284,10 @@ export function stepOnce(
 export function requestsOnce(
   file: string,
 ): { importMs: number; startTaskMs: number; openapiMs: number } | { error: string } {
-  const script = [
-    "const t = performance.now();",
-    `const probe = await import(${JSON.stringify(pathToFileURL(file).href)});`,
-    "const importMs = performance.now() - t;",
-    "const first = await probe.firstRequests();",
-    "process.stdout.write(JSON.stringify({ importMs, startTaskMs: first.startTask, openapiMs: first.openapi }));",
-  ].join("\n");
-  const run = inFreshNode(script);
+  const run = probeOnce<{ startTask: number; openapi: number }>(file, "firstRequests()");
   return "error" in run
     ? run
-    : (JSON.parse(run.stdout) as { importMs: number; startTaskMs: number; openapiMs: number });
+    : { importMs: run.importMs, startTaskMs: run.answer.startTask, openapiMs: run.answer.openapi };
 }
 
 /** Runs an ES module script in a fresh node process with the fake Lambda environment: its output, or the error it stopped on. */
