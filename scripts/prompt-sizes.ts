@@ -7,8 +7,9 @@
 import type { Plan } from "../packages/core/src/plan/schema";
 import { planMessages, replanMessages } from "../packages/core/src/planning/prompts";
 import type { LlmMessage } from "../packages/core/src/ports/llm";
+import { describeTool } from "../packages/core/src/tools/describe";
 import { knowledgeTools } from "../packages/core/src/tools/knowledge/index";
-import { builtinTools, describeTool } from "../packages/core/src/tools/registry";
+import { builtinTools } from "../packages/core/src/tools/registry";
 
 const search = {} as Parameters<typeof knowledgeTools>[0];
 const tools = [...builtinTools().values(), ...knowledgeTools(search)].map(describeTool);

@@ -11,7 +11,9 @@
  * the JSON Schema compiler (Ajv and RE2), which loads with the first tool
  * source or ask_human; nor the planner, which loads with the first step that
  * plans (the probe's first step runs a plan given), nor the plan checker,
- * which loads with the first plan checked, nor code_task's loop; nor the services only the API builds (the worker builds
+ * which loads with the first plan checked, nor code_task's loop, nor what an
+ * LLM call does (the session's calls, llm_generate's prompts), which loads with
+ * the first call; nor the services only the API builds (the worker builds
  * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -131,6 +133,18 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/tools\/code-(task-run|prompts)\.ts/,
     ],
     [
+      "an LLM call's work (retries, records, answers, repair rounds, JSON Schemas from zod: only a step that calls the LLM)",
+      /packages\/core\/src\/llm\/(session-calls|call|answers|repair|extract-json|json-schema|context-fit)\.ts/,
+    ],
+    [
+      "llm_generate's prompts and call (only a step that calls it)",
+      /packages\/core\/src\/tools\/llm-generate-run\.ts/,
+    ],
+    [
+      "tool descriptions for prompts and the API (only a step that plans)",
+      /packages\/core\/src\/tools\/describe\.ts/,
+    ],
+    [
       "knowledge's own services (ingest, uploads)",
       /packages\/core\/src\/knowledge\/(ingest|knowledge-service|extract|html-text)\.ts/,
     ],
@@ -143,7 +157,7 @@ describe("the worker running a step", () => {
     expect(builtins.filter((url) => url === "node:http" || url === "node:dns")).toEqual([]);
   });
 
-  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner, the plan checker and code_task's loop in chunks, for what needs them", () => {
+  it("still carries the MCP, Bedrock, OpenAI and Lambda clients, cron-parser, the JSON Schema compiler, the planner, the plan checker, code_task's loop and an LLM call's work in chunks, for what needs them", () => {
     for (const pattern of [
       /node_modules\/ajv\//,
       /node_modules\/re2js\//,
@@ -156,6 +170,9 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/planning\/planner\.ts/,
       /packages\/core\/src\/plan\/validate\.ts/,
       /packages\/core\/src\/tools\/code-task-run\.ts/,
+      /packages\/core\/src\/llm\/session-calls\.ts/,
+      /packages\/core\/src\/tools\/llm-generate-run\.ts/,
+      /packages\/core\/src\/tools\/describe\.ts/,
     ]) {
       expect(
         bundledSources().some((s) => pattern.test(s)),

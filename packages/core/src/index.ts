@@ -45,8 +45,8 @@ export {
   type PdfLimits,
 } from "./knowledge";
 export { LlmConfig, loadLlmConfig } from "./llm/config";
-export { isStrictJsonSchema } from "./llm/json-schema";
 export { createLlmSession } from "./llm/session";
+export { isStrictJsonSchema } from "./llm/strict-schema";
 export { DEFAULT_TRACE_RETENTION_DAYS, LLM_TRACE_ROOT } from "./llm/trace";
 export type { LlmBudget, TokenEvent } from "./llm/types";
 export { loadOnce } from "./load-once";
@@ -142,7 +142,7 @@ export { taskBlobPrefix } from "./store/values";
 export { CodeToolDefinition, codeTool } from "./tools/code-tool";
 export { knowledgeTools } from "./tools/knowledge";
 export { llmGenerateTool } from "./tools/llm-generate";
-export { builtinTools, describeTool } from "./tools/registry";
+export { builtinTools } from "./tools/registry";
 export { AesSecretBox } from "./tools/sources/aes-secret-box";
 export { HttpToolDefinition } from "./tools/sources/http-tool";
 export type {

@@ -2,8 +2,9 @@
  * `/v1/namespaces` and `/v1/tools`: what tasks may use.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { CodeToolDefinition, codeTool, describeTool, loadJsonSchemaCompiler } from "@stackvm/core";
+import { CodeToolDefinition, codeTool, loadJsonSchemaCompiler } from "@stackvm/core";
 import { Namespace, NamespaceInput } from "@stackvm/core/api-records";
+import { describeTool } from "@stackvm/core/tool-description";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
 

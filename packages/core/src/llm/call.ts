@@ -46,16 +46,15 @@ export interface Caller {
 }
 
 /**
- * The caller of a session over `deps`.
+ * The caller of a session over `deps`, recording into `calls` (the session's own record).
  *
  * @example
  * const caller = createCaller({ port, config, budget: {} });
  * const made = await caller.call("llm_generate", { model, messages });
  */
-export function createCaller(deps: LlmSessionDeps): Caller {
+export function createCaller(deps: LlmSessionDeps, calls: LlmCall[] = []): Caller {
   const { port, config, budget } = deps;
   const now = deps.now ?? Date.now;
-  const calls: LlmCall[] = [];
   const policy = {
     ...DEFAULT_RETRY_DELAYS,
     maxAttempts: config.maxAttempts,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isStrictJsonSchema } from "../llm/json-schema";
 import { validatePlan } from "../plan/validate";
-import { builtinTools, describeTool } from "../tools/registry";
+import { describeTool } from "../tools/describe";
+import { builtinTools } from "../tools/registry";
 import { planWireSchema } from "./plan-schema";
 import { paramsText } from "./tool-params";
 

@@ -11,7 +11,7 @@ import type { PlanProblem } from "../plan/problems";
 import type { Plan } from "../plan/schema";
 import { validatePlan } from "../plan/validate";
 import type { Clock } from "../ports/clock";
-import { describeTool } from "../tools/registry";
+import { describeTool } from "../tools/describe";
 import type { Tool } from "../tools/tool";
 import type { PlanInput, Planner, PlanResult, ReplanInput } from "../vm/planner-port";
 import { planWireSchema } from "./plan-schema";

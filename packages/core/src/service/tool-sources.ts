@@ -9,7 +9,7 @@ import { loadJsonSchemaCompiler } from "../json-schema/compile";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Clock } from "../ports/clock";
 import type { SecretBox } from "../ports/secrets";
-import { describeTool, mcpRecordKey, type ToolDescription } from "../tools/registry";
+import { mcpRecordKey, type ToolDescription } from "../tools/registry";
 import { type HttpToolDefinition, httpTool, toolUrlProblem } from "../tools/sources/http-tool";
 import { mcpConnection, secretContext } from "../tools/sources/mcp";
 import { listingError } from "../tools/sources/mcp-listing";
@@ -59,6 +59,8 @@ export class ToolSourceService {
     await loadJsonSchemaCompiler();
     const tool = httpTool(record, { secret: async () => "", now: this.deps.clock.now });
     await this.deps.namespaces.putToolRecord(tenant, ns, definition.name, record, true);
+    // Loaded here, not with the service: a worker, which builds this service, never adds a tool.
+    const { describeTool } = await import("../tools/describe");
     return describeTool(tool);
   }
 

@@ -6,7 +6,7 @@ import { failed, ok, scriptedSandbox } from "../testing/sandbox-fakes";
 import { testToolContext } from "../testing/tool-context";
 import { checkSandboxCode } from "./code-check";
 import { codeTool } from "./code-tool";
-import { describeTool } from "./registry";
+import { describeTool } from "./describe";
 
 beforeAll(loadJsonSchemaCompiler);
 

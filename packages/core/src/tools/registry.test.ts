@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import type { NamespaceConfig } from "../model";
+import { describeTool } from "./describe";
 import {
   builtinTools,
-  describeTool,
   resolveTools,
   type ToolRecord,
   ToolRegistry,

@@ -17,7 +17,6 @@
  *   allows them and every reader above sees them;
  * - a new kind of namespace-owned source: a {@link ToolSource} in that same call.
  */
-import * as z from "zod";
 import { ValidationError } from "../errors";
 import type { NamespaceConfig } from "../model";
 import { askHumanTool } from "./ask-human";
@@ -51,31 +50,6 @@ export interface ToolDescription {
   input_schema: Record<string, unknown>;
   /** `builtin`, `code`, `http` or `mcp`. */
   source: ToolSourceKind;
-}
-
-/**
- * Describes a tool, with its input schema as JSON Schema: the author's own for
- * tools defined by one, else generated from the zod schema.
- *
- * @example
- * describeTool(builtinTools().get("llm_generate")!).input_schema.required // ["prompt"]
- */
-export function describeTool(tool: Tool): ToolDescription {
-  const source = tool.source ?? "builtin";
-  if (tool.inputSchema) {
-    return {
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.inputSchema,
-      source,
-    };
-  }
-  // io "input": describe what the planner writes (fields with defaults are optional).
-  const { $schema: _, ...schema } = z.toJSONSchema(tool.input, {
-    io: "input",
-    unrepresentable: "any",
-  });
-  return { name: tool.name, description: tool.description, input_schema: schema, source };
 }
 
 /** A tool definition stored under a namespace: `kind` says which source reads it. */
