@@ -92,7 +92,7 @@ export const handler = handle(app);
 `;
 
 /** Settings the entry files read at start; fake, so that importing a bundle does not stop on them. */
-const fakeEnvironment: Record<string, string> = {
+export const fakeEnvironment: Record<string, string> = {
   AWS_REGION: "us-east-1",
   AWS_ACCESS_KEY_ID: "AKIAFAKE",
   AWS_SECRET_ACCESS_KEY: "fakesecret",
@@ -135,11 +135,13 @@ export async function bundle(
   options: Partial<BuildOptions>,
   external: string[] = [],
   dir = join(outDir, name),
+  /** False keeps esbuild's `// path` comment before each module (scripts/start-profile.ts reads them). */
+  minify = true,
 ): Promise<Bundle> {
   const result = await build({
     ...options,
     bundle: true,
-    minify: true,
+    minify,
     splitting: true,
     platform: "node",
     format: "esm",

@@ -9,12 +9,20 @@ import * as z from "zod";
 import {
   MAX_CODE_CHARS,
   SANDBOX_PROTOCOL_VERSION,
-  SandboxFile,
-  SandboxLanguage,
-  SandboxPath,
+  SandboxFile as sandboxFile,
+  SandboxLanguage as sandboxLanguage,
+  SandboxPath as sandboxPath,
 } from "./files";
 
-export { MAX_CODE_CHARS, SANDBOX_PROTOCOL_VERSION, SandboxFile, SandboxLanguage, SandboxPath };
+export { MAX_CODE_CHARS, SANDBOX_PROTOCOL_VERSION };
+
+// The protocol's readers (the sandbox, the worker's call) take the schemas
+// themselves: built when this module loads, as the rest of the protocol is.
+export const SandboxLanguage = sandboxLanguage();
+export type SandboxLanguage = z.infer<typeof SandboxLanguage>;
+export const SandboxPath = sandboxPath();
+export const SandboxFile = sandboxFile();
+export type SandboxFile = z.infer<typeof SandboxFile>;
 
 const KIB = 1024;
 const MIB = 1024 * KIB;

@@ -22,7 +22,7 @@ export const CodeTaskInput = buildOnce(() =>
         .describe(
           "What the program must compute, in plain words, including the shape of the answer.",
         ),
-      language: SandboxLanguage.default("python").describe("'python' (default) or 'javascript'."),
+      language: SandboxLanguage().default("python").describe("'python' (default) or 'javascript'."),
       inputs: z
         .record(z.string(), z.unknown())
         .optional()

@@ -24,7 +24,7 @@ export const CodeToolDefinition = buildOnce(() =>
         message:
           'input_schema must be a JSON Schema of an object ({"type": "object", "properties": {...}})',
       }),
-      language: SandboxLanguage,
+      language: SandboxLanguage(),
       code: z.string().min(1).max(MAX_CODE_CHARS),
     })
     .strict(),

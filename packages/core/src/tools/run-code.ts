@@ -17,7 +17,7 @@ import type { Tool, ToolContext, ToolResult } from "./tool";
 export const RunCodeInput = buildOnce(() =>
   z
     .object({
-      language: SandboxLanguage.describe(
+      language: SandboxLanguage().describe(
         "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide).",
       ),
       code: z
@@ -34,7 +34,7 @@ export const RunCodeInput = buildOnce(() =>
           "Values the code gets: each key is a variable of the program, and all are in `inputs`.",
         ),
       files: z
-        .array(SandboxFile)
+        .array(SandboxFile())
         .max(100)
         .optional()
         .describe(
