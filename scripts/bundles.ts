@@ -92,7 +92,7 @@ export const handler = handle(app);
 `;
 
 /** Settings the entry files read at start; fake, so that importing a bundle does not stop on them. */
-export const fakeEnvironment: Record<string, string> = {
+const fakeEnvironment: Record<string, string> = {
   AWS_REGION: "us-east-1",
   AWS_ACCESS_KEY_ID: "AKIAFAKE",
   AWS_SECRET_ACCESS_KEY: "fakesecret",
@@ -293,7 +293,7 @@ export function requestsOnce(
 }
 
 /** Runs an ES module script in a fresh node process with the fake Lambda environment: its output, or the error it stopped on. */
-function inFreshNode(script: string): { stdout: string } | { error: string } {
+export function inFreshNode(script: string): { stdout: string } | { error: string } {
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },

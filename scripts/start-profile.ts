@@ -16,11 +16,10 @@
  *
  * Usage: `npm run bundle:profile [-- worker] [--runs 10] [--top 25]`
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { bundle, entries, fakeEnvironment, outDir } from "./bundles";
+import { bundle, entries, inFreshNode, outDir } from "./bundles";
 
 const root = join(import.meta.dirname, "..");
 
@@ -64,16 +63,9 @@ const started = performance.now();
 await import(${JSON.stringify(pathToFileURL(entry).href)});
 globalThis.__startNote(null);
 process.stdout.write(JSON.stringify({ total: performance.now() - started, modules: [...spent] }));`;
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (child.status !== 0) {
-    throw new Error(`the import failed: ${(child.stderr || child.error?.message || "").trim()}`);
-  }
-  return JSON.parse(child.stdout);
+  const run = inFreshNode(script);
+  if ("error" in run) throw new Error(`the import failed: ${run.error}`);
+  return JSON.parse(run.stdout);
 }
 
 /** A module's package (`zod`, `@smithy/core`), or its path in the project. */
