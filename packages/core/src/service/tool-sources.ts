@@ -57,10 +57,11 @@ export class ToolSourceService {
     };
     // Builds the tool first: a schema that cannot check values is refused here.
     await loadJsonSchemaCompiler();
+    // Loaded here, not with the service: a worker, which builds this service, never adds a
+    // tool. Before the write, so that a failed load leaves no record behind.
+    const { describeTool } = await import("../tools/describe");
     const tool = httpTool(record, { secret: async () => "", now: this.deps.clock.now });
     await this.deps.namespaces.putToolRecord(tenant, ns, definition.name, record, true);
-    // Loaded here, not with the service: a worker, which builds this service, never adds a tool.
-    const { describeTool } = await import("../tools/describe");
     return describeTool(tool);
   }
 

@@ -7,7 +7,7 @@ import * as z from "zod";
 import { StepError } from "../errors";
 import type { ResponseFormat } from "../model";
 import type { LlmMessage } from "../ports/llm";
-import { asksForJson, type LlmGenerateInput, taskLanguage, userJsonSchema } from "./llm-generate";
+import type { LlmGenerateInput } from "./llm-generate-input";
 import type { ToolContext, ToolResult } from "./tool";
 
 /** Runs `llm_generate`: one answer, or an object with the calling's output vars as keys. */
@@ -145,4 +145,53 @@ function userPrompt(input: LlmGenerateInput): string {
     parts.push(`Format of the answer: ${format}`);
   }
   return parts.join("\n\n");
+}
+
+/**
+ * True when the requested format asks for JSON: a string or object that mentions
+ * JSON, or an object carrying a JSON Schema.
+ *
+ * @example
+ * asksForJson("a JSON array of names") // true
+ * asksForJson({ lang: "French" }) // false
+ */
+export function asksForJson(format: LlmGenerateInput["response_format"]): boolean {
+  if (format === undefined) return false;
+  if (typeof format === "string") return /\bjson\b/i.test(format);
+  if ("schema" in format || "json_schema" in format) return true;
+  return /\bjson/i.test(JSON.stringify(format));
+}
+
+/**
+ * The JSON Schema a response format carries, named for the request: `{schema}`,
+ * `{json_schema: {name, schema}}` (OpenAI's own shape, with or without `type`),
+ * or `{json_schema: <schema>}`. Undefined when it carries none.
+ *
+ * @example
+ * userJsonSchema({ type: "json_schema", json_schema: { name: "city", schema: { type: "object" } } })
+ * // { name: "city", schema: { type: "object" } }
+ */
+export function userJsonSchema(
+  format: LlmGenerateInput["response_format"],
+): { name: string; schema: Record<string, unknown> } | undefined {
+  if (format === undefined || typeof format === "string") return undefined;
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v);
+  const named = (name: unknown) =>
+    typeof name === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(name) ? name : "response";
+  if (isObject(format.schema)) return { name: named(format.name), schema: format.schema };
+  const inner = format.json_schema;
+  if (!isObject(inner)) return undefined;
+  if (isObject(inner.schema)) return { name: named(inner.name), schema: inner.schema };
+  if ("type" in inner || "properties" in inner) return { name: named(format.name), schema: inner };
+  return undefined;
+}
+
+/** The task's language, from `lang` or `language` (keys are case-insensitive). */
+export function taskLanguage(format: ResponseFormat): string | undefined {
+  for (const [key, value] of Object.entries(format)) {
+    if (/^lang(uage)?$/i.test(key) && typeof value === "string" && value.trim())
+      return value.trim();
+  }
+  return undefined;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { GenerateOptions, LlmSession } from "../llm/types";
 import { testToolContext } from "../testing/tool-context";
-import { asksForJson, LlmGenerateInput, llmGenerateTool } from "./llm-generate";
+import { LlmGenerateInput, llmGenerateTool } from "./llm-generate";
+import { asksForJson } from "./llm-generate-run";
 
 /** An LlmSession that records each request and answers with the given text. */
 function fakeLlm(text: string, value?: unknown) {
