@@ -81,8 +81,8 @@ describe("a real llama.cpp server", () => {
   const schemas: Array<[string, z.ZodType]> = [
     ["plan", PlanAnswer],
     ["plan_update", PlanUpdateAnswer],
-    ["jmp_condition", JmpCondition],
-    ["evaluation", EvaluationAnswer],
+    ["jmp_condition", JmpCondition()],
+    ["evaluation", EvaluationAnswer()],
     ["code", CodeAnswer],
     ["knowledge_graph", KnowledgeGraph],
   ];

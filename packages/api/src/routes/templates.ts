@@ -17,7 +17,10 @@ const TemplateParams = z.object({
     .openapi({ param: { name: "template_id", in: "path" } }),
 });
 
-const TemplateList = z.object({ templates: z.array(Template), next_cursor: z.string().nullable() });
+const TemplateList = z.object({
+  templates: z.array(Template()),
+  next_cursor: z.string().nullable(),
+});
 
 export function registerTemplateRoutes(app: ApiApp): void {
   app.openapi(
@@ -71,7 +74,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
       summary: "Read a template",
       security: bearer,
       request: { params: TemplateParams },
-      responses: { 200: json(Template, "The template"), ...commonErrors },
+      responses: { 200: json(Template(), "The template"), ...commonErrors },
     }),
     async (c) => {
       const { template_id } = c.req.valid("param");

@@ -12,8 +12,8 @@ const Secret = z.object({ secret: z.string() }).openapi("WebhookSecret");
 const Quotas = z
   .object({
     tenant: z.string(),
-    quotas: TenantQuotas,
-    overrides: QuotaOverrides,
+    quotas: TenantQuotas(),
+    overrides: QuotaOverrides(),
     usage: z.object({ month: z.string(), tokens: z.number(), cost_usd: z.number() }),
   })
   .openapi("TenantQuotas");
@@ -81,7 +81,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
           required: true,
           content: {
             "application/json": {
-              schema: QuotaOverrides,
+              schema: QuotaOverrides(),
               example: {
                 requests_per_second: 20,
                 max_running_tasks: 5,

@@ -11,6 +11,7 @@
  * that evaluation is about to change.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { isErrorKind } from "../errors";
 import { TERMINAL_STATUSES } from "../model-values";
 import type { Plan } from "../plan/schema";
@@ -24,14 +25,16 @@ import type { TerminalHook } from "../vm/step-deps";
 import type { BranchService } from "./branches";
 import type { EvaluationHook } from "./lifecycle";
 
-/** The judge's answer (`json_schema` name `evaluation`). */
-export const EvaluationAnswer = z.object({
-  accept: z.boolean(),
-  score: z.number().min(0).max(10),
-  suggestion: z.string(),
-  explanation: z.string(),
-});
-export type EvaluationAnswer = z.infer<typeof EvaluationAnswer>;
+/** The judge's answer (`json_schema` name `evaluation`), built by the first evaluation. */
+export const EvaluationAnswer = buildOnce(() =>
+  z.object({
+    accept: z.boolean(),
+    score: z.number().min(0).max(10),
+    suggestion: z.string(),
+    explanation: z.string(),
+  }),
+);
+export type EvaluationAnswer = z.infer<ReturnType<typeof EvaluationAnswer>>;
 
 /** Rounds of new attempts after rejections (http-api.md: at most 2). */
 export const MAX_EVALUATION_ROUNDS = 2;
@@ -78,7 +81,7 @@ export function createEvaluator(): Evaluator {
         purpose: "evaluation",
         role: "eval",
         schemaName: "evaluation",
-        schema: EvaluationAnswer,
+        schema: EvaluationAnswer(),
         messages: evaluationMessages({
           goal: branch.config.goal,
           responseFormat: branch.config.response_format,

@@ -24,6 +24,7 @@
  * same way.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { isErrorKind, RateLimitedError } from "../errors";
 import type { BudgetLeft } from "../llm/types";
 import type { SlotWait } from "../model";
@@ -34,23 +35,26 @@ import type { TaskStore } from "../store/task-store";
 import type { BranchEndHook, TaskEndHook } from "./lifecycle";
 import type { RunningSlots } from "./running-slots";
 
-export const TenantQuotas = z
-  .object({
-    requests_per_second: z.number().check(z.int(), z.gte(1), z.lte(100_000)),
-    max_running_tasks: z.number().check(z.int(), z.gte(1), z.lte(1_000)),
-    /** Event streams and chat completions open at once (`stream-leases.ts`). */
-    max_open_streams: z.number().check(z.int(), z.gte(1), z.lte(10_000)),
-    /** Input plus output tokens per calendar month (UTC); null: no limit. */
-    monthly_token_budget: z.number().check(z.int(), z.gte(0)).nullable(),
-    /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
-    monthly_cost_budget_usd: z.number().check(z.gte(0)).nullable(),
-  })
-  .strict();
-export type TenantQuotas = z.infer<typeof TenantQuotas>;
+// Built on first use: a step reads them only for a tenant with overrides stored.
+export const TenantQuotas = buildOnce(() =>
+  z
+    .object({
+      requests_per_second: z.number().check(z.int(), z.gte(1), z.lte(100_000)),
+      max_running_tasks: z.number().check(z.int(), z.gte(1), z.lte(1_000)),
+      /** Event streams and chat completions open at once (`stream-leases.ts`). */
+      max_open_streams: z.number().check(z.int(), z.gte(1), z.lte(10_000)),
+      /** Input plus output tokens per calendar month (UTC); null: no limit. */
+      monthly_token_budget: z.number().check(z.int(), z.gte(0)).nullable(),
+      /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
+      monthly_cost_budget_usd: z.number().check(z.gte(0)).nullable(),
+    })
+    .strict(),
+);
+export type TenantQuotas = z.infer<ReturnType<typeof TenantQuotas>>;
 
 /** What the operator sets for one tenant; an absent field takes the default. */
-export const QuotaOverrides = TenantQuotas.partial().strict();
-export type QuotaOverrides = z.infer<typeof QuotaOverrides>;
+export const QuotaOverrides = buildOnce(() => TenantQuotas().partial().strict());
+export type QuotaOverrides = z.infer<ReturnType<typeof QuotaOverrides>>;
 
 export const DEFAULT_QUOTAS: TenantQuotas = {
   requests_per_second: 100,
@@ -112,12 +116,12 @@ export class QuotaService {
 
   async overrides(tenant: string): Promise<QuotaOverrides> {
     const stored = await this.deps.quotaStore.getOverrides(tenant);
-    return stored === null ? {} : QuotaOverrides.parse(stored);
+    return stored === null ? {} : QuotaOverrides().parse(stored);
   }
 
   /** Replaces the tenant's overrides; answers the limits in force. */
   async setOverrides(tenant: string, overrides: QuotaOverrides): Promise<TenantQuotas> {
-    const parsed = QuotaOverrides.parse(overrides);
+    const parsed = QuotaOverrides().parse(overrides);
     const updatedAt = new Date(this.deps.clock.now()).toISOString();
     await this.deps.quotaStore.putOverrides(tenant, parsed, updatedAt);
     return this.#remember(tenant, parsed);
@@ -134,7 +138,7 @@ export class QuotaService {
    */
   async report(tenant: string, written?: QuotaOverrides): Promise<QuotaReport> {
     const [overrides, usage] = await Promise.all([
-      written ? QuotaOverrides.parse(written) : this.overrides(tenant),
+      written ? QuotaOverrides().parse(written) : this.overrides(tenant),
       this.usage(tenant),
     ]);
     return { tenant, quotas: this.#remember(tenant, overrides), overrides, usage };

@@ -9,6 +9,7 @@
  * the last one saved.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { NotFoundError, ValidationError } from "../errors";
 import { digest } from "../ids";
 import type { Plan } from "../plan/schema";
@@ -19,17 +20,19 @@ import { parseTrailingFormat } from "../vm/goal-text";
 import type { BranchService } from "./branches";
 import type { TaskReads } from "./task-reads";
 
-/** A template as clients see it. */
-export const Template = z.object({
-  template_id: z.string(),
-  namespace: z.string(),
-  goal: z.string(),
-  plan: z.array(z.unknown()),
-  task_id: z.string(),
-  commit_id: z.string(),
-  created_at: z.string(),
-});
-export type Template = z.infer<typeof Template>;
+/** A template as clients see it (built on first use: only the API's routes answer with it). */
+export const Template = buildOnce(() =>
+  z.object({
+    template_id: z.string(),
+    namespace: z.string(),
+    goal: z.string(),
+    plan: z.array(z.unknown()),
+    task_id: z.string(),
+    commit_id: z.string(),
+    created_at: z.string(),
+  }),
+);
+export type Template = z.infer<ReturnType<typeof Template>>;
 
 /** A non-exact match needs at least this similarity (0..1) to serve as an example. */
 export const SIMILARITY_THRESHOLD = 0.5;

@@ -5,6 +5,7 @@
  * transient one (LLM 429) a `RetryableError`.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import { ForbiddenError, StepError } from "../errors";
 import type { LlmSession } from "../llm/types";
 import { evaluateArithmetic } from "../plan/arithmetic";
@@ -38,11 +39,14 @@ export interface Execution {
   details?: Record<string, unknown>;
 }
 
-export const JmpCondition = z.object({
-  result: z.boolean(),
-  explanation: z.string(),
-});
-export type JmpCondition = z.infer<typeof JmpCondition>;
+/** The model's verdict on a `jmp` condition, built by the first condition asked. */
+export const JmpCondition = buildOnce(() =>
+  z.object({
+    result: z.boolean(),
+    explanation: z.string(),
+  }),
+);
+export type JmpCondition = z.infer<ReturnType<typeof JmpCondition>>;
 
 /** The seq_no after `seqNo` in array order, or null at the end. */
 export function nextSeqNo(plan: Plan, seqNo: number): number | null {
@@ -107,7 +111,7 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
         purpose: "jmp_condition",
         role: "reason",
         schemaName: "jmp_condition",
-        schema: JmpCondition,
+        schema: JmpCondition(),
         messages: [
           {
             role: "system",
