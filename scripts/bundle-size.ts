@@ -44,6 +44,7 @@ import {
   mandatedFloor,
   requestsOnce,
   stepOnce,
+  wholeNumberOption,
 } from "./bundles";
 import {
   buildPackage,
@@ -54,17 +55,6 @@ import {
 } from "./function-packages";
 
 const root = join(import.meta.dirname, "..");
-
-function parseRuns(argv: string[]): number {
-  const at = argv.indexOf("--runs");
-  if (at === -1) return 7;
-  const runs = Number(argv[at + 1]);
-  if (!Number.isInteger(runs) || runs < 1 || runs > 101) {
-    console.error(`--runs takes a whole number of runs from 1 to 101; got '${argv[at + 1]}'`);
-    process.exit(2);
-  }
-  return runs;
-}
 
 /**
  * Medians of wall and CPU milliseconds: the file's, and the two baselines'
@@ -215,7 +205,7 @@ async function probeRuns<T>(
 }
 
 async function main() {
-  const runs = parseRuns(process.argv.slice(2));
+  const runs = wholeNumberOption(process.argv.slice(2), "--runs", 7, 101);
   const load = () =>
     loadavg()
       .map((l) => l.toFixed(2))

@@ -198,11 +198,36 @@ export function measure(metafile: Metafile): Bundle {
   };
 }
 
+/** The npm package a bundled input comes from (`zod`, `@smithy/core`), or undefined for the project's own files. */
+export function npmPackageOf(input: string): string | undefined {
+  return /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+}
+
 function packageOf(input: string): string {
-  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
   return (
-    match?.[1] ?? (input.startsWith("packages/") ? input.split("/").slice(0, 2).join("/") : "other")
+    npmPackageOf(input) ??
+    (input.startsWith("packages/") ? input.split("/").slice(0, 2).join("/") : "other")
   );
+}
+
+/**
+ * A whole-number option of a script (`--runs 11`): its value, or `fallback`
+ * when absent; a value out of 1 to `max` ends the script with a message.
+ */
+export function wholeNumberOption(
+  argv: string[],
+  name: string,
+  fallback: number,
+  max: number,
+): number {
+  const at = argv.indexOf(name);
+  if (at === -1) return fallback;
+  const value = Number(argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    console.error(`${name} takes a whole number from 1 to ${max}; got '${argv[at + 1]}'`);
+    process.exit(2);
+  }
+  return value;
 }
 
 /**
@@ -212,10 +237,7 @@ function packageOf(input: string): string {
  * time the process waits for a core; the CPU time is the work itself.
  */
 export function importOnce(file: string): { ms: number; cpuMs: number } | { error: string } {
-  // Lambda's Node runtime defines the global `awslambda` (response streaming);
-  // a bare node does not, and `streamHandle` reads it while the module loads.
   const script = [
-    "globalThis.awslambda ??= { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };",
     "const t = performance.now();",
     "const cpu = process.cpuUsage();",
     `await import(${JSON.stringify(pathToFileURL(file).href)});`,
@@ -292,14 +314,25 @@ export function requestsOnce(
     : { importMs: run.importMs, startTaskMs: run.answer.startTask, openapiMs: run.answer.openapi };
 }
 
-/** Runs an ES module script in a fresh node process with the fake Lambda environment: its output, or the error it stopped on. */
+/**
+ * Lambda's Node runtime defines the global `awslambda` (response streaming); a
+ * bare node does not, and `streamHandle` reads it while the module loads.
+ */
+const lambdaGlobals =
+  "globalThis.awslambda ??= { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };";
+
+/** Runs an ES module script in a fresh node process with the fake Lambda environment and globals: its output, or the error it stopped on. */
 export function inFreshNode(script: string): { stdout: string } | { error: string } {
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  const child = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", `${lambdaGlobals}\n${script}`],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...fakeEnvironment },
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
   if (child.status !== 0) {
     const lines = (child.stderr || child.error?.message || "no output").trim().split("\n");
     const message = lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1) ?? "failed";

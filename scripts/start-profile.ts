@@ -19,20 +19,9 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { bundle, entries, inFreshNode, outDir } from "./bundles";
+import { bundle, entries, inFreshNode, npmPackageOf, outDir, wholeNumberOption } from "./bundles";
 
 const root = join(import.meta.dirname, "..");
-
-function option(argv: string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name);
-  if (at === -1) return fallback;
-  const value = Number(argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1 || value > 100) {
-    console.error(`${name} takes a whole number from 1 to 100; got '${argv[at + 1]}'`);
-    process.exit(2);
-  }
-  return value;
-}
 
 /** Puts a note of the time after each of esbuild's `// path` module comments. */
 function addNotes(dir: string): void {
@@ -52,7 +41,6 @@ function addNotes(dir: string): void {
 /** One fresh process: the import's milliseconds and each module's top-level milliseconds. */
 function profileOnce(entry: string): { total: number; modules: [string, number][] } {
   const script = `
-globalThis.awslambda ??= { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };
 const spent = new Map(); let last = null; let lastAt = 0;
 globalThis.__startNote = (path) => {
   const now = performance.now();
@@ -69,8 +57,7 @@ process.stdout.write(JSON.stringify({ total: performance.now() - started, module
 }
 
 /** A module's package (`zod`, `@smithy/core`), or its path in the project. */
-const owner = (path: string) =>
-  /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.replace(/^(\.\.\/)+/, "");
+const owner = (path: string) => npmPackageOf(path) ?? path.replace(/^(\.\.\/)+/, "");
 
 async function main() {
   const argv = process.argv.slice(2);
@@ -80,8 +67,8 @@ async function main() {
     console.error(`no function '${name}'; one of: ${entries.map((e) => e.name).join(", ")}`);
     process.exit(2);
   }
-  const runs = option(argv, "--runs", 10);
-  const top = option(argv, "--top", 25);
+  const runs = wholeNumberOption(argv, "--runs", 10, 100);
+  const top = wholeNumberOption(argv, "--top", 25, 100);
   const dir = join(outDir, `profile-${name}`);
   const built = await bundle(
     name,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { Plan } from "../plan/schema";
-import { isStrictJsonSchema, toLlmJsonSchema } from "./json-schema";
+import { toLlmJsonSchema } from "./json-schema";
+import { isStrictJsonSchema } from "./strict-schema";
 
 describe("toLlmJsonSchema", () => {
   it("gives a closed object with every field required and no zod noise", () => {

@@ -8,8 +8,6 @@
  */
 import * as z from "zod";
 
-export { isStrictJsonSchema } from "./strict-schema";
-
 type JsonSchema = Record<string, unknown>;
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStrictJsonSchema } from "../llm/json-schema";
+import { isStrictJsonSchema } from "../llm/strict-schema";
 import { validatePlan } from "../plan/validate";
 import { describeTool } from "../tools/describe";
 import { builtinTools } from "../tools/registry";

@@ -11,7 +11,6 @@ import {
   SANDBOX_PROTOCOL_VERSION,
   SandboxFile as sandboxFile,
   SandboxLanguage as sandboxLanguage,
-  SandboxPath as sandboxPath,
 } from "./files";
 
 export { MAX_CODE_CHARS, SANDBOX_PROTOCOL_VERSION };
@@ -20,7 +19,6 @@ export { MAX_CODE_CHARS, SANDBOX_PROTOCOL_VERSION };
 // themselves: built when this module loads, as the rest of the protocol is.
 export const SandboxLanguage = sandboxLanguage();
 export type SandboxLanguage = z.infer<typeof SandboxLanguage>;
-export const SandboxPath = sandboxPath();
 export const SandboxFile = sandboxFile();
 export type SandboxFile = z.infer<typeof SandboxFile>;
 
