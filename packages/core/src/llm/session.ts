@@ -6,9 +6,9 @@
  * The session's record of calls and its budget check are here, so a step that
  * made no call reads an empty record without loading anything.
  */
+import { loadOnce } from "../load-once";
 import type { LlmCall } from "../model";
 import { checkSessionBudget } from "./session-budget";
-import type { SessionCalls } from "./session-calls";
 import type { LlmSessionDeps } from "./session-deps";
 import type { LlmSession } from "./types";
 
@@ -22,17 +22,10 @@ import type { LlmSession } from "./types";
  */
 export function createLlmSession(deps: LlmSessionDeps): LlmSession {
   const calls: LlmCall[] = [];
-  let loading: Promise<SessionCalls> | undefined;
-  const load = () => {
-    if (loading === undefined) {
-      loading = import("./session-calls").then((m) => m.createSessionCalls(deps, calls));
-      // A failed load (a missing chunk) is tried again by the next call.
-      loading.catch(() => {
-        loading = undefined;
-      });
-    }
-    return loading;
-  };
+  // Concurrent first calls share one load; a failed one is tried again by the next call.
+  const load = loadOnce(async () =>
+    (await import("./session-calls")).createSessionCalls(deps, calls),
+  );
   return {
     calls,
     checkBudget: () => checkSessionBudget(deps.budget, calls),
