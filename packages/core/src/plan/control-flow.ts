@@ -119,7 +119,7 @@ export function checkFlow(
 }
 
 /** Variables an instruction sets: an assign's keys, a calling's output_vars. */
-function definedNames(ins: FlowInstruction): string[] {
+export function definedNames(ins: FlowInstruction): string[] {
   const p = ins.parameters;
   if (!isObject(p)) return [];
   if (ins.type === "assign") return Object.keys(p);
