@@ -6,9 +6,11 @@
  * arguments. It reads the plan leniently, as validation does, since a stored
  * plan is any JSON.
  */
-import { definedNames } from "./control-flow";
+import { definedNames } from "./defined-names";
+import { FINAL_ANSWER } from "./plan-values";
 import { findReferences } from "./references";
-import { FINAL_ANSWER, type FlowInstruction, VariableName } from "./schema";
+import type { FlowInstruction } from "./schema";
+import { VariableName } from "./variable-name";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
