@@ -50,8 +50,9 @@ const Env = z.object({
     .default(1024 * 1024),
   // Requests per second from one source address to the routes without a key.
   STACKVM_ANONYMOUS_RPS: z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000)).default(50),
-  // How long an MCP tool call waits for its task before it answers with the task's id.
-  STACKVM_MCP_WAIT_SECONDS: z.coerce.number().check(z.int(), z.gte(1), z.lte(840)).default(50),
+  // How long an MCP tool call waits for its task before it answers with the task's id
+  // (under the API function's 300 s timeout, infra/api.ts).
+  STACKVM_MCP_WAIT_SECONDS: z.coerce.number().check(z.int(), z.gte(1), z.lte(280)).default(50),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).

@@ -52,7 +52,11 @@ export class ToolArgumentsError extends Error {}
 
 export function namespaceTool(ns: Namespace): McpTool {
   const title = `Run a goal in ${ns.name}`;
-  const about = ns.description ? ` ${ns.description.slice(0, GOAL_IN_DESCRIPTION)}.` : "";
+  const described = ns.description
+    .slice(0, GOAL_IN_DESCRIPTION)
+    .trim()
+    .replace(/[.\s]+$/, "");
+  const about = described ? ` ${described}.` : "";
   return {
     name: `run_${ns.name}`,
     title,
