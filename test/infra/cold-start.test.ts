@@ -36,6 +36,7 @@ const lambda = /node_modules\/@aws-sdk\/client-lambda\//;
 const consoleScript = /packages\/web\/src\/generated\/console-bundle/;
 const cronParsing = /node_modules\/(cron-parser|luxon)\//;
 const zodLocales = /node_modules\/zod\/v4\/locales\/(?!en\.js)/;
+const mcpSdk = /node_modules\/@modelcontextprotocol\/sdk\//;
 
 describe("a function's cold start", () => {
   it("does not load the S3 client in any function, which still carries it for large values", () => {
@@ -50,6 +51,11 @@ describe("a function's cold start", () => {
     expect(atStart("api", consoleScript)).toEqual([]);
     expect(inBundle("api", scheduler)).toBe(true);
     expect(inBundle("api", consoleScript)).toBe(true);
+  });
+
+  it("does not load the MCP SDK in the API, whose server loads with the first POST /mcp", () => {
+    expect(atStart("api", mcpSdk)).toEqual([]);
+    expect(inBundle("api", mcpSdk)).toBe(true);
   });
 
   it("does not load the worker's OpenAI and Lambda clients, which load with the first LLM or code step", () => {

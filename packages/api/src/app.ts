@@ -17,6 +17,7 @@ import type { ApiApp } from "./env";
 import { notFound, onError } from "./errors";
 import { checkJsonBody } from "./json-body";
 import { newApiApp, registerLazyRoutes } from "./lazy-routes";
+import { MCP_PATH, mcpErrorShape } from "./mcp/errors";
 import { openAiErrorShape } from "./openai/errors";
 import { rateLimit } from "./rate-limit";
 import { requestIdOf } from "./request-id";
@@ -57,6 +58,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   // The OpenAI-compatible routes answer every error (the body limit's and the key
   // check's too, so it wraps them) in OpenAI's shape.
   app.use("/v1/*", openAiErrorShape);
+  // The MCP face answers its errors as JSON-RPC errors (mcp/errors.ts).
+  app.use(MCP_PATH, mcpErrorShape);
   // Document uploads have their own, larger limit (STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES).
   app.use(
     "*",
@@ -73,6 +76,8 @@ export function createApp(deps: ApiDeps): ApiApp {
     return requireTenant(c, next);
   });
   app.use("/v1/*", rateLimit);
+  // The MCP face takes the tenant's key as the /v1 routes do, checked before any MCP handling.
+  app.use(MCP_PATH, requireTenant, rateLimit);
   // Depth and forbidden keys of every JSON body, checked once for all routes.
   app.use("*", checkJsonBody);
 

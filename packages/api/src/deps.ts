@@ -35,6 +35,8 @@ export interface ApiConfig {
   maxUploadBytes?: number;
   /** Requests per second from one source address to the routes without a key (default 50). */
   anonymousRequestsPerSecond?: number;
+  /** How long an MCP tool call waits for its task before it answers with the task's id (default 50 s). */
+  mcpWaitMs?: number;
 }
 
 /** One check of `GET /v1/doctor`, with what to fix when it did not pass. */

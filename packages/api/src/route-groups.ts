@@ -174,4 +174,9 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     routes: ["POST /v1/chat/completions", "GET /v1/models"],
     load: async () => (await import("./routes/openai")).registerOpenAiRoutes,
   },
+  {
+    name: "mcp",
+    routes: ["POST /mcp"],
+    load: async () => (await import("./routes/mcp")).registerMcpRoutes,
+  },
 ];

@@ -65,6 +65,7 @@ export type { Resolver } from "./net/resolver";
 export { PlanCompat } from "./plan/compat-mode";
 export { findGroups } from "./plan/groups";
 export { shapeProblem } from "./plan/json-shape";
+export { planInputs } from "./plan/plan-inputs";
 export type { PlanProblem } from "./plan/problems";
 export { lazyPlanner } from "./planning/lazy-planner";
 export type { BlobRef, Blobs } from "./ports/blobs";

@@ -50,6 +50,9 @@ const Env = z.object({
     .default(1024 * 1024),
   // Requests per second from one source address to the routes without a key.
   STACKVM_ANONYMOUS_RPS: z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000)).default(50),
+  // How long an MCP tool call waits for its task before it answers with the task's id
+  // (under the API function's 300 s timeout, infra/api.ts).
+  STACKVM_MCP_WAIT_SECONDS: z.coerce.number().check(z.int(), z.gte(1), z.lte(280)).default(50),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
@@ -145,6 +148,8 @@ export interface RuntimeConfig {
   maxBodyBytes: number;
   /** Requests per second from one source address to `/v1/hooks/…` and `/v1/resume/…`. */
   anonymousRequestsPerSecond: number;
+  /** How long an MCP tool call waits for its task (`POST /mcp`, STACKVM_MCP_WAIT_SECONDS). */
+  mcpWaitSeconds: number;
   openai: { apiKey: string | null; baseURL: string | null };
   /** `LLM_PROVIDER`, `EMBEDDING_PROVIDER` and Bedrock's region and endpoint. */
   providers: ProviderConfig;
@@ -242,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     planRepairs: e.STACKVM_PLAN_REPAIRS,
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     anonymousRequestsPerSecond: e.STACKVM_ANONYMOUS_RPS,
+    mcpWaitSeconds: e.STACKVM_MCP_WAIT_SECONDS,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     providers,
     llm,

@@ -15,6 +15,8 @@ export interface SystemOptions extends WiringOptions {
   maxBodyBytes: number;
   /** Requests per second from one source address to the routes without a key (default 50). */
   anonymousRequestsPerSecond?: number;
+  /** How long an MCP tool call waits for its task, in seconds (default 50). */
+  mcpWaitSeconds?: number;
   /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
   knowledge?: KnowledgeOptions;
 }
@@ -33,6 +35,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     llmUnreachableMs: config.llmUnreachableSeconds * 1000,
     maxBodyBytes: config.maxBodyBytes,
     anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
+    mcpWaitSeconds: config.mcpWaitSeconds,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
       secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),

@@ -112,6 +112,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
         ? { anonymousRequestsPerSecond: options.anonymousRequestsPerSecond }
         : {}),
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
+      ...(options.mcpWaitSeconds ? { mcpWaitMs: options.mcpWaitSeconds * 1000 } : {}),
     },
   };
 

@@ -16,6 +16,7 @@
  */
 
 import type { PlanCompat } from "./compat-mode";
+import { definedNames } from "./defined-names";
 import {
   closestName,
   label,
@@ -116,19 +117,6 @@ export function checkFlow(
       });
     }
   });
-}
-
-/** Variables an instruction sets: an assign's keys, a calling's output_vars. */
-function definedNames(ins: FlowInstruction): string[] {
-  const p = ins.parameters;
-  if (!isObject(p)) return [];
-  if (ins.type === "assign") return Object.keys(p);
-  if (ins.type === "calling") {
-    const out = p.output_vars;
-    if (typeof out === "string") return [out];
-    if (Array.isArray(out)) return out.filter((name): name is string => typeof name === "string");
-  }
-  return [];
 }
 
 function jumpTargets(ins: FlowInstruction): unknown[] {

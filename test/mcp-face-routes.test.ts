@@ -1,0 +1,173 @@
+/**
+ * The MCP face's edges, through the API app in process over the in-memory
+ * adapters (no worker runs its queue, so a task stays running at its first step): the MCP SDK's
+ * client talks to `app.request` through its transport's `fetch`. A call whose
+ * task does not end within the wait (STACKVM_MCP_WAIT_SECONDS) answers with the
+ * task's id and how to read it; a call sent again in its session starts no
+ * second task; and another tenant can neither cancel a call's task nor reach
+ * it, and leaves no record behind.
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { createApp } from "@stackvm/api";
+import type { Item, ItemStore } from "@stackvm/core";
+import { MemoryItemStore } from "@stackvm/core/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inProcessApi } from "./support/in-process-api";
+
+/** Every write but the rate limiter's count of the caller's own requests, as `pk sk`. */
+const writes: string[] = [];
+const items = new Proxy(new MemoryItemStore() as ItemStore, {
+  get(target, prop, receiver) {
+    const value = Reflect.get(target, prop, receiver);
+    if (typeof value !== "function") return value;
+    if (prop !== "put" && prop !== "update") return value.bind(target);
+    return (item: Item, ...rest: unknown[]) => {
+      if (item.sk !== "RATE") writes.push(`${item.pk} ${item.sk}`);
+      return value.apply(target, [item, ...rest]);
+    };
+  },
+});
+let app: ReturnType<typeof createApp>;
+let acme: string;
+let mallory: string;
+
+beforeAll(async () => {
+  const api = inProcessApi({ env: { STACKVM_MCP_WAIT_SECONDS: "1" }, items });
+  app = api.app;
+  acme = (await api.system.keys.create("acme", "mcp")).key;
+  mallory = (await api.system.keys.create("mallory", "mcp")).key;
+});
+
+/** A `fetch` that the app answers, in this process. */
+const inProcess: typeof fetch = async (input, init) =>
+  app.request(input instanceof Request ? input : String(input), init);
+
+async function connect(key: string): Promise<Client> {
+  const client = new Client({ name: "in-process", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("http://stackvm.test/mcp"), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: inProcess,
+    }),
+  );
+  return client;
+}
+
+/** A raw JSON-RPC POST; the answer's JSON-RPC messages (an SSE stream's too). */
+async function rpc(key: string, message: unknown, session?: string) {
+  const response = await app.request("/mcp", {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session ? { "mcp-session-id": session } : {}),
+    },
+    body: JSON.stringify(message),
+  });
+  const text = await response.text();
+  const messages = text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice(6)));
+  return { response, messages };
+}
+
+async function tasksOf(key: string) {
+  const answer = await app.request("/v1/tasks?limit=100", {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return ((await answer.json()) as { tasks: Array<{ task_id: string; status: string }> }).tasks;
+}
+
+const callRun = (id: number, goal: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "run_default", arguments: { goal } },
+});
+
+async function session(key: string): Promise<string> {
+  const { response } = await rpc(key, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    },
+  });
+  return response.headers.get("mcp-session-id")!;
+}
+
+describe("an MCP call's wait for its task", () => {
+  it("answers a task still running at the end of the wait with its id and how to read it, and the task goes on", async () => {
+    const client = await connect(acme);
+    const result = await client.callTool({
+      name: "run_default",
+      arguments: { goal: "A task no worker runs here." },
+    });
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { task_id: string; status: string };
+    expect(structured.task_id).toMatch(/^tsk_/);
+    const text = (result.content as Array<{ text: string }>)[0]!.text;
+    expect(text).toContain(`Task ${structured.task_id} is still ${structured.status} after 1 s`);
+    expect(text).toContain(`GET /v1/tasks/${structured.task_id}`);
+    const task = (await tasksOf(acme)).find((t) => t.task_id === structured.task_id);
+    expect(task?.status).toBe("running");
+  });
+
+  it("starts one task for a call sent twice in one session", async () => {
+    const id = await session(acme);
+    const before = (await tasksOf(acme)).length;
+    const first = await rpc(acme, callRun(7, "Once, please."), id);
+    const again = await rpc(acme, callRun(7, "Once, please."), id);
+    const taskOf = (answer: typeof first) =>
+      answer.messages.find((m) => m.id === 7)?.result?.structuredContent?.task_id;
+    expect(taskOf(first)).toMatch(/^tsk_/);
+    expect(taskOf(again)).toBe(taskOf(first));
+    expect((await tasksOf(acme)).length).toBe(before + 1);
+    // Another session's request 7 is another call.
+    const other = await rpc(acme, callRun(7, "Once, please."), await session(acme));
+    expect(taskOf(other)).not.toBe(taskOf(first));
+  });
+});
+
+describe("an MCP call attacked by another tenant", () => {
+  it("cannot cancel another tenant's call, even with its session and request id", async () => {
+    const id = await session(acme);
+    const started = await rpc(acme, callRun(9, "Mine."), id);
+    const taskId = started.messages.find((m) => m.id === 9)?.result?.structuredContent?.task_id;
+    const cancel = {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 9, reason: "mallory" },
+    };
+    const puts = writes.length;
+    const refused = await rpc(mallory, cancel, id);
+    expect(refused.response.status).toBe(202);
+    expect(writes.slice(puts)).toEqual([]);
+    const task = (await tasksOf(acme)).find((t) => t.task_id === taskId);
+    expect(task?.status).toBe("running");
+    // The tenant's own cancel of the same call marks the task's branch to stop
+    // at its next step (none runs here to take it).
+    const mine = writes.length;
+    expect((await rpc(acme, cancel, id)).response.status).toBe(202);
+    expect(writes.slice(mine)).toEqual([expect.stringContaining(taskId)]);
+  });
+
+  it("leaves no record behind for a refused call or listing", async () => {
+    const before = writes.length;
+    const client = await connect(mallory);
+    await client.listTools();
+    await expect(client.callTool({ name: "tpl_000000000000000000000000" })).rejects.toThrow(
+      /Unknown tool/,
+    );
+    const wrong = await client.callTool({ name: "run_default", arguments: { goal: ["x"] } });
+    expect(wrong.isError).toBe(true);
+    expect(writes.slice(before)).toEqual([]);
+  });
+});
