@@ -263,7 +263,8 @@ export class PyodideProcess {
   }
 }
 
-const NODE_NAMES = new Set(["node", "MainThread"]);
+/** The interpreters' process names: Node (Pyodide's children), CPython (the data engine's). */
+const NODE_NAMES = new Set(["node", "MainThread", "python3"]);
 
 /** The Node process at or below `root` (bubblewrap forks twice before it starts Node). */
 async function nodeProcessUnder(root: number): Promise<number> {
