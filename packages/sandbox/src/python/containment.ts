@@ -145,6 +145,11 @@ export function boundaryArgs(
     "--tmpfs",
     "/tmp",
     ...extra,
+    // bwrap's own root is a tmpfs the child owns: writable and unbounded, in the
+    // host's RAM like /tmp, and any folder bwrap made for a mount (`/etc` for the
+    // data engine's BLAS) is on it. Read-only once every mount is in place.
+    "--remount-ro",
+    "/",
     "--chdir",
     "/tmp",
     "--",

@@ -197,6 +197,16 @@ def _main():
         }
     except MemoryError:
         answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
+    except OSError as error:
+        # A mapping refused by the address-space limit (mmap, a thread's stack) is the memory limit too.
+        if error.errno == 12:
+            answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
+        else:
+            answer["error"] = {
+                "code": "runtime_error",
+                "message": f"{type(error).__name__}: {error}"[:4000],
+                "traceback": _own_traceback(error),
+            }
     except SystemExit as error:
         if error.code not in (None, 0):
             answer["error"] = {"code": "runtime_error", "message": f"the code called sys.exit({error.code!r})"}

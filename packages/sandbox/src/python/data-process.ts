@@ -31,6 +31,8 @@ export interface DataLaunch {
 /** A data child's limits, as a Pyodide child's. */
 export interface DataRun {
   dataBytes: number;
+  /** RLIMIT_AS: shared mappings (mmap, memfd, SysV shm) are outside the data limit. */
+  addressBytes?: number;
   cpuSeconds: number;
   uidSlot?: number;
 }
@@ -48,6 +50,7 @@ export function dataChildCommand(launch: DataLaunch, run: DataRun): ChildSpawn {
         `--nofile=${DEFAULT_RLIMITS.openFiles}`,
         `--fsize=${DEFAULT_RLIMITS.fileBytes}`,
         `--data=${run.dataBytes}`,
+        ...(run.addressBytes === undefined ? [] : [`--as=${run.addressBytes}`]),
         `--cpu=${run.cpuSeconds}`,
         "--",
       ]

@@ -81,6 +81,14 @@ export interface PythonEngineOptions {
 const DEFAULT_BASE_DATA_MIB = 1024;
 /** Room above the measured base for what the driver and the boot's variance take. */
 const DATA_SLACK_MIB = 48;
+/** Room in the data engine's address space for what is mapped but not data: thread stacks (8 MiB each), libraries loaded late. */
+const ADDRESS_SLACK_MIB = 256;
+
+/** A booted child's data segment, and (the data engine) its whole address space (VmSize). */
+interface Base {
+  data: number;
+  size: number | null;
+}
 /** A child's CPU time, as a backstop: the host kills it at the deadline, bwrap when the host dies. */
 const CPU_BACKSTOP_SECONDS = 120;
 /** A child that cannot boot in this time counts as failed. */
@@ -102,7 +110,7 @@ export class PythonEngine implements Engine {
   readonly #useSnapshot: boolean;
   /** The snapshot's open descriptor, made on first use so that an engine that never runs Python costs nothing. */
   #snapshotMade: Promise<number | null> | null = null;
-  #measured: Promise<number> | null = null;
+  #measured: Promise<Base> | null = null;
   /** Children started so far, which picks each one's user id from the pool. */
   #children = 0;
   #warm: Warm | null = null;
@@ -247,7 +255,12 @@ export class PythonEngine implements Engine {
         : this.#child(
             {
               snapshot: fd !== null,
-              dataBytes: base + (DATA_SLACK_MIB + memoryMib) * 1024 * 1024,
+              dataBytes: base.data + (DATA_SLACK_MIB + memoryMib) * 1024 * 1024,
+              // The data engine's CPython can map shared memory (mmap, memfd, SysV
+              // shm), which the data limit does not count: its address space is capped too.
+              ...(base.size === null
+                ? {}
+                : { addressBytes: base.size + (ADDRESS_SLACK_MIB + memoryMib) * 1024 * 1024 }),
               cpuSeconds: CPU_BACKSTOP_SECONDS,
               uidSlot,
             },
@@ -263,30 +276,33 @@ export class PythonEngine implements Engine {
    * start, and Pyodide's boot varies with the machine). Every child's data limit
    * is this plus the run's memory limit, set at spawn.
    */
-  get #base(): Promise<number> {
+  get #base(): Promise<Base> {
     if (!this.#measured) this.#measured = this.#measureBase();
     return this.#measured;
   }
 
-  async #measureBase(): Promise<number> {
-    const generous = (this.#baseDataMib + 256) * 1024 * 1024;
+  async #measureBase(): Promise<Base> {
+    const generousBytes = (this.#baseDataMib + 256) * 1024 * 1024;
+    const generous = { data: generousBytes, size: this.#data ? 4 * generousBytes : null };
     if (!this.#launch.prlimit) return generous;
     const fd = await this.#snapshot;
     if (this.#closed) return generous;
     const probe = this.#child(
-      { snapshot: fd !== null, dataBytes: generous, cpuSeconds: CPU_BACKSTOP_SECONDS },
+      { snapshot: fd !== null, dataBytes: generousBytes, cpuSeconds: CPU_BACKSTOP_SECONDS },
       fd,
     );
     this.#booting.add(probe);
     try {
       await withTimeout(probe.ready, START_TIMEOUT_MS);
-      return await probe.dataBytes();
+      const data = await probe.dataBytes();
+      return { data, size: this.#data ? await probe.addressBytes() : null };
     } catch (error) {
       if (this.#closed) return generous;
       this.#warn(
         `the Python children's memory use could not be measured, so their data limit is ${this.#baseDataMib} MiB above the run's: ${(error as Error).message}`,
       );
-      return this.#baseDataMib * 1024 * 1024;
+      const fallback = this.#baseDataMib * 1024 * 1024;
+      return { data: fallback, size: this.#data ? 4 * fallback : null };
     } finally {
       this.#booting.delete(probe);
       probe.kill();
