@@ -18,7 +18,7 @@ export const RunCodeInput = buildOnce(() =>
   z
     .object({
       language: SandboxLanguage().describe(
-        "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide).",
+        "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide; with numpy, pandas, matplotlib and openpyxl in CPython 3.11 when the code imports one of them).",
       ),
       code: z
         .string()

@@ -6,18 +6,7 @@
  * the system's packages, behind the same OS boundary (see ARCHITECTURE.md).
  */
 
-/**
- * The libraries the data engine has, with the versions it is pinned to: Debian
- * 12's packages (`scripts/setup-system.sh` installs exactly these, and a test
- * checks that the two lists agree). `doctor` reports what the sandbox really has.
- */
-export const DATA_LIBRARIES = {
-  python: { debian: "python3.11", version: "3.11.2" },
-  numpy: { debian: "python3-numpy", version: "1.24.2" },
-  pandas: { debian: "python3-pandas", version: "1.5.3" },
-  matplotlib: { debian: "python3-matplotlib", version: "3.6.3" },
-  openpyxl: { debian: "python3-openpyxl", version: "3.0.9" },
-} as const;
+export { DATA_LIBRARIES } from "@stackvm/core/sandbox-data-libraries";
 
 /**
  * The top-level modules that send a program to the data engine: the four
