@@ -67,6 +67,28 @@ describe("the data engine: routing and versions", () => {
     expect(withData.result).toBe("linux");
   });
 
+  it("refuses the data libraries with the reason where there is no bubblewrap boundary (Lambda, or uncontained)", async () => {
+    const uncontained = new SandboxRunner(
+      {
+        ceiling: DEFAULT_SANDBOX_LIMITS,
+        network: "namespace",
+        allowNetwork: false,
+        containment: "none",
+        allowUncontained: true,
+        warmPython: false,
+      },
+      { log: () => {} },
+    );
+    try {
+      const answer = await uncontained.handle({ v: 1, language: "python", code: "import pandas" });
+      expect(answer.error?.code).toBe("refused");
+      expect(answer.error?.message).toMatch(/only behind the bubblewrap boundary/);
+      expect(answer.error?.retryable).toBe(false);
+    } finally {
+      await uncontained.close();
+    }
+  });
+
   it("has the pinned versions of the libraries, and setup-system.sh installs exactly them", async () => {
     const answer = await data(
       "import sys, pandas, matplotlib, openpyxl\n{'python': sys.version.split()[0], 'numpy': numpy.__version__, 'pandas': pandas.__version__, 'matplotlib': matplotlib.__version__, 'openpyxl': openpyxl.__version__}",
