@@ -4,6 +4,9 @@
  * the speed on a CPU-bound program as a ratio to plain Node / CPython measured in
  * the same run. A script, not a timed test: the numbers go in the issue.
  *
+ * Python runs twice: plain (Pyodide) and with pandas (the data engine), whose
+ * cold and warm start are printed beside the standard library's.
+ *
  * Options: `--runs N` (trivial runs per language, default 30).
  */
 import { spawnSync } from "node:child_process";
@@ -51,6 +54,11 @@ answer = [fib(25), primes(2000000)]
 result = {"ms": (time.perf_counter() - started) * 1000, "answer": answer}
 `;
 
+/** The data engine's trivial run: an import of pandas routes it there, one small frame. */
+const PANDAS_TRIVIAL = "import pandas as pd\nint(pd.DataFrame({'a': [1, 2]})['a'].sum())";
+/** The same CPU-bound work, in the data engine's CPython, plus a 200,000-row groupby. */
+const CPU_PANDAS = `import numpy, pandas as pd\n${CPU_PY}\nframe = pd.DataFrame({"k": numpy.arange(200000) % 7, "v": numpy.arange(200000)})\nresult["groups"] = int(frame.groupby("k")["v"].mean().size)`;
+
 function percentile(sorted: number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
   return sorted[Math.max(0, index)] ?? Number.NaN;
@@ -92,7 +100,7 @@ async function bench(
   warmTimes.sort((a, b) => a - b);
 
   const cpuAnswer = check(
-    await runner.handle({ v: 1, language, code: cpu }),
+    await runner.handle({ v: 1, language, code: cpu, limits: { time_ms: 60_000 } }),
     `${language} CPU run`,
   );
   await runner.close();
@@ -133,6 +141,7 @@ console.log(
 );
 
 const py = await bench("python", "1 + 1", CPU_PY);
+const data = await bench("python", PANDAS_TRIVIAL, CPU_PANDAS);
 const old = await bench("python", "1 + 1", CPU_PY, uncontained);
 const cpythonMs = cpythonCpuMs();
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
@@ -144,6 +153,23 @@ console.log(
   cpythonMs === null
     ? `  CPU-bound: ${format(py.cpuMs)} (no CPython on this machine to compare)`
     : `  CPU-bound (fib(25) + primes below 2e6): ${format(py.cpuMs)} vs CPython ${format(cpythonMs)} = ${(py.cpuMs / cpythonMs).toFixed(1)}x slower`,
+);
+console.log(
+  "\nPython with pandas (the data engine: the system's CPython in a child per run, pre-started with the libraries imported, behind bubblewrap and seccomp)",
+);
+console.log(
+  `  cold start (new sandbox: measuring a booted child, then booting one, first run): ${format(data.cold)} vs the standard library's ${format(py.cold)} = ${ratio(data.cold, py.cold)}`,
+);
+console.log(
+  `  trivial pandas run, warm: median ${format(data.warmMedian)}, p95 ${format(data.warmP95)} vs the standard library's ${format(py.warmMedian)}, ${format(py.warmP95)} = ${ratio(data.warmMedian, py.warmMedian)}`,
+);
+console.log(
+  `  back to back (each run waits for the next child's boot): median ${format(data.median)}, p95 ${format(data.p95)} vs ${format(py.median)}, ${format(py.p95)} = ${ratio(data.median, py.median)}`,
+);
+console.log(
+  cpythonMs === null
+    ? `  CPU-bound: ${format(data.cpuMs)}`
+    : `  CPU-bound (the same fib and sieve, in CPython): ${format(data.cpuMs)} vs CPython outside the sandbox ${format(cpythonMs)} = ${(data.cpuMs / cpythonMs).toFixed(2)}x`,
 );
 console.log(
   "\nThe OS boundary's cost: bubblewrap against the first release's path (no bubblewrap), same run",

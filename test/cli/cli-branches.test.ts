@@ -134,6 +134,8 @@ describe("stackvm doctor", () => {
     expect(lines[2]).toMatch(
       /^✓ llm\s+model scripted-model \(default, reason, eval\) answered at http/,
     );
+    // The sandbox's data engine, with the versions it has: the pinned ones.
+    expect(lines[5]).toMatch(/^✓ data libraries\s+python 3\.11\.2, numpy 1\.24\.2, pandas 1\.5\.3/);
     expect(lines.at(-1)).toBe("everything a task needs is there");
   });
 

@@ -208,6 +208,117 @@ cp.execSync('/usr/bin/setsid /usr/bin/sleep 303 &')
   });
 });
 
+describe("generated code in the data engine (CPython, native code at hand), through the whole stack", () => {
+  // Python that imports numpy runs in the system's CPython: no bridge to close,
+  // ctypes for anyone. The same escapes, with real system calls.
+  const DATA = "import numpy, os, socket, ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n";
+
+  it("finds no descriptor of the stack's database to write to", async () => {
+    const task = await python(
+      `${DATA}import stat
+files, wrote = [], 0
+for fd in range(0, 1024):
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            files.append(fd)
+    except OSError:
+        pass
+for fd in files:
+    try:
+        wrote += os.write(fd, b'x')
+    except OSError:
+        pass
+{'files': files, 'wrote': wrote}`,
+    );
+    expect(task.status, task.error).toBe("completed");
+    expect(task.final_answer).toEqual({ files: [], wrote: 0 });
+    await stackIsWhole();
+  });
+
+  it("cannot signal the main process, the sandbox host, or another run", async () => {
+    const hostPid = sandboxHostPid();
+    const task = await python(
+      `${DATA}r = {}
+for pid in [${process.pid}, ${hostPid}, ${process.ppid}]:
+    r[str(pid)] = [libc.kill(pid, 9), ctypes.get_errno()]
+r['all'] = [libc.kill(-1, 0), ctypes.get_errno()]
+r`,
+    );
+    expect(task.status, task.error).toBe("completed");
+    for (const [pid, [ret, errno]] of Object.entries(
+      task.final_answer as Record<string, number[]>,
+    )) {
+      if (pid === "all") continue;
+      // ESRCH: no such process in its pid namespace.
+      expect([pid, ret, errno]).toEqual([pid, -1, 3]);
+    }
+    expect(() => process.kill(hostPid, 0)).not.toThrow();
+    await stackIsWhole();
+  });
+
+  it("cannot connect to a Unix socket on the host", async () => {
+    const task = await python(
+      `${DATA}s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(${JSON.stringify(socketPath)})
+    r = 'connected'
+except OSError as e:
+    r = e.errno
+r`,
+    );
+    expect(task.status, task.error).toBe("completed");
+    expect(task.final_answer).not.toBe("connected");
+    expect(connections).toBe(0);
+    await stackIsWhole();
+  });
+
+  it("learns nothing of the host: user, hostname, paths, environment, /etc/hosts", async () => {
+    const task = await python(
+      `${DATA}import sys
+info = {'uid': os.getuid(), 'host': socket.gethostname(), 'env': dict(os.environ), 'exe': sys.executable,
+        'path': sys.path, 'root': os.listdir('/'), 'etc': os.listdir('/etc')}
+for path in ['/etc/hosts', '/etc/passwd', '/proc/1/cmdline', '/proc/self/mountinfo']:
+    try:
+        info[path] = open(path).read()
+    except OSError as e:
+        info[path] = e.errno
+info`,
+    );
+    expect(task.status, task.error).toBe("completed");
+    expect(task.final_answer.uid).toBe(65534);
+    expect(task.final_answer.host).toBe("sandbox");
+    expect(task.final_answer.etc).toEqual(["alternatives"]);
+    expect(task.final_answer["/etc/hosts"]).toBe(2);
+    expect(JSON.stringify(task.final_answer)).not.toContain(REPO);
+    expect(JSON.stringify(task.final_answer)).not.toContain(dataDir);
+    expect(JSON.stringify(task.final_answer)).not.toContain(hostname());
+    await stackIsWhole();
+  });
+
+  it("cannot start a process that outlives the run, nor leave a file for the next", async () => {
+    const spawned = await python(
+      `${DATA}import subprocess
+subprocess.Popen(['/usr/bin/setsid', '/usr/bin/sleep', '321'])
+subprocess.run(['/bin/sh', '-c', '(/usr/bin/sleep 322 &) ; exit 0'])
+open('/tmp/left', 'w').write('x')
+'spawned'`,
+    );
+    expect(spawned).toMatchObject({ status: "completed", final_answer: "spawned" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sleeps = readdirSync("/proc").filter((entry) => {
+      try {
+        return /sleep\0(321|322)/.test(readFileSync(`/proc/${entry}/cmdline`, "utf8"));
+      } catch {
+        return false;
+      }
+    });
+    expect(sleeps).toEqual([]);
+    const next = await python(`${DATA}os.path.exists('/tmp/left')`);
+    expect(next).toMatchObject({ status: "completed", final_answer: false });
+    await stackIsWhole();
+  });
+});
+
 describe("generated code with the bridge closed, as the stack runs by default", () => {
   let closed: TestStack;
   beforeAll(async () => {

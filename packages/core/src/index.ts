@@ -95,6 +95,7 @@ export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 export type { SecretBox, SecretContext } from "./ports/secrets";
 export type { DocumentUploads } from "./ports/uploads";
 export type { Wake, WakePort } from "./ports/wake";
+export { DATA_LIBRARIES, DATA_VERSIONS_PROBE } from "./sandbox/data-libraries";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
 export { ApiKeyService } from "./service/api-keys";
 export { BranchService } from "./service/branches";

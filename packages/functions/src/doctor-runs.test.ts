@@ -3,8 +3,8 @@
  * so requests that come while a run is under way, or within a minute after it,
  * share its answer instead of calling again.
  */
-import { LlmConfig, type LlmRequest } from "@stackvm/core";
-import type { SandboxResponse } from "@stackvm/core/sandbox-protocol";
+import { DATA_LIBRARIES, DATA_VERSIONS_PROBE, LlmConfig, type LlmRequest } from "@stackvm/core";
+import { type SandboxResponse, sandboxError } from "@stackvm/core/sandbox-protocol";
 import { describe, expect, it } from "vitest";
 import { createDoctor, DOCTOR_CACHE_MS } from "./doctor";
 
@@ -55,6 +55,8 @@ describe("createDoctor", () => {
       ["llm", "ok"],
       ["embeddings", "unchecked"],
       ["sandbox", "ok"],
+      // The fake answers 42 to the versions probe too.
+      ["data libraries", "warning"],
     ]);
     // A tenant asking in a loop within the minute gets the same answer, and costs nothing.
     for (let i = 0; i < 40; i++) expect(await doctor()).toBe(a);
@@ -62,5 +64,55 @@ describe("createDoctor", () => {
     time += DOCTOR_CACHE_MS;
     await doctor();
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe("the doctor's data libraries check", () => {
+  const pinned = Object.fromEntries(
+    Object.entries(DATA_LIBRARIES).map(([name, pin]) => [name, pin.version]),
+  );
+  const check = async (answer: (code: string) => Partial<SandboxResponse>) => {
+    const doctor = createDoctor({
+      llm: {
+        complete: async (request) => ({
+          text: "ok",
+          model: request.model,
+          inputTokens: 1,
+          outputTokens: 1,
+        }),
+      },
+      sandbox: { run: async ({ code }) => ({ ...ANSWER, ...answer(code) }) },
+      llmConfig: LlmConfig.parse({ models: { default: "m", reason: "m", eval: "m" } }),
+      embeddingModel: "e",
+      baseURL: "http://127.0.0.1:1/v1",
+    });
+    return (await doctor()).find((c) => c.name === "data libraries");
+  };
+
+  it("answers the versions the sandbox has when they are the pinned ones", async () => {
+    const found = await check((code) => ({ result: code === DATA_VERSIONS_PROBE ? pinned : 42 }));
+    expect(found).toMatchObject({ status: "ok", fix: null });
+    expect(found?.detail).toContain(`pandas ${DATA_LIBRARIES.pandas.version}`);
+  });
+
+  it("warns with both lists and the fix when a version differs from its pin", async () => {
+    const found = await check(() => ({ result: { ...pinned, pandas: "2.2.0" } }));
+    expect(found?.status).toBe("warning");
+    expect(found?.detail).toContain("pandas 2.2.0");
+    expect(found?.detail).toContain(`pinned: python ${DATA_LIBRARIES.python.version}`);
+    expect(found?.fix).toContain("scripts/setup-system.sh");
+  });
+
+  it("warns with the sandbox's reason when the libraries cannot run there", async () => {
+    const found = await check((code) =>
+      code === DATA_VERSIONS_PROBE
+        ? {
+            result: null,
+            error: sandboxError("refused", "the data engine runs only behind bubblewrap"),
+          }
+        : { result: 42 },
+    );
+    expect(found?.status).toBe("warning");
+    expect(found?.detail).toContain("only behind bubblewrap");
   });
 });

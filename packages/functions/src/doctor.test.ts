@@ -4,7 +4,7 @@
  * The real Bedrock adapters against the scripted server's Converse API.
  */
 
-import { LlmConfig, type SandboxPort } from "@stackvm/core";
+import { DATA_LIBRARIES, DATA_VERSIONS_PROBE, LlmConfig, type SandboxPort } from "@stackvm/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ScriptedLlm, startScriptedLlm } from "../../../test/support/llm-server";
 import { BedrockEmbeddings } from "../../aws/src/bedrock-embeddings";
@@ -14,9 +14,17 @@ import { createDoctor } from "./doctor";
 const MODEL = "amazon.nova-lite-v1:0";
 const REASON = "anthropic.claude-3-5-haiku-20241022-v1:0";
 
-/** Python's answer to `6 * 7`, as the sandbox gives it: this test is about the LLM checks. */
+/** Python's answers to `6 * 7` and to the versions probe, as the sandbox gives them: this test is about the LLM checks. */
 const sandbox = {
-  run: async () => ({ result: 42, error: null }),
+  run: async ({ code }: { code: string }) => ({
+    result:
+      code === DATA_VERSIONS_PROBE
+        ? Object.fromEntries(
+            Object.entries(DATA_LIBRARIES).map(([name, pin]) => [name, pin.version]),
+          )
+        : 42,
+    error: null,
+  }),
 } as unknown as SandboxPort;
 
 let server: ScriptedLlm;
@@ -52,6 +60,7 @@ describe("the doctor on Bedrock", () => {
       ["llm", "ok"],
       ["embeddings", "ok"],
       ["sandbox", "ok"],
+      ["data libraries", "ok"],
     ]);
     expect(checks[0]?.detail).toMatch(
       /^model amazon\.nova-lite-v1:0 \(default\) answered at Amazon Bedrock in \d+ ms$/,

@@ -6,7 +6,14 @@
  * the API function holds none of them (only the worker does).
  */
 import type { DoctorCheck } from "@stackvm/api";
-import type { EmbeddingPort, LlmConfig, LlmPort, SandboxPort } from "@stackvm/core";
+import {
+  DATA_LIBRARIES,
+  DATA_VERSIONS_PROBE,
+  type EmbeddingPort,
+  type LlmConfig,
+  type LlmPort,
+  type SandboxPort,
+} from "@stackvm/core";
 import type { Provider } from "./llm-provider";
 
 export interface DoctorPorts {
@@ -238,6 +245,50 @@ async function checkSandbox(ports: DoctorPorts): Promise<DoctorCheck> {
 }
 
 /**
+ * The data engine's libraries: Python that imports them runs in CPython with
+ * Debian's packages. Answers their versions beside the pinned ones; a sandbox
+ * without them (or with others) is a warning, since plain Python still runs.
+ */
+async function checkSandboxData(ports: DoctorPorts): Promise<DoctorCheck> {
+  const name = "data libraries";
+  const pinned = Object.entries(DATA_LIBRARIES)
+    .map(([library, pin]) => `${library} ${pin.version}`)
+    .join(", ");
+  const fix = `install the pinned packages with scripts/setup-system.sh (${Object.values(
+    DATA_LIBRARIES,
+  )
+    .map((pin) => pin.debian)
+    .join(", ")}), then restart`;
+  try {
+    const answer = await ports.sandbox.run({ v: 1, language: "python", code: DATA_VERSIONS_PROBE });
+    if (answer.error !== null) {
+      return {
+        name,
+        status: "warning",
+        detail: `Python that imports numpy, pandas, matplotlib or openpyxl cannot run: ${answer.error.message}`,
+        fix,
+      };
+    }
+    const found = (answer.result ?? {}) as Record<string, unknown>;
+    const versions = Object.keys(DATA_LIBRARIES)
+      .map((library) => `${library} ${String(found[library])}`)
+      .join(", ");
+    const differ = Object.entries(DATA_LIBRARIES).filter(
+      ([library, pin]) => found[library] !== pin.version,
+    );
+    if (differ.length === 0) return { name, status: "ok", detail: versions, fix: null };
+    return {
+      name,
+      status: "warning",
+      detail: `the sandbox has ${versions}; pinned: ${pinned}`,
+      fix,
+    };
+  } catch (error) {
+    return { name, status: "warning", detail: errorOf(error).message, fix };
+  }
+}
+
+/**
  * How long a run's answer is given again before the checks run anew. The checks
  * are the server's, not a tenant's, and the LLM check bills the operator: a
  * tenant asking in a loop (40 LLM requests in 6 s, after its month was spent)
@@ -285,5 +336,6 @@ function runChecks(ports: DoctorPorts, capMs: number): Promise<DoctorCheck[]> {
     ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "), capMs)),
     checkEmbeddings(ports, capMs),
     checkSandbox(ports),
+    checkSandboxData(ports),
   ]);
 }

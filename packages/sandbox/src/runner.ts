@@ -5,6 +5,8 @@
  * makes sure the answer fits the transport. It never throws for a bad request or
  * a failing program: those are answers.
  */
+
+import { existsSync } from "node:fs";
 import {
   type ParsedSandboxRequest,
   resolveSandboxLimits,
@@ -19,6 +21,9 @@ import { findExecutable } from "./host-tools";
 import { JavaScriptEngine } from "./javascript/js-engine";
 import { failedOutcome, type RunOutcome } from "./outcome";
 import { pythonBoundary } from "./python/boundary";
+import type { Bubblewrap } from "./python/containment";
+import { DATA_LIBRARIES, importsDataLibraries } from "./python/data-libraries";
+import { type DataLaunch, dataBinds, SYSTEM_PYTHON } from "./python/data-process";
 import { PythonEngine } from "./python/python-engine";
 
 /** A structured log line; the entry file passes its logger. */
@@ -57,6 +62,10 @@ export class SandboxRunner {
   readonly #python: PythonEngine;
   /** Why Python is refused, or null when it may run. */
   readonly #pythonRefusal: string | null;
+  /** CPython with the data libraries, for Python that imports them; null where it cannot be contained. */
+  readonly #data: PythonEngine | null;
+  /** Why Python that imports the data libraries is refused, or null. */
+  readonly #dataRefusal: string | null;
 
   constructor(config: SandboxConfig, options: SandboxRunnerOptions = {}) {
     this.#config = config;
@@ -78,6 +87,17 @@ export class SandboxRunner {
       snapshot: options.pythonSnapshot,
       warn: (message) => this.#log("warn", `sandbox: ${message}`),
     });
+    const data = dataEngine(python.bubblewrap, python.refusal, prlimit);
+    this.#dataRefusal = data.refusal;
+    this.#data = data.launch
+      ? new PythonEngine({
+          prlimit,
+          unshare: null,
+          bubblewrap: python.bubblewrap,
+          data: data.launch,
+          warn: (message) => this.#log("warn", `sandbox: ${message}`),
+        })
+      : null;
   }
 
   /**
@@ -85,11 +105,12 @@ export class SandboxRunner {
    * configuration's `warmPython` is false), so that the first runs do not wait.
    */
   async warm(): Promise<void> {
+    const skipPython = this.#pythonRefusal !== null || this.#config.warmPython === false;
+    const memory = resolveSandboxLimits({}, this.#config.ceiling).memory_mib;
     await Promise.all([
       this.#javascript.warm(),
-      this.#pythonRefusal || this.#config.warmPython === false
-        ? Promise.resolve()
-        : this.#python.warm(resolveSandboxLimits({}, this.#config.ceiling).memory_mib),
+      skipPython ? Promise.resolve() : this.#python.warm(memory),
+      skipPython || !this.#data ? Promise.resolve() : this.#data.warm(memory),
     ]);
   }
 
@@ -133,7 +154,7 @@ export class SandboxRunner {
 
   /** Ends every worker and child process. */
   async close(): Promise<void> {
-    await Promise.all([this.#javascript.close(), this.#python.close()]);
+    await Promise.all([this.#javascript.close(), this.#python.close(), this.#data?.close()]);
   }
 
   #limits(request: ParsedSandboxRequest, remainingMs: number | undefined): SandboxLimits {
@@ -150,8 +171,47 @@ export class SandboxRunner {
     if (this.#pythonRefusal) {
       return Promise.resolve(failedOutcome(sandboxError("refused", this.#pythonRefusal)));
     }
-    return this.#python.run(request, limits);
+    if (!importsDataLibraries(request.code)) return this.#python.run(request, limits);
+    if (!this.#data) {
+      return Promise.resolve(
+        failedOutcome(sandboxError("refused", this.#dataRefusal ?? "the data engine is off")),
+      );
+    }
+    return this.#data.run(request, limits);
   }
+}
+
+const LIBRARY_NAMES = Object.keys(DATA_LIBRARIES)
+  .filter((name) => name !== "python")
+  .join(", ");
+
+/**
+ * Whether Python that imports the data libraries can run here, and how: CPython
+ * from the system's packages, only behind bubblewrap (it runs native code, so
+ * the OS boundary is all there is between it and the kernel; see ARCHITECTURE.md).
+ */
+function dataEngine(
+  bubblewrap: Bubblewrap | null,
+  pythonRefusal: string | null,
+  prlimit: string | null,
+): { launch: Omit<DataLaunch, "seccomp"> | null; refusal: string | null } {
+  if (pythonRefusal) return { launch: null, refusal: pythonRefusal };
+  if (!bubblewrap) {
+    return {
+      launch: null,
+      refusal: `Python that imports ${LIBRARY_NAMES} is refused here: the data engine runs native code, so it runs only behind the bubblewrap boundary, which this sandbox does not have (on AWS, the plain Python sandbox has the standard library only); use the standard library, or run the stack where bubblewrap works`,
+    };
+  }
+  if (!existsSync(SYSTEM_PYTHON)) {
+    return {
+      launch: null,
+      refusal: `Python that imports ${LIBRARY_NAMES} is refused: ${SYSTEM_PYTHON} is not installed; the operator installs it and the libraries with scripts/setup-system.sh (Debian: apt-get install python3-numpy python3-pandas python3-matplotlib python3-openpyxl)`,
+    };
+  }
+  return {
+    launch: { python: SYSTEM_PYTHON, prlimit, bubblewrap, binds: dataBinds() },
+    refusal: null,
+  };
 }
 
 function answer(outcome: RunOutcome, limits: SandboxLimits, started: number): SandboxResponse {

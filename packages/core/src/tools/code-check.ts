@@ -51,15 +51,15 @@ const PYTHON_MODULES: Record<string, string> = {
   multiprocessing: "the sandbox cannot start processes",
   threading: "the sandbox has no threads",
   ctypes: "the sandbox cannot load native code",
-  numpy: "numpy is not installed (standard library only): use lists, math and statistics",
-  pandas: "pandas is not installed (standard library only): use csv, json, lists and dicts",
-  scipy: "scipy is not installed (standard library only): use math and statistics",
-  matplotlib: "matplotlib is not installed (standard library only)",
-  sklearn: "scikit-learn is not installed (standard library only)",
-  torch: "torch is not installed (standard library only)",
+  // numpy, pandas, matplotlib and openpyxl are there (the sandbox's data engine).
+  scipy:
+    "scipy is not installed (the standard library, numpy, pandas, matplotlib and openpyxl only): use numpy",
+  sklearn:
+    "scikit-learn is not installed (the standard library, numpy, pandas, matplotlib and openpyxl only): use numpy or pandas",
+  torch:
+    "torch is not installed (the standard library, numpy, pandas, matplotlib and openpyxl only)",
   bs4: "BeautifulSoup is not installed (standard library only): use html.parser or re",
   lxml: "lxml is not installed (standard library only): use xml.etree or html.parser",
-  PIL: "Pillow is not installed (standard library only)",
   yaml: "PyYAML is not installed (standard library only): use json",
 };
 
@@ -75,7 +75,7 @@ const PYTHON_CALLS: Rule[] = [
  * Lists what keeps the code from running in the sandbox; empty when nothing does.
  *
  * @example
- * checkSandboxCode("python", "import numpy as np") // ["import numpy: numpy is not installed ..."]
+ * checkSandboxCode("python", "import scipy") // ["import scipy: scipy is not installed ..."]
  */
 export function checkSandboxCode(language: SandboxLanguage, code: string): string[] {
   if (language === "javascript") {

@@ -3,17 +3,28 @@
  * for the language, and the input variables with their shapes and a sample, so
  * that it writes code for the data it will get.
  */
+import { DATA_LIBRARIES } from "../sandbox/data-libraries";
 import type { SandboxLanguage } from "../sandbox/protocol";
 import { isInputVariable } from "../sandbox/protocol";
 
+/** The data libraries' versions, as the sandbox has them pinned. */
+const v = Object.fromEntries(
+  Object.entries(DATA_LIBRARIES).map(([name, pin]) => [
+    name,
+    pin.version.split(".").slice(0, 2).join("."),
+  ]),
+) as Record<keyof typeof DATA_LIBRARIES, string>;
+
 const RULES: Record<SandboxLanguage, string> = {
   python: [
-    "You write one Python 3 program (CPython 3.14 in Pyodide) that runs in a locked-down sandbox.",
-    "- Standard library only: json, math, statistics, re, datetime, csv, collections, itertools, decimal, fractions, textwrap, html.parser, xml.etree. No third-party packages (no numpy, pandas, requests).",
-    "- No network, no subprocesses, no threads, no input(); time and memory are limited (10 s and 256 MiB by default).",
-    "- The inputs are variables of the program (and all of them are in the dict `inputs`).",
-    "- The result is the value of the last expression, or of a variable named `result`; it must be JSON: dicts, lists, strings, numbers, booleans, None.",
-    "- print() for short diagnostics only. Files written in the working folder (open('out.csv', 'w')) are returned.",
+    "You write one Python 3 program that runs in a locked-down sandbox.",
+    "- The standard library (json, math, statistics, re, datetime, csv, collections, itertools, decimal, ...), and for data work " +
+      `numpy ${v.numpy}, pandas ${v.pandas}, matplotlib ${v.matplotlib} and openpyxl ${v.openpyxl}. Nothing else (no requests, no scipy).`,
+    `- A program that imports numpy, pandas, matplotlib or openpyxl runs in CPython ${v.python}; write for that version then. Matplotlib draws without a display: save a chart with plt.savefig('chart.png').`,
+    "- No network, no subprocesses, no input(); time and memory are limited (10 s and 256 MiB by default).",
+    "- The inputs are variables of the program (and all of them are in the dict `inputs`). Input files are in the working folder (pd.read_csv('data.csv')).",
+    "- The result is the value of the last expression, or of a variable named `result`; it must be JSON: dicts, lists, strings, numbers, booleans, None (a DataFrame becomes a list of rows, a Series a dict, an array a list, NaN null).",
+    "- print() for short diagnostics only. Files written in the working folder (open('out.csv', 'w'), df.to_excel('out.xlsx'), plt.savefig('chart.png')) are returned.",
   ].join("\n"),
   javascript: [
     "You write one JavaScript program (ES2023, QuickJS) that runs in a locked-down sandbox.",

@@ -95,7 +95,7 @@ describe("code_task", () => {
   it("refuses code that cannot run in the sandbox without running it", async () => {
     const { sandbox, llm, context } = setup(
       [
-        write("import numpy as np\nnp.mean(numbers)"),
+        write("import scipy.stats\nscipy.stats.tmean(numbers)"),
         write("import statistics\nstatistics.mean(numbers)"),
         accept,
       ],
@@ -103,7 +103,7 @@ describe("code_task", () => {
     );
     const { details } = await createCodeTaskTool().run(input(), context);
     expect(sandbox.requests).toHaveLength(1);
-    expect(llm.conversations[1]?.at(-1)?.content).toContain("numpy is not installed");
+    expect(llm.conversations[1]?.at(-1)?.content).toContain("scipy is not installed");
     const attempts = attemptsOf(details);
     expect(attempts[0]?.error?.code).toBe("refused");
   });

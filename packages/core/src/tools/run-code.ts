@@ -18,7 +18,7 @@ export const RunCodeInput = buildOnce(() =>
   z
     .object({
       language: SandboxLanguage().describe(
-        "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide).",
+        "'javascript' (QuickJS) or 'python' (CPython 3 in Pyodide; with numpy, pandas, matplotlib and openpyxl in CPython 3.11 when the code imports one of them).",
       ),
       code: z
         .string()
@@ -58,7 +58,7 @@ const TAIL = 2_000;
 export const runCodeTool: Tool<RunCodeInput> = {
   name: "run_code",
   description:
-    "Runs a short JavaScript or Python program in a locked-down sandbox and returns its result (with output: 'all', {result, stdout, stderr, files}). Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing. The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the language's standard library (Python) or built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references with output: 'all'.",
+    "Runs a short JavaScript or Python program in a locked-down sandbox and returns its result (with output: 'all', {result, stdout, stderr, files}). Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing, and data analysis (Python: pandas, numpy, charts with matplotlib saved by plt.savefig('chart.png'), Excel files with openpyxl). The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the standard library with numpy, pandas, matplotlib and openpyxl (Python) or the built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references with output: 'all'.",
   get input() {
     return RunCodeInput();
   },

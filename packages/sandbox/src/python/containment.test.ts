@@ -319,6 +319,20 @@ describe("the bubblewrap boundary, with full Node inside it", () => {
     expect(result.uid).toBe(65534);
   });
 
+  it("cannot write to the root of its view (bwrap's tmpfs, in the host's RAM and outside every rlimit)", async () => {
+    const result = json(
+      await contained(`
+        const fs = require("node:fs");
+        const codes = [];
+        for (const path of ["/x", "/sandbox/x", "/sandbox/child/x"]) {
+          try { fs.writeFileSync(path, "x"); codes.push("wrote"); } catch (e) { codes.push(e.code); }
+        }
+        try { fs.mkdirSync("/fill"); codes.push("made"); } catch (e) { codes.push(e.code); }
+        console.log(JSON.stringify({ codes }));`),
+    );
+    expect(result.codes).toEqual(["EROFS", "EROFS", "EROFS", "EROFS"]);
+  });
+
   it("cannot write to the files it is shown", async () => {
     const result = json(
       await contained(`

@@ -78,6 +78,26 @@ const SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/bin", "/sbin"];
 
 /** bwrap's arguments that give the fixed view: namespaces, identity, file system. */
 export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[] {
+  return boundaryArgs(
+    [
+      [files.node, INSIDE.node],
+      [files.script, INSIDE.script],
+      [files.packageJson, INSIDE.packageJson],
+      [files.pyodide, INSIDE.pyodide],
+    ],
+    extra,
+  );
+}
+
+/**
+ * The same boundary with other files bound read-only (host path, path inside):
+ * the namespaces, identity, system folders, `/dev`, the private `/tmp`, then
+ * `extra`. Both Python engines use it (Pyodide's child and the data engine's CPython).
+ */
+export function boundaryArgs(
+  binds: ReadonlyArray<readonly [string, string]>,
+  extra: string[] = [],
+): string[] {
   const view: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     if (!existsSync(dir)) continue;
@@ -110,18 +130,7 @@ export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[
     "--cap-drop",
     "ALL",
     ...view,
-    "--ro-bind",
-    files.node,
-    INSIDE.node,
-    "--ro-bind",
-    files.script,
-    INSIDE.script,
-    "--ro-bind",
-    files.packageJson,
-    INSIDE.packageJson,
-    "--ro-bind",
-    files.pyodide,
-    INSIDE.pyodide,
+    ...binds.flatMap(([host, inside]) => ["--ro-bind", host, inside]),
     // No /proc: its bwrap pid 1 command line and every mountinfo name the host
     // paths of the bound files. Node and Pyodide run without it.
     "--dev",
@@ -136,6 +145,11 @@ export function bubblewrapArgs(files: BoundFiles, extra: string[] = []): string[
     "--tmpfs",
     "/tmp",
     ...extra,
+    // bwrap's own root is a tmpfs the child owns: writable and unbounded, in the
+    // host's RAM like /tmp, and any folder bwrap made for a mount (`/etc` for the
+    // data engine's BLAS) is on it. Read-only once every mount is in place.
+    "--remount-ro",
+    "/",
     "--chdir",
     "/tmp",
     "--",

@@ -40,6 +40,8 @@ export type ChildMode =
       run: {
         snapshot: boolean;
         dataBytes: number;
+        /** The address space (RLIMIT_AS); only the data engine's children get one. */
+        addressBytes?: number;
         cpuSeconds: number;
         /**
          * Which user of the pool runs it (a root stack): each child gets its own
@@ -220,15 +222,24 @@ export class PyodideProcess {
    * the limit cannot be tightened after boot, because a root stack may not change
    * the limits of a process that runs as another user.
    */
-  async dataBytes(): Promise<number> {
+  dataBytes(): Promise<number> {
+    return this.#status("VmData");
+  }
+
+  /** The whole address space the booted child has mapped (VmSize), for the data engine's RLIMIT_AS. */
+  addressBytes(): Promise<number> {
+    return this.#status("VmSize");
+  }
+
+  async #status(field: "VmData" | "VmSize"): Promise<number> {
     const spawned = this.#child.pid;
     if (spawned === undefined) throw new Error("the Python child has no process id");
-    // Inside bubblewrap, Node is a grandchild of the process spawned here.
+    // Inside bubblewrap, the interpreter is a grandchild of the process spawned here.
     const pid = await nodeProcessUnder(spawned);
     const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const data = /^VmData:\s+(\d+) kB$/m.exec(status)?.[1];
-    if (data === undefined) throw new Error("the Python child's memory use cannot be read");
-    return Number(data) * 1024;
+    const value = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1];
+    if (value === undefined) throw new Error("the Python child's memory use cannot be read");
+    return Number(value) * 1024;
   }
 
   /** SIGKILL to the whole process group: nothing the program started survives it. */
@@ -263,7 +274,8 @@ export class PyodideProcess {
   }
 }
 
-const NODE_NAMES = new Set(["node", "MainThread"]);
+/** The interpreters' process names: Node (Pyodide's children), CPython (the data engine's). */
+const NODE_NAMES = new Set(["node", "MainThread", "python3"]);
 
 /** The Node process at or below `root` (bubblewrap forks twice before it starts Node). */
 async function nodeProcessUnder(root: number): Promise<number> {

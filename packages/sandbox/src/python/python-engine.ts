@@ -13,7 +13,7 @@
  * user code; the engine keeps it open and deletes its file at once, so children
  * read it from an inherited descriptor and nothing is left on disk.
  */
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, unlinkSync, writeFileSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -35,14 +35,17 @@ import {
   timeoutError,
 } from "../outcome";
 import type { Bubblewrap } from "./containment";
+import { type DataLaunch, dataChildCommand } from "./data-process";
 import { PYTHON_DRIVER } from "./driver-py";
 import {
   type ChildLaunch,
+  type ChildMode,
   childCommand,
   PyodideProcess,
   snapshotPath,
   UID_POOL,
 } from "./pyodide-process";
+import { seccompProgram } from "./seccomp";
 
 export interface PythonEngineOptions {
   /** `prlimit` and `unshare` as found on this host (null: not used). */
@@ -67,11 +70,25 @@ export interface PythonEngineOptions {
   snapshot?: boolean;
   /** Where to report that the snapshot could not be made. */
   warn?: (message: string) => void;
+  /**
+   * Run CPython from the system's packages instead of Pyodide: the data engine
+   * (numpy, pandas, matplotlib, openpyxl), always behind bubblewrap. No snapshot;
+   * the child imports the libraries while it waits for its request.
+   */
+  data?: Omit<DataLaunch, "seccomp">;
 }
 
 const DEFAULT_BASE_DATA_MIB = 1024;
 /** Room above the measured base for what the driver and the boot's variance take. */
 const DATA_SLACK_MIB = 48;
+/** Room in the data engine's address space for what is mapped but not data: thread stacks (8 MiB each), libraries loaded late. */
+const ADDRESS_SLACK_MIB = 256;
+
+/** A booted child's data segment, and (the data engine) its whole address space (VmSize). */
+interface Base {
+  data: number;
+  size: number | null;
+}
 /** A child's CPU time, as a backstop: the host kills it at the deadline, bwrap when the host dies. */
 const CPU_BACKSTOP_SECONDS = 120;
 /** A child that cannot boot in this time counts as failed. */
@@ -85,12 +102,15 @@ interface Warm {
 
 export class PythonEngine implements Engine {
   readonly #launch: ChildLaunch;
+  readonly #data: DataLaunch | null;
+  /** The seccomp program's file, unlinked, kept open: each data child reopens it (its own offset). */
+  #seccompFd: number | null = null;
   readonly #baseDataMib: number;
   readonly #warn: (message: string) => void;
   readonly #useSnapshot: boolean;
   /** The snapshot's open descriptor, made on first use so that an engine that never runs Python costs nothing. */
   #snapshotMade: Promise<number | null> | null = null;
-  #measured: Promise<number> | null = null;
+  #measured: Promise<Base> | null = null;
   /** Children started so far, which picks each one's user id from the pool. */
   #children = 0;
   #warm: Warm | null = null;
@@ -115,7 +135,41 @@ export class PythonEngine implements Engine {
     this.#sweep = options.sweep ?? null;
     this.#baseDataMib = options.baseDataMib ?? DEFAULT_BASE_DATA_MIB;
     this.#warn = options.warn ?? (() => {});
-    this.#useSnapshot = options.snapshot !== false;
+    this.#data = options.data ? { ...options.data, seccomp: this.#openSeccomp() } : null;
+    this.#useSnapshot = options.snapshot !== false && this.#data === null;
+  }
+
+  /** Writes the data children's seccomp program to a file that only descriptors keep. */
+  #openSeccomp(): boolean {
+    const program = seccompProgram();
+    if (!program) {
+      this.#warn(
+        `the data engine runs without its seccomp filter: it is built for x86_64, and this machine is ${process.arch}`,
+      );
+      return false;
+    }
+    const file = join(tmpdir(), `stackvm-seccomp-${process.pid}-${Date.now()}.bpf`);
+    writeFileSync(file, program, { mode: 0o600 });
+    this.#seccompFd = openSync(file, "r");
+    unlinkSync(file);
+    return true;
+  }
+
+  /** A child for a run (or the calibration probe) of this engine's interpreter. */
+  #child(
+    run: Extract<ChildMode, { run: unknown }>["run"],
+    snapshotFd: number | null,
+  ): PyodideProcess {
+    if (!this.#data)
+      return new PyodideProcess(childCommand(this.#launch, { run }), snapshotFd ?? undefined);
+    if (this.#seccompFd === null) return new PyodideProcess(dataChildCommand(this.#data, run));
+    // A fresh open of the same file: bwrap reads the program from offset 0 and closes it.
+    const fd = openSync(`/proc/self/fd/${this.#seccompFd}`, "r");
+    try {
+      return new PyodideProcess(dataChildCommand(this.#data, run), fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   get #snapshot(): Promise<number | null> {
@@ -147,7 +201,7 @@ export class PythonEngine implements Engine {
     this.#running.add(child);
     try {
       await withTimeout(child.ready, START_TIMEOUT_MS);
-      return await exchange(child, request, limits);
+      return await exchange(child, request, limits, this.#data ? "" : PYTHON_DRIVER);
     } catch (error) {
       return failedOutcome(
         sandboxError(
@@ -181,6 +235,8 @@ export class PythonEngine implements Engine {
     for (const child of this.#running) child.kill();
     const fd = await this.#snapshotMade;
     if (typeof fd === "number") closeSync(fd);
+    if (this.#seccompFd !== null) closeSync(this.#seccompFd);
+    this.#seccompFd = null;
   }
 
   #prestart(memoryMib: number): void {
@@ -196,16 +252,19 @@ export class PythonEngine implements Engine {
     const process = ready.then(([fd, base]) =>
       this.#closed
         ? null
-        : new PyodideProcess(
-            childCommand(this.#launch, {
-              run: {
-                snapshot: fd !== null,
-                dataBytes: base + (DATA_SLACK_MIB + memoryMib) * 1024 * 1024,
-                cpuSeconds: CPU_BACKSTOP_SECONDS,
-                uidSlot,
-              },
-            }),
-            fd ?? undefined,
+        : this.#child(
+            {
+              snapshot: fd !== null,
+              dataBytes: base.data + (DATA_SLACK_MIB + memoryMib) * 1024 * 1024,
+              // The data engine's CPython can map shared memory (mmap, memfd, SysV
+              // shm), which the data limit does not count: its address space is capped too.
+              ...(base.size === null
+                ? {}
+                : { addressBytes: base.size + (ADDRESS_SLACK_MIB + memoryMib) * 1024 * 1024 }),
+              cpuSeconds: CPU_BACKSTOP_SECONDS,
+              uidSlot,
+            },
+            fd,
           ),
     );
     this.#warm = { process, memoryMib };
@@ -217,32 +276,33 @@ export class PythonEngine implements Engine {
    * start, and Pyodide's boot varies with the machine). Every child's data limit
    * is this plus the run's memory limit, set at spawn.
    */
-  get #base(): Promise<number> {
+  get #base(): Promise<Base> {
     if (!this.#measured) this.#measured = this.#measureBase();
     return this.#measured;
   }
 
-  async #measureBase(): Promise<number> {
-    const generous = (this.#baseDataMib + 256) * 1024 * 1024;
+  async #measureBase(): Promise<Base> {
+    const generousBytes = (this.#baseDataMib + 256) * 1024 * 1024;
+    const generous = { data: generousBytes, size: this.#data ? 4 * generousBytes : null };
     if (!this.#launch.prlimit) return generous;
     const fd = await this.#snapshot;
     if (this.#closed) return generous;
-    const probe = new PyodideProcess(
-      childCommand(this.#launch, {
-        run: { snapshot: fd !== null, dataBytes: generous, cpuSeconds: CPU_BACKSTOP_SECONDS },
-      }),
-      fd ?? undefined,
+    const probe = this.#child(
+      { snapshot: fd !== null, dataBytes: generousBytes, cpuSeconds: CPU_BACKSTOP_SECONDS },
+      fd,
     );
     this.#booting.add(probe);
     try {
       await withTimeout(probe.ready, START_TIMEOUT_MS);
-      return await probe.dataBytes();
+      const data = await probe.dataBytes();
+      return { data, size: this.#data ? await probe.addressBytes() : null };
     } catch (error) {
       if (this.#closed) return generous;
       this.#warn(
         `the Python children's memory use could not be measured, so their data limit is ${this.#baseDataMib} MiB above the run's: ${(error as Error).message}`,
       );
-      return this.#baseDataMib * 1024 * 1024;
+      const fallback = this.#baseDataMib * 1024 * 1024;
+      return { data: fallback, size: this.#data ? 4 * fallback : null };
     } finally {
       this.#booting.delete(probe);
       probe.kill();
@@ -283,6 +343,7 @@ async function exchange(
   child: PyodideProcess,
   request: ParsedSandboxRequest,
   limits: SandboxLimits,
+  driver: string,
 ): Promise<RunOutcome> {
   const output = new OutputCollector(limits.output_bytes);
   const ended = new Promise<Ending>((resolve) => {
@@ -308,7 +369,7 @@ async function exchange(
   });
   child.send(
     JSON.stringify({
-      driver: PYTHON_DRIVER,
+      driver,
       outputBytes: limits.output_bytes,
       request: JSON.stringify({
         code: request.code,

@@ -1,0 +1,233 @@
+/**
+ * The data engine's child: CPython (the system's, with Debian's numpy, pandas,
+ * matplotlib and openpyxl) run as `python3 -I -B -c DATA_CHILD` inside the
+ * bubblewrap boundary. It speaks the Pyodide child's protocol on its stdout
+ * (JSON lines: `ready`, `out`/`err` chunks, `done` with the answer), so the
+ * engine around both is the same.
+ *
+ * It boots before any request: the libraries imported and matplotlib's font
+ * list built in the child's private `/tmp` (MPLCONFIGDIR), so that a pre-started
+ * child is ready the moment a run comes. Nothing here is trusted: the code runs
+ * in this same process with `ctypes` at hand, so every limit that matters is the
+ * OS's (the boundary, rlimits, the host's deadline) and the host checks every
+ * answer again.
+ *
+ * The protocol keeps the pipe the host reads (a copy of fd 1); fd 1 itself points
+ * at /dev/null, so what native code prints cannot break a line of the protocol,
+ * and Python's own print() goes through a writer that counts it against the
+ * output limit.
+ */
+export const DATA_CHILD = String.raw`
+import os, sys
+WORKDIR = "/tmp/work"
+os.environ.clear()
+os.environ.update({
+    "MPLBACKEND": "Agg",
+    "MPLCONFIGDIR": "/tmp/.matplotlib",
+    # Debian's default settings, not the host's /etc/matplotlibrc (the child has no /etc).
+    "MATPLOTLIBRC": "/usr/share/matplotlib/mpl-data/matplotlibrc",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    # Caches (fontconfig writes one at boot) stay out of the working folder, whose files come back.
+    "HOME": "/tmp/home",
+    "XDG_CACHE_HOME": "/tmp/.cache",
+    "TZ": "UTC",
+})
+_proto = os.dup(1)
+_null = os.open("/dev/null", os.O_WRONLY)
+os.dup2(_null, 1)
+os.close(_null)
+
+import json, threading
+
+_lock = threading.Lock()
+
+def _send(message):
+    data = (json.dumps(message) + "\n").encode()
+    with _lock:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(_proto, view):]
+
+try:
+    import base64, io, traceback, ast, asyncio, inspect, stat
+    import numpy, pandas, openpyxl, matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+except ImportError as error:
+    sys.stderr.write(f"the data engine's libraries are missing ({error}); install them with scripts/setup-system.sh (Debian: apt-get install python3-numpy python3-pandas python3-matplotlib python3-openpyxl)\n")
+    sys.stderr.flush()
+    os._exit(3)
+os.makedirs(WORKDIR, exist_ok=True)
+os.chdir(WORKDIR)
+_send({"t": "ready"})
+
+_line = sys.stdin.buffer.readline()
+if not _line:
+    os._exit(0)
+_message = json.loads(_line)
+_request = json.loads(_message["request"])
+_left = [_message["outputBytes"]]
+
+class _Writer(io.TextIOBase):
+    def __init__(self, stream):
+        self._stream = stream
+    def writable(self):
+        return True
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        data = text.encode("utf-8", "replace")
+        with _lock:
+            if len(data) > _left[0]:
+                part = data[:_left[0]].decode("utf-8", "ignore")
+                _left[0] = 0
+                view = memoryview((json.dumps({"t": self._stream, "s": part}) + "\n" + json.dumps({"t": "done", "overflow": True}) + "\n").encode())
+                while view:
+                    view = view[os.write(_proto, view):]
+                os._exit(0)
+            _left[0] -= len(data)
+        _send({"t": self._stream, "s": text})
+        return len(text)
+
+sys.stdout = _Writer("out")
+sys.stderr = _Writer("err")
+
+def _default(value):
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, (pandas.DataFrame, pandas.Series)):
+        # NaN becomes null and dates ISO text, as JSON has them.
+        return json.loads(value.to_json(orient="records" if isinstance(value, pandas.DataFrame) else "index", date_format="iso"))
+    if isinstance(value, numpy.ndarray):
+        return value.tolist()
+    if isinstance(value, numpy.generic):
+        return value.item()
+    if isinstance(value, (pandas.Timestamp,)):
+        return value.isoformat()
+    raise TypeError(f"a value of type {type(value).__name__} is not JSON")
+
+def _own_traceback(error):
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "main.py"]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(error), error)
+    return "".join(lines)[-8000:]
+
+def _collect_files(inputs_seen, max_files, max_bytes):
+    files, total, count = [], 0, 0
+    for root, dirs, names in os.walk(WORKDIR):
+        dirs.sort()
+        for name in sorted(names):
+            full = os.path.join(root, name)
+            path = os.path.relpath(full, WORKDIR)
+            # Regular files only: a link could name a file of the view, a FIFO would block.
+            if not stat.S_ISREG(os.lstat(full).st_mode):
+                continue
+            with open(full, "rb") as handle:
+                data = handle.read(max_bytes + 1)
+            if inputs_seen.get(path) == data:
+                continue
+            count += 1
+            total += len(data)
+            if count > max_files or total > max_bytes:
+                return files, {
+                    "code": "file_limit",
+                    "message": f"the code wrote more than {max_files} files or {max_bytes} bytes of files; write fewer or smaller files",
+                }
+            try:
+                files.append({"path": path, "encoding": "utf8", "content": data.decode("utf-8")})
+            except UnicodeDecodeError:
+                files.append({"path": path, "encoding": "base64", "content": base64.b64encode(data).decode()})
+    return files, None
+
+def _run(code, namespace):
+    tree = ast.parse(code, "main.py", "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    body = compile(tree, "main.py", "exec", flags=flags, dont_inherit=True)
+    expression = compile(last, "main.py", "eval", flags=flags, dont_inherit=True) if last else None
+    is_async = any(c is not None and c.co_flags & inspect.CO_COROUTINE for c in (body, expression))
+    if not is_async:
+        exec(body, namespace)
+        return eval(expression, namespace) if expression else None
+    async def main():
+        value = eval(body, namespace)
+        if inspect.iscoroutine(value):
+            await value
+        if expression is None:
+            return None
+        value = eval(expression, namespace)
+        return (await value) if inspect.iscoroutine(value) else value
+    return asyncio.run(main())
+
+def _main():
+    request = _request
+    inputs_seen = {}
+    for file in request["files"]:
+        full = os.path.join(WORKDIR, file["path"])
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        data = file["content"].encode() if file["encoding"] == "utf8" else base64.b64decode(file["content"])
+        with open(full, "wb") as handle:
+            handle.write(data)
+        inputs_seen[file["path"]] = data
+    inputs = request["inputs"]
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "inputs": inputs}
+    for name in request["variables"]:
+        namespace[name] = inputs[name]
+    answer = {"result": None, "error": None, "files": []}
+    try:
+        value = _run(request["code"], namespace)
+        if value is None and "result" in namespace:
+            value = namespace["result"]
+        try:
+            answer["result"] = json.dumps(value, default=_default, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            answer["error"] = {
+                "code": "result_not_json",
+                "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None (a DataFrame or an array is turned into lists)",
+            }
+    except SyntaxError as error:
+        answer["error"] = {
+            "code": "syntax_error",
+            "message": f"{type(error).__name__}: {error.msg} (line {error.lineno})",
+            "traceback": "".join(traceback.format_exception_only(type(error), error))[-8000:],
+        }
+    except MemoryError:
+        answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
+    except OSError as error:
+        # A mapping refused by the address-space limit (mmap, a thread's stack) is the memory limit too.
+        if error.errno == 12:
+            answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
+        else:
+            answer["error"] = {
+                "code": "runtime_error",
+                "message": f"{type(error).__name__}: {error}"[:4000],
+                "traceback": _own_traceback(error),
+            }
+    except SystemExit as error:
+        if error.code not in (None, 0):
+            answer["error"] = {"code": "runtime_error", "message": f"the code called sys.exit({error.code!r})"}
+    except BaseException as error:
+        answer["error"] = {
+            "code": "runtime_error",
+            "message": f"{type(error).__name__}: {error}"[:4000],
+            "traceback": _own_traceback(error),
+        }
+    limits = request["limits"]
+    try:
+        files, file_error = _collect_files(inputs_seen, limits["max_files"], limits["files_bytes"])
+    except OSError as error:
+        files, file_error = [], {"code": "runtime_error", "message": f"the working folder cannot be read back: {error}"}
+    answer["files"] = files
+    if file_error and answer["error"] is None:
+        answer["error"] = file_error
+    return json.dumps(answer)
+
+_answer = _main()
+_send({"t": "done", "answer": _answer})
+# Threads the code left running end with the process, now.
+os._exit(0)
+`;
