@@ -119,6 +119,7 @@ export { TaskService } from "./service/tasks";
 export { Template, TemplateService } from "./service/templates";
 export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";
+export type { UsageReport } from "./service/usage-report";
 export { WaitService } from "./service/waits";
 export { WebhookService } from "./service/webhooks";
 export {

@@ -34,6 +34,7 @@ import type { QuotaStore, RateWindowKind } from "../store/quota-store";
 import type { TaskStore } from "../store/task-store";
 import type { BranchEndHook, TaskEndHook } from "./lifecycle";
 import type { RunningSlots } from "./running-slots";
+import { type UsageReport, usageReport } from "./usage-report";
 
 // Built on first use: a step reads them only for a tenant with overrides stored.
 export const TenantQuotas = buildOnce(() =>
@@ -223,6 +224,11 @@ export class QuotaService {
     return { month, ...(await this.deps.quotaStore.getUsage(tenant, month)) };
   }
 
+  /** The tenant's last `months` months, this one first (`GET /v1/usage`). */
+  async history(tenant: string, months: number): Promise<UsageReport> {
+    return usageReport(this.deps.quotaStore, tenant, this.deps.clock.now(), months);
+  }
+
   /**
    * What a new task may spend at most from the month's budget;
    * `RateLimitedError` (`monthly_budget_exhausted`) when nothing is left.
@@ -280,6 +286,9 @@ export class QuotaService {
     const tokens = Math.max(0, usage.input_tokens + usage.output_tokens - metered.tokens);
     const cost = Math.max(0, usage.cost_usd - metered.cost_usd);
     if (tokens > 0 || cost > 0) await this.addToMonth(tenant, { tokens, cost_usd: cost }, month);
+    // The tenant's report by namespace (`usage-report.ts`) counts the whole run, metered or not.
+    const namespace = counted.config?.namespace?.name ?? "default";
+    await this.deps.quotaStore.addNamespaceUsage(tenant, month, namespace, usage);
     if (metered.tokens > 0 || metered.cost_usd > 0) {
       await this.deps.quotaStore.deleteMetered(tenant, taskId, branch);
     }
