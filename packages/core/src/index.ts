@@ -105,6 +105,7 @@ export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
 export type { Namespace } from "./service/namespace-input";
 export { NamespaceService } from "./service/namespaces";
 export { QuotaOverrides, QuotaService, TenantQuotas } from "./service/quotas";
+export type { Retention } from "./service/retention";
 export { RetryInput, RetryService } from "./service/retry";
 export { RunningSlots } from "./service/running-slots";
 export type { Schedule } from "./service/schedule-input";
@@ -134,7 +135,7 @@ export {
   mergeUpdated,
   positionOf,
 } from "./store/item-rules";
-export { taskPk } from "./store/keys";
+export { EXPIRY_INDEX_PK, taskPk } from "./store/keys";
 export { KnowledgeStore } from "./store/knowledge-store";
 export type { BranchRecord, CommitRecord } from "./store/records";
 export { unfinishedStarts } from "./store/task-starts";

@@ -72,6 +72,8 @@ const Env = z.object({
   STACKVM_MAX_OPEN_STREAMS: z.coerce.number().check(z.int(), z.gte(1), z.lte(10_000)).default(50),
   STACKVM_MONTHLY_TOKEN_BUDGET: z.coerce.number().check(z.int(), z.gte(0)).optional(),
   STACKVM_MONTHLY_COST_BUDGET_USD: z.coerce.number().check(z.gte(0)).optional(),
+  // Finished tasks are deleted this many days after they end (docs/observability.md); unset: kept.
+  STACKVM_RETENTION_DAYS: z.coerce.number().check(z.int(), z.gte(1), z.lte(36_500)).optional(),
   // Outgoing webhooks: attempts stay within the queue's maxReceiveCount (5).
   // Loopback and private ranges outgoing requests may reach (outbound-policy.ts); none by default.
   STACKVM_OPEN_PRIVATE_RANGES: z.string().optional(),
@@ -157,6 +159,7 @@ export interface RuntimeConfig {
     max_open_streams: number;
     monthly_token_budget: number | null;
     monthly_cost_budget_usd: number | null;
+    retention_days: number | null;
   };
   webhooks: { maxAttempts: number; backoffBaseSeconds: number; timeoutMs: number };
   stalledAfterSeconds: number;
@@ -266,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
       max_open_streams: e.STACKVM_MAX_OPEN_STREAMS,
       monthly_token_budget: e.STACKVM_MONTHLY_TOKEN_BUDGET ?? null,
       monthly_cost_budget_usd: e.STACKVM_MONTHLY_COST_BUDGET_USD ?? null,
+      retention_days: e.STACKVM_RETENTION_DAYS ?? null,
     },
     webhooks: {
       maxAttempts: e.STACKVM_WEBHOOK_MAX_ATTEMPTS,

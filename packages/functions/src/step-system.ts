@@ -53,6 +53,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
       slots,
       tasks,
       stalledMs,
+      retention: services.retention,
     }),
   };
 }

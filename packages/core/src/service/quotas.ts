@@ -48,6 +48,8 @@ export const TenantQuotas = buildOnce(() =>
       monthly_token_budget: z.number().check(z.int(), z.gte(0)).nullable(),
       /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
       monthly_cost_budget_usd: z.number().check(z.gte(0)).nullable(),
+      /** Finished tasks are deleted this many days after they end (`retention.ts`); null: kept. */
+      retention_days: z.number().check(z.int(), z.gte(1), z.lte(36_500)).nullable(),
     })
     .strict(),
 );
@@ -63,6 +65,7 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   max_open_streams: 50,
   monthly_token_budget: null,
   monthly_cost_budget_usd: null,
+  retention_days: null,
 };
 
 /** The month's usage of a tenant. */

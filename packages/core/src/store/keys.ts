@@ -197,6 +197,14 @@ export const badSignatureRateKey = (tenant: string): ItemKey => ({
   pk: tenantPk(tenant),
   sk: "RATE#BAD_SIGNATURE",
 });
+/** A finished task's expiry marker (`service/retention.ts`), in the task's partition. */
+export const expiryKey = (tenant: string, taskId: string): ItemKey => ({
+  pk: taskPk(tenant, taskId),
+  sk: EXPIRY_SK,
+});
+export const EXPIRY_SK = "EXPIRES";
+/** The global index partition (gsi1) of every expiry marker, by time (`{expires_at}#{tenant}#{task}`). */
+export const EXPIRY_INDEX_PK = "EXPIRES";
 /** A month's usage (`2026-03`). */
 export const usageKey = (tenant: string, month: string): ItemKey => ({
   pk: tenantPk(tenant),
