@@ -92,6 +92,8 @@ export type { SandboxPort } from "./ports/sandbox";
 export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 // Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
 export type { SecretBox, SecretContext } from "./ports/secrets";
+export type { SpanAttributes, Tracer, TraceSpan } from "./ports/tracer";
+export { taskTraceContext } from "./ports/tracer";
 export type { DocumentUploads } from "./ports/uploads";
 export type { Wake, WakePort } from "./ports/wake";
 export type { ApiKeyInfo, NewApiKey } from "./service/api-keys";
@@ -101,6 +103,7 @@ export type { CronReader } from "./service/cron";
 export { cronReader, parseCron } from "./service/cron";
 export { decodeEventId } from "./service/event-ids";
 export { TaskEvents } from "./service/events";
+export type { TaskEndHook } from "./service/lifecycle";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
 export type { Namespace } from "./service/namespace-input";
 export { NamespaceService } from "./service/namespaces";

@@ -2,6 +2,7 @@
  * Configuration, read once at start by each entry file and validated with zod: a
  * wrong or missing setting stops the start with a message naming it.
  */
+
 import {
   DEFAULT_PDF_LIMITS,
   DEFAULT_TRACE_RETENTION_DAYS,
@@ -21,6 +22,7 @@ import {
   type ProviderConfig,
   providerConfig,
 } from "./llm-provider";
+import { type OtelConfig, otelConfig } from "./otel-config";
 
 const Provider = z.enum(PROVIDERS, {
   error: (issue) => `must be ${PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
@@ -153,6 +155,8 @@ export interface RuntimeConfig {
   llm: LlmConfig;
   /** Days each LLM call's trace is kept; 0 keeps none. */
   llmTraceRetentionDays: number;
+  /** Where OpenTelemetry traces go (`otel-config.ts`); null: not traced. */
+  otel: OtelConfig | null;
   quotas: {
     requests_per_second: number;
     max_running_tasks: number;
@@ -214,6 +218,12 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
   }
   const e = parsed.data;
   const providers = providerConfig(e);
+  let otel: OtelConfig | null;
+  try {
+    otel = otelConfig(env);
+  } catch (error) {
+    throw new ConfigError(`bad configuration: ${(error as Error).message}`);
+  }
   const model = env.LLM_MODEL?.trim() || defaultLlmModel(providers.llm);
   if (model === null) {
     throw new ConfigError(
@@ -249,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     providers,
     llm,
     llmTraceRetentionDays: e.STACKVM_LLM_TRACE_RETENTION_DAYS,
+    otel,
     knowledge: {
       embeddingModel: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[providers.embeddings],
       embeddingsLocal:

@@ -242,7 +242,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       resolvePublicUrl: () => publicUrl,
-      ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
+      ...(options.afterTerminal
+        ? { afterTerminal: [...(base.afterTerminal ?? []), ...options.afterTerminal] }
+        : {}),
     },
   );
   // This one process holds the LLM, embeddings and sandbox: `GET /v1/doctor` checks them.

@@ -18,8 +18,10 @@
  * once, and a wake (which may hide itself until due) holds back no cancel or
  * answer queued for its branch.
  */
+
 import { digest } from "../ids";
 import type { Queue, QueueSendOptions } from "../ports/queue";
+import { taskTraceContext } from "../ports/tracer";
 import type { Wake } from "../ports/wake";
 import type { BranchRecord } from "../store/records";
 import { branchGroupId, type StepMessage } from "./message";
@@ -48,6 +50,7 @@ export function stepMessage(branch: BranchRef, head: string | null, member?: num
     branch: branch.name,
     head,
     ...(member === undefined ? {} : { member }),
+    trace: taskTraceContext(branch.tenant_id, branch.task_id).traceparent,
   };
 }
 
