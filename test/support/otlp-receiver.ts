@@ -10,7 +10,6 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 
 const require = createRequire(import.meta.url);
-// biome-ignore lint/suspicious/noExplicitAny: protobufjs's generated root is untyped here
 const { opentelemetry } = require("otlp-protos/build/src/generated/root.js") as any;
 const Request = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
@@ -32,7 +31,6 @@ export interface ReceivedSpan {
 const hex = (bytes: Uint8Array | string | undefined) =>
   typeof bytes === "string" ? bytes : Buffer.from(bytes ?? []).toString("hex");
 
-// biome-ignore lint/suspicious/noExplicitAny: an OTLP AnyValue, decoded or JSON
 function anyValue(v: any): unknown {
   if (v == null) return null;
   if (v.stringValue != null) return v.stringValue;
@@ -51,7 +49,6 @@ export async function startOtlpReceiver() {
     req.on("end", () => {
       const body = Buffer.concat(parts);
       const type = String(req.headers["content-type"] ?? "");
-      // biome-ignore lint/suspicious/noExplicitAny: decoded OTLP request
       let decoded: any;
       try {
         decoded = type.includes("json") ? JSON.parse(body.toString("utf8")) : Request.decode(body);
