@@ -159,7 +159,7 @@ export type {
 export type { Tool } from "./tools/tool";
 export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
-export { enqueueNext, sendWake } from "./vm/enqueue";
+export { carryTraceContext, enqueueNext, sendWake } from "./vm/enqueue";
 export { StepMessage, WebhookMessage } from "./vm/message";
 export type { UnreadableMessage } from "./vm/queue-message";
 export { parseQueueMessage } from "./vm/queue-message";

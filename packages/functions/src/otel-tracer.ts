@@ -7,6 +7,7 @@
  * built and the worker's start is unchanged.
  */
 import {
+  carryTraceContext,
   type KnowledgePort,
   type LlmPort,
   type LlmRequest,
@@ -30,6 +31,8 @@ export interface Tracing extends Tracer {
 }
 
 export function otelTracing(config: OtelConfig): Tracing {
+  // Step messages now carry the task's trace (an optional field of the v1 message).
+  carryTraceContext(true);
   const sdk = loadOnce(async () => (await import("./otel-sdk")).createOtelTracer(config));
   let loaded: Awaited<ReturnType<typeof sdk>> | null = null;
   const tracer = async () => {

@@ -14,6 +14,7 @@ import {
   runStep,
   type StepDeps,
   type StepMessage,
+  taskTraceContext,
   type UnreadableMessage,
   type WebhookMessage,
   type WebhookService,
@@ -95,7 +96,8 @@ export function createWorkerHandler(
         "langsmith.span.kind": "chain",
       },
       (span) => runOne(record, message, (outcome) => span.set(outcome)),
-      message.trace ? { parent: message.trace } : {},
+      // A message sent before tracing was on has no `trace`: the task's is the same one.
+      { parent: message.trace ?? taskTraceContext(message.tenant_id, message.task_id).traceparent },
     );
   };
 

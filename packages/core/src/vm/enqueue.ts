@@ -50,8 +50,22 @@ export function stepMessage(branch: BranchRef, head: string | null, member?: num
     branch: branch.name,
     head,
     ...(member === undefined ? {} : { member }),
-    trace: taskTraceContext(branch.tenant_id, branch.task_id).traceparent,
+    ...(carryTrace
+      ? { trace: taskTraceContext(branch.tenant_id, branch.task_id).traceparent }
+      : {}),
   };
+}
+
+let carryTrace = false;
+
+/**
+ * Makes this process's step messages carry their task's trace (`trace`), once
+ * tracing is configured (`packages/functions/src/otel-tracer.ts`). Off, a step
+ * message is the body it always was, which every worker of an earlier version
+ * reads: turn tracing on once every function runs this version.
+ */
+export function carryTraceContext(on: boolean): void {
+  carryTrace = on;
 }
 
 /** The message group and deduplication id of a step message sent for `send`. */
