@@ -151,7 +151,7 @@ describe("OpenTelemetry traces", () => {
 
   it("leaves content out unless the operator opts in", async () => {
     const { createOtelTracer } = await import("../../packages/functions/src/otel-sdk");
-    const { otelTracing } = await import("../../packages/functions/src/otel-tracer");
+    const { lazyTracing } = await import("../../packages/functions/src/otel-front");
     const config = {
       url: `${receiver.url}/v1/traces`,
       headers: {},
@@ -160,7 +160,7 @@ describe("OpenTelemetry traces", () => {
       captureContent: false,
     };
     expect(typeof createOtelTracer).toBe("function");
-    const tracing = otelTracing(config);
+    const tracing = lazyTracing(config);
     const llm = tracing.llm(
       {
         complete: async (r) => ({

@@ -1,17 +1,15 @@
 /**
  * Tracing where the operator set an OTLP endpoint (`otel-config.ts`): the
- * tracing port, whose SDK (`otel-sdk.ts`) loads with the first span, and the
- * spans this layer adds around core's ports: each LLM call (`chat {model}`,
- * GenAI conventions), each knowledge search (`retrieval {kb}`), and each task's
- * root (`invoke_workflow`) when it ends. Without an endpoint none of this is
- * built and the worker's start is unchanged.
+ * tracing port over the SDK (`otel-sdk.ts`), and the spans this layer adds
+ * around core's ports: each LLM call (`chat {model}`, GenAI conventions), each
+ * knowledge search (`retrieval {kb}`), and each task's root (`invoke_workflow`)
+ * when it ends. `otel-front.ts` loads this file, and the SDK with it, on the
+ * first span: without an endpoint neither is loaded.
  */
 import {
-  carryTraceContext,
   type KnowledgePort,
   type LlmPort,
   type LlmRequest,
-  loadOnce,
   type SpanAttributes,
   type TaskEndHook,
   type Tracer,
@@ -19,6 +17,7 @@ import {
   taskTraceContext,
 } from "@stackvm/core";
 import type { OtelConfig } from "./otel-config";
+import { createOtelTracer } from "./otel-sdk";
 
 /** The tracing port, with what the functions add around it. */
 export interface Tracing extends Tracer {
@@ -30,24 +29,16 @@ export interface Tracing extends Tracer {
   knowledge(port: KnowledgePort): KnowledgePort;
 }
 
+/** Built by `otel-front.ts` on first use, with the SDK (this file is a chunk of its own). */
 export function otelTracing(config: OtelConfig): Tracing {
-  // Step messages now carry the task's trace (an optional field of the v1 message).
-  carryTraceContext(true);
-  const sdk = loadOnce(async () => (await import("./otel-sdk")).createOtelTracer(config));
-  let loaded: Awaited<ReturnType<typeof sdk>> | null = null;
-  const tracer = async () => {
-    loaded ??= await sdk();
-    return loaded;
-  };
-  const span: Tracer["span"] = async (name, attributes, run, options) =>
-    (await tracer()).span(name, attributes, run, options);
+  const sdk = createOtelTracer(config);
+  const tracer = async () => sdk;
+  const span: Tracer["span"] = (name, attributes, run, options) =>
+    sdk.span(name, attributes, run, options);
 
   return {
     span,
-    async flush() {
-      // Nothing traced in this process yet: nothing to load or send.
-      if (loaded) await loaded.flush();
-    },
+    flush: () => sdk.flush(),
     async taskEnded(branch, task) {
       const ids = taskTraceContext(task.tenant_id, task.task_id);
       const title = task.title ?? task.goal ?? task.task_id;

@@ -7,7 +7,7 @@
 import type { Log, WiringOptions } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 import type { KnowledgeOptions } from "./knowledge";
-import { otelTracing, type Tracing } from "./otel-tracer";
+import { lazyTracing, type Tracing } from "./otel-front";
 
 /** Core's wiring options, and what only the functions' own wiring reads (the API's and knowledge's). */
 export interface SystemOptions extends WiringOptions {
@@ -52,6 +52,6 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
 /** The tracing and its task-end hook, where an OTLP endpoint is set. */
 function tracingOptions(config: RuntimeConfig): Partial<SystemOptions> {
   if (!config.otel) return {};
-  const tracing = otelTracing(config.otel);
+  const tracing = lazyTracing(config.otel);
   return { tracing, llmProvider: config.providers.llm, afterTerminal: [tracing.taskEnded] };
 }
