@@ -27,6 +27,7 @@ import * as z from "zod";
 import { buildOnce } from "../build-once";
 import { isErrorKind, RateLimitedError } from "../errors";
 import type { BudgetLeft } from "../llm/types";
+import { loadOnce } from "../load-once";
 import type { SlotWait } from "../model";
 import { ZERO_USAGE } from "../model-values";
 import type { Clock } from "../ports/clock";
@@ -34,7 +35,10 @@ import type { QuotaStore, RateWindowKind } from "../store/quota-store";
 import type { TaskStore } from "../store/task-store";
 import type { BranchEndHook, TaskEndHook } from "./lifecycle";
 import type { RunningSlots } from "./running-slots";
-import { type UsageReport, usageReport } from "./usage-report";
+import type { UsageReport } from "./usage-report";
+
+// Only the API's `GET /v1/usage` reads it: not at the worker's start.
+const reports = loadOnce(() => import("./usage-report"));
 
 // Built on first use: a step reads them only for a tenant with overrides stored.
 export const TenantQuotas = buildOnce(() =>
@@ -229,6 +233,7 @@ export class QuotaService {
 
   /** The tenant's last `months` months, this one first (`GET /v1/usage`). */
   async history(tenant: string, months: number): Promise<UsageReport> {
+    const { usageReport } = await reports();
     return usageReport(this.deps.quotaStore, tenant, this.deps.clock.now(), months);
   }
 
