@@ -21,6 +21,7 @@
  * would send its headers twice.
  */
 import { apiInstalls } from "./api-installs";
+import { observabilityEnvironment } from "./observability";
 import { queue } from "./queue";
 import { scheduleEnvironment, scheduleManagementPermissions } from "./schedules";
 import { adminKey, embeddingsConfiguredEnvironment, llmConfiguredEnvironment } from "./secrets";
@@ -47,6 +48,7 @@ export const api = new sst.aws.Function("Api", {
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_ADMIN_KEY: adminKey.value,
     ...llmTraceEnvironment,
+    ...observabilityEnvironment,
     ...llmConfiguredEnvironment,
     ...embeddingsConfiguredEnvironment,
     ...scheduleEnvironment,

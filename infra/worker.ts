@@ -8,6 +8,7 @@
  */
 import { bedrockPermissions } from "./bedrock";
 import { knowledge } from "./knowledge";
+import { observabilityEnvironment } from "./observability";
 import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { wakeEnvironment, wakePermissions } from "./schedules";
@@ -46,6 +47,7 @@ export const workerSubscription = queue.subscribe(
       // An answer that would outlast the invocation fails as llm_timeout, and is retried.
       LLM_TIMEOUT_MS: llmTimeoutMsWithin(workerTimeoutSeconds),
       ...llmTraceEnvironment,
+      ...observabilityEnvironment,
     }),
   },
   { batch: { size: 10, partialResponses: true } },

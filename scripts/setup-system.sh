@@ -3,8 +3,8 @@
 # sandbox's OS boundary around Python, CPython with numpy, pandas, matplotlib
 # and openpyxl for the sandbox's data engine, Chromium for the console's browser tests,
 # Java for DynamoDB Local, a C++ toolchain with CMake and Ninja to build the
-# llama.cpp server the tests run a tiny model on), when they are missing. Safe to
-# run again.
+# llama.cpp server the tests run a tiny model on, Prometheus for the metrics
+# test), when they are missing. Safe to run again.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -26,6 +26,8 @@ for pin in "${data[@]}"; do
   # shellcheck disable=SC2053 # the pin is a glob on purpose
   [[ "$have" == $want ]] || need+=("$pin")
 done
+# Prometheus: the metrics test scrapes the local stack's /metrics with it.
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq

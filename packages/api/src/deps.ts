@@ -9,6 +9,7 @@ import type {
   Log,
   NamespaceService,
   QuotaService,
+  Retention,
   RetryService,
   ScheduleService,
   StreamLeases,
@@ -65,6 +66,8 @@ export interface ApiDeps {
   /** Open streams per tenant (`max_open_streams`): the events stream and chat completions. */
   streams: StreamLeases;
   waits: WaitService;
+  /** `keep` on a task (retention). */
+  retention: Pick<Retention, "keep">;
   tools: ReadonlyMap<string, Tool>;
   /** A namespace's HTTP tools and MCP servers. */
   toolSources: ToolSourceService;

@@ -57,6 +57,10 @@ export const API_TAGS = [
     description: "API keys of a tenant; the operator's route that makes a tenant's first key.",
   },
   { name: "Quotas", description: "The operator's limits of a tenant, and its usage this month." },
+  {
+    name: "Usage",
+    description: "A tenant's own steps, LLM calls, tokens and cost by month and namespace.",
+  },
   { name: "Health", description: "Is the service up, and is it set up right." },
   {
     name: "Docs and console",
@@ -90,6 +94,7 @@ const RULES: Array<[RegExp, ApiTag]> = [
   [/^\/v1\/keys(\/|$)/, "Keys"],
   [/^\/v1\/admin\/tenants\/\{tenant\}\/keys$/, "Keys"],
   [/^\/v1\/admin\/tenants\/\{tenant\}\/quotas$/, "Quotas"],
+  [/^\/v1\/usage$/, "Usage"],
 ];
 
 /**

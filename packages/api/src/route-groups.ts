@@ -131,6 +131,16 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     load: async () => (await import("./routes/webhooks")).registerWebhookRoutes,
   },
   {
+    name: "retention",
+    routes: ["PUT /v1/tasks/:task_id/keep", "DELETE /v1/tasks/:task_id/keep"],
+    load: async () => (await import("./routes/retention")).registerRetentionRoutes,
+  },
+  {
+    name: "usage",
+    routes: ["GET /v1/usage"],
+    load: async () => (await import("./routes/usage")).registerUsageRoutes,
+  },
+  {
     name: "waits",
     routes: ["POST /v1/tasks/:task_id/branches/:name/input", "POST /v1/resume/:token"],
     load: async () => (await import("./routes/waits")).registerWaitRoutes,

@@ -21,6 +21,7 @@ import {
   tasksCommand,
 } from "./commands/tasks";
 import { traceCommand } from "./commands/trace";
+import { usageCommand } from "./commands/usage";
 import { loadCliConfig } from "./config";
 import { CliError, EXIT, usage } from "./exit-codes";
 import { createOut } from "./style";
@@ -42,6 +43,7 @@ export const COMMANDS: Command[] = [
   doctorCommand,
   ...namespaceCommands,
   ...keyCommands,
+  usageCommand,
 ];
 
 const EXIT_HELP = `Exit codes:

@@ -93,6 +93,8 @@ export type { SandboxPort } from "./ports/sandbox";
 export type { DueRun, SchedulerPort, ScheduleTimer } from "./ports/scheduler";
 // Tool sources of a namespace: HTTP tools and MCP servers (issue 14).
 export type { SecretBox, SecretContext } from "./ports/secrets";
+export type { SpanAttributes, Tracer, TraceSpan } from "./ports/tracer";
+export { taskTraceContext } from "./ports/tracer";
 export type { DocumentUploads } from "./ports/uploads";
 export type { Wake, WakePort } from "./ports/wake";
 export { DATA_LIBRARIES, DATA_VERSIONS_PROBE } from "./sandbox/data-libraries";
@@ -103,10 +105,12 @@ export type { CronReader } from "./service/cron";
 export { cronReader, parseCron } from "./service/cron";
 export { decodeEventId } from "./service/event-ids";
 export { TaskEvents } from "./service/events";
+export type { TaskEndHook } from "./service/lifecycle";
 export { LlmCallTrace, LlmTraceService } from "./service/llm-traces";
 export type { Namespace } from "./service/namespace-input";
 export { NamespaceService } from "./service/namespaces";
 export { QuotaOverrides, QuotaService, TenantQuotas } from "./service/quotas";
+export type { Retention } from "./service/retention";
 export { RetryInput, RetryService } from "./service/retry";
 export { RunningSlots } from "./service/running-slots";
 export type { Schedule } from "./service/schedule-input";
@@ -121,6 +125,7 @@ export { TaskService } from "./service/tasks";
 export { Template, TemplateService } from "./service/templates";
 export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";
+export type { UsageReport } from "./service/usage-report";
 export { WaitService } from "./service/waits";
 export { WebhookService } from "./service/webhooks";
 export {
@@ -135,7 +140,7 @@ export {
   mergeUpdated,
   positionOf,
 } from "./store/item-rules";
-export { taskPk } from "./store/keys";
+export { EXPIRY_INDEX_PK, taskPk } from "./store/keys";
 export { KnowledgeStore } from "./store/knowledge-store";
 export type { BranchRecord, CommitRecord } from "./store/records";
 export { unfinishedStarts } from "./store/task-starts";
@@ -156,7 +161,7 @@ export type {
 export type { Tool } from "./tools/tool";
 export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
-export { enqueueNext, sendWake } from "./vm/enqueue";
+export { carryTraceContext, enqueueNext, sendWake } from "./vm/enqueue";
 export { StepMessage, WebhookMessage } from "./vm/message";
 export type { UnreadableMessage } from "./vm/queue-message";
 export { parseQueueMessage } from "./vm/queue-message";

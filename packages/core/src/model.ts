@@ -152,6 +152,8 @@ export const Task = z.object({
   llm_call: LlmCallInFlight.optional(),
   /** Only while the task is `queued` for a running slot, read one at a time (not in lists). */
   waiting_for_slot: SlotWait.optional(),
+  /** Only on a task exempt from retention (`keep`). */
+  keep: z.literal(true).optional(),
 });
 export type Task = z.infer<typeof Task>;
 
@@ -258,6 +260,8 @@ export const NamespaceConfig = z.object({
   knowledge_bases: z.array(z.string()).optional(),
   /** Members of a parallel group that run at once (`plan/groups.ts`); absent: 4. */
   parallel_width: z.number().int().optional(),
+  /** Days after its end a finished task is deleted (`service/retention.ts`); absent: the tenant's. */
+  retention_days: z.number().int().optional(),
   /**
    * `stackvm`: StackVM compatibility mode (plan-language.md): references nothing
    * sets are warnings, and run as the text they were written. Absent: `strict`.

@@ -2,6 +2,7 @@
  * Configuration, read once at start by each entry file and validated with zod: a
  * wrong or missing setting stops the start with a message naming it.
  */
+
 import {
   DEFAULT_PDF_LIMITS,
   DEFAULT_TRACE_RETENTION_DAYS,
@@ -21,6 +22,7 @@ import {
   type ProviderConfig,
   providerConfig,
 } from "./llm-provider";
+import { type OtelConfig, otelConfig } from "./otel-config";
 
 const Provider = z.enum(PROVIDERS, {
   error: (issue) => `must be ${PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
@@ -75,6 +77,8 @@ const Env = z.object({
   STACKVM_MAX_OPEN_STREAMS: z.coerce.number().check(z.int(), z.gte(1), z.lte(10_000)).default(50),
   STACKVM_MONTHLY_TOKEN_BUDGET: z.coerce.number().check(z.int(), z.gte(0)).optional(),
   STACKVM_MONTHLY_COST_BUDGET_USD: z.coerce.number().check(z.gte(0)).optional(),
+  // Finished tasks are deleted this many days after they end (docs/observability.md); unset: kept.
+  STACKVM_RETENTION_DAYS: z.coerce.number().check(z.int(), z.gte(1), z.lte(36_500)).optional(),
   // Outgoing webhooks: attempts stay within the queue's maxReceiveCount (5).
   // Loopback and private ranges outgoing requests may reach (outbound-policy.ts); none by default.
   STACKVM_OPEN_PRIVATE_RANGES: z.string().optional(),
@@ -156,12 +160,15 @@ export interface RuntimeConfig {
   llm: LlmConfig;
   /** Days each LLM call's trace is kept; 0 keeps none. */
   llmTraceRetentionDays: number;
+  /** Where OpenTelemetry traces go (`otel-config.ts`); null: not traced. */
+  otel: OtelConfig | null;
   quotas: {
     requests_per_second: number;
     max_running_tasks: number;
     max_open_streams: number;
     monthly_token_budget: number | null;
     monthly_cost_budget_usd: number | null;
+    retention_days: number | null;
   };
   webhooks: { maxAttempts: number; backoffBaseSeconds: number; timeoutMs: number };
   stalledAfterSeconds: number;
@@ -216,6 +223,12 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
   }
   const e = parsed.data;
   const providers = providerConfig(e);
+  let otel: OtelConfig | null;
+  try {
+    otel = otelConfig(env);
+  } catch (error) {
+    throw new ConfigError(`bad configuration: ${(error as Error).message}`);
+  }
   const model = env.LLM_MODEL?.trim() || defaultLlmModel(providers.llm);
   if (model === null) {
     throw new ConfigError(
@@ -252,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     providers,
     llm,
     llmTraceRetentionDays: e.STACKVM_LLM_TRACE_RETENTION_DAYS,
+    otel,
     knowledge: {
       embeddingModel: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[providers.embeddings],
       embeddingsLocal:
@@ -272,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
       max_open_streams: e.STACKVM_MAX_OPEN_STREAMS,
       monthly_token_budget: e.STACKVM_MONTHLY_TOKEN_BUDGET ?? null,
       monthly_cost_budget_usd: e.STACKVM_MONTHLY_COST_BUDGET_USD ?? null,
+      retention_days: e.STACKVM_RETENTION_DAYS ?? null,
     },
     webhooks: {
       maxAttempts: e.STACKVM_WEBHOOK_MAX_ATTEMPTS,

@@ -27,8 +27,18 @@ export type StepSystem = ReturnType<typeof createStepSystem>;
  * const system = createStepSystem({ items, blobs, queue, clock, sandbox, llm, knowledge }, options);
  * const handle = createWorkerHandler(system.step, system.webhooks, system.knowledgePort);
  */
-export function createStepSystem(ports: StepPorts, options: SystemOptions) {
+export function createStepSystem(given: StepPorts, options: SystemOptions) {
+  const { tracing } = options;
+  // Spans around the LLM's calls and knowledge's searches, where tracing is set.
+  const ports: StepPorts = tracing
+    ? {
+        ...given,
+        llm: tracing.llm(given.llm, options.llmProvider ?? "openai"),
+        knowledge: tracing.knowledge(given.knowledge),
+      }
+    : given;
   const services = wireStepServices(ports, options);
+  if (tracing) services.step.tracer = tracing;
   const { store, stores, lifecycle, slots, tasks } = services;
   return {
     ...services,
@@ -53,6 +63,7 @@ export function createStepSystem(ports: StepPorts, options: SystemOptions) {
       slots,
       tasks,
       stalledMs,
+      retention: services.retention,
     }),
   };
 }

@@ -87,7 +87,12 @@ describe("the sweep", () => {
     // The first step's message is lost (received, then gone with its worker's batch).
     const [lost] = await queue.receive(1);
     await queue.delete(lost!.receiptHandle);
-    expect(await sweep()).toEqual({ reenqueued: 0, slots_freed: 0, starts_repaired: 0 });
+    expect(await sweep()).toEqual({
+      reenqueued: 0,
+      slots_freed: 0,
+      starts_repaired: 0,
+      expired: 0,
+    });
 
     clock.time += 15 * 60_000 + 1;
     expect((await sweep()).reenqueued).toBe(1);

@@ -8,6 +8,7 @@
 import {
   type ItemStore,
   type Log,
+  type Retention,
   type RunningSlots,
   START_REPAIR_AFTER_MS,
   type SweepDeps,
@@ -24,6 +25,8 @@ export interface SweepHandlerDeps extends SweepDeps {
   log: Log;
   /** A running branch that has not moved for this long is re-enqueued. */
   stalledMs: number;
+  /** Deletes the finished tasks past their retention (`service/retention.ts`). */
+  retention: Pick<Retention, "sweep">;
 }
 
 export function createSweepHandler(deps: SweepHandlerDeps) {
@@ -31,19 +34,28 @@ export function createSweepHandler(deps: SweepHandlerDeps) {
     reenqueued: number;
     slots_freed: number;
     starts_repaired: number;
+    expired: number;
   }> => {
     const startsRepaired = await repairStarts(deps, START_REPAIR_AFTER_MS);
     const reenqueued = await sweepStalled(deps, deps.stalledMs);
     // A slot is looked at once no start that claimed it can still be under way.
     const slotsFreed = await deps.slots.reap(START_REPAIR_AFTER_MS);
-    if (reenqueued > 0 || slotsFreed > 0 || startsRepaired > 0) {
+    // Last: the deletions of expired tasks take what time the sweep has left.
+    const expired = await deps.retention.sweep();
+    if (reenqueued > 0 || slotsFreed > 0 || startsRepaired > 0 || expired.deleted > 0) {
       deps.log.info("sweep", {
         reenqueued,
         slots_freed: slotsFreed,
         starts_repaired: startsRepaired,
+        expired: expired.deleted,
       });
     }
-    return { reenqueued, slots_freed: slotsFreed, starts_repaired: startsRepaired };
+    return {
+      reenqueued,
+      slots_freed: slotsFreed,
+      starts_repaired: startsRepaired,
+      expired: expired.deleted,
+    };
   };
 }
 

@@ -7,6 +7,7 @@
 import type { Log, WiringOptions } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";
 import type { KnowledgeOptions } from "./knowledge";
+import { lazyTracing, type Tracing } from "./otel-front";
 
 /** Core's wiring options, and what only the functions' own wiring reads (the API's and knowledge's). */
 export interface SystemOptions extends WiringOptions {
@@ -19,6 +20,10 @@ export interface SystemOptions extends WiringOptions {
   mcpWaitSeconds?: number;
   /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
   knowledge?: KnowledgeOptions;
+  /** OpenTelemetry traces, where an OTLP endpoint is set (`otel-tracer.ts`). */
+  tracing?: Tracing;
+  /** `LLM_PROVIDER`, for the LLM spans' `gen_ai.provider.name`. */
+  llmProvider?: string;
 }
 
 /** The system's options as configuration gives them, the same on AWS and locally. */
@@ -43,5 +48,13 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     quotas: config.quotas,
     webhooks: config.webhooks,
     knowledge: config.knowledge,
+    ...tracingOptions(config),
   };
+}
+
+/** The tracing and its task-end hook, where an OTLP endpoint is set. */
+function tracingOptions(config: RuntimeConfig): Partial<SystemOptions> {
+  if (!config.otel) return {};
+  const tracing = lazyTracing(config.otel);
+  return { tracing, llmProvider: config.providers.llm, afterTerminal: [tracing.taskEnded] };
 }

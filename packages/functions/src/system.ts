@@ -99,6 +99,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     events,
     streams,
     waits,
+    retention: core.retention,
     tools: core.tools,
     toolSources: core.toolSources,
     knowledge: knowledge.service,

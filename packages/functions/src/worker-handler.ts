@@ -14,6 +14,7 @@ import {
   runStep,
   type StepDeps,
   type StepMessage,
+  taskTraceContext,
   type UnreadableMessage,
   type WebhookMessage,
   type WebhookService,
@@ -76,11 +77,45 @@ export function createWorkerHandler(
     );
   };
 
+  /** One step, in its span where tracing is set (a child of the task's root span). */
+  const handleStep = (record: SQSRecord, message: StepMessage): Promise<void> => {
+    if (!deps.tracer) return runOne(record, message);
+    const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
+    return deps.tracer.span(
+      "step",
+      {
+        "stackvm.tenant": message.tenant_id,
+        "stackvm.task_id": message.task_id,
+        "stackvm.branch": message.branch,
+        "stackvm.head": message.head ?? undefined,
+        "stackvm.member": message.member,
+        "stackvm.attempt": attempt,
+        "gen_ai.conversation.id": message.task_id,
+        "langfuse.session.id": message.task_id,
+        "langfuse.observation.type": "span",
+        "langsmith.span.kind": "chain",
+      },
+      (span) => runOne(record, message, (outcome) => span.set(outcome)),
+      // A message sent before tracing was on has no `trace`: the task's is the same one.
+      { parent: message.trace ?? taskTraceContext(message.tenant_id, message.task_id).traceparent },
+    );
+  };
+
   /** One step; the after-failure policy (`afterStepFailure`) says whether its message comes back. */
-  const handleStep = async (record: SQSRecord, message: StepMessage): Promise<void> => {
+  const runOne = async (
+    record: SQSRecord,
+    message: StepMessage,
+    traced?: (attributes: Record<string, string>) => void,
+  ): Promise<void> => {
     try {
       const outcome = await runStep(deps, message, record.messageId);
       deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
+      traced?.({
+        "stackvm.outcome": outcome.outcome,
+        ...("commit" in outcome
+          ? { "stackvm.commit": outcome.commit, "stackvm.status": outcome.status }
+          : {}),
+      });
     } catch (error) {
       const after = await afterStepFailure(deps, message, error, {
         messageId: record.messageId,
@@ -88,6 +123,7 @@ export function createWorkerHandler(
         receives: Number(record.attributes.ApproximateReceiveCount) || 1,
         lastReceive,
       });
+      traced?.({ "stackvm.outcome": "failed", "stackvm.after_failure": after });
       if (after === "retry") throw error;
     }
   };
@@ -116,12 +152,22 @@ export function createWorkerHandler(
 
   return async (event, context) => {
     const processor = new SqsFifoPartialProcessorAsync();
-    return processPartialResponse(event, handleRecord, processor, {
-      context,
-      skipGroupOnError: true,
-      // A batch whose records all failed (one early wake) answers them as failures
-      // rather than failing the invocation: the same retries, without an error logged.
-      throwOnFullBatchFailure: false,
-    });
+    try {
+      return await processPartialResponse(event, handleRecord, processor, {
+        context,
+        skipGroupOnError: true,
+        // A batch whose records all failed (one early wake) answers them as failures
+        // rather than failing the invocation: the same retries, without an error logged.
+        throwOnFullBatchFailure: false,
+      });
+    } finally {
+      // Lambda may freeze the process once this returns: the batch's spans go first.
+      // A collector that is down costs the spans, never the steps.
+      await deps.tracer
+        ?.flush?.()
+        .catch((error: unknown) =>
+          deps.log.warn("sending the batch's trace spans failed", { error: String(error) }),
+        );
+    }
   };
 }

@@ -4,6 +4,7 @@
  * a poller in the place of Lambda's SQS event source mapping (for the step queue
  * and for the DLQ), and timers in the place of the cron sweep.
  */
+
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -55,6 +56,7 @@ import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
 import { LocalScheduler } from "./local-scheduler";
 import { startPoller } from "./poller";
+import { localMetrics } from "./prometheus-metrics";
 import { LocalSandbox } from "./sandbox-invoker";
 import { localSecretKey } from "./secret-key";
 import { startTraceExpiry } from "./trace-expiry";
@@ -242,7 +244,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // A port given by a test is an LLM; else the configuration says.
       llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
       resolvePublicUrl: () => publicUrl,
-      ...(options.afterTerminal ? { afterTerminal: options.afterTerminal } : {}),
+      ...(options.afterTerminal
+        ? { afterTerminal: [...(base.afterTerminal ?? []), ...options.afterTerminal] }
+        : {}),
     },
   );
   // This one process holds the LLM, embeddings and sandbox: `GET /v1/doctor` checks them.
@@ -278,7 +282,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const repaired = await recoverStarts(sweepDeps).catch(abandon);
   if (repaired > 0) log.info("repaired task starts cut short", { starts_repaired: repaired });
   const app = createApp(system.api);
-  const server = serve({ fetch: app.fetch, port: options.port, hostname: host });
+  // Prometheus' /metrics (prometheus-metrics.ts): the figures CloudWatch gets on AWS.
+  const metrics = localMetrics({
+    sqs: clients.sqs,
+    queueUrl: queues.queueUrl,
+    dlqUrl: queues.dlqUrl,
+    adminKey: config.adminKey,
+  });
+  const counted = system.step.onCommit;
+  system.step.onCommit = (commit, branch) => {
+    counted?.(commit, branch);
+    metrics.onCommit(commit, branch);
+  };
+  const server = serve({
+    fetch: (request, env) =>
+      metrics.answer(request, (env.incoming as IncomingMessage).socket?.remoteAddress) ??
+      app.fetch(request, env),
+    port: options.port,
+    hostname: host,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", (error) => reject(listenError(error, host, options.port)));
@@ -290,11 +312,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const worker = startPoller({
     sqs: clients.sqs,
     queueUrl: queues.queueUrl,
-    handler: createWorkerHandler(
-      system.step,
-      system.webhooks,
-      system.knowledgePort,
-      options.maxReceiveCount ?? 5,
+    handler: metrics.countingRetries(
+      createWorkerHandler(
+        system.step,
+        system.webhooks,
+        system.knowledgePort,
+        options.maxReceiveCount ?? 5,
+      ),
     ),
     concurrency: options.concurrency ?? 4,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
@@ -303,7 +327,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dlq = startPoller({
     sqs: clients.sqs,
     queueUrl: queues.dlqUrl,
-    handler: createDlqHandler(system.dlq),
+    handler: metrics.countingDlq(createDlqHandler(system.dlq)),
     concurrency: 1,
   });
   // Once serving and polling: resume every running branch at once, in the background.

@@ -36,6 +36,8 @@ export const NamespaceInput = z
     knowledge_bases: z.array(KnowledgeBaseName).max(100).optional(),
     /** Members of a parallel group run at once, at most this many (1: one at a time; default 4). */
     parallel_width: z.number().int().min(1).max(MAX_GROUP_WIDTH).optional(),
+    /** Finished tasks of this namespace are deleted this many days after they end (over the tenant's setting). */
+    retention_days: z.number().int().min(1).max(36_500).optional(),
     /** `stackvm`: plans run in StackVM compatibility mode (plan-language.md); default `strict`. */
     plan_compat: PlanCompat.optional().describe(
       "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
@@ -55,6 +57,7 @@ export const Namespace = z.object({
   sandbox_limits: SandboxLimitsRequest.optional(),
   knowledge_bases: z.array(z.string()).optional(),
   parallel_width: z.number().int().optional(),
+  retention_days: z.number().int().optional(),
   plan_compat: PlanCompat,
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),

@@ -107,6 +107,9 @@ export class NamespaceService implements ToolRecords {
         ...(typeof stored.parallel_width === "number"
           ? { parallel_width: stored.parallel_width }
           : {}),
+        ...(typeof stored.retention_days === "number"
+          ? { retention_days: stored.retention_days }
+          : {}),
         plan_compat: stored.plan_compat === "stackvm" ? "stackvm" : "strict",
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
@@ -157,6 +160,7 @@ export class NamespaceService implements ToolRecords {
       ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
       ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
       ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
+      ...(input.retention_days ? { retention_days: input.retention_days } : {}),
       ...(input.plan_compat === "stackvm" ? { plan_compat: "stackvm" } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
@@ -318,6 +322,7 @@ function configOf(ns: Namespace): NamespaceConfig {
     ...(ns.sandbox_limits ? { sandbox_limits: ns.sandbox_limits } : {}),
     ...(ns.knowledge_bases ? { knowledge_bases: ns.knowledge_bases } : {}),
     ...(ns.parallel_width ? { parallel_width: ns.parallel_width } : {}),
+    ...(ns.retention_days ? { retention_days: ns.retention_days } : {}),
     ...(ns.plan_compat === "stackvm" ? { plan_compat: "stackvm" as const } : {}),
   };
 }

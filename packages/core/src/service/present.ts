@@ -97,6 +97,7 @@ export class Presenter {
       ...(result && inFlightOf(result, this.now())
         ? { llm_call: inFlightOf(result, this.now())! }
         : {}),
+      ...(task.keep ? { keep: true as const } : {}),
     };
   }
 

@@ -127,6 +127,7 @@ describe("QuotaService.report", () => {
         max_open_streams: 50,
         monthly_token_budget: null,
         monthly_cost_budget_usd: null,
+        retention_days: null,
       },
       overrides: { max_running_tasks: 3 },
       usage: { month: sys.quotas.month(), tokens: 0, cost_usd: 0 },

@@ -27,6 +27,7 @@ import * as z from "zod";
 import { buildOnce } from "../build-once";
 import { isErrorKind, RateLimitedError } from "../errors";
 import type { BudgetLeft } from "../llm/types";
+import { loadOnce } from "../load-once";
 import type { SlotWait } from "../model";
 import { ZERO_USAGE } from "../model-values";
 import type { Clock } from "../ports/clock";
@@ -34,6 +35,10 @@ import type { QuotaStore, RateWindowKind } from "../store/quota-store";
 import type { TaskStore } from "../store/task-store";
 import type { BranchEndHook, TaskEndHook } from "./lifecycle";
 import type { RunningSlots } from "./running-slots";
+import type { UsageReport } from "./usage-report";
+
+// Only the API's `GET /v1/usage` reads it: not at the worker's start.
+const reports = loadOnce(() => import("./usage-report"));
 
 // Built on first use: a step reads them only for a tenant with overrides stored.
 export const TenantQuotas = buildOnce(() =>
@@ -47,6 +52,8 @@ export const TenantQuotas = buildOnce(() =>
       monthly_token_budget: z.number().check(z.int(), z.gte(0)).nullable(),
       /** LLM cost per calendar month (UTC), in US dollars; null: no limit. */
       monthly_cost_budget_usd: z.number().check(z.gte(0)).nullable(),
+      /** Finished tasks are deleted this many days after they end (`retention.ts`); null: kept. */
+      retention_days: z.number().check(z.int(), z.gte(1), z.lte(36_500)).nullable(),
     })
     .strict(),
 );
@@ -62,6 +69,7 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   max_open_streams: 50,
   monthly_token_budget: null,
   monthly_cost_budget_usd: null,
+  retention_days: null,
 };
 
 /** The month's usage of a tenant. */
@@ -223,6 +231,12 @@ export class QuotaService {
     return { month, ...(await this.deps.quotaStore.getUsage(tenant, month)) };
   }
 
+  /** The tenant's last `months` months, this one first (`GET /v1/usage`). */
+  async history(tenant: string, months: number): Promise<UsageReport> {
+    const { usageReport } = await reports();
+    return usageReport(this.deps.quotaStore, tenant, this.deps.clock.now(), months);
+  }
+
   /**
    * What a new task may spend at most from the month's budget;
    * `RateLimitedError` (`monthly_budget_exhausted`) when nothing is left.
@@ -280,6 +294,9 @@ export class QuotaService {
     const tokens = Math.max(0, usage.input_tokens + usage.output_tokens - metered.tokens);
     const cost = Math.max(0, usage.cost_usd - metered.cost_usd);
     if (tokens > 0 || cost > 0) await this.addToMonth(tenant, { tokens, cost_usd: cost }, month);
+    // The tenant's report by namespace (`usage-report.ts`) counts the whole run, metered or not.
+    const namespace = counted.config?.namespace?.name ?? "default";
+    await this.deps.quotaStore.addNamespaceUsage(tenant, month, namespace, usage);
     if (metered.tokens > 0 || metered.cost_usd > 0) {
       await this.deps.quotaStore.deleteMetered(tenant, taskId, branch);
     }

@@ -33,6 +33,13 @@ export const CreateTaskInput = z
     budget: Budget.default({ max_steps: 200 }),
     webhook_url: z.string().url().max(2048).optional(),
     evaluate: z.boolean().default(false),
+    /** Exempts the task from retention (docs/observability.md#retention). */
+    keep: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: the task is never deleted by retention (PUT/DELETE /v1/tasks/{id}/keep changes it)",
+      ),
     metadata: z.record(z.string(), z.unknown()).default({}),
   })
   .strict()

@@ -45,6 +45,7 @@ export function newTask(
     metadata: input.metadata,
     webhook_url: input.webhook_url ?? null,
     evaluate: input.evaluate,
+    ...(input.keep ? { keep: true } : {}),
     deleted_usage: ZERO_USAGE,
     created_at: now,
     updated_at: now,

@@ -197,11 +197,26 @@ export const badSignatureRateKey = (tenant: string): ItemKey => ({
   pk: tenantPk(tenant),
   sk: "RATE#BAD_SIGNATURE",
 });
+/** A finished task's expiry marker (`service/retention.ts`), in the task's partition. */
+export const expiryKey = (tenant: string, taskId: string): ItemKey => ({
+  pk: taskPk(tenant, taskId),
+  sk: EXPIRY_SK,
+});
+export const EXPIRY_SK = "EXPIRES";
+/** The global index partition (gsi1) of every expiry marker, by time (`{expires_at}#{tenant}#{task}`). */
+export const EXPIRY_INDEX_PK = "EXPIRES";
 /** A month's usage (`2026-03`). */
 export const usageKey = (tenant: string, month: string): ItemKey => ({
   pk: tenantPk(tenant),
-  sk: `USAGE#${month}`,
+  sk: `${USAGE_PREFIX}${month}`,
 });
+export const USAGE_PREFIX = "USAGE#";
+/** What the runs of one namespace that ended in the month counted (`USAGE#2026-03#NS#default`). */
+export const namespaceUsageKey = (tenant: string, month: string, namespace: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${USAGE_PREFIX}${month}${NAMESPACE_USAGE_INFIX}${namespace}`,
+});
+export const NAMESPACE_USAGE_INFIX = "#NS#";
 /** What a branch's calls charged to the month as they were made. */
 export const meteredKey = (tenant: string, taskId: string, branch: string): ItemKey => ({
   pk: tenantPk(tenant),

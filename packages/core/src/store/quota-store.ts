@@ -6,15 +6,20 @@
  * live here; what they mean lives in `service/quotas.ts`.
  */
 import { isErrorKind } from "../errors";
+import type { Usage } from "../model";
 import type { Condition, Item, ItemStore } from "../ports/item-store";
 import {
   badSignatureRateKey,
   branchKey,
   meteredKey,
+  NAMESPACE_USAGE_INFIX,
+  namespaceUsageKey,
   quotasKey,
   requestRateKey,
+  USAGE_PREFIX,
   usageKey,
 } from "./keys";
+import { queryAll } from "./query-all";
 import type { BranchRecord } from "./records";
 
 /** Which one-second window a count goes to. */
@@ -25,6 +30,21 @@ export interface Spent {
   tokens: number;
   cost_usd: number;
 }
+
+/** What the runs of one namespace that ended in a month counted. */
+export interface NamespaceUsage extends Usage {
+  namespace: string;
+  /** Runs that ended: a task's main branch, a fork, a retry, an evaluation round. */
+  runs: number;
+}
+
+/** A month as stored: the budget's count (every call, ingest included) and the namespaces' lines. */
+export interface StoredMonth extends Spent {
+  month: string;
+  namespaces: NamespaceUsage[];
+}
+
+const countOf = (value: unknown): number => (typeof value === "number" ? value : 0);
 
 const rateKey = (tenant: string, kind: RateWindowKind) =>
   kind === "requests" ? requestRateKey(tenant) : badSignatureRateKey(tenant);
@@ -102,6 +122,65 @@ export class QuotaStore {
 
   async addUsage(tenant: string, month: string, spent: Spent): Promise<void> {
     await this.items.update(usageKey(tenant, month), addSpent(tenant, spent));
+  }
+
+  /** Adds an ended run's counts to its namespace's line of the month. */
+  async addNamespaceUsage(
+    tenant: string,
+    month: string,
+    namespace: string,
+    usage: Usage,
+  ): Promise<void> {
+    await this.items.update(namespaceUsageKey(tenant, month, namespace), {
+      set: [[["tenant_id"], tenant]],
+      add: [
+        [["runs"], 1],
+        [["steps"], usage.steps],
+        [["llm_calls"], usage.llm_calls],
+        [["input_tokens"], usage.input_tokens],
+        [["output_tokens"], usage.output_tokens],
+        [["cost_usd"], usage.cost_usd],
+      ],
+    });
+  }
+
+  /**
+   * The tenant's months from `first` to `last` (`2026-03`), as stored: each
+   * month's budget count and its namespaces' lines. A month with neither is absent.
+   */
+  async listUsage(tenant: string, first: string, last: string): Promise<StoredMonth[]> {
+    const months = new Map<string, StoredMonth>();
+    const monthOf = (month: string) => {
+      let found = months.get(month);
+      if (!found) {
+        found = { month, tokens: 0, cost_usd: 0, namespaces: [] };
+        months.set(month, found);
+      }
+      return found;
+    };
+    const query = {
+      pk: usageKey(tenant, first).pk,
+      between: [`${USAGE_PREFIX}${first}`, `${USAGE_PREFIX}${last}~`] as [string, string],
+      limit: 100,
+    };
+    for await (const item of queryAll(this.items, query)) {
+      const rest = item.sk.slice(USAGE_PREFIX.length);
+      const at = rest.indexOf(NAMESPACE_USAGE_INFIX);
+      if (at === -1) {
+        Object.assign(monthOf(rest), spentOf(item));
+        continue;
+      }
+      monthOf(rest.slice(0, at)).namespaces.push({
+        namespace: rest.slice(at + NAMESPACE_USAGE_INFIX.length),
+        runs: countOf(item.runs),
+        steps: countOf(item.steps),
+        llm_calls: countOf(item.llm_calls),
+        input_tokens: countOf(item.input_tokens),
+        output_tokens: countOf(item.output_tokens),
+        cost_usd: countOf(item.cost_usd),
+      });
+    }
+    return [...months.values()];
   }
 
   /**

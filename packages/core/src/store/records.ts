@@ -37,6 +37,8 @@ export interface TaskRecord {
   evaluate: boolean;
   /** Usage of branches that were deleted, so the task's sum keeps them. */
   deleted_usage: Usage;
+  /** Exempt from retention (`service/retention.ts`); absent: not kept. */
+  keep?: boolean;
   created_at: string;
   updated_at: string;
 }

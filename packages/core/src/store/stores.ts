@@ -7,8 +7,10 @@
  * const stores = createStores(items);
  * const keys = new ApiKeyService(stores.apiKeys, clock);
  */
+
 import type { ItemStore } from "../ports/item-store";
 import { ApiKeyStore } from "./api-key-store";
+import { ExpiryStore } from "./expiry-store";
 import { KnowledgeStore } from "./knowledge-store";
 import { LiveTextStore } from "./live-text-store";
 import { NamespaceStore } from "./namespace-store";
@@ -24,6 +26,8 @@ import { WebhookStore } from "./webhook-store";
 
 export interface Stores {
   tasks: TaskStore;
+  /** Finished tasks' expiry markers (`service/retention.ts`). */
+  expiries: ExpiryStore;
   apiKeys: ApiKeyStore;
   namespaces: NamespaceStore;
   quotas: QuotaStore;
@@ -54,5 +58,6 @@ export function createStores(items: ItemStore, tasks = new TaskStore(items)): St
     streamLeases: new StreamLeaseStore(items),
     knowledge: new KnowledgeStore(items),
     sweepIndex: new SweepIndex(items),
+    expiries: new ExpiryStore(items),
   };
 }

@@ -2,12 +2,14 @@
  * A tool that plans can call. Its input schema is zod (exported as JSON Schema for
  * the planner and `GET /v1/tools`); its result is any JSON value.
  */
+
 import type * as z from "zod";
 import type { LlmSession } from "../llm/types";
 import type { NamespaceConfig, ResponseFormat } from "../model";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Blobs } from "../ports/blobs";
 import type { SandboxPort } from "../ports/sandbox";
+import type { Tracer } from "../ports/tracer";
 import type { WaitingRecord } from "../store/records";
 
 export interface ToolContext {
@@ -35,6 +37,8 @@ export interface ToolContext {
   waiting?: WaitingRecord | null;
   /** The step's clock, in epoch milliseconds. */
   now?: number;
+  /** Spans around tool calls (`execute_tool {name}`), where tracing is configured. */
+  tracer?: Tracer;
 }
 
 export interface ToolResult {

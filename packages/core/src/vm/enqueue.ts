@@ -18,8 +18,10 @@
  * once, and a wake (which may hide itself until due) holds back no cancel or
  * answer queued for its branch.
  */
+
 import { digest } from "../ids";
 import type { Queue, QueueSendOptions } from "../ports/queue";
+import { taskTraceContext } from "../ports/tracer";
 import type { Wake } from "../ports/wake";
 import type { BranchRecord } from "../store/records";
 import { branchGroupId, type StepMessage } from "./message";
@@ -48,7 +50,22 @@ export function stepMessage(branch: BranchRef, head: string | null, member?: num
     branch: branch.name,
     head,
     ...(member === undefined ? {} : { member }),
+    ...(carryTrace
+      ? { trace: taskTraceContext(branch.tenant_id, branch.task_id).traceparent }
+      : {}),
   };
+}
+
+let carryTrace = false;
+
+/**
+ * Makes this process's step messages carry their task's trace (`trace`), once
+ * tracing is configured (`packages/functions/src/otel-tracer.ts`). Off, a step
+ * message is the body it always was, which every worker of an earlier version
+ * reads: turn tracing on once every function runs this version.
+ */
+export function carryTraceContext(on: boolean): void {
+  carryTrace = on;
 }
 
 /** The message group and deduplication id of a step message sent for `send`. */

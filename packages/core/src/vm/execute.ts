@@ -14,6 +14,7 @@ import { type Lookup, resolveReferences } from "../plan/references";
 import type { Instruction, Plan } from "../plan/schema";
 import type { Tool, ToolContext } from "../tools/tool";
 import { goalText } from "./goal-text";
+import { toolSpan } from "./tool-span";
 import { runWait } from "./wait";
 
 export interface ExecuteInput {
@@ -165,7 +166,10 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
       const names = outputNames(output_vars);
       const context =
         names.length > 1 ? { ...input.toolContext, outputVars: names } : input.toolContext;
-      const result = await tool.run(parsed.data, context);
+      const run = () => tool.run(parsed.data, context);
+      const result = context.tracer
+        ? await context.tracer.span(`execute_tool ${toolName}`, toolSpan(toolName, context), run)
+        : await run();
       const outputs = mapOutputs(result.value, output_vars);
       return {
         instruction,

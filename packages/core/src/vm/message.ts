@@ -2,7 +2,9 @@
  * The queue's wire messages: versioned and strict, so that a message from a newer
  * or older writer is refused with a clear error instead of misread.
  */
+
 import * as z from "zod";
+import { TRACEPARENT } from "../ports/tracer";
 
 const Id = z.string().check(z.minLength(1), z.maxLength(128));
 
@@ -20,6 +22,8 @@ export const StepMessage = z
      * group that started after `head`, and hold its result apart".
      */
     member: z.number().check(z.int(), z.gte(0)).optional(),
+    /** The task's trace (`ports/tracer.ts`), a W3C traceparent; absent on messages sent before it. */
+    trace: z.string().check(z.regex(TRACEPARENT)).optional(),
   })
   .strict();
 export type StepMessage = z.infer<typeof StepMessage>;

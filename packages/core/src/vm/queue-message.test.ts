@@ -2,6 +2,25 @@ import { describe, expect, it } from "vitest";
 import { parseQueueMessage } from "./queue-message";
 
 describe("parseQueueMessage", () => {
+  it("reads a step message's trace, and refuses one that is no W3C traceparent", () => {
+    const base = {
+      v: 1,
+      kind: "step",
+      tenant_id: "acme",
+      task_id: "t1",
+      branch: "main",
+      head: null,
+    };
+    const trace = "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01";
+    expect(parseQueueMessage(JSON.stringify({ ...base, trace }))).toMatchObject({
+      ok: true,
+      message: { trace },
+    });
+    for (const bad of ["00-xyz-01", `${trace}-extra`, 7]) {
+      expect(parseQueueMessage(JSON.stringify({ ...base, trace: bad })).ok).toBe(false);
+    }
+  });
+
   it("reads a step message written before messages had a kind as a step", () => {
     const old = '{"v":1,"tenant_id":"acme","task_id":"t1","branch":"main","head":null}';
     expect(parseQueueMessage(old)).toEqual({

@@ -11,6 +11,7 @@ import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
+import type { Tracer } from "../ports/tracer";
 import type { WakePort } from "../ports/wake";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
@@ -75,4 +76,6 @@ export interface StepDeps {
   onResume?: TerminalHook;
   /** Observes every commit that became a head (metrics); must not throw. */
   onCommit?: (commit: CommitRecord, branch: BranchRecord) => void;
+  /** Spans of steps and tool calls (`ports/tracer.ts`); absent: none. */
+  tracer?: Tracer;
 }

@@ -129,5 +129,6 @@ export function toolContext(
     outbound: deps.outbound,
     waiting: branch.waiting ?? null,
     now: deps.clock.now(),
+    ...(deps.tracer ? { tracer: deps.tracer } : {}),
   };
 }

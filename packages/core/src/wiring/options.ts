@@ -19,6 +19,7 @@ import type { SandboxPort } from "../ports/sandbox";
 import type { SchedulerPort } from "../ports/scheduler";
 import type { SecretBox } from "../ports/secrets";
 import type { WakePort } from "../ports/wake";
+import type { TaskEndHook } from "../service/lifecycle";
 import type { TenantQuotas } from "../service/quotas";
 import type { McpClient } from "../tools/sources/mcp-shapes";
 import type { TerminalHook } from "../vm/step-deps";
@@ -85,7 +86,7 @@ export interface WiringOptions {
   /** Each LLM call's prompt and answer: days kept (0: none), and values to redact from them. */
   llmTraces?: { retentionDays: number; secrets: string[] };
   /** Extra work when a task ended on a branch, before the outgoing webhooks and quotas. */
-  afterTerminal?: TerminalHook[];
+  afterTerminal?: Array<TerminalHook | TaskEndHook>;
   /** Quota defaults; each tenant's overrides live in the store. */
   quotas?: Partial<TenantQuotas>;
   webhooks?: WebhookOptions;

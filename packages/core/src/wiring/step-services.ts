@@ -17,6 +17,7 @@ import {
   quotaTerminalHook,
   taskAdmission,
 } from "../service/quotas";
+import { Retention } from "../service/retention";
 import { RunningSlots } from "../service/running-slots";
 import { TemplateService } from "../service/templates";
 import { TokenRelay } from "../service/token-relay";
@@ -116,6 +117,15 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
   });
   // Live LLM text, from the worker's steps to the API's event streams.
   const tokens = new TokenRelay({ live: stores.liveText, clock, log });
+  // Finished tasks expire after their namespace's, the tenant's or the deployment's days.
+  const retention = new Retention({
+    store,
+    expiries: stores.expiries,
+    blobs: ports.blobs,
+    clock,
+    log,
+    tenantDays: async (tenant) => (await quotas.limits(tenant)).retention_days,
+  });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, clock, {
     onBranchEnd: [quotaBranchEndHook(quotas)],
@@ -130,6 +140,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
       ...(options.afterTerminal ?? []),
       webhooks.terminalHook(),
       quotaTerminalHook(slots),
+      retention.terminalHook(),
     ],
   });
   const step = wireStepDeps(ports, options, {
@@ -160,5 +171,6 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     slots,
     webhooks,
     waits,
+    retention,
   };
 }

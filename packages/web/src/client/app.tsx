@@ -16,6 +16,7 @@ import { TaskPage } from "./pages/task";
 import { TasksPage } from "./pages/tasks";
 import { TemplatesPage } from "./pages/templates";
 import { TriggersPage } from "./pages/triggers";
+import { UsagePage } from "./pages/usage";
 import { Link, useLocation } from "./router";
 import { parseRoute, type Route } from "./routes";
 import { session } from "./session";
@@ -40,6 +41,8 @@ function Page(props: { route: Route }) {
       return <SchedulesPage />;
     case "knowledge":
       return <KnowledgePage />;
+    case "usage":
+      return <UsagePage />;
     case "not-found":
       return (
         <section class="card">

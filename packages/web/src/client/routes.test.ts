@@ -10,6 +10,7 @@ describe("parseRoute", () => {
     ["/ui/tasks/tsk_1", { page: "task", taskId: "tsk_1" }],
     ["/ui/schedules", { page: "schedules" }],
     ["/ui/knowledge", { page: "knowledge" }],
+    ["/ui/usage", { page: "usage" }],
     ["/ui/nope", { page: "not-found", path: "/ui/nope" }],
     ["/ui/tasks/%E0%A4%A", { page: "not-found", path: "/ui/tasks/%E0%A4%A" }],
   ])("reads %s", (path, route) => {
