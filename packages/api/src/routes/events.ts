@@ -27,12 +27,15 @@ export function registerEventRoutes(app: ApiApp): void {
         "next_attempt_at, since}`) once for each failed attempt of a step that will be tried again, `event: group` (data: " +
         "`{branch, base, members, done, started_at}`) when a parallel group starts and each time one of its members' " +
         "results is held (the members run at once; their commits follow in plan order), `event: token` (data: `{branch, " +
-        "seq_no, parent_id, purpose, final_answer, text}`, no id) with each piece of text an `llm_generate` step or the " +
-        "planner is writing, before its commit (not stored: a reconnect may miss the text of a step in flight), and `event: end` after the task " +
-        "and all its branches reached a terminal status, after which the stream closes; `event: error` (data: " +
+        "seq_no, parent_id, purpose, final_answer, text}`) with each piece of text an `llm_generate` step or the " +
+        "planner is writing, before its commit (kept a short while only: a reconnect may miss the text of a step in flight, " +
+        "never gets text it received again), and `event: end` after the task " +
+        "and all its branches reached a terminal status, after which the stream closes; a reconnect with the end's id " +
+        "answers 204 (an `EventSource` stops) unless the task went on since (a fork, a retry); `event: error` (data: " +
         "`{code, message}`: `not_found` when the task was deleted meanwhile, `internal` otherwise) when it cannot go on. A stream that " +
         "closes without `end` has reached its time limit: reconnect with `Last-Event-ID` (or the " +
-        "`last_event_id` query parameter) to resume after the last event received.",
+        "`last_event_id` query parameter) to resume after the last event received (every event but `status`, " +
+        "`retrying`, `group`, `llm_call` and `error` has an id).",
       security: bearer,
       request: {
         params: TaskIdParam,
@@ -43,6 +46,10 @@ export function registerEventRoutes(app: ApiApp): void {
         200: {
           description: "An event stream",
           content: { "text/event-stream": { schema: z.string() } },
+        },
+        204: {
+          description:
+            "The stream already sent `event: end` (its id came back) and nothing came since",
         },
         ...commonErrors,
       },
@@ -56,6 +63,8 @@ export function registerEventRoutes(app: ApiApp): void {
       // Bad ids and unknown tasks answer as JSON errors, before the stream starts.
       decodeEventId(lastEventId);
       await events.check(tenant, task_id);
+      // After `event: end`, EventSource reconnects with its id: 204 tells it to stop.
+      if (await events.finished(tenant, task_id, lastEventId)) return c.body(null, 204);
       // The tenant's slot for a long request: 429 too_many_streams, as JSON, past the limit.
       const lease = await streams.open(tenant);
       const context = { request_id: c.get("requestId"), task_id };
@@ -77,7 +86,7 @@ export function registerEventRoutes(app: ApiApp): void {
               await stream.writeSSE({
                 event: event.event,
                 data: JSON.stringify(event.data),
-                ...(event.event === "commit" ? { id: event.id } : {}),
+                ...("id" in event ? { id: event.id } : {}),
                 ...(first ? { retry: RETRY_MS } : {}),
               });
               first = false;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { LiveTextStore } from "../store/live-text-store";
 import { MemoryItemStore } from "../testing/memory/memory-item-store";
-import { TokenRelay, WATCH_TTL_MS } from "./token-relay";
+import { type LiveBatch, TokenRelay, WATCH_TTL_MS } from "./token-relay";
+
+const texts = (read: { batches: LiveBatch[] }) => read.batches.map((b) => b.event);
 
 function setup() {
   const items = new MemoryItemStore();
@@ -40,7 +42,7 @@ describe("TokenRelay", () => {
     await sink.flush();
     sink.delta("llm_generate", " keeps temples");
     await sink.flush();
-    const { events } = await relay.read("t1", "task1", cursor);
+    const events = texts(await relay.read("t1", "task1", cursor));
     const { tenant: _t, taskId: _k, ...label } = target;
     expect(events).toEqual([
       { ...label, purpose: "llm_generate", text: "Kyoto" },
@@ -55,7 +57,7 @@ describe("TokenRelay", () => {
     sink.delta("plan", '{"plan"');
     sink.delta("llm_generate", "Hi");
     await sink.flush();
-    const { events } = await relay.read("t1", "task1", relay.cursor());
+    const events = texts(await relay.read("t1", "task1", relay.cursor()));
     expect(events.map((e) => [e.purpose, e.text])).toEqual([
       ["plan", '{"plan"'],
       ["llm_generate", "Hi"],
@@ -72,15 +74,15 @@ describe("TokenRelay", () => {
     let cursor = relay.cursor();
     const first = await relay.read("t1", "task1", cursor);
     cursor = first.cursor;
-    expect(first.events.map((e) => e.text)).toEqual(["a"]);
+    expect(texts(first).map((e) => e.text)).toEqual(["a"]);
     // A batch stamped before the last read (a slower clock) is still found.
     tick(-1_000);
     late.delta("llm_generate", "b");
     await late.flush();
     tick(1_200);
     const second = await relay.read("t1", "task1", cursor);
-    expect(second.events.map((e) => e.text)).toEqual(["b"]);
-    expect((await relay.read("t1", "task1", second.cursor)).events).toEqual([]);
+    expect(texts(second).map((e) => e.text)).toEqual(["b"]);
+    expect((await relay.read("t1", "task1", second.cursor)).batches).toEqual([]);
   });
 
   it("stops publishing once the watch mark is older than its TTL", async () => {
@@ -91,7 +93,7 @@ describe("TokenRelay", () => {
     const sink = relay.sink(target);
     sink.delta("llm_generate", "nobody reads this");
     await sink.flush();
-    expect((await relay.read("t1", "task1", { seen: new Map(), since: 0 })).events).toEqual([]);
+    expect((await relay.read("t1", "task1", { seen: new Map(), since: 0 })).batches).toEqual([]);
   });
 
   it("goes on when a batch cannot be written", async () => {
@@ -119,8 +121,8 @@ describe("TokenRelay", () => {
     const published = relay.sink(target);
     published.delta("llm_generate", "secret");
     await published.flush();
-    expect((await relay.read("t2", "task1", theirs)).events).toEqual([]);
-    expect((await relay.read("t1", "task1", theirs)).events).toHaveLength(1);
+    expect((await relay.read("t2", "task1", theirs)).batches).toEqual([]);
+    expect((await relay.read("t1", "task1", theirs)).batches).toHaveLength(1);
     // Nothing beside the task's history: its own partition holds no token item.
     expect((await items.query({ pk: "T#t1#K#task1" })).items).toEqual([]);
   });

@@ -35,6 +35,16 @@ const LOOKBACK_MS = 5_000;
 /** At most this many characters per batch item: far below DynamoDB's item limit. */
 const MAX_BATCH_CHARS = 100_000;
 
+/** One batch as a reader gets it: the text, who wrote it and its number among that writer's batches. */
+export interface LiveBatch {
+  event: TokenEvent;
+  /** The writer (one sink: one step's LLM calls), whose batches are written one after another. */
+  writer: string;
+  n: number;
+  /** When it was written (epoch ms, the writer's clock). */
+  at: number;
+}
+
 /** Where a reader is: the batches it delivered (sort key to time), and where it last looked. */
 export interface TokenCursor {
   seen: Map<string, number>;
@@ -55,7 +65,7 @@ export interface TokenRelayDeps {
  * const relay = new TokenRelay({ live: new LiveTextStore(items), clock });
  * await relay.watch(tenant, taskId); // the API, while a client streams
  * const sink = relay.sink({ tenant, taskId, branch: "main", seq_no: 3, parent_id, final_answer: true });
- * const { events } = await relay.read(tenant, taskId, relay.cursor()); // the API, each poll
+ * const { batches } = await relay.read(tenant, taskId, relay.cursor()); // the API, each poll
  */
 export class TokenRelay {
   private readonly flushMs: number;
@@ -86,19 +96,24 @@ export class TokenRelay {
     tenant: string,
     taskId: string,
     cursor: TokenCursor,
-  ): Promise<{ events: TokenEvent[]; cursor: TokenCursor }> {
+  ): Promise<{ batches: LiveBatch[]; cursor: TokenCursor }> {
     const now = this.deps.clock.now();
     const from = cursor.since - LOOKBACK_MS;
     const seen = new Map([...cursor.seen].filter(([, at]) => at >= from));
-    const events: TokenEvent[] = [];
+    const batches: LiveBatch[] = [];
     for await (const item of this.deps.live.batchesFrom(tenant, taskId, from)) {
       if (seen.has(item.sk)) continue;
       // Expired batches linger until the store deletes them: filtered here.
       if (typeof item.ttl === "number" && item.ttl * 1000 < now) continue;
       seen.set(item.sk, Number(item.at));
-      events.push(item.event as TokenEvent);
+      batches.push({
+        event: item.event as TokenEvent,
+        writer: String(item.writer),
+        n: Number(item.n),
+        at: Number(item.at),
+      });
     }
-    return { events, cursor: { seen, since: now } };
+    return { batches, cursor: { seen, since: now } };
   }
 
   /**
