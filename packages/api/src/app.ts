@@ -11,6 +11,7 @@ import { allowedMethods } from "./allowed-methods";
 import { ANONYMOUS_REQUESTS_PER_SECOND, anonymousLimit, SourceWindows } from "./anonymous-limit";
 import { requireOperator, requireTenant } from "./auth";
 import { bodyLimits } from "./body-limits";
+import { corsFor } from "./cors";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
 import type { ApiApp } from "./env";
@@ -54,6 +55,8 @@ export function createApp(deps: ApiDeps): ApiApp {
       ...(c.get("tenantId") ? { tenant_id: c.get("tenantId") } : {}),
     });
   });
+  // Pages of the origins the operator listed; their preflights answer before any key check.
+  if (deps.config.corsOrigins?.length) app.use("*", corsFor(deps.config.corsOrigins));
   // The OpenAI-compatible routes answer every error (the body limit's and the key
   // check's too, so it wraps them) in OpenAI's shape.
   app.use("/v1/*", openAiErrorShape);

@@ -12,6 +12,7 @@ import type {
   RetryService,
   ScheduleService,
   StreamLeases,
+  StreamTokens,
   TaskEvents,
   TaskService,
   TemplateService,
@@ -35,6 +36,8 @@ export interface ApiConfig {
   maxUploadBytes?: number;
   /** Requests per second from one source address to the routes without a key (default 50). */
   anonymousRequestsPerSecond?: number;
+  /** Origins whose pages may call the API (`STACKVM_CORS_ORIGINS`); none: no CORS headers. */
+  corsOrigins?: readonly string[];
 }
 
 /** One check of `GET /v1/doctor`, with what to fix when it did not pass. */
@@ -62,6 +65,8 @@ export interface ApiDeps {
   events: TaskEvents;
   /** Open streams per tenant (`max_open_streams`): the events stream and chat completions. */
   streams: StreamLeases;
+  /** Short-lived read tokens of one task (`POST /v1/tasks/{id}/stream-token`, `?token=`). */
+  streamTokens: StreamTokens;
   waits: WaitService;
   tools: ReadonlyMap<string, Tool>;
   /** A namespace's HTTP tools and MCP servers. */

@@ -50,6 +50,8 @@ const Env = z.object({
     .default(1024 * 1024),
   // Requests per second from one source address to the routes without a key.
   STACKVM_ANONYMOUS_RPS: z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000)).default(50),
+  // Origins whose pages may call the API from a browser (CORS), comma-separated; parsed below.
+  STACKVM_CORS_ORIGINS: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
@@ -145,6 +147,8 @@ export interface RuntimeConfig {
   maxBodyBytes: number;
   /** Requests per second from one source address to `/v1/hooks/…` and `/v1/resume/…`. */
   anonymousRequestsPerSecond: number;
+  /** `STACKVM_CORS_ORIGINS`: the origins whose pages may call the API; empty: none. */
+  corsOrigins: string[];
   openai: { apiKey: string | null; baseURL: string | null };
   /** `LLM_PROVIDER`, `EMBEDDING_PROVIDER` and Bedrock's region and endpoint. */
   providers: ProviderConfig;
@@ -223,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
   } catch (error) {
     throw new ConfigError(`bad configuration: ${(error as Error).message}`);
   }
+  const corsOrigins = parseCorsOrigins(e.STACKVM_CORS_ORIGINS);
   let llm: LlmConfig;
   try {
     llm = loadLlmConfig({ ...env, LLM_MODEL: model });
@@ -242,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     planRepairs: e.STACKVM_PLAN_REPAIRS,
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     anonymousRequestsPerSecond: e.STACKVM_ANONYMOUS_RPS,
+    corsOrigins,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     providers,
     llm,
@@ -285,6 +291,32 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),
     wakes: scheduleTarget(e, e.STACKVM_WAKE_GROUP),
   };
+}
+
+/**
+ * `STACKVM_CORS_ORIGINS`: origins as a browser sends them (`scheme://host[:port]`,
+ * no path, no trailing slash), comma-separated. `*` is refused: a page's
+ * requests carry a key or a stream token, and the operator names who may send them.
+ */
+export function parseCorsOrigins(raw: string | undefined): string[] {
+  const origins = new Set<string>();
+  for (const part of (raw ?? "").split(",")) {
+    const origin = part.trim();
+    if (!origin) continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = null;
+    }
+    if (!url || !["http:", "https:"].includes(url.protocol) || url.origin !== origin) {
+      throw new ConfigError(
+        `bad configuration: STACKVM_CORS_ORIGINS: '${origin.slice(0, 100)}' is not an origin: list origins as a browser sends them, scheme://host[:port] with no path or trailing slash, comma-separated (e.g. https://app.example.com,http://localhost:5173)${origin === "*" ? "; '*' is not accepted: name the sites whose pages may call the API" : ""}`,
+      );
+    }
+    origins.add(origin);
+  }
+  return [...origins];
 }
 
 /** The group's target when the group, the role and the function are all set. */

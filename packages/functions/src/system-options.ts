@@ -15,6 +15,8 @@ export interface SystemOptions extends WiringOptions {
   maxBodyBytes: number;
   /** Requests per second from one source address to the routes without a key (default 50). */
   anonymousRequestsPerSecond?: number;
+  /** Origins whose pages may call the API (`STACKVM_CORS_ORIGINS`). */
+  corsOrigins?: readonly string[];
   /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
   knowledge?: KnowledgeOptions;
 }
@@ -33,6 +35,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     llmUnreachableMs: config.llmUnreachableSeconds * 1000,
     maxBodyBytes: config.maxBodyBytes,
     anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
+    corsOrigins: config.corsOrigins,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
       secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),

@@ -77,11 +77,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     options,
   );
   // The API's services, over the same step services.
-  const { keys, retries, events, streams, triggers, schedules, llmTraces } = wireApiServices(
-    core,
-    ports,
-    options,
-  );
+  const { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces } =
+    wireApiServices(core, ports, options);
   const { tasks, branches, namespaces, templates, waits } = core;
 
   const api: ApiDeps = {
@@ -98,6 +95,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     templates,
     events,
     streams,
+    streamTokens,
     waits,
     tools: core.tools,
     toolSources: core.toolSources,
@@ -112,6 +110,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
         ? { anonymousRequestsPerSecond: options.anonymousRequestsPerSecond }
         : {}),
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
+      ...(options.corsOrigins?.length ? { corsOrigins: options.corsOrigins } : {}),
     },
   };
 
