@@ -64,7 +64,10 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 export const bearer = [{ bearerAuth: [] }];
 
 /** A task's reads: the API key, or a stream token of that task (`?token=`). */
-export const bearerOrStreamToken = [{ bearerAuth: [] }, { streamToken: [] }];
+export const bearerOrStreamToken: Array<Record<string, string[]>> = [
+  { bearerAuth: [] },
+  { streamToken: [] },
+];
 
 /** `{task_id}/commits/{commit_id}` path parameters. */
 export const CommitParams = TaskIdParam.extend({

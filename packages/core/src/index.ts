@@ -115,7 +115,6 @@ export {
   STREAM_TOKEN_DEFAULT_SECONDS,
   STREAM_TOKEN_MAX_SECONDS,
   STREAM_TOKEN_MIN_SECONDS,
-  type StreamGrant,
   StreamTokens,
 } from "./service/stream-tokens";
 export type { SweepDeps } from "./service/sweep";
