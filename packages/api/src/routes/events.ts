@@ -14,7 +14,14 @@ import {
 } from "@stackvm/core";
 import { streamSSE } from "hono/streaming";
 import type { ApiApp } from "../env";
-import { bearer, bearerOrStreamToken, commonErrors, json, TaskIdParam } from "../schemas";
+import {
+  bearer,
+  bearerOrStreamToken,
+  commonErrors,
+  forbiddenError,
+  json,
+  TaskIdParam,
+} from "../schemas";
 import { streamBody, streamFailure } from "../sse-failure";
 
 /** How long a client waits before reconnecting after the stream closes. */
@@ -126,6 +133,7 @@ export function registerEventRoutes(app: ApiApp): void {
             "The stream already sent `event: end` (its id came back) and nothing came since",
         },
         ...commonErrors,
+        ...forbiddenError,
       },
     }),
     async (c) => {
