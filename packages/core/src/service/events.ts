@@ -77,8 +77,10 @@ export interface TaskEventsDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Live LLM text of the steps in flight; none: no `token` events. */
   tokens?: TokenRelay;
-  /** Between two reads of the live text (default 100 ms), within the wait between polls. */
+  /** Between two reads of the live text when a writer's clock does not say when (default 100 ms). */
   tokenPollMs?: number;
+  /** Between two polls of the store while a step's text comes (default 1 s). */
+  writingPollMs?: number;
 }
 
 /** What one poll found. */
@@ -102,10 +104,12 @@ export class TaskEvents {
   private readonly heartbeatMs: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly tokenPollMs: number;
+  private readonly writingPollMs: number;
 
   constructor(private readonly deps: TaskEventsDeps) {
     this.pollMs = deps.pollMs ?? 250;
     this.tokenPollMs = deps.tokenPollMs ?? 100;
+    this.writingPollMs = deps.writingPollMs ?? 1_000;
     this.maxConnectionMs = deps.maxConnectionMs ?? 5 * 60_000;
     this.heartbeatMs = deps.heartbeatMs ?? 15_000;
     this.sleep = deps.sleep ?? abortableSleep;
@@ -303,9 +307,10 @@ export class TaskEvents {
         await this.sleep(this.pollMs, options.signal);
         continue;
       }
-      // Between two polls, the live text: every `tokenPollMs` while some step is
-      // writing, else once per poll (an idle stream costs one read more, not three).
-      const pollAt = this.deps.clock.now() + this.pollMs;
+      // Between two polls, the live text: when a writing step's next batch is due
+      // (`LiveText.nextRead`), else once per poll (an idle stream costs one read more).
+      const polledAt = this.deps.clock.now();
+      const pollAt = polledAt + this.pollMs;
       for (;;) {
         const texts = await live.read();
         if (texts.length > 0) lastSent = this.deps.clock.now();
@@ -318,12 +323,15 @@ export class TaskEvents {
           held = early;
           break;
         }
-        const left = pollAt - this.deps.clock.now();
-        if (left <= 0 || options.signal?.aborted) break;
-        await this.sleep(
-          texts.length > 0 ? Math.min(this.tokenPollMs, left) : left,
-          options.signal,
-        );
+        if (options.signal?.aborted) break;
+        // While a step's text comes, its commit does not: the task is polled less
+        // (every `writingPollMs`), and at once when the text stops.
+        const now = this.deps.clock.now();
+        const writing = live.writing();
+        const left = (writing ? polledAt + this.writingPollMs : pollAt) - now;
+        if (left <= 0) break;
+        const wait = live.nextRead(this.tokenPollMs);
+        await this.sleep(wait === null ? left : Math.min(wait, left), options.signal);
       }
     }
   }
