@@ -170,3 +170,45 @@ describe("a resume in the middle of a step's text", () => {
     }
   });
 });
+
+describe("a watcher who comes mid-step", () => {
+  it("gets that step's text: what was written before it came, then the rest as it comes", async () => {
+    const long = `${ANSWER} ${ANSWER} ${ANSWER}`;
+    const middle = gate();
+    t.llm.reset();
+    t.llm.on("text", long);
+    t.llm.streaming = {
+      chunkChars: 4,
+      chunkDelayMs: 30,
+      beforeChunk: (index, _text, request) =>
+        request.schemaName === "text" && index === HELD_AT ? middle.wait : undefined,
+    };
+    try {
+      const created = await t.api("POST", "/v1/tasks", { goal: "Describe Kyoto.", plan: PLAN });
+      const taskId = created.body.task_id as string;
+      // Nobody watches while the model writes its first pieces: the step found no mark.
+      for (const deadline = Date.now() + 20_000; ; ) {
+        const { body } = await t.api("GET", `/v1/tasks/${taskId}`);
+        if ((body.llm_call?.tokens_so_far ?? 0) > 0) break;
+        if (Date.now() > deadline) throw new Error("the model never started");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const watcher = readSse(eventsUrl(taskId), t.apiKey);
+      // Released once the watcher's stream is open (it wrote the mark before its first event).
+      setTimeout(() => middle.open(), 300);
+      const read = await watcher;
+      expect(read.events.at(-1)!.event).toBe("end");
+      const commit = read.events.findIndex(
+        (e) => e.event === "commit" && JSON.parse(e.data).type === "step",
+      );
+      const live = texts(read.events.slice(0, commit));
+      // The rest of the step, and what came before the watcher too, before the step's commit.
+      expect(live.endsWith(long.slice(HELD_AT * 4))).toBe(true);
+      expect(live).toBe(long);
+    } finally {
+      middle.open();
+      t.llm.reset();
+      t.llm.on("text", ANSWER);
+    }
+  });
+});
