@@ -89,7 +89,8 @@ beforeAll(async () => {
   });
   [stack, browser] = await Promise.all([
     startTestStack({
-      env: { STACKVM_CORS_ORIGINS: pageOrigin },
+      // The answer waits for the page to load: within the LLM's timeout, never tried again.
+      env: { STACKVM_CORS_ORIGINS: pageOrigin, LLM_TIMEOUT_MS: "30000" },
       streaming: {
         chunkChars: 4,
         chunkDelayMs: 40,

@@ -34,6 +34,8 @@ let gates: { first: Promise<void>; middle: Promise<void> } = {
 
 beforeAll(async () => {
   t = await startTestStack({
+    // Answers held mid-way and streamed over seconds: within the LLM's timeout, never tried again.
+    env: { LLM_TIMEOUT_MS: "30000" },
     streaming: {
       chunkChars: 4,
       beforeChunk: (index, _text, request) => {
