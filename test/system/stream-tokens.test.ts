@@ -224,4 +224,18 @@ describe("a stream token attacked", () => {
     const read = await readSse(`${t.url}/v1/tasks/${taskId}/events?token=${token}`, "svm_bad");
     expect(read.status).toBe(401);
   });
+
+  it("counts requests with a token by source address before checking it: a flood gets 429", async () => {
+    const taskId = await finishedTask();
+    const forged = `stk_${Buffer.from(JSON.stringify({ v: 1, t: "local", k: taskId, e: 9e9 })).toString("base64url")}.bad`;
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, () => withToken("GET", `/v1/tasks/${taskId}`, forged)),
+    );
+    // 300 at once is more than 50 a second however slowly this machine answers them.
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    const limited = answers.find((a) => a.status === 429)!;
+    expect(limited.body.error.code).toBe("source_rate_limited");
+  });
 });
