@@ -74,7 +74,9 @@ export function createApp(deps: ApiDeps): ApiApp {
     if (HOOKS.test(c.req.path) || RESUME.test(c.req.path)) return anonymous(c, next);
     // A stream token (`?token=`) without a key is counted by source too, before it is checked.
     if (!c.req.header("authorization") && c.req.query("token") !== undefined) {
-      return anonymous(c, () => requireTenant(c, next));
+      return anonymous(c, async () => {
+        await requireTenant(c, next);
+      });
     }
     if (ADMIN.test(c.req.path)) return requireOperator(c, next);
     return requireTenant(c, next);
