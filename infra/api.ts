@@ -47,6 +47,10 @@ export const api = new sst.aws.Function("Api", {
     STACKVM_BUCKET: bucket.name,
     STACKVM_QUEUE_URL: queue.url,
     STACKVM_ADMIN_KEY: adminKey.value,
+    // The origins whose pages may call the API (checked by the function's config at start).
+    ...(process.env.STACKVM_CORS_ORIGINS
+      ? { STACKVM_CORS_ORIGINS: process.env.STACKVM_CORS_ORIGINS }
+      : {}),
     ...llmTraceEnvironment,
     ...observabilityEnvironment,
     ...llmConfiguredEnvironment,

@@ -247,6 +247,30 @@ describe("another tenant's task id on the events stream, retry and plan_compat",
     expect(writes).toEqual([]);
   });
 
+  it("signs no stream token for another tenant's task, and writes nothing (no secret made)", async () => {
+    const writes = await writesOf(async () => {
+      const answer = await call(mallory, "POST", `/v1/tasks/${task}/stream-token`, {});
+      expect(answer.status).toBe(404);
+      const unknown = await call(mallory, "POST", "/v1/tasks/tsk_nope/stream-token");
+      expect(unknown.status).toBe(404);
+    });
+    expect(writes).toEqual([]);
+  });
+
+  it("opens nothing of a tenant with a token of another tenant's own task", async () => {
+    const own = (await call(mallory, "POST", "/v1/tasks", { namespace: "default", plan: PLAN }))
+      .body.task_id;
+    const made = await call(mallory, "POST", `/v1/tasks/${own}/stream-token`, {});
+    expect(made.status).toBe(201);
+    const writes = await writesOf(async () => {
+      for (const path of [`/v1/tasks/${task}`, `/v1/tasks/${task}/events`]) {
+        const answer = await app.request(`${path}?token=${made.body.token}`);
+        expect(answer.status, path).toBe(403);
+      }
+    });
+    expect(writes).toEqual([]);
+  });
+
   it("answers a retry of another tenant's task 404 and holds no key for anyone", async () => {
     const writes = await writesOf(async () => {
       const answer = await call(

@@ -11,6 +11,7 @@ import { allowedMethods } from "./allowed-methods";
 import { ANONYMOUS_REQUESTS_PER_SECOND, anonymousLimit, SourceWindows } from "./anonymous-limit";
 import { requireOperator, requireTenant } from "./auth";
 import { bodyLimits } from "./body-limits";
+import { corsFor } from "./cors";
 import type { ApiDeps } from "./deps";
 import { registerDocs } from "./docs";
 import type { ApiApp } from "./env";
@@ -55,6 +56,8 @@ export function createApp(deps: ApiDeps): ApiApp {
       ...(c.get("tenantId") ? { tenant_id: c.get("tenantId") } : {}),
     });
   });
+  // Pages of the origins the operator listed; their preflights answer before any key check.
+  if (deps.config.corsOrigins?.length) app.use("*", corsFor(deps.config.corsOrigins));
   // The OpenAI-compatible routes answer every error (the body limit's and the key
   // check's too, so it wraps them) in OpenAI's shape.
   app.use("/v1/*", openAiErrorShape);
@@ -72,6 +75,12 @@ export function createApp(deps: ApiDeps): ApiApp {
   );
   app.use("/v1/*", async (c, next) => {
     if (HOOKS.test(c.req.path) || RESUME.test(c.req.path)) return anonymous(c, next);
+    // A stream token (`?token=`) without a key is counted by source too, before it is checked.
+    if (!c.req.header("authorization") && c.req.query("token") !== undefined) {
+      return anonymous(c, async () => {
+        await requireTenant(c, next);
+      });
+    }
     if (ADMIN.test(c.req.path)) return requireOperator(c, next);
     return requireTenant(c, next);
   });

@@ -13,6 +13,7 @@ import type {
   RetryService,
   ScheduleService,
   StreamLeases,
+  StreamTokens,
   TaskEvents,
   TaskService,
   TemplateService,
@@ -38,6 +39,8 @@ export interface ApiConfig {
   anonymousRequestsPerSecond?: number;
   /** How long an MCP tool call waits for its task before it answers with the task's id (default 50 s). */
   mcpWaitMs?: number;
+  /** Origins whose pages may call the API (`STACKVM_CORS_ORIGINS`); none: no CORS headers. */
+  corsOrigins?: readonly string[];
 }
 
 /** One check of `GET /v1/doctor`, with what to fix when it did not pass. */
@@ -65,6 +68,8 @@ export interface ApiDeps {
   events: TaskEvents;
   /** Open streams per tenant (`max_open_streams`): the events stream and chat completions. */
   streams: StreamLeases;
+  /** Short-lived read tokens of one task (`POST /v1/tasks/{id}/stream-token`, `?token=`). */
+  streamTokens: StreamTokens;
   waits: WaitService;
   /** `keep` on a task (retention). */
   retention: Pick<Retention, "keep">;

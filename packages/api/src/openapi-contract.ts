@@ -21,6 +21,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "post /v1/tasks/{task_id}/cancel": "cancelTask",
   "post /v1/tasks/{task_id}/retry": "retryTask",
   "get /v1/tasks/{task_id}/events": "streamTaskEvents",
+  "post /v1/tasks/{task_id}/stream-token": "createStreamToken",
   "get /v1/tasks/{task_id}/blobs/{sha256}": "getTaskBlob",
   "get /v1/tasks/{task_id}/branches": "listBranches",
   "post /v1/tasks/{task_id}/branches": "forkBranch",

@@ -22,6 +22,13 @@ export async function buildDocument(groups: readonly RouteGroup[], maxBodyBytes:
     scheme: "bearer",
     description: "An API key: `svm_{tenant}_{secret}`",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "streamToken", {
+    type: "apiKey",
+    in: "query",
+    name: "token",
+    description:
+      "A stream token (`POST /v1/tasks/{task_id}/stream-token`): reads that one task only, until it expires",
+  });
   for (const group of groups) (await group.load())(app);
   describeNonApiRoutes(app);
   tagRoutes(app);

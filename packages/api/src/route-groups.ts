@@ -157,7 +157,7 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: "events",
-    routes: ["GET /v1/tasks/:task_id/events"],
+    routes: ["POST /v1/tasks/:task_id/stream-token", "GET /v1/tasks/:task_id/events"],
     load: async () => (await import("./routes/events")).registerEventRoutes,
   },
   {

@@ -63,6 +63,12 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 
 export const bearer = [{ bearerAuth: [] }];
 
+/** A task's reads: the API key, or a stream token of that task (`?token=`). */
+export const bearerOrStreamToken: Array<Record<string, string[]>> = [
+  { bearerAuth: [] },
+  { streamToken: [] },
+];
+
 /** `{task_id}/commits/{commit_id}` path parameters. */
 export const CommitParams = TaskIdParam.extend({
   commit_id: z

@@ -117,6 +117,12 @@ export type { Schedule } from "./service/schedule-input";
 export type { RunOutcome } from "./service/schedules";
 export { ScheduleService } from "./service/schedules";
 export { StreamLeases } from "./service/stream-leases";
+export {
+  STREAM_TOKEN_DEFAULT_SECONDS,
+  STREAM_TOKEN_MAX_SECONDS,
+  STREAM_TOKEN_MIN_SECONDS,
+  StreamTokens,
+} from "./service/stream-tokens";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export { CreateTaskInput } from "./service/task-input";

@@ -152,3 +152,29 @@ describe("the outbound guard's settings", () => {
     expect(loadConfig(base).ownPorts).toEqual([]);
   });
 });
+
+describe("the origins that may call the API from a browser", () => {
+  it("lists none unless STACKVM_CORS_ORIGINS names them, each once", () => {
+    expect(loadConfig(base).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({
+        ...base,
+        STACKVM_CORS_ORIGINS:
+          "https://app.example.com, http://localhost:5173,https://app.example.com",
+      }).corsOrigins,
+    ).toEqual(["https://app.example.com", "http://localhost:5173"]);
+  });
+
+  it.each([
+    "*",
+    "app.example.com",
+    "https://app.example.com/",
+    "https://app.example.com/path",
+    "ftp://files.example.com",
+    "https://app.example.com?x=1",
+  ])("stops the start on STACKVM_CORS_ORIGINS=%s, saying how to write an origin", (value) => {
+    expect(() => loadConfig({ ...base, STACKVM_CORS_ORIGINS: value })).toThrow(
+      /STACKVM_CORS_ORIGINS: '.*' is not an origin: list origins as a browser sends them, scheme:\/\/host\[:port\]/,
+    );
+  });
+});

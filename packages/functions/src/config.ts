@@ -55,6 +55,8 @@ const Env = z.object({
   // How long an MCP tool call waits for its task before it answers with the task's id
   // (under the API function's 300 s timeout, infra/api.ts).
   STACKVM_MCP_WAIT_SECONDS: z.coerce.number().check(z.int(), z.gte(1), z.lte(280)).default(50),
+  // Origins whose pages may call the API from a browser (CORS), comma-separated; parsed below.
+  STACKVM_CORS_ORIGINS: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
@@ -154,6 +156,8 @@ export interface RuntimeConfig {
   anonymousRequestsPerSecond: number;
   /** How long an MCP tool call waits for its task (`POST /mcp`, STACKVM_MCP_WAIT_SECONDS). */
   mcpWaitSeconds: number;
+  /** `STACKVM_CORS_ORIGINS`: the origins whose pages may call the API; empty: none. */
+  corsOrigins: string[];
   openai: { apiKey: string | null; baseURL: string | null };
   /** `LLM_PROVIDER`, `EMBEDDING_PROVIDER` and Bedrock's region and endpoint. */
   providers: ProviderConfig;
@@ -241,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
   } catch (error) {
     throw new ConfigError(`bad configuration: ${(error as Error).message}`);
   }
+  const corsOrigins = parseCorsOrigins(e.STACKVM_CORS_ORIGINS);
   let llm: LlmConfig;
   try {
     llm = loadLlmConfig({ ...env, LLM_MODEL: model });
@@ -261,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     maxBodyBytes: e.STACKVM_MAX_BODY_BYTES,
     anonymousRequestsPerSecond: e.STACKVM_ANONYMOUS_RPS,
     mcpWaitSeconds: e.STACKVM_MCP_WAIT_SECONDS,
+    corsOrigins,
     openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
     providers,
     llm,
@@ -306,6 +312,32 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),
     wakes: scheduleTarget(e, e.STACKVM_WAKE_GROUP),
   };
+}
+
+/**
+ * `STACKVM_CORS_ORIGINS`: origins as a browser sends them (`scheme://host[:port]`,
+ * no path, no trailing slash), comma-separated. `*` is refused: a page's
+ * requests carry a key or a stream token, and the operator names who may send them.
+ */
+export function parseCorsOrigins(raw: string | undefined): string[] {
+  const origins = new Set<string>();
+  for (const part of (raw ?? "").split(",")) {
+    const origin = part.trim();
+    if (!origin) continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = null;
+    }
+    if (!url || !["http:", "https:"].includes(url.protocol) || url.origin !== origin) {
+      throw new ConfigError(
+        `bad configuration: STACKVM_CORS_ORIGINS: '${origin.slice(0, 100)}' is not an origin: list origins as a browser sends them, scheme://host[:port] with no path or trailing slash, comma-separated (e.g. https://app.example.com,http://localhost:5173)${origin === "*" ? "; '*' is not accepted: name the sites whose pages may call the API" : ""}`,
+      );
+    }
+    origins.add(origin);
+  }
+  return [...origins];
 }
 
 /** The group's target when the group, the role and the function are all set. */

@@ -18,6 +18,8 @@ export interface SystemOptions extends WiringOptions {
   anonymousRequestsPerSecond?: number;
   /** How long an MCP tool call waits for its task, in seconds (default 50). */
   mcpWaitSeconds?: number;
+  /** Origins whose pages may call the API (`STACKVM_CORS_ORIGINS`). */
+  corsOrigins?: readonly string[];
   /** `EMBEDDING_MODEL` and the upload limit of knowledge documents. */
   knowledge?: KnowledgeOptions;
   /** OpenTelemetry traces, where an OTLP endpoint is set (`otel-tracer.ts`). */
@@ -41,6 +43,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     maxBodyBytes: config.maxBodyBytes,
     anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
     mcpWaitSeconds: config.mcpWaitSeconds,
+    corsOrigins: config.corsOrigins,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
       secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),

@@ -77,11 +77,8 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     options,
   );
   // The API's services, over the same step services.
-  const { keys, retries, events, streams, triggers, schedules, llmTraces } = wireApiServices(
-    core,
-    ports,
-    options,
-  );
+  const { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces } =
+    wireApiServices(core, ports, options);
   const { tasks, branches, namespaces, templates, waits } = core;
 
   const api: ApiDeps = {
@@ -98,6 +95,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     templates,
     events,
     streams,
+    streamTokens,
     waits,
     retention: core.retention,
     tools: core.tools,
@@ -114,6 +112,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
         : {}),
       ...(options.knowledge ? { maxUploadBytes: options.knowledge.maxUploadBytes } : {}),
       ...(options.mcpWaitSeconds ? { mcpWaitMs: options.mcpWaitSeconds * 1000 } : {}),
+      ...(options.corsOrigins?.length ? { corsOrigins: options.corsOrigins } : {}),
     },
   };
 

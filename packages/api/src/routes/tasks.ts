@@ -8,6 +8,7 @@ import type { ApiApp } from "../env";
 import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
 import {
   bearer,
+  bearerOrStreamToken,
   commonErrors,
   ErrorBody,
   invalidError,
@@ -102,7 +103,7 @@ export function registerTaskRoutes(app: ApiApp): void {
       method: "get",
       path: "/v1/tasks/{task_id}",
       summary: "Read a task",
-      security: bearer,
+      security: bearerOrStreamToken,
       request: { params: TaskIdParam },
       responses: {
         200: {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { memorySystem } from "../testing/memory-system";
 import { StepMessage } from "../vm/message";
 import { runStep } from "../vm/step";
-import { decodeEventId, encodeEventId } from "./event-ids";
+import { decodeEventId, decodeResumePoint, encodeEventId } from "./event-ids";
 import { type TaskEvent, TaskEvents } from "./events";
 import { Presenter } from "./present";
 import { CreateTaskInput } from "./task-input";
@@ -159,6 +159,52 @@ describe("event ids", () => {
     for (const bad of ["42", "2026-01-01T00:00:01.000Z/nope", "soon/abcd1234-4"]) {
       expect(() => decodeEventId(bad)).toThrow(/reconnect without it/);
     }
+  });
+
+  it("carry the text sent and the end, and refuse a mark this stream never wrote", () => {
+    const cursor = new Map([["abcd1234", 4]]);
+    const texts = new Map([
+      ["x7f2k9q1", 12],
+      ["p0q8", 0],
+    ]);
+    const id = encodeEventId("2026-01-01T00:00:01.000Z", cursor, { texts, ended: true });
+    expect(id).toBe("2026-01-01T00:00:01.000Z/abcd1234-4/x7f2k9q1-12.p0q8-0/end");
+    expect(decodeResumePoint(id)).toEqual({ cursor, texts, ended: true });
+    expect(decodeEventId(id)).toEqual(cursor);
+    expect(decodeResumePoint("2026-01-01T00:00:01.000Z//end")).toEqual({
+      cursor: new Map(),
+      texts: new Map(),
+      ended: true,
+    });
+    for (const bad of [
+      "2026-01-01T00:00:01.000Z/abcd1234-4/UPPER-1",
+      "2026-01-01T00:00:01.000Z/abcd1234-4/a-1/b-2",
+      "2026-01-01T00:00:01.000Z/abcd1234-4/end/a-1",
+      "2026-01-01T00:00:01.000Z/abcd1234-4/a-x",
+    ]) {
+      expect(() => decodeResumePoint(bad), bad).toThrow(/reconnect without it/);
+    }
+  });
+});
+
+describe("TaskEvents.finished", () => {
+  it("answers true for the end's id of a finished task, and false once a fork made it go on", async () => {
+    const sys = setup();
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan: PLAN }));
+    await steps(sys);
+    const seen: TaskEvent[] = [];
+    for await (const event of sys.events.stream("acme", task.task_id)) seen.push(event);
+    const end = seen.at(-1)!;
+    expect(end.event).toBe("end");
+    const endId = (end as { id: string }).id;
+    const lastCommit = seen.filter((e) => e.event === "commit").at(-1) as { id: string };
+    expect(await sys.events.finished("acme", task.task_id, endId)).toBe(true);
+    // A client that received the last commit but not the end still gets the end.
+    expect(await sys.events.finished("acme", task.task_id, lastCommit.id)).toBe(false);
+    expect(await sys.events.finished("acme", task.task_id, null)).toBe(false);
+    const mainBid = (await sys.store.getBranch("acme", task.task_id, "main"))!.bid;
+    await sys.branches.fork("acme", task.task_id, { from_commit: `${mainBid}-1`, name: "again" });
+    expect(await sys.events.finished("acme", task.task_id, endId)).toBe(false);
   });
 });
 

@@ -15,11 +15,16 @@
  * client that reconnects with `Last-Event-ID` gets exactly the commits after it,
  * even when branches committed out of clock order (`event-ids.ts`).
  *
- * With a `TokenRelay`, the stream also carries `event: token` (no id): the text
- * of `llm_generate` and planner calls as it is written (`token-relay.ts`), read
- * every `tokenPollMs` between polls. Tokens are not stored: a reconnect resumes
- * the commits and may miss the text of a step in flight, whose commit then
- * carries it whole. Text of a step whose commit was already sent is dropped.
+ * With a `TokenRelay`, the stream also carries `event: token`: the text of
+ * `llm_generate` and planner calls as it is written (`token-relay.ts`), read
+ * every `tokenPollMs` between polls. Tokens are not stored for long: a reconnect
+ * resumes the commits and may miss text of a step in flight, whose commit then
+ * carries it whole; it never gets text again that it received, since every id
+ * (tokens' too) also names the last batch sent of each writer. Text of a step
+ * whose commit was already sent is dropped.
+ *
+ * `event: end` has an id too, marked as the end: a client that reconnects with
+ * it while nothing came since is told to stop (`finished`, the route's 204).
  */
 import type { TokenEvent } from "../llm/types";
 import type { Commit, LlmCallInFlight, Retrying, RunningGroup, Task } from "../model";
@@ -28,10 +33,17 @@ import type { Clock } from "../ports/clock";
 import { parseCommitId } from "../store/keys";
 import type { CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import { decodeEventId, type EventCursor, encodeEventId } from "./event-ids";
+import {
+  decodeEventId,
+  decodeResumePoint,
+  type EventCursor,
+  encodeEventId,
+  withTexts,
+} from "./event-ids";
+import { LiveText } from "./live-text";
 import { inFlightOf, type Presenter, presentGroup } from "./present";
 import type { TaskReads } from "./task-reads";
-import { type TokenCursor, type TokenRelay, WATCH_REFRESH_MS } from "./token-relay";
+import type { LiveBatch, TokenRelay } from "./token-relay";
 
 /** One server-sent event; `heartbeat` is a comment that keeps idle connections open. */
 export type TaskEvent =
@@ -43,9 +55,10 @@ export type TaskEvent =
   | { event: "group"; data: RunningGroup & { branch: string } }
   /** A branch's step started an LLM call (an attempt of it): once per attempt. */
   | { event: "llm_call"; data: LlmCallInFlight & { branch: string } }
-  /** Text an LLM call of a step in flight is writing (`token-relay.ts`); not resumable. */
-  | { event: "token"; data: TokenEvent }
-  | { event: "end"; data: { task_id: string; status: Task["status"] } }
+  /** Text an LLM call of a step in flight is writing (`token-relay.ts`); its id marks it sent. */
+  | { event: "token"; id: string; data: TokenEvent }
+  /** Its id, marked as the end, makes a reconnect answer `finished`. */
+  | { event: "end"; id: string; data: { task_id: string; status: Task["status"] } }
   | { event: "heartbeat" };
 
 export interface TaskEventsDeps {
@@ -64,8 +77,10 @@ export interface TaskEventsDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Live LLM text of the steps in flight; none: no `token` events. */
   tokens?: TokenRelay;
-  /** Between two reads of the live text (default 100 ms), within the wait between polls. */
+  /** Between two reads of the live text when a writer's clock does not say when (default 100 ms). */
   tokenPollMs?: number;
+  /** Between two polls of the store while a step's text comes (default 1 s). */
+  writingPollMs?: number;
 }
 
 /** What one poll found. */
@@ -89,10 +104,12 @@ export class TaskEvents {
   private readonly heartbeatMs: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly tokenPollMs: number;
+  private readonly writingPollMs: number;
 
   constructor(private readonly deps: TaskEventsDeps) {
     this.pollMs = deps.pollMs ?? 250;
     this.tokenPollMs = deps.tokenPollMs ?? 100;
+    this.writingPollMs = deps.writingPollMs ?? 1_000;
     this.maxConnectionMs = deps.maxConnectionMs ?? 5 * 60_000;
     this.heartbeatMs = deps.heartbeatMs ?? 15_000;
     this.sleep = deps.sleep ?? abortableSleep;
@@ -101,6 +118,18 @@ export class TaskEvents {
   /** Checks that the task exists for this tenant (404 otherwise) before a stream starts. */
   async check(tenant: string, taskId: string): Promise<void> {
     await this.deps.tasks.record(tenant, taskId);
+  }
+
+  /**
+   * Whether a client that reconnects with `lastEventId` has had everything: the
+   * id is that of `event: end`, and the task is still over with no commit since
+   * (a fork or a retry makes it go on). The route answers such a reconnect 204.
+   */
+  async finished(tenant: string, taskId: string, lastEventId: string | null): Promise<boolean> {
+    const point = decodeResumePoint(lastEventId);
+    if (!point.ended) return false;
+    const result = await this.poll(tenant, taskId, point.cursor);
+    return result.done && result.events.length === 0;
   }
 
   /** One poll: the commits after `cursor` in order, and the task as it is now. */
@@ -178,7 +207,8 @@ export class TaskEvents {
     taskId: string,
     options: { lastEventId?: string | null; signal?: AbortSignal; tokens?: boolean } = {},
   ): AsyncGenerator<TaskEvent> {
-    let cursor = decodeEventId(options.lastEventId);
+    const point = decodeResumePoint(options.lastEventId);
+    let cursor = point.cursor;
     const started = this.deps.clock.now();
     let lastStatus: string | null = null;
     const retriesSent = new Set<string>();
@@ -187,12 +217,21 @@ export class TaskEvents {
     let lastSent = started;
     const live =
       this.deps.tokens && options.tokens !== false
-        ? new LiveText(this.deps.tokens, tenant, taskId, this.deps.clock)
+        ? new LiveText(this.deps.tokens, tenant, taskId, this.deps.clock, point.texts)
         : null;
+    // Every id names the text sent so far, so that a resume never sends it again.
+    const marks = live?.marks ?? new Map<string, number>();
+    // The commits the client has received (a poll's cursor runs ahead of the events it yields).
+    let shown = cursor;
+    const token = (batch: LiveBatch): TaskEvent => {
+      live?.sent(batch);
+      const at = new Date(batch.at).toISOString();
+      return { event: "token", id: encodeEventId(at, shown, { texts: marks }), data: batch.event };
+    };
     // Watched from the start: a step that begins while the first poll runs streams too.
     await live?.watch();
     // Text read before the commit its step starts from was sent: held for the next poll.
-    let held: TokenEvent[] = [];
+    let held: LiveBatch[] = [];
     for (;;) {
       const result = await this.poll(tenant, taskId, cursor);
       cursor = result.cursor;
@@ -207,15 +246,17 @@ export class TaskEvents {
       }
       for (const event of result.events) {
         if (event.event === "commit") {
-          const ends = (t: TokenEvent) =>
+          const ends = ({ event: t }: LiveBatch) =>
             t.branch === event.data.branch && t.parent_id === event.data.parent_id;
-          for (const data of text.filter(ends)) yield { event: "token", data };
+          for (const batch of text.filter(ends)) yield token(batch);
           text = text.filter((t) => !ends(t));
           live?.committed(event.data);
-        }
-        yield event;
+          shown = decodeEventId(event.id);
+          yield { ...event, id: withTexts(event.id, marks) };
+        } else yield event;
       }
-      for (const data of text) yield { event: "token", data };
+      shown = cursor;
+      for (const batch of text) yield token(batch);
       for (const retry of result.retrying) {
         const key = `${retry.branch}#${retry.since}#${retry.attempt}`;
         if (retriesSent.has(key)) continue;
@@ -246,7 +287,12 @@ export class TaskEvents {
         yield { event: "status", data: result.task };
       }
       if (result.done) {
-        yield { event: "end", data: { task_id: taskId, status: result.task.status } };
+        const at = new Date(this.deps.clock.now()).toISOString();
+        yield {
+          event: "end",
+          id: encodeEventId(at, cursor, { texts: marks, ended: true }),
+          data: { task_id: taskId, status: result.task.status },
+        };
         return;
       }
       const now = this.deps.clock.now();
@@ -261,69 +307,33 @@ export class TaskEvents {
         await this.sleep(this.pollMs, options.signal);
         continue;
       }
-      // Between two polls, the live text: every `tokenPollMs` while some step is
-      // writing, else once per poll (an idle stream costs one read more, not three).
-      const pollAt = this.deps.clock.now() + this.pollMs;
+      // Between two polls, the live text: when a writing step's next batch is due
+      // (`LiveText.nextRead`), else once per poll (an idle stream costs one read more).
+      const polledAt = this.deps.clock.now();
+      const pollAt = polledAt + this.pollMs;
       for (;;) {
         const texts = await live.read();
         if (texts.length > 0) lastSent = this.deps.clock.now();
         // The text of a step whose starting commit this stream has not sent yet
         // (the step ran before the poll saw the commit before it) waits for a poll,
         // which comes at once: a client sees a plan's commit before its first answer.
-        const early = texts.filter((t) => !startSent(t, cursor));
-        for (const data of texts) if (startSent(data, cursor)) yield { event: "token", data };
+        const early = texts.filter((t) => !startSent(t.event, cursor));
+        for (const batch of texts) if (startSent(batch.event, cursor)) yield token(batch);
         if (early.length > 0) {
           held = early;
           break;
         }
-        const left = pollAt - this.deps.clock.now();
-        if (left <= 0 || options.signal?.aborted) break;
-        await this.sleep(
-          texts.length > 0 ? Math.min(this.tokenPollMs, left) : left,
-          options.signal,
-        );
+        if (options.signal?.aborted) break;
+        // While a step's text comes, its commit does not: the task is polled less
+        // (every `writingPollMs`), and at once when the text stops.
+        const now = this.deps.clock.now();
+        const writing = live.writing();
+        const left = (writing ? polledAt + this.writingPollMs : pollAt) - now;
+        if (left <= 0) break;
+        const wait = live.nextRead(this.tokenPollMs);
+        await this.sleep(wait === null ? left : Math.min(wait, left), options.signal);
       }
     }
-  }
-}
-
-/**
- * One stream's side of the token relay: keeps the task's watch mark fresh and
- * reads the text written since the last read, without the text of steps whose
- * commit the stream already sent.
- */
-class LiveText {
-  private cursor: TokenCursor;
-  private watchedAt = Number.NEGATIVE_INFINITY;
-  /** `{branch}#{parent_id}` of every commit sent: their steps are over. */
-  private readonly done = new Set<string>();
-
-  constructor(
-    private readonly relay: TokenRelay,
-    private readonly tenant: string,
-    private readonly taskId: string,
-    private readonly clock: Clock,
-  ) {
-    this.cursor = relay.cursor();
-  }
-
-  committed(commit: Commit): void {
-    this.done.add(`${commit.branch}#${commit.parent_id}`);
-  }
-
-  /** Writes the task's watch mark (again, once it is `WATCH_REFRESH_MS` old). */
-  async watch(): Promise<void> {
-    const now = this.clock.now();
-    if (now - this.watchedAt < WATCH_REFRESH_MS) return;
-    this.watchedAt = now;
-    await this.relay.watch(this.tenant, this.taskId);
-  }
-
-  async read(): Promise<TokenEvent[]> {
-    await this.watch();
-    const { events, cursor } = await this.relay.read(this.tenant, this.taskId, this.cursor);
-    this.cursor = cursor;
-    return events.filter((e) => !this.done.has(`${e.branch}#${e.parent_id}`));
   }
 }
 

@@ -4,12 +4,15 @@
  * record: tokens live a couple of minutes in the store and are never read again
  * once delivered.
  *
- * The path costs nothing when nobody watches. An events stream marks its task
+ * The path costs little when nobody watches. An events stream marks its task
  * watched (one write when it opens, then one every `WATCH_REFRESH_MS`); the worker
- * reads that mark once per step, at the first piece of streamed text, and only
- * when it is there writes the text, batched every `flushMs` (150 ms) into short-
- * lived items, plus a last batch before the call returns. The stream reads the
- * batches with one query per `tokenPollMs`.
+ * reads that mark at a step's first piece of streamed text, and while it is not
+ * there again every `RECHECK_FIRST_MS` to `RECHECK_MAX_MS` (so that a watcher who
+ * comes mid-step gets the step's text); only when it is there does it write the
+ * text: a piece after a quiet spell at once, the others batched every `flushMs`
+ * (125 ms) into short-lived items, plus a last batch before the call returns.
+ * The stream reads when a writer's next batch is due (`live-text.ts`): about one
+ * query per batch.
  *
  * Items live in a partition of their own beside the task's (`{taskPk}#LIVE`), so
  * that no reader of the task's history ever sees them: `WATCH` is the mark,
@@ -34,6 +37,21 @@ const BATCH_TTL_MS = 120_000;
 const LOOKBACK_MS = 5_000;
 /** At most this many characters per batch item: far below DynamoDB's item limit. */
 const MAX_BATCH_CHARS = 100_000;
+/** While nobody watches, a step reads the mark again after this, then twice as long, up to the max. */
+export const RECHECK_FIRST_MS = 500;
+export const RECHECK_MAX_MS = 2_000;
+/** Text kept for a watcher that may come mid-step; past it, such a watcher gets only what follows. */
+const MAX_UNSENT_CHARS = 200_000;
+
+/** One batch as a reader gets it: the text, who wrote it and its number among that writer's batches. */
+export interface LiveBatch {
+  event: TokenEvent;
+  /** The writer (one sink: one step's LLM calls), whose batches are written one after another. */
+  writer: string;
+  n: number;
+  /** When it was written (epoch ms, the writer's clock). */
+  at: number;
+}
 
 /** Where a reader is: the batches it delivered (sort key to time), and where it last looked. */
 export interface TokenCursor {
@@ -46,7 +64,7 @@ export interface TokenRelayDeps {
   live: LiveTextStore;
   clock: Clock;
   log?: Log;
-  /** Between two batches of one call (default 150 ms). */
+  /** Between two batches of one call (default 125 ms). */
   flushMs?: number;
 }
 
@@ -55,13 +73,14 @@ export interface TokenRelayDeps {
  * const relay = new TokenRelay({ live: new LiveTextStore(items), clock });
  * await relay.watch(tenant, taskId); // the API, while a client streams
  * const sink = relay.sink({ tenant, taskId, branch: "main", seq_no: 3, parent_id, final_answer: true });
- * const { events } = await relay.read(tenant, taskId, relay.cursor()); // the API, each poll
+ * const { batches } = await relay.read(tenant, taskId, relay.cursor()); // the API, each poll
  */
 export class TokenRelay {
-  private readonly flushMs: number;
+  /** Between two batches of one call: a reader expects the next one this long after the last. */
+  readonly flushMs: number;
 
   constructor(private readonly deps: TokenRelayDeps) {
-    this.flushMs = deps.flushMs ?? 150;
+    this.flushMs = deps.flushMs ?? 125;
   }
 
   /** Marks the task watched for `WATCH_TTL_MS`: its steps publish their text meanwhile. */
@@ -86,40 +105,55 @@ export class TokenRelay {
     tenant: string,
     taskId: string,
     cursor: TokenCursor,
-  ): Promise<{ events: TokenEvent[]; cursor: TokenCursor }> {
+  ): Promise<{ batches: LiveBatch[]; cursor: TokenCursor }> {
     const now = this.deps.clock.now();
     const from = cursor.since - LOOKBACK_MS;
     const seen = new Map([...cursor.seen].filter(([, at]) => at >= from));
-    const events: TokenEvent[] = [];
+    const batches: LiveBatch[] = [];
     for await (const item of this.deps.live.batchesFrom(tenant, taskId, from)) {
       if (seen.has(item.sk)) continue;
       // Expired batches linger until the store deletes them: filtered here.
       if (typeof item.ttl === "number" && item.ttl * 1000 < now) continue;
       seen.set(item.sk, Number(item.at));
-      events.push(item.event as TokenEvent);
+      batches.push({
+        event: item.event as TokenEvent,
+        writer: String(item.writer),
+        n: Number(item.n),
+        at: Number(item.at),
+      });
     }
-    return { events, cursor: { seen, since: now } };
+    return { batches, cursor: { seen, since: now } };
   }
 
   /**
    * The sink of one step: reads the watch mark at its first piece of text and,
-   * when the task is watched, publishes the text in batches. Publishing is best
-   * effort: a failed write is logged and the step goes on.
+   * while nobody watches, again every so often (`RECHECK_FIRST_MS`, doubling up
+   * to `RECHECK_MAX_MS`), keeping the call's text meanwhile: a client that starts
+   * watching mid-step gets that text in one batch, then the rest as it comes.
+   * Once watched, a piece after a quiet spell goes out at once and the others at
+   * most every `flushMs`. Publishing is best effort: a failed write is logged and
+   * the step goes on.
    */
   sink(target: TokenTarget): TokenSink {
     const { tenant, taskId, ...event } = target;
     const writer = Math.random().toString(36).slice(2, 10);
-    let watched: Promise<boolean> | undefined;
-    // Known once the mark is read: an unwatched step keeps nothing.
-    let on: boolean | undefined;
+    // "off" until the mark was read and found; `checkAt` is when to read it again.
+    let state: "off" | "checking" | "on" = "off";
+    let checkAt = Number.NEGATIVE_INFINITY;
+    let recheckMs = RECHECK_FIRST_MS;
+    let checked: Promise<void> = Promise.resolve();
+    // Text of this call not published yet because nobody watched (bounded).
+    let unsent: Array<{ purpose: LlmPurpose; text: string }> = [];
+    let unsentChars = 0;
     let pending: { purpose: LlmPurpose; text: string } | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let lastWrite = Number.NEGATIVE_INFINITY;
     let written = Promise.resolve();
     let n = 0;
 
     const write = (batch: { purpose: LlmPurpose; text: string }) => {
+      lastWrite = this.deps.clock.now();
       written = written.then(async () => {
-        if (!(await watched)) return;
         const at = this.deps.clock.now();
         try {
           await this.deps.live.putBatch(tenant, taskId, {
@@ -145,25 +179,59 @@ export class TokenRelay {
       pending = null;
       await write(batch);
     };
+    // Adds text to the next batch, which goes at once after a quiet spell, else within `flushMs`.
+    const add = (purpose: LlmPurpose, text: string) => {
+      if (pending && (pending.purpose !== purpose || pending.text.length > MAX_BATCH_CHARS)) {
+        void write(pending);
+        pending = null;
+      }
+      pending = pending ? { purpose, text: pending.text + text } : { purpose, text };
+      if (timer !== undefined) return;
+      const wait = lastWrite + this.flushMs - this.deps.clock.now();
+      if (wait <= 0) void take();
+      else timer = setTimeout(() => void take(), wait);
+    };
+    const check = () => {
+      state = "checking";
+      checked = this.watched(tenant, taskId).then(
+        (yes) => found(yes),
+        () => found(false),
+      );
+    };
+    const found = (yes: boolean) => {
+      if (!yes) {
+        state = "off";
+        checkAt = this.deps.clock.now() + recheckMs;
+        recheckMs = Math.min(recheckMs * 2, RECHECK_MAX_MS);
+        return;
+      }
+      state = "on";
+      const held = unsent;
+      unsent = [];
+      unsentChars = 0;
+      for (const piece of held) add(piece.purpose, piece.text);
+    };
 
     return {
       delta: (purpose, text) => {
-        if (!text || on === false) return;
-        watched ??= this.watched(tenant, taskId).then(
-          (yes) => (on = yes),
-          () => (on = false),
-        );
-        if (pending && (pending.purpose !== purpose || pending.text.length > MAX_BATCH_CHARS)) {
-          void write(pending);
-          pending = null;
+        if (!text) return;
+        if (state === "on") return add(purpose, text);
+        if (unsentChars + text.length <= MAX_UNSENT_CHARS) {
+          const last = unsent.at(-1);
+          if (last?.purpose === purpose) last.text += text;
+          else unsent.push({ purpose, text });
+          unsentChars += text.length;
         }
-        pending = pending ? { purpose, text: pending.text + text } : { purpose, text };
-        timer ??= setTimeout(() => void take(), this.flushMs);
+        if (state === "off" && this.deps.clock.now() >= checkAt) check();
       },
       flush: async () => {
+        await checked;
         if (timer !== undefined) clearTimeout(timer);
         await take();
         await written;
+        // The next call (another attempt) streams from its own start.
+        unsent = [];
+        unsentChars = 0;
       },
     };
   }

@@ -32,6 +32,8 @@ export class LiveTextStore {
       pk: livePk(tenant, taskId),
       sk: liveBatchSk(batch.at, batch.writer, batch.n),
       at: batch.at,
+      writer: batch.writer,
+      n: batch.n,
       ttl: Math.ceil(batch.expires / 1000),
       event: batch.event,
     });

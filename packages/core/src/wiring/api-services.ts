@@ -1,7 +1,7 @@
 /**
  * The services only the API (and the schedules' function) calls, wired over the
  * step services (`step-services.ts`): API keys, retries, task events and their
- * stream leases, triggers, schedules and LLM traces.
+ * stream leases and stream tokens, triggers, schedules and LLM traces.
  */
 import { DEFAULT_TRACE_RETENTION_DAYS } from "../llm/trace";
 import { ApiKeyService } from "../service/api-keys";
@@ -10,6 +10,7 @@ import { LlmTraceService } from "../service/llm-traces";
 import { RetryService } from "../service/retry";
 import { ScheduleService } from "../service/schedules";
 import { StreamLeases } from "../service/stream-leases";
+import { StreamTokens } from "../service/stream-tokens";
 import { TriggerService } from "../service/triggers";
 import type { WiringOptions, WiringPorts } from "./options";
 import type { WiredStepServices } from "./step-services";
@@ -56,6 +57,12 @@ export function wireApiServices(
     limit: async (tenant) => (await quotas.limits(tenant)).max_open_streams,
     log: options.log,
   });
+  // Signed with the tenant's signing secret, under a key of their own (stream-tokens.ts).
+  const streamTokens = new StreamTokens({
+    clock,
+    secret: (tenant) => step.webhooks.secret(tenant),
+    existingSecret: (tenant) => step.webhooks.existingSecret(tenant),
+  });
   const triggers = new TriggerService({
     triggers: stores.triggers,
     clock,
@@ -81,5 +88,5 @@ export function wireApiServices(
     tasks: tasks.reads,
     retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
   });
-  return { keys, retries, events, streams, triggers, schedules, llmTraces };
+  return { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces };
 }
