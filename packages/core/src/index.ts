@@ -38,6 +38,7 @@ export {
   KnowledgeBaseInput,
   type KnowledgeDocument,
   type KnowledgeIndex,
+  KnowledgeMemory,
   type KnowledgePort,
   KnowledgeSearch,
   type KnowledgeSearchPort,
