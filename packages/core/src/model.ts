@@ -152,6 +152,14 @@ export const Task = z.object({
   llm_call: LlmCallInFlight.optional(),
   /** Only while the task is `queued` for a running slot, read one at a time (not in lists). */
   waiting_for_slot: SlotWait.optional(),
+  /** Only on a turn of a thread after the first: the thread, its turn number, the task and branch it continues. */
+  thread: z
+    .object({
+      thread_id: z.string(),
+      turn: z.number().int(),
+      parent: z.object({ task_id: z.string(), branch: z.string() }),
+    })
+    .optional(),
 });
 export type Task = z.infer<typeof Task>;
 

@@ -1,7 +1,7 @@
 /**
  * The services only the API (and the schedules' function) calls, wired over the
  * step services (`step-services.ts`): API keys, retries, task events and their
- * stream leases, triggers, schedules and LLM traces.
+ * stream leases, triggers, schedules, LLM traces and threads.
  */
 import { DEFAULT_TRACE_RETENTION_DAYS } from "../llm/trace";
 import { ApiKeyService } from "../service/api-keys";
@@ -10,6 +10,7 @@ import { LlmTraceService } from "../service/llm-traces";
 import { RetryService } from "../service/retry";
 import { ScheduleService } from "../service/schedules";
 import { StreamLeases } from "../service/stream-leases";
+import { ThreadService } from "../service/threads";
 import { TriggerService } from "../service/triggers";
 import type { WiringOptions, WiringPorts } from "./options";
 import type { WiredStepServices } from "./step-services";
@@ -81,5 +82,6 @@ export function wireApiServices(
     tasks: tasks.reads,
     retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
   });
-  return { keys, retries, events, streams, triggers, schedules, llmTraces };
+  const threads = new ThreadService({ tasks, store, threads: stores.threads, blobs, clock });
+  return { keys, retries, events, streams, triggers, schedules, llmTraces, threads };
 }
