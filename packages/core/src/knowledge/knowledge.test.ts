@@ -817,6 +817,18 @@ describe("knowledge", () => {
       expect(hits.value.filter((h: { text: string }) => h.text === FACT)).toHaveLength(1);
     });
 
+    it("writes one document when two copies of a step run side by side", async () => {
+      const [one, two] = await Promise.all([
+        k.run(k.add, { text: FACT }),
+        k.run(k.add, { text: FACT }),
+      ]);
+      expect(two.value.document_id).toBe(one.value.document_id);
+      expect(two.value.chunks).toEqual(one.value.chunks);
+      expect((await k.knowledge.listDocuments("t1", "travel", null)).documents).toHaveLength(1);
+      const hits = await k.run(k.vectorSearch, { query: "Osaka door code", top_k: 10 });
+      expect(hits.value.filter((h: { text: string }) => h.text === FACT)).toHaveLength(1);
+    });
+
     it("refuses other text under the document id of a step that already wrote one", async () => {
       await k.run(k.add, { text: FACT });
       await expect(k.run(k.add, { text: "Something else." })).rejects.toMatchObject({

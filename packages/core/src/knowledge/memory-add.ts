@@ -10,7 +10,7 @@
  * same chunks are answered, nothing is written or charged again; left pending
  * by a crash: its ingest is run again, which `replaceDocument` makes exact).
  */
-import { StackVMError } from "../errors";
+import { isErrorKind, StackVMError } from "../errors";
 import { sha256Hex } from "../ids";
 import type { LlmCall } from "../model";
 import type { IngestService } from "./ingest";
@@ -57,12 +57,7 @@ export class KnowledgeMemory {
     let record = await this.deps.knowledge.documentRecord(scope.tenant, kb, input.documentId);
     const created = record === null;
     if (record === null) {
-      record = await this.deps.knowledge.store(scope.tenant, kb, {
-        filename,
-        contentType: "text/markdown",
-        bytes,
-        documentId: input.documentId,
-      });
+      record = await this.#store(scope.tenant, kb, input.documentId, filename, bytes);
     } else if (record.sha256 !== sha256Hex(bytes)) {
       throw new StackVMError(
         "step",
@@ -91,6 +86,32 @@ export class KnowledgeMemory {
       record = after;
     }
     return this.#answer(record, bytes, created);
+  }
+
+  /**
+   * Writes the document; one a copy of this step running beside it wrote first
+   * (the conditional write refused this one) is read back and carried on with.
+   */
+  async #store(
+    tenant: string,
+    kb: string,
+    documentId: string,
+    filename: string,
+    bytes: Uint8Array,
+  ): Promise<DocumentRecord> {
+    try {
+      return await this.deps.knowledge.store(tenant, kb, {
+        filename,
+        contentType: "text/markdown",
+        bytes,
+        documentId,
+      });
+    } catch (error) {
+      if (!isErrorKind(error, "conflict")) throw error;
+      const written = await this.deps.knowledge.documentRecord(tenant, kb, documentId);
+      if (!written) throw error;
+      return written;
+    }
   }
 
   async #answer(record: DocumentRecord, bytes: Uint8Array, created: boolean) {
