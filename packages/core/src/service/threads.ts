@@ -119,7 +119,10 @@ export class ThreadService {
   /** The thread with its turns (each with its task's status and answer) and its lines. */
   async get(tenant: string, threadId: string): Promise<ThreadView> {
     const thread = await this.#thread(tenant, threadId);
-    const turns = await this.deps.threads.turns(tenant, threadId);
+    // By turn, then by start: turns started within one clock tick keep their order.
+    const turns = (await this.deps.threads.turns(tenant, threadId)).sort(
+      (a, b) => a.turn - b.turn || a.created_at.localeCompare(b.created_at),
+    );
     const shown = await Promise.all(
       turns.map(async ({ thread_id: _, ...turn }) => {
         const task = await this.deps.tasks.get(tenant, turn.task_id).catch(() => null);
