@@ -79,6 +79,7 @@ const WALK: Record<string, unknown> = {
   "delete /v1/tasks/{task_id}": undefined,
   "post /v1/tasks/{task_id}/cancel": undefined,
   "post /v1/tasks/{task_id}/retry": () => ({ from: "start" }),
+  "post /v1/tasks/{task_id}/continue": () => ({ goal: "Go on from there." }),
   "get /v1/tasks/{task_id}/events": undefined,
   "get /v1/tasks/{task_id}/branches": undefined,
   "post /v1/tasks/{task_id}/branches": () => ({ from_commit: ids.commit_id, name: "theirs" }),
@@ -123,7 +124,8 @@ const NOT_WALKED = [
  * because their records need set-up of their own (a knowledge base with a
  * document, a waiting branch, an MCP server, a stored blob): knowledge.test.ts,
  * tools.test.ts (HTTP tools and MCP servers), waits.test.ts and mcp.test.ts (a
- * tool's image as a blob). Any other new route still fails the walk.
+ * tool's image as a blob), threads.test.ts (a thread, made by a continue). Any
+ * other new route still fails the walk.
  */
 const WALKED_ELSEWHERE = [
   "get /v1/tasks/{task_id}/blobs/{sha256}",
@@ -141,6 +143,7 @@ const WALKED_ELSEWHERE = [
   "get /v1/knowledge-bases/{kb}/documents",
   "get /v1/knowledge-bases/{kb}/documents/{document_id}",
   "delete /v1/knowledge-bases/{kb}/documents/{document_id}",
+  "get /v1/threads/{thread_id}",
 ];
 
 const fill = (path: string) =>

@@ -17,6 +17,7 @@ import type {
   TaskEvents,
   TaskService,
   TemplateService,
+  ThreadService,
   Tool,
   ToolSourceService,
   TriggerService,
@@ -53,6 +54,8 @@ export interface DoctorCheck {
 
 export interface ApiDeps {
   tasks: TaskService;
+  /** Conversations: `POST /v1/tasks/{id}/continue`, `/v1/threads`, a chat completion's thread. */
+  threads: ThreadService;
   branches: BranchService;
   /** `POST /v1/tasks/{id}/retry`. */
   retries: RetryService;

@@ -34,6 +34,11 @@ export const API_TAGS = [
     description:
       "Run a goal through OpenAI's chat completions (streamed or whole), and list the namespaces as models.",
   },
+  {
+    name: "Threads",
+    description:
+      "Conversations: continue a completed task as the next turn, list threads and their turns.",
+  },
   { name: "Plans", description: "Validate a plan without running it." },
   { name: "Templates", description: "Plans saved from a commit, to start tasks from again." },
   { name: "Namespaces", description: "Which tools, hosts, limits and settings a task runs with." },
@@ -80,6 +85,8 @@ const RULES: Array<[RegExp, ApiTag]> = [
   [/^\/v1\/tasks\/\{task_id\}\/commits\/\{commit_id\}\/save-plan$/, "Templates"],
   [/^\/v1\/tasks\/\{task_id\}\/commits/, "Commits"],
   [/^\/v1\/tasks\/\{task_id\}\/events$/, "Events"],
+  [/^\/v1\/tasks\/\{task_id\}\/continue$/, "Threads"],
+  [/^\/v1\/threads(\/|$)/, "Threads"],
   [/^\/v1\/tasks(\/|$)/, "Tasks"],
   [/^\/v1\/(chat\/completions|models)$/, "OpenAI-compatible"],
   [/^\/v1\/templates(\/|$)/, "Templates"],

@@ -50,6 +50,11 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     load: async () => (await import("./routes/retry")).registerRetryRoutes,
   },
   {
+    name: "threads",
+    routes: ["POST /v1/tasks/:task_id/continue", "GET /v1/threads", "GET /v1/threads/:thread_id"],
+    load: async () => (await import("./routes/threads")).registerThreadRoutes,
+  },
+  {
     name: "blobs",
     routes: ["GET /v1/tasks/:task_id/blobs/:sha256"],
     load: async () => (await import("./routes/blobs")).registerBlobRoutes,

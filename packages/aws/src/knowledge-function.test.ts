@@ -30,6 +30,9 @@ const services: KnowledgePort = {
     calls: [],
   }),
   graph: async () => ({ entities: [], relationships: [], chunks: [], calls: [] }),
+  add: async () => {
+    throw new Error("not asked here");
+  },
   handle: async () => "ready",
 };
 

@@ -7,6 +7,7 @@ import { createClient } from "./client";
 import { type Command, helpText, parseCommand } from "./command";
 import { answerCommand } from "./commands/answer";
 import { branchesCommand, promoteCommand } from "./commands/branches";
+import { continueCommand } from "./commands/continue";
 import { doctorCommand } from "./commands/doctor";
 import { keyCommands } from "./commands/keys";
 import { namespaceCommands } from "./commands/namespace";
@@ -37,6 +38,7 @@ export const COMMANDS: Command[] = [
   diffCommand,
   forkCommand,
   retryCommand,
+  continueCommand,
   traceCommand,
   branchesCommand,
   promoteCommand,

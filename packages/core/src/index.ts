@@ -38,6 +38,7 @@ export {
   KnowledgeBaseInput,
   type KnowledgeDocument,
   type KnowledgeIndex,
+  KnowledgeMemory,
   type KnowledgePort,
   KnowledgeSearch,
   type KnowledgeSearchPort,
@@ -126,9 +127,12 @@ export {
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export { CreateTaskInput } from "./service/task-input";
+export type { StartedTask } from "./service/task-starter";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export { TaskService } from "./service/tasks";
 export { Template, TemplateService } from "./service/templates";
+export { ContinueTaskInput } from "./service/thread-input";
+export type { ThreadService } from "./service/threads";
 export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";
 export type { UsageReport } from "./service/usage-report";

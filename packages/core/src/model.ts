@@ -154,6 +154,14 @@ export const Task = z.object({
   waiting_for_slot: SlotWait.optional(),
   /** Only on a task exempt from retention (`keep`). */
   keep: z.literal(true).optional(),
+  /** Only on a turn of a thread after the first: the thread, its turn number, the task and branch it continues. */
+  thread: z
+    .object({
+      thread_id: z.string(),
+      turn: z.number().int(),
+      parent: z.object({ task_id: z.string(), branch: z.string() }),
+    })
+    .optional(),
 });
 export type Task = z.infer<typeof Task>;
 

@@ -15,6 +15,7 @@ import {
   IngestService,
   type ItemStore,
   type KnowledgeIndex,
+  KnowledgeMemory,
   type KnowledgePort,
   KnowledgeSearch,
   KnowledgeService,
@@ -53,7 +54,7 @@ export interface KnowledgePorts {
   uploads?: DocumentUploads;
 }
 
-/** Knowledge bases (API), ingest (worker) and the `vector_search` / `retrieve_knowledge_graph` tools. */
+/** Knowledge bases (API), ingest (worker) and the `vector_search` / `retrieve_knowledge_graph` / `knowledge_add` tools. */
 export function createKnowledge(
   ports: KnowledgePorts,
   llm: LlmConfig,
@@ -95,16 +96,21 @@ export function createKnowledge(
     log,
   });
   const search = new KnowledgeSearch({ knowledge: service, index: ports.index, embedder });
-  return { service, ingest, search, tools: knowledgeTools(search) };
+  const memory = new KnowledgeMemory({ knowledge: service, ingest });
+  const port = knowledgePortOf({ search, ingest, memory });
+  return { service, ingest, search, memory, tools: knowledgeTools(port) };
 }
 
 export type Knowledge = ReturnType<typeof createKnowledge>;
 
 /** The knowledge port served by this process's own services (the knowledge function's, the local stack's). */
-export function knowledgePortOf(knowledge: Pick<Knowledge, "search" | "ingest">): KnowledgePort {
+export function knowledgePortOf(
+  knowledge: Pick<Knowledge, "search" | "ingest" | "memory">,
+): KnowledgePort {
   return {
     chunks: (scope, query, topK) => knowledge.search.chunks(scope, query, topK),
     graph: (scope, query) => knowledge.search.graph(scope, query),
+    add: (scope, input) => knowledge.memory.add(scope, input),
     handle: (message, lastAttempt) => knowledge.ingest.handle(message, lastAttempt),
   };
 }

@@ -38,6 +38,7 @@ export function lazyTracing(config: OtelConfig): Tracing {
       chunks: async (scope, query, topK) =>
         (await tracing()).knowledge(port).chunks(scope, query, topK),
       graph: async (scope, query) => (await tracing()).knowledge(port).graph(scope, query),
+      add: (scope, input) => port.add(scope, input),
       handle: (message, lastAttempt) => port.handle(message, lastAttempt),
     }),
   };

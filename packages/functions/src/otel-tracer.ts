@@ -141,6 +141,8 @@ export function otelTracing(config: OtelConfig): Tracing {
           }),
         graph: (scope, query) =>
           retrieval(scope.knowledgeBase, query, undefined, () => port.graph(scope, query)),
+        // knowledge_add's write: its tool span (execute_tool knowledge_add) already covers it.
+        add: (scope, input) => port.add(scope, input),
         handle: (message, lastAttempt) => port.handle(message, lastAttempt),
       };
     },

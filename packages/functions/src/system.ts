@@ -77,12 +77,13 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     options,
   );
   // The API's services, over the same step services.
-  const { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces } =
+  const { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces, threads } =
     wireApiServices(core, ports, options);
   const { tasks, branches, namespaces, templates, waits } = core;
 
   const api: ApiDeps = {
     tasks,
+    threads,
     llmTraces,
     triggers,
     schedules,

@@ -10,10 +10,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { StackVMError } from "@stackvm/core";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { ApiDeps } from "../deps";
 import type { ApiApp, ApiEnv } from "../env";
 import { openAiErrorBody } from "../openai/errors";
 import { answerText, followRun, runError, taskInput } from "../openai/run";
 import { ChatCompletion, ChatCompletionRequest, ModelList, openAiErrors } from "../openai/schemas";
+import { continueThread, requestedThread, THREAD_HEADER } from "../openai/thread";
 import { bearer } from "../schemas";
 import { streamBody, streamFailure } from "../sse-failure";
 
@@ -31,7 +33,8 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       summary: "Run a goal as OpenAI's chat completions (OpenAI-compatible)",
       description:
         "Starts a task whose goal is the last user message and whose input `conversation` holds the messages " +
-        "before it, in the namespace `model` names (or with the plan of the saved template " +
+        "before it (or, with an `x-stackvm-thread` header or `metadata.thread_id`, the next turn of that thread, " +
+        "continuing its latest turn's answer and variables; every answer names its thread in `x-stackvm-thread`), in the namespace `model` names (or with the plan of the saved template " +
         "`template:{template_id}`), and answers its final answer as a `chat.completion`. With `stream: true` the " +
         "answer is Server-Sent Events of `chat.completion.chunk`s: the final answer's text as the step that writes " +
         "it is written, then `data: [DONE]` (with `stream_options.include_usage`, a last chunk carries the task's " +
@@ -48,7 +51,7 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       responses: {
         200: {
           description: "The final answer (or, with `stream: true`, a stream of chunks)",
-          headers: z.object({ [TASK_ID_HEADER]: z.string() }),
+          headers: z.object({ [TASK_ID_HEADER]: z.string(), [THREAD_HEADER]: z.string() }),
           content: {
             "application/json": { schema: ChatCompletion },
             "text/event-stream": { schema: z.string() },
@@ -73,13 +76,14 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       const lease = await deps.streams.open(tenant);
       let started: Awaited<ReturnType<typeof deps.tasks.start>>;
       try {
-        started = await deps.tasks.start(tenant, input, null);
+        started = await startOrContinue(deps, tenant, c.req.header(THREAD_HEADER), request, input);
       } catch (error) {
         await lease.close();
         throw error;
       }
       const { task } = started;
       c.header(TASK_ID_HEADER, task.task_id);
+      c.header(THREAD_HEADER, task.thread?.thread_id ?? task.task_id);
       const created = Math.floor(Date.now() / 1000);
       const id = `chatcmpl-${task.task_id}`;
       const metadata = (status: string) => ({ task_id: task.task_id, status });
@@ -244,4 +248,17 @@ function usageOf(usage: { input_tokens: number; output_tokens: number }) {
     completion_tokens: usage.output_tokens,
     total_tokens: usage.input_tokens + usage.output_tokens,
   };
+}
+
+/** A cold start, or the next turn of the thread the request names (`openai/thread.ts`). */
+async function startOrContinue(
+  deps: ApiDeps,
+  tenant: string,
+  header: string | undefined,
+  request: ChatCompletionRequest,
+  input: Parameters<typeof continueThread>[3],
+) {
+  const thread = requestedThread(header, request);
+  if (thread === null) return deps.tasks.start(tenant, input, null);
+  return continueThread(deps, tenant, thread, input);
 }

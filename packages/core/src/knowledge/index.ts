@@ -25,8 +25,14 @@ export {
 } from "./index-port";
 export { type IngestDeps, type IngestOutcome, IngestService } from "./ingest";
 export type { IngestBudget } from "./ingest-budget";
-export type { IngestPort, KnowledgePort, KnowledgeSearchPort } from "./knowledge-port";
+export type {
+  IngestPort,
+  KnowledgeAddPort,
+  KnowledgePort,
+  KnowledgeSearchPort,
+} from "./knowledge-port";
 export { KnowledgeService, type KnowledgeServiceDeps } from "./knowledge-service";
+export { KnowledgeMemory, type MemoryInput, type MemoryWritten } from "./memory-add";
 export {
   type ChunkHit,
   DocumentId,

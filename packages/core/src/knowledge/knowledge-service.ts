@@ -117,6 +117,26 @@ export class KnowledgeService {
   }
 
   /**
+   * Stores a document its caller ingests at once, with no ingest queued
+   * (`knowledge_add` does, in its step): an upload's checks, before anything
+   * is written.
+   */
+  async store(tenant: string, kb: string, upload: Upload): Promise<DocumentRecord> {
+    await this.#kb(tenant, kb);
+    this.requireEmbeddings();
+    return this.#intake.store(tenant, kb, upload);
+  }
+
+  /** The stored record of a document, or null (no knowledge base check: the caller made one). */
+  async documentRecord(
+    tenant: string,
+    kb: string,
+    documentId: string,
+  ): Promise<DocumentRecord | null> {
+    return (await this.deps.knowledge.getDocument(tenant, kb, documentId)) as DocumentRecord | null;
+  }
+
+  /**
    * Refuses a document that could never be indexed, naming what to set, locally
    * and on AWS (where the API function learns it from STACKVM_EMBEDDINGS_CONFIGURED).
    */

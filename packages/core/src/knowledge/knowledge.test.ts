@@ -24,6 +24,7 @@ import { createEmbedder } from "./embedder";
 import type { KnowledgeIndex } from "./index-port";
 import { IngestService } from "./ingest";
 import { KnowledgeService } from "./knowledge-service";
+import { KnowledgeMemory } from "./memory-add";
 import { IngestMessage } from "./model";
 import { KnowledgeSearch } from "./search";
 
@@ -130,18 +131,29 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     },
   };
   const search = new KnowledgeSearch({ knowledge, index, embedder: countingEmbedder });
-  const [vectorSearch, graph] = knowledgeTools(search);
+  const memory = new KnowledgeMemory({ knowledge, ingest });
+  const [vectorSearch, graph, add] = knowledgeTools({
+    chunks: (scope, query, topK) => search.chunks(scope, query, topK),
+    graph: (scope, query) => search.graph(scope, query),
+    add: (scope, input) => memory.add(scope, input),
+  });
   const run = async (
     tool: typeof vectorSearch,
     input: unknown,
     tenant = "t1",
     namespace: Record<string, unknown> = {},
     budget: { tokensLeft?: number } = {},
+    idempotencyKey?: string,
   ) => {
     const session = createLlmSession({ port: graphLlm, config: LLM, budget });
-    const context = testToolContext({ tenantId: tenant, llm: session, namespace });
+    const context = testToolContext({
+      tenantId: tenant,
+      llm: session,
+      namespace,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
     const result = await tool!.run(tool!.input.parse(input), context);
-    return { value: result.value as any, calls: session.calls };
+    return { value: result.value as any, calls: session.calls, details: result.details };
   };
   return {
     uploads,
@@ -158,6 +170,7 @@ function setup(index: KnowledgeIndex = new MemoryKnowledgeIndex()) {
     run,
     vectorSearch: vectorSearch!,
     graph: graph!,
+    add: add!,
     index,
   };
 }
@@ -760,6 +773,171 @@ describe("knowledge", () => {
         }),
       ).rejects.toThrow();
       expect((await k.knowledge.listDocuments("t1", "travel", null)).documents).toEqual([]);
+    });
+  });
+
+  describe("knowledge_add", () => {
+    const FACT = "The Osaka office moved to Umeda in March; its door code is 4417.";
+
+    it("writes text that the next task's vector_search finds, the chunks on its result", async () => {
+      const added = await k.run(k.add, { text: FACT, title: "Osaka office" });
+      expect(added.value).toMatchObject({
+        knowledge_base: "travel",
+        document_id: expect.stringMatching(/^mem_[0-9a-f]{32}$/),
+        chunks: [{ position: 0, text: FACT, chunk_id: expect.any(String) }],
+      });
+      expect(added.details).toMatchObject({
+        knowledge_add: { created: true, filename: "osaka-office.md", usage: { llm_calls: 2 } },
+      });
+      // Ingested in the step, not queued: nothing is left for the queue.
+      expect(await k.drain()).toEqual([]);
+      const found = await k.run(
+        k.vectorSearch,
+        { query: "Osaka office door code", top_k: 1 },
+        "t1",
+        {},
+        {},
+        "idem-task2-main-c0",
+      );
+      expect(found.value[0]).toMatchObject({
+        chunk_id: added.value.chunks[0].chunk_id,
+        text: FACT,
+        filename: "osaka-office.md",
+      });
+    });
+
+    it("answers the document it wrote when a step is delivered twice, and adds nothing", async () => {
+      const first = await k.run(k.add, { text: FACT });
+      const again = await k.run(k.add, { text: FACT });
+      expect(again.value).toEqual(first.value);
+      expect(again.details).toMatchObject({ knowledge_add: { created: false } });
+      const listed = await k.knowledge.listDocuments("t1", "travel", null);
+      expect(listed.documents).toHaveLength(1);
+      const hits = await k.run(k.vectorSearch, { query: "Osaka door code", top_k: 10 });
+      expect(hits.value.filter((h: { text: string }) => h.text === FACT)).toHaveLength(1);
+    });
+
+    it("writes one document when two copies of a step run side by side", async () => {
+      const [one, two] = await Promise.all([
+        k.run(k.add, { text: FACT }),
+        k.run(k.add, { text: FACT }),
+      ]);
+      expect(two.value.document_id).toBe(one.value.document_id);
+      expect(two.value.chunks).toEqual(one.value.chunks);
+      expect((await k.knowledge.listDocuments("t1", "travel", null)).documents).toHaveLength(1);
+      const hits = await k.run(k.vectorSearch, { query: "Osaka door code", top_k: 10 });
+      expect(hits.value.filter((h: { text: string }) => h.text === FACT)).toHaveLength(1);
+    });
+
+    it("refuses other text under the document id of a step that already wrote one", async () => {
+      await k.run(k.add, { text: FACT });
+      await expect(k.run(k.add, { text: "Something else." })).rejects.toMatchObject({
+        kind: "step",
+        code: "memory_id_reused",
+      });
+    });
+
+    it("ingests again a memory a crash left pending, and leaves one copy of its rows", async () => {
+      const real = new MemoryKnowledgeIndex();
+      let crash = true;
+      k = setup(
+        wrap(real, {
+          replaceDocument: async (...a) => {
+            if (crash) {
+              crash = false;
+              throw new Error("the function was killed mid-write");
+            }
+            return real.replaceDocument(...a);
+          },
+        }),
+      );
+      await k.knowledge.create("t1", { name: "travel" });
+      await expect(k.run(k.add, { text: FACT })).rejects.toThrow(/killed/);
+      const [left] = (await k.knowledge.listDocuments("t1", "travel", null)).documents;
+      expect(left?.status).toMatch(/pending|ingesting/);
+      const retried = await k.run(k.add, { text: FACT });
+      expect(retried.details).toMatchObject({ knowledge_add: { created: false } });
+      expect(
+        await k.knowledge.getDocument("t1", "travel", retried.value.document_id),
+      ).toMatchObject({ status: "ready", chunks: 1 });
+    });
+
+    it("writes only to a knowledge base the namespace allows, and asks which when it allows several", async () => {
+      await k.knowledge.create("t1", { name: "private" });
+      await expect(
+        k.run(k.add, { text: FACT, knowledge_base: "private" }, "t1", {
+          name: "support",
+          knowledge_bases: ["travel"],
+        }),
+      ).rejects.toMatchObject({ kind: "step", code: "knowledge_base_unavailable" });
+      await expect(k.run(k.add, { text: FACT })).rejects.toMatchObject({
+        code: "knowledge_base_required",
+        message: expect.stringContaining("private, travel"),
+      });
+      await expect(k.run(k.add, { text: FACT }, "t1", { name: "support" })).rejects.toMatchObject({
+        code: "knowledge_base_required",
+        message: expect.stringContaining("allows no knowledge base"),
+      });
+      const written = await k.run(k.add, { text: FACT }, "t1", {
+        name: "support",
+        knowledge_bases: ["travel"],
+      });
+      expect(written.value.knowledge_base).toBe("travel");
+      expect((await k.knowledge.listDocuments("t1", "private", null)).documents).toEqual([]);
+    });
+
+    it("never writes to another tenant's knowledge base of the same name", async () => {
+      await expect(
+        k.run(k.add, { text: FACT, knowledge_base: "travel" }, "t2"),
+      ).rejects.toMatchObject({ code: "knowledge_base_unavailable" });
+      await k.knowledge.create("t2", { name: "travel" });
+      await k.run(k.add, { text: FACT }, "t2");
+      expect((await k.knowledge.listDocuments("t1", "travel", null)).documents).toEqual([]);
+      expect((await k.run(k.vectorSearch, { query: "Osaka door code" })).value).toEqual([]);
+    });
+
+    it("refuses empty, oversized or wrongly typed text before writing anything", () => {
+      expect(() => k.add.input.parse({ text: "   " })).toThrow(/must not be empty/);
+      expect(() => k.add.input.parse({ text: "x".repeat(100_001) })).toThrow(/add it in parts/);
+      expect(() => k.add.input.parse({ text: 42 })).toThrow();
+      expect(() => k.add.input.parse({ text: "hi", chunk: 1 })).toThrow();
+    });
+
+    it("spends from the tenant's month as an upload does: a spent month adds nothing", async () => {
+      const store = new KnowledgeStore(new MemoryItemStore());
+      const blobs = new MemoryBlobs();
+      const clock = { now: () => Date.parse("2026-01-01T00:00:00Z") };
+      const knowledge = new KnowledgeService({
+        knowledge: store,
+        blobs,
+        queue: new MemoryQueue(),
+        clock,
+        maxUploadBytes: 100_000,
+      });
+      const ingest = new IngestService({
+        knowledge: store,
+        blobs,
+        clock,
+        index: new MemoryKnowledgeIndex(),
+        embedder: createEmbedder({ port: embeddingPort, model: "emb-model", llm: LLM }),
+        llm: () => createLlmSession({ port: graphLlm, config: LLM, budget: {} }),
+        budget: {
+          left: async () => {
+            throw new StackVMError("rate_limited", "monthly_budget_exhausted", "spent");
+          },
+          record: async () => {},
+        },
+        log: silentLog,
+      });
+      await knowledge.create("t1", { name: "notes" });
+      const memory = new KnowledgeMemory({ knowledge, ingest });
+      await expect(
+        memory.add(
+          { tenant: "t1", namespace: { name: "default" } },
+          { text: FACT, documentId: "mem_1" },
+        ),
+      ).rejects.toMatchObject({ kind: "step", code: "budget_exceeded" });
+      expect((await knowledge.getDocument("t1", "notes", "mem_1")).status).toBe("failed");
     });
   });
 });

@@ -50,6 +50,25 @@ function recordingPort(fail?: Error) {
         calls: [],
       };
     },
+    async add(s, input) {
+      seen.push({ op: "add", s, input });
+      if (fail) throw fail;
+      return {
+        knowledge_base: "handbook",
+        document_id: input.documentId,
+        filename: "note.md",
+        created: true,
+        chunks: [{ chunk_id: `${input.documentId}:00000000:0`, position: 0, text: input.text }],
+        usage: {
+          llm_calls: 1,
+          embedding_tokens: 3,
+          input_tokens: 3,
+          output_tokens: 0,
+          cost_usd: 0,
+        },
+        calls: [],
+      };
+    },
     async handle(m, last) {
       seen.push({ op: "ingest", m, last });
       if (fail) throw fail;
@@ -74,6 +93,38 @@ describe("the knowledge protocol", () => {
     const found = await overJson(port).chunks(scope, "refunds?", 7);
     expect(found).toEqual({ chunks: [hit], calls: [] });
     expect(seen).toEqual([{ op: "chunks", s: scope, query: "refunds?", topK: 7 }]);
+  });
+
+  it("carries knowledge_add's text, title and document id to the function and the written chunks back", async () => {
+    const { port, seen } = recordingPort();
+    const written = await overJson(port).add(
+      { ...scope, knowledgeBase: "handbook" },
+      { text: "Refunds take 30 days.", title: "refunds", documentId: "mem_1" },
+    );
+    expect(written.chunks).toEqual([
+      { chunk_id: "mem_1:00000000:0", position: 0, text: "Refunds take 30 days." },
+    ]);
+    expect(seen).toEqual([
+      {
+        op: "add",
+        s: { ...scope, knowledgeBase: "handbook" },
+        input: { text: "Refunds take 30 days.", title: "refunds", documentId: "mem_1" },
+      },
+    ]);
+  });
+
+  it("refuses an add whose text is over the limit or whose document id could name a path", async () => {
+    const { port, seen } = recordingPort();
+    const base = { v: 1, op: "add", scope: { tenant: "t1", namespace: { name: "default" } } };
+    const long = await answerKnowledge(
+      port,
+      { ...base, document_id: "mem_1", text: "x".repeat(100_001) },
+      silent,
+    );
+    expect(long).toMatchObject({ ok: false, error: { code: "knowledge_request_invalid" } });
+    const path = await answerKnowledge(port, { ...base, document_id: "../x", text: "hi" }, silent);
+    expect(path).toMatchObject({ ok: false, error: { code: "knowledge_request_invalid" } });
+    expect(seen).toEqual([]);
   });
 
   it("carries a namespace without a list of knowledge bases as one (default searches all)", async () => {

@@ -8,8 +8,9 @@
  */
 import * as z from "zod";
 import { type ErrorKind, StackVMError } from "../errors";
-import { IngestMessage } from "./ingest-message";
+import { DocumentId, IngestMessage } from "./ingest-message";
 import type { KnowledgePort } from "./knowledge-port";
+import { MEMORY_MAX_CHARS } from "./memory-limits";
 import type { SearchScope } from "./search";
 
 export const KNOWLEDGE_PROTOCOL_VERSION = 1;
@@ -30,7 +31,7 @@ export type KnowledgeScope = z.infer<typeof KnowledgeScope>;
 
 const Query = z.string().min(1).max(8_000);
 
-/** One request: a search of chunks, a graph search, or one ingest message. */
+/** One request: a search of chunks, a graph search, a plan's text to add, or one ingest message. */
 export const KnowledgeRequest = z.discriminatedUnion("op", [
   z
     .object({
@@ -43,6 +44,16 @@ export const KnowledgeRequest = z.discriminatedUnion("op", [
     .strict(),
   z
     .object({ v: z.literal(1), op: z.literal("graph"), scope: KnowledgeScope, query: Query })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      op: z.literal("add"),
+      scope: KnowledgeScope,
+      document_id: DocumentId,
+      text: z.string().min(1).max(MEMORY_MAX_CHARS),
+      title: z.string().max(200).optional(),
+    })
     .strict(),
   z
     .object({
@@ -139,6 +150,14 @@ export async function answerKnowledge(
         return success(await port.chunks(toScope(request.scope), request.query, request.top_k));
       case "graph":
         return success(await port.graph(toScope(request.scope), request.query));
+      case "add":
+        return success(
+          await port.add(toScope(request.scope), {
+            text: request.text,
+            documentId: request.document_id,
+            ...(request.title === undefined ? {} : { title: request.title }),
+          }),
+        );
       case "ingest":
         return success(await port.handle(request.message, request.last_attempt));
     }
@@ -186,6 +205,15 @@ export function knowledgeClient(
     chunks: (scope, query, topK) =>
       call({ v: 1, op: "chunks", scope: fromScope(scope), query, top_k: topK }),
     graph: (scope, query) => call({ v: 1, op: "graph", scope: fromScope(scope), query }),
+    add: (scope, input) =>
+      call({
+        v: 1,
+        op: "add",
+        scope: fromScope(scope),
+        document_id: input.documentId,
+        text: input.text,
+        ...(input.title === undefined ? {} : { title: input.title }),
+      }),
     handle: (message, lastAttempt = false) =>
       call({ v: 1, op: "ingest", message, last_attempt: lastAttempt }),
   };

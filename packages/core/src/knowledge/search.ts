@@ -138,11 +138,13 @@ export class KnowledgeSearch {
   }
 
   #bases(scope: SearchScope): Promise<string[]> {
-    const listed = scope.namespace.knowledge_bases;
-    // `default` with no list searches every knowledge base of the tenant; others only those they list.
-    const allowed = listed ?? (scope.namespace.name === "default" ? undefined : []);
-    return this.deps.knowledge.searchable(scope.tenant, allowed, scope.knowledgeBase);
+    return this.deps.knowledge.searchable(scope.tenant, allowedBases(scope), scope.knowledgeBase);
   }
+}
+
+/** The knowledge bases a scope's namespace lists: `default` with no list has every one of the tenant's (undefined); others only those they list. */
+export function allowedBases(scope: SearchScope): readonly string[] | undefined {
+  return scope.namespace.knowledge_bases ?? (scope.namespace.name === "default" ? undefined : []);
 }
 
 function chunkHit(hit: IndexHit): ChunkHit {

@@ -95,6 +95,17 @@ export class UploadIntake {
 
   /** Stores the original, writes a `pending` document, queues its ingest. */
   async upload(tenant: string, kb: string, upload: Upload): Promise<KnowledgeDocument> {
+    const record = await this.store(tenant, kb, upload);
+    await this.#enqueue(record);
+    return presentDocument(record);
+  }
+
+  /**
+   * Stores the original and writes a `pending` document, with no ingest queued:
+   * the caller ingests it (`knowledge_add` does, in its step). The same checks
+   * as an upload's, before anything is written.
+   */
+  async store(tenant: string, kb: string, upload: Upload): Promise<DocumentRecord> {
     const documentId =
       upload.documentId === undefined ? newDocumentId() : parseDocumentId(upload.documentId);
     const filename = checkFilename(upload.filename);
@@ -134,8 +145,7 @@ export class UploadIntake {
     );
     if (previous)
       await this.deps.blobs.deletePrefix(documentBlobPrefix(tenant, kb, documentId, previous));
-    await this.#enqueue(record);
-    return presentDocument(record);
+    return record;
   }
 
   /**

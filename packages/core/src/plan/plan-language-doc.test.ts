@@ -16,7 +16,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import type { KnowledgeSearch } from "../knowledge/search";
 import { CreateTaskInput } from "../service/task-input";
 import { memorySystem } from "../testing/memory-system";
 import { knowledgeTools } from "../tools/knowledge";
@@ -64,7 +63,7 @@ const all = examples(page);
 const tools = new Map<string, { input: z.ZodType }>([
   ...[
     ...builtinTools(),
-    ...knowledgeTools({} as KnowledgeSearch).map((t) => [t.name, t] as const),
+    ...knowledgeTools({} as Parameters<typeof knowledgeTools>[0]).map((t) => [t.name, t] as const),
   ].map(([name, tool]) => [name, { input: tool.input }] as const),
   ["crm.find_customer", { input: z.object({ email: z.string() }) }],
   ["refund", { input: z.strictObject({ order_id: z.string() }) }],

@@ -22,7 +22,6 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { KnowledgeSearch } from "../knowledge/search";
 import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { type StackvmScript, stackvmAnswer, stackvmRun } from "../testing/stackvm-reference";
@@ -84,7 +83,7 @@ const search = {
     calls: [],
     ...(retrieved("retrieve_knowledge_graph", query) as object),
   }),
-} as unknown as KnowledgeSearch;
+} as unknown as Parameters<typeof knowledgeTools>[0];
 const retrievalTools = knowledgeTools(search);
 const tools = new Map(
   [...builtinTools(), ...retrievalTools.map((t) => [t.name, t] as const)].map(

@@ -156,6 +156,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         inputs: config.inputs,
         today: today(),
         example: template ? { goal: template.goal, plan: template.plan } : undefined,
+        thread: config.thread,
       });
       let thinking: string | undefined;
       const { answer, plan, attempts, repaired } = await untilValid(
@@ -202,6 +203,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         variables: input.variables,
         suggestion: input.suggestion,
         error: input.error,
+        thread: config.thread,
       });
       let thinking: string | undefined;
       const { answer, plan, attempts } = await untilValid(

@@ -7,8 +7,10 @@
 import type { ResponseFormat } from "../model";
 import type { Plan } from "../plan/schema";
 import type { LlmMessage } from "../ports/llm";
+import type { ThreadHistory } from "../store/records";
 import type { ToolDescription } from "../tools/registry";
 import { goalText } from "../vm/goal-text";
+import { threadText } from "./thread-prompt";
 import { paramsText } from "./tool-params";
 
 export const PLAN_LANGUAGE = `A plan is a JSON array of instructions. Each has "seq_no" (a unique non-negative integer), "type" and "parameters".
@@ -29,6 +31,8 @@ export interface PlanPromptInput {
   inputs: Record<string, unknown>;
   today: string;
   example?: { goal: string; plan: Plan } | undefined;
+  /** A turn of a thread: the turns before it (`thread-prompt.ts`). */
+  thread?: ThreadHistory | undefined;
 }
 
 function toolsText(tools: ToolDescription[]): string {
@@ -77,7 +81,7 @@ Think about the goal, break it into steps, then answer JSON {"reasoning": "how t
     },
     {
       role: "user",
-      content: `${goalText(input.goal, input.responseFormat)}\n${inputsText(input.inputs)}`,
+      content: `${threadText(input.thread)}${goalText(input.goal, input.responseFormat)}\n${inputsText(input.inputs)}`,
     },
   ];
 }
@@ -111,7 +115,7 @@ Rewrite the plan from the program counter on. Keep the instructions before the p
     },
     {
       role: "user",
-      content: `${goalText(input.goal, input.responseFormat)}
+      content: `${threadText(input.thread)}${goalText(input.goal, input.responseFormat)}
 
 Current plan:
 ${JSON.stringify(input.plan)}

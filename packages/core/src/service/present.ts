@@ -93,6 +93,7 @@ export class Presenter {
       usage,
       created_at: task.created_at,
       updated_at: [task.updated_at, ...branches.map((b) => b.updated_at)].sort().at(-1)!,
+      ...(task.thread ? { thread: task.thread } : {}),
       ...(result && retryingOf(result) ? { retrying: retryingOf(result)! } : {}),
       ...(result && inFlightOf(result, this.now())
         ? { llm_call: inFlightOf(result, this.now())! }

@@ -11,7 +11,13 @@ import type { PlanProblem } from "../plan/problems";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
+import type {
+  BranchConfig,
+  BranchRecord,
+  TaskRecord,
+  TaskThread,
+  ThreadHistory,
+} from "../store/records";
 import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
@@ -76,6 +82,8 @@ export class TaskStarter {
     input: CreateTaskInput,
     givenTaskId?: string,
     idempotencyKey: string | null = null,
+    /** A turn of a thread (`service/threads.ts`): its link, and the turns its planner is shown. */
+    thread?: { link: TaskThread; history: ThreadHistory },
   ): Promise<StartedTask> {
     const { checks, admission } = this.deps;
     let taskId = givenTaskId ?? newTaskId();
@@ -99,6 +107,7 @@ export class TaskStarter {
     const now = new Date(this.deps.clock.now()).toISOString();
     const records = (id: string) => {
       const task = newTask(tenant, id, input, responseFormat, now);
+      if (thread) task.thread = thread.link;
       const config: BranchConfig = {
         goal: parsed?.goal ?? input.goal ?? null,
         namespace: resolved.config,
@@ -108,6 +117,7 @@ export class TaskStarter {
         webhook_url: input.webhook_url ?? null,
         evaluate: input.evaluate,
         evaluation_round: 0,
+        ...(thread ? { thread: thread.history } : {}),
       };
       const branch = newBranch(tenant, id, "main", config, now);
       branch.plan = plan;

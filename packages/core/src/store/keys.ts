@@ -288,3 +288,26 @@ export const documentKey = (tenant: string, kb: string, documentId: string): Ite
   pk: documentsPk(tenant, kb),
   sk: `${DOCUMENT_PREFIX}${documentId}`,
 });
+
+// --- Threads: a conversation's turns (`service/threads.ts`).
+
+/** A thread, named by its first turn's task: `T#{t}` / `THREAD#{first task}`. */
+export const THREAD_PREFIX = "THREAD#";
+export const threadKey = (tenant: string, threadId: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${THREAD_PREFIX}${threadId}`,
+});
+
+/** A thread's turns, in the order they started: `T#{t}#THREAD#{id}` / `TURN#{created_at}#{task}`. */
+export const TURN_PREFIX = "TURN#";
+export const threadTurnsPk = (tenant: string, threadId: string): string =>
+  `T#${tenant}#THREAD#${threadId}`;
+export const threadTurnKey = (
+  tenant: string,
+  threadId: string,
+  createdAt: string,
+  taskId: string,
+): ItemKey => ({
+  pk: threadTurnsPk(tenant, threadId),
+  sk: `${TURN_PREFIX}${createdAt}#${taskId}`,
+});

@@ -39,8 +39,25 @@ export interface TaskRecord {
   deleted_usage: Usage;
   /** Exempt from retention (`service/retention.ts`); absent: not kept. */
   keep?: boolean;
+  /** The thread this task is a turn of (`service/threads.ts`); absent: none, or its first turn before a continue. */
+  thread?: TaskThread | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A turn's place in its thread: the thread, its number, and the answer it continues. */
+export interface TaskThread {
+  thread_id: string;
+  turn: number;
+  parent: { task_id: string; branch: string };
+}
+
+/** What a turn's planner is told of the turns before it, oldest first (bounded when written). */
+export interface ThreadHistory {
+  thread_id: string;
+  turns: Array<{ task_id: string; branch: string; goal: string | null; answer: unknown }>;
+  /** Earlier turns left out of `turns` to keep it small. */
+  omitted: number;
 }
 
 /** What the first step of a branch must do before running instructions. */
@@ -69,6 +86,8 @@ export interface BranchConfig {
   evaluate: boolean;
   /** How many evaluation rounds led to this branch (0 for main). */
   evaluation_round: number;
+  /** A turn of a thread: the turns before it, which its planner is shown. */
+  thread?: ThreadHistory;
 }
 
 export interface BranchRecord {

@@ -21,6 +21,7 @@ import { StreamLeaseStore } from "./stream-lease-store";
 import { SweepIndex } from "./sweep-index";
 import { TaskStore } from "./task-store";
 import { TemplateStore } from "./template-store";
+import { ThreadStore } from "./thread-store";
 import { TriggerStore } from "./trigger-store";
 import { WebhookStore } from "./webhook-store";
 
@@ -39,6 +40,7 @@ export interface Stores {
   liveText: LiveTextStore;
   streamLeases: StreamLeaseStore;
   knowledge: KnowledgeStore;
+  threads: ThreadStore;
   sweepIndex: SweepIndex;
 }
 
@@ -57,6 +59,7 @@ export function createStores(items: ItemStore, tasks = new TaskStore(items)): St
     liveText: new LiveTextStore(items),
     streamLeases: new StreamLeaseStore(items),
     knowledge: new KnowledgeStore(items),
+    threads: new ThreadStore(items),
     sweepIndex: new SweepIndex(items),
     expiries: new ExpiryStore(items),
   };

@@ -1,7 +1,7 @@
 /**
  * The services only the API (and the schedules' function) calls, wired over the
  * step services (`step-services.ts`): API keys, retries, task events and their
- * stream leases and stream tokens, triggers, schedules and LLM traces.
+ * stream leases and stream tokens, triggers, schedules, LLM traces and threads.
  */
 import { DEFAULT_TRACE_RETENTION_DAYS } from "../llm/trace";
 import { ApiKeyService } from "../service/api-keys";
@@ -11,6 +11,7 @@ import { RetryService } from "../service/retry";
 import { ScheduleService } from "../service/schedules";
 import { StreamLeases } from "../service/stream-leases";
 import { StreamTokens } from "../service/stream-tokens";
+import { ThreadService } from "../service/threads";
 import { TriggerService } from "../service/triggers";
 import type { WiringOptions, WiringPorts } from "./options";
 import type { WiredStepServices } from "./step-services";
@@ -88,5 +89,6 @@ export function wireApiServices(
     tasks: tasks.reads,
     retentionDays: options.llmTraces?.retentionDays ?? DEFAULT_TRACE_RETENTION_DAYS,
   });
-  return { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces };
+  const threads = new ThreadService({ tasks, store, threads: stores.threads, blobs, clock });
+  return { keys, retries, events, streams, streamTokens, triggers, schedules, llmTraces, threads };
 }

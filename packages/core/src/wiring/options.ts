@@ -5,7 +5,7 @@
  * so that every system wires its services from the same choices.
  */
 
-import type { KnowledgeSearchPort } from "../knowledge/knowledge-port";
+import type { KnowledgeAddPort, KnowledgeSearchPort } from "../knowledge/knowledge-port";
 import type { LlmConfig } from "../llm/config";
 import type { OutboundPolicy } from "../net/outbound-policy";
 import type { Resolver } from "../net/resolver";
@@ -32,8 +32,8 @@ export interface WiringPorts {
   clock: Clock;
   sandbox: SandboxPort;
   llm: LlmPort;
-  /** Where `vector_search` and `retrieve_knowledge_graph` search; none: those tools are not built in. */
-  knowledge?: KnowledgeSearchPort;
+  /** Where `vector_search` and `retrieve_knowledge_graph` search and `knowledge_add` writes; none: those tools are not built in. */
+  knowledge?: KnowledgeSearchPort & KnowledgeAddPort;
   /** Timers of the tenants' schedules; none: schedules cannot be created (`noScheduler`). */
   scheduler?: SchedulerPort;
   /** Wakes of waiting branches past the queue's 15-minute delay; none: the queue's wake hides itself again until due. */

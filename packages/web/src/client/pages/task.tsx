@@ -24,6 +24,7 @@ import { BASE } from "../routes";
 import { TERMINAL } from "../status";
 import { TaskFeed, type TaskSnapshot, type WritingText } from "../task-feed";
 import { taskTitle } from "../task-title";
+import { ThreadTurns } from "../thread-turns";
 import {
   ActionResult,
   ConfirmButton,
@@ -224,6 +225,7 @@ export function TaskPage(props: { taskId: string }) {
 
       <BeingWritten writing={snapshot?.writing ?? []} />
       <Answer value={task.final_answer} />
+      <ThreadTurns task={task} refreshKey={task.status} />
       <WaitingBranches
         taskId={task.task_id}
         branches={branches}

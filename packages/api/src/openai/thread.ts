@@ -1,0 +1,49 @@
+/**
+ * A chat completion that continues a thread: the request names one with the
+ * `x-stackvm-thread` header or `metadata.thread_id` (a thread id, or the task
+ * id of an earlier completion), and its last user message becomes the next
+ * turn's goal (`POST /v1/tasks/{id}/continue`) instead of a cold start. The
+ * earlier messages of the request are not passed on: the thread holds the
+ * earlier turns' goals, answers and variables.
+ */
+import type { CreateTaskInput, StartedTask } from "@stackvm/core";
+import { ContinueTaskInput, StackVMError } from "@stackvm/core";
+import type { ApiDeps } from "../deps";
+import type { ChatCompletionRequest } from "./schemas";
+
+/** The header that names the thread a completion continues, and that the answer names it in. */
+export const THREAD_HEADER = "x-stackvm-thread";
+
+/** The thread a request names (the header first), or null for a cold start. */
+export function requestedThread(
+  header: string | undefined,
+  request: ChatCompletionRequest,
+): string | null {
+  const named = header?.trim() || request.metadata?.thread_id?.trim() || "";
+  if (named === "") return null;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(named)) {
+    throw new StackVMError(
+      "malformed",
+      "invalid_thread_id",
+      "the thread id (x-stackvm-thread or metadata.thread_id) is 1 to 64 of A-Z, a-z, 0-9, _ and -: send the x-stackvm-thread of an earlier answer",
+    );
+  }
+  return named;
+}
+
+/** Starts the next turn of `thread` from its latest turn, with the request's goal and metadata. */
+export async function continueThread(
+  deps: Pick<ApiDeps, "threads">,
+  tenant: string,
+  thread: string,
+  input: CreateTaskInput,
+): Promise<StartedTask & { thread_id: string }> {
+  const latest = await deps.threads.latest(tenant, thread);
+  const { conversation: _, ...inputs } = input.inputs;
+  const next = ContinueTaskInput.parse({
+    goal: input.goal,
+    inputs,
+    metadata: input.metadata,
+  });
+  return deps.threads.continue(tenant, latest, next, null);
+}
