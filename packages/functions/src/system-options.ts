@@ -35,10 +35,13 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     anonymousRequestsPerSecond: config.anonymousRequestsPerSecond,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
-      secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
+      secrets: [config.openai.apiKey, config.adminKey, config.web.search.apiKey].filter(
+        (s): s is string => s !== null,
+      ),
     },
     quotas: config.quotas,
     webhooks: config.webhooks,
     knowledge: config.knowledge,
+    web: config.web,
   };
 }

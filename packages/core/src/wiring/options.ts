@@ -21,6 +21,7 @@ import type { SecretBox } from "../ports/secrets";
 import type { WakePort } from "../ports/wake";
 import type { TenantQuotas } from "../service/quotas";
 import type { McpClient } from "../tools/sources/mcp-shapes";
+import type { WebToolsConfig } from "../tools/web";
 import type { TerminalHook } from "../vm/step-deps";
 
 /** The ports the services are wired over. */
@@ -89,4 +90,6 @@ export interface WiringOptions {
   /** Quota defaults; each tenant's overrides live in the store. */
   quotas?: Partial<TenantQuotas>;
   webhooks?: WebhookOptions;
+  /** `web_search`'s provider (its key, price, base URL) and `web_fetch`'s bounds; none: no provider. */
+  web?: WebToolsConfig;
 }
