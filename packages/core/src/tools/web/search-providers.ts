@@ -27,6 +27,8 @@ interface ProviderSpec {
   request(base: string, key: string, input: { query: string; max_results: number }): GuardedRequest;
   /** The hits of a parsed answer; throws when the answer is not the provider's shape. */
   results(answer: unknown): SearchHit[];
+  /** True when an answer that is not 200 says the key is wrong, missing or out of credit. */
+  refusedKey(status: number, body: string): boolean;
 }
 
 const MAX_SNIPPET_CHARS = 1_000;
@@ -55,6 +57,8 @@ export const WEB_SEARCH_PROVIDERS: Readonly<Record<WebSearchProvider, ProviderSp
       }),
     }),
     results: (answer) => listAt(answer, ["results"]).flatMap((r) => hit(r.title, r.url, r.content)),
+    // 401: no key or a wrong one; 432/433: the plan's or the pay-as-you-go credit is spent.
+    refusedKey: (status) => [401, 403, 432, 433].includes(status),
   },
   brave: {
     label: "Brave Search",
@@ -79,6 +83,9 @@ export const WEB_SEARCH_PROVIDERS: Readonly<Record<WebSearchProvider, ProviderSp
         ? []
         : listAt(answer, ["web", "results"])
       ).flatMap((r) => hit(r.title, r.url, r.description)),
+    // A wrong token is 422 `SUBSCRIPTION_TOKEN_INVALID`; a missing one, 401 from its gateway.
+    refusedKey: (status, body) =>
+      status === 401 || status === 403 || (status === 422 && body.includes("SUBSCRIPTION_TOKEN")),
   },
 };
 

@@ -105,7 +105,9 @@ async function runWebSearch(
     maxResponseBytes: 2 * 1024 * 1024,
     maxRedirects: 0,
   });
-  if (response.status !== 200) throw providerError(provider, response.status);
+  if (response.status !== 200) {
+    throw providerError(provider, response.status, response.body.toString("utf8"));
+  }
   let hits: SearchHit[];
   try {
     hits = spec.results(JSON.parse(response.body.toString("utf8")));
@@ -131,12 +133,12 @@ async function runWebSearch(
 }
 
 /** A provider's refusal, in words an operator can act on; never the key itself. */
-function providerError(provider: WebSearchProvider, status: number) {
-  const label = WEB_SEARCH_PROVIDERS[provider].label;
-  if (status === 401 || status === 403) {
+function providerError(provider: WebSearchProvider, status: number, body: string) {
+  const { label, refusedKey } = WEB_SEARCH_PROVIDERS[provider];
+  if (refusedKey(status, body)) {
     return new StepError(
       "web_search_rejected",
-      `${label} refused the deployment's key (HTTP ${status}): the operator checks STACKVM_WEB_SEARCH_API_KEY`,
+      `${label} refused the deployment's key (HTTP ${status}): the operator checks STACKVM_WEB_SEARCH_API_KEY and the account's credit`,
       { provider, status },
     );
   }
