@@ -13,7 +13,7 @@ import {
   DEFAULT_FETCH_TIMEOUT_MS,
   type WebFetchConfig,
   type WebFetchInput,
-} from "./web-fetch";
+} from "./web-fetch-input";
 
 /** linkedom, Readability and Turndown: loaded with the first HTML page, not with a text one. */
 const pageReader = loadOnce(() => import("./page-markdown"));
