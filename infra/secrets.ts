@@ -30,6 +30,27 @@ export const llmSecrets = {
   bedrockRegion: new sst.Secret("BedrockRegion", ""),
 };
 
+/**
+ * `web_search`'s provider and its key, set like the LLM's: only the worker (which
+ * runs the search, and plans with the tool's description) reads them. An empty
+ * provider means none: the tool then fails with `web_search_not_configured`.
+ */
+export const webSearchSecrets = {
+  /** `tavily` or `brave`; empty means no web search. */
+  provider: new sst.Secret("WebSearchProvider", ""),
+  /** The provider's API key (Tavily's `tvly-…`, Brave's subscription token). */
+  apiKey: new sst.Secret("WebSearchApiKey", ""),
+  /** Dollars per search charged to the task; empty means the provider's listed price. */
+  priceUsd: new sst.Secret("WebSearchPriceUsd", ""),
+};
+
+/** The web search secrets as the environment variables the worker's entry file reads. */
+export const webSearchEnvironment = {
+  STACKVM_WEB_SEARCH_PROVIDER: webSearchSecrets.provider.value,
+  STACKVM_WEB_SEARCH_API_KEY: webSearchSecrets.apiKey.value,
+  STACKVM_WEB_SEARCH_PRICE_USD: webSearchSecrets.priceUsd.value,
+};
+
 /** The operator key that opens only `/v1/admin/*` on the API. Required, 16 characters or more. */
 export const adminKey = new sst.Secret("AdminKey");
 

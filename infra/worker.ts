@@ -12,7 +12,13 @@ import { observabilityEnvironment } from "./observability";
 import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { wakeEnvironment, wakePermissions } from "./schedules";
-import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
+import {
+  llmEnvironment,
+  llmSecrets,
+  webSearchEnvironment,
+  webSearchSecrets,
+  withoutEmpty,
+} from "./secrets";
 import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsOpenPermissions } from "./tool-secrets";
 
@@ -29,7 +35,15 @@ export const workerSubscription = queue.subscribe(
     memory: "1024 MB",
     // Knowledge (LanceDB, the PDF reader, the embeddings) is the knowledge function's:
     // the worker may invoke it (its link), and installs nothing beside its bundle.
-    link: [table, bucket, queue, sandbox, knowledge, ...workerLlmSecrets],
+    link: [
+      table,
+      bucket,
+      queue,
+      sandbox,
+      knowledge,
+      ...workerLlmSecrets,
+      ...Object.values(webSearchSecrets),
+    ],
     // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group;
     // with LlmProvider=bedrock, InvokeModel on the configured models only.
     permissions: $resolve([wakePermissions, toolSecretsOpenPermissions, bedrockPermissions]).apply(
@@ -44,6 +58,7 @@ export const workerSubscription = queue.subscribe(
       ...wakeEnvironment,
       ...toolSecretsEnvironment,
       ...workerLlmEnvironment,
+      ...webSearchEnvironment,
       // An answer that would outlast the invocation fails as llm_timeout, and is retried.
       LLM_TIMEOUT_MS: llmTimeoutMsWithin(workerTimeoutSeconds),
       ...llmTraceEnvironment,

@@ -36,6 +36,10 @@ const CORE_ALLOWED = new Set([
   // Tenants' JSON Schemas, compiled by Ajv, their patterns run by RE2 (linear time).
   "ajv/dist/2020.js",
   "re2js",
+  // web_fetch's page reader, loaded with its first HTML page (tools/web/page-markdown.ts).
+  "linkedom",
+  "@mozilla/readability",
+  "turndown",
 ]);
 
 describe("the architecture", () => {

@@ -330,7 +330,7 @@ describe("the web console", () => {
       {
         seq_no: 1,
         type: "calling",
-        parameters: { tool_name: "web_search", tool_params: {}, output_vars: ["hits"] },
+        parameters: { tool_name: "send_fax", tool_params: {}, output_vars: ["hits"] },
       },
       { seq_no: 2, type: "assign", parameters: { final_answer: "${missing}" } },
     ];
@@ -342,7 +342,7 @@ describe("the web console", () => {
       await page.getByRole("button", { name: button }).click();
       const second = page.locator('.instr.has-problems[data-index="1"]');
       await second.waitFor();
-      expect(await second.locator(".problem-message").textContent()).toContain("web_search");
+      expect(await second.locator(".problem-message").textContent()).toContain("send_fax");
       expect(await second.locator(".problem-hint").textContent()).toContain("llm_generate");
       expect(
         await page.locator('.instr.has-problems[data-index="2"] .problem-message').textContent(),

@@ -13,7 +13,8 @@
  * plans (the probe's first step runs a plan given), nor the plan checker,
  * which loads with the first plan checked, nor code_task's loop, nor what an
  * LLM call does (the session's calls, llm_generate's prompts), which loads with
- * the first call; nor the services only the API builds (the worker builds
+ * the first call; nor web_fetch's page reader (linkedom, Readability,
+ * Turndown), which loads with the first page read; nor the services only the API builds (the worker builds
  * the step system alone, packages/functions/src/step-system.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -117,6 +118,10 @@ describe("the worker running a step", () => {
     ["RE2 (their patterns)", /node_modules\/re2js\//],
     ["htmlparser2 (HTML documents)", /node_modules\/(htmlparser2|entities|domhandler)\//],
     [
+      "web_fetch's page reader (linkedom, Readability, Turndown: only a step that reads a page)",
+      /node_modules\/(linkedom|@mozilla\/readability|turndown|@mixmark-io\/domino)\/|packages\/core\/src\/tools\/web\/(web-fetch-run|page-markdown)\.ts/,
+    ],
+    [
       "the services only the API uses",
       /packages\/core\/src\/service\/(schedules|triggers|api-keys|llm-traces|events|retry)\.ts/,
     ],
@@ -173,6 +178,10 @@ describe("the worker running a step", () => {
       /packages\/core\/src\/llm\/session-calls\.ts/,
       /packages\/core\/src\/tools\/llm-generate-run\.ts/,
       /packages\/core\/src\/tools\/describe\.ts/,
+      /node_modules\/linkedom\//,
+      /node_modules\/@mozilla\/readability\//,
+      /node_modules\/turndown\//,
+      /packages\/core\/src\/tools\/web\/page-markdown\.ts/,
     ]) {
       expect(
         bundledSources().some((s) => pattern.test(s)),

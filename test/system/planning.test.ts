@@ -129,7 +129,7 @@ describe("planning", () => {
           {
             seq_no: 0,
             type: "calling",
-            parameters: { tool_name: "web_search", tool_params: {}, output_vars: ["x"] },
+            parameters: { tool_name: "send_fax", tool_params: {}, output_vars: ["x"] },
           },
           { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
         ],
@@ -142,7 +142,7 @@ describe("planning", () => {
     expect(task).toMatchObject({ status: "completed", final_answer: "done" });
     const planner = requestsFor("plan");
     expect(planner).toHaveLength(3);
-    expect(prompt(planner[1]!)).toContain("web_search");
+    expect(prompt(planner[1]!)).toContain("send_fax");
     expect(prompt(planner[1]!)).toContain("That plan fails validation");
     expect(prompt(planner[2]!)).toContain("final_answer");
     const [plan] = await commitsOf(taskId);

@@ -169,6 +169,8 @@ export type {
   McpToolInfo,
 } from "./tools/sources/mcp-shapes";
 export type { Tool } from "./tools/tool";
+export type { WebToolsConfig } from "./tools/web";
+export { DEFAULT_SEARCH_PRICE_USD } from "./tools/web/web-search";
 export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export { carryTraceContext, enqueueNext, sendWake } from "./vm/enqueue";

@@ -27,6 +27,8 @@ export const LlmPurpose = z.enum([
   "embedding",
   /** Entities and relationships of one chunk, at ingest (knowledge). */
   "knowledge_graph",
+  /** One search of the operator's web search provider (`web_search`): its price, no tokens. */
+  "web_search",
 ]);
 export type LlmPurpose = z.infer<typeof LlmPurpose>;
 

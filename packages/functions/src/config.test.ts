@@ -178,3 +178,70 @@ describe("the origins that may call the API from a browser", () => {
     );
   });
 });
+
+describe("the web tools in the configuration", () => {
+  it("has no search provider unless STACKVM_WEB_SEARCH_PROVIDER says one, and web_fetch's default bounds", () => {
+    expect(loadConfig(base).web).toEqual({
+      search: { provider: null, apiKey: null, baseUrl: null, priceUsd: 0 },
+      fetch: { maxBytes: 2 << 20, timeoutMs: 15_000 },
+    });
+  });
+
+  it("takes the provider, its key, base URL and price, else the provider's listed price", () => {
+    const brave = loadConfig({
+      ...base,
+      STACKVM_WEB_SEARCH_PROVIDER: "brave",
+      STACKVM_WEB_SEARCH_API_KEY: "k",
+      STACKVM_WEB_FETCH_MAX_BYTES: "65536",
+    });
+    expect(brave.web.search).toEqual({
+      provider: "brave",
+      apiKey: "k",
+      baseUrl: null,
+      priceUsd: 0.005,
+    });
+    expect(brave.web.fetch).toEqual({ maxBytes: 65536, timeoutMs: 15_000 });
+    const tavily = loadConfig({
+      ...base,
+      STACKVM_WEB_SEARCH_PROVIDER: "tavily",
+      STACKVM_WEB_SEARCH_API_KEY: "k",
+      STACKVM_WEB_SEARCH_BASE_URL: "http://127.0.0.1:9999",
+      STACKVM_WEB_SEARCH_PRICE_USD: "0.01",
+    });
+    expect(tavily.web.search).toMatchObject({ baseUrl: "http://127.0.0.1:9999", priceUsd: 0.01 });
+  });
+
+  it("refuses a provider without its key, one it does not know, and bounds out of range, naming the setting", () => {
+    expect(() => loadConfig({ ...base, STACKVM_WEB_SEARCH_PROVIDER: "tavily" })).toThrow(
+      /STACKVM_WEB_SEARCH_PROVIDER=tavily needs STACKVM_WEB_SEARCH_API_KEY/,
+    );
+    expect(() =>
+      loadConfig({
+        ...base,
+        STACKVM_WEB_SEARCH_PROVIDER: "google",
+        STACKVM_WEB_SEARCH_API_KEY: "k",
+      }),
+    ).toThrow(/STACKVM_WEB_SEARCH_PROVIDER: must be tavily or brave, not 'google'/);
+    expect(() => loadConfig({ ...base, STACKVM_WEB_SEARCH_BASE_URL: "not a url" })).toThrow(
+      /STACKVM_WEB_SEARCH_BASE_URL/,
+    );
+    expect(() => loadConfig({ ...base, STACKVM_WEB_SEARCH_PRICE_USD: "-1" })).toThrow(
+      /STACKVM_WEB_SEARCH_PRICE_USD/,
+    );
+    expect(() => loadConfig({ ...base, STACKVM_WEB_FETCH_MAX_BYTES: "1" })).toThrow(
+      /STACKVM_WEB_FETCH_MAX_BYTES/,
+    );
+  });
+
+  it("keeps the search key out of the LLM traces", async () => {
+    const { systemOptions } = await import("./system-options");
+    const config = loadConfig({
+      ...base,
+      STACKVM_WEB_SEARCH_PROVIDER: "brave",
+      STACKVM_WEB_SEARCH_API_KEY: "search-secret",
+    });
+    const options = systemOptions(config, { log: () => {} } as never, false);
+    expect(options.llmTraces?.secrets).toContain("search-secret");
+    expect(options.web).toBe(config.web);
+  });
+});

@@ -5,6 +5,7 @@
 
 import {
   DEFAULT_PDF_LIMITS,
+  DEFAULT_SEARCH_PRICE_USD,
   DEFAULT_TRACE_RETENTION_DAYS,
   type LlmConfig,
   loadLlmConfig,
@@ -13,6 +14,7 @@ import {
   parseOpenRanges,
   privateTarget,
   runtimeApiPort,
+  type WebToolsConfig,
 } from "@stackvm/core";
 import * as z from "zod";
 import {
@@ -26,6 +28,11 @@ import { type OtelConfig, otelConfig } from "./otel-config";
 
 const Provider = z.enum(PROVIDERS, {
   error: (issue) => `must be ${PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
+});
+
+const SEARCH_PROVIDERS = ["tavily", "brave"] as const;
+const SearchProvider = z.enum(SEARCH_PROVIDERS, {
+  error: (issue) => `must be ${SEARCH_PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
 });
 
 // Every function builds this schema at its cold start. Each chained check
@@ -137,6 +144,20 @@ const Env = z.object({
     .number()
     .check(z.int(), z.gte(1), z.lte(900))
     .default(DEFAULT_PDF_LIMITS.timeMs / 1000),
+  // The web tools: web_search's provider and its key (a secret, as the LLM's), where it is
+  // reached (tests: loopback) and its price per search; web_fetch's bounds per page.
+  STACKVM_WEB_SEARCH_PROVIDER: SearchProvider.optional(),
+  STACKVM_WEB_SEARCH_API_KEY: z.string().check(z.minLength(1)).optional(),
+  STACKVM_WEB_SEARCH_BASE_URL: z.string().url().optional(),
+  STACKVM_WEB_SEARCH_PRICE_USD: z.coerce.number().check(z.gte(0), z.lte(10)).optional(),
+  STACKVM_WEB_FETCH_MAX_BYTES: z.coerce
+    .number()
+    .check(z.int(), z.gte(16 * 1024), z.lte(32 << 20))
+    .default(2 << 20),
+  STACKVM_WEB_FETCH_TIMEOUT_MS: z.coerce
+    .number()
+    .check(z.int(), z.gte(1000), z.lte(120_000))
+    .default(15_000),
 });
 
 export interface RuntimeConfig {
@@ -195,6 +216,8 @@ export interface RuntimeConfig {
   openRanges: OpenRange[];
   /** Ports of this machine's own services that no outgoing request may reach (Lambda's runtime API). */
   ownPorts: number[];
+  /** `STACKVM_WEB_SEARCH_*` and `STACKVM_WEB_FETCH_*`: web_search's provider and key, web_fetch's bounds. */
+  web: WebToolsConfig;
   /** Where tenants' schedules go on AWS; null when not configured. */
   schedules: ScheduleTarget | null;
   /** Where the worker's one-time wakes go on AWS; null when not configured. */
@@ -246,6 +269,11 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     throw new ConfigError(`bad configuration: ${(error as Error).message}`);
   }
   const corsOrigins = parseCorsOrigins(e.STACKVM_CORS_ORIGINS);
+  if (e.STACKVM_WEB_SEARCH_PROVIDER && !e.STACKVM_WEB_SEARCH_API_KEY) {
+    throw new ConfigError(
+      `bad configuration: STACKVM_WEB_SEARCH_PROVIDER=${e.STACKVM_WEB_SEARCH_PROVIDER} needs STACKVM_WEB_SEARCH_API_KEY, the provider's API key`,
+    );
+  }
   let llm: LlmConfig;
   try {
     llm = loadLlmConfig({ ...env, LLM_MODEL: model });
@@ -309,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
         : e.STACKVM_EMBEDDINGS_CONFIGURED === "true",
     openRanges,
     ownPorts: [runtimeApiPort(env)].filter((port): port is number => port !== null),
+    web: webConfig(e),
     schedules: scheduleTarget(e, e.STACKVM_SCHEDULE_GROUP),
     wakes: scheduleTarget(e, e.STACKVM_WAKE_GROUP),
   };
@@ -338,6 +367,21 @@ export function parseCorsOrigins(raw: string | undefined): string[] {
     origins.add(origin);
   }
   return [...origins];
+}
+
+/** The web tools' settings: a provider only with its key (checked above). */
+function webConfig(e: z.infer<typeof Env>): WebToolsConfig {
+  const provider = e.STACKVM_WEB_SEARCH_PROVIDER ?? null;
+  return {
+    search: {
+      provider,
+      apiKey: e.STACKVM_WEB_SEARCH_API_KEY ?? null,
+      baseUrl: e.STACKVM_WEB_SEARCH_BASE_URL ?? null,
+      priceUsd:
+        e.STACKVM_WEB_SEARCH_PRICE_USD ?? (provider ? DEFAULT_SEARCH_PRICE_USD[provider] : 0),
+    },
+    fetch: { maxBytes: e.STACKVM_WEB_FETCH_MAX_BYTES, timeoutMs: e.STACKVM_WEB_FETCH_TIMEOUT_MS },
+  };
 }
 
 /** The group's target when the group, the role and the function are all set. */

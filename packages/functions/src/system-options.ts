@@ -46,12 +46,15 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     corsOrigins: config.corsOrigins,
     llmTraces: {
       retentionDays: config.llmTraceRetentionDays,
-      secrets: [config.openai.apiKey, config.adminKey].filter((s): s is string => s !== null),
+      secrets: [config.openai.apiKey, config.adminKey, config.web.search.apiKey].filter(
+        (s): s is string => s !== null,
+      ),
     },
     quotas: config.quotas,
     webhooks: config.webhooks,
     knowledge: config.knowledge,
     ...tracingOptions(config),
+    web: config.web,
   };
 }
 

@@ -22,6 +22,7 @@ const OUTPUT_PURPOSE: Readonly<Record<LlmPurpose, OutputPurpose | undefined>> = 
   code: "code",
   knowledge_graph: "graph",
   embedding: undefined,
+  web_search: undefined,
 };
 
 /** The output purpose (`LLM_MAX_OUTPUT_TOKENS`'s key) of a call's purpose. */

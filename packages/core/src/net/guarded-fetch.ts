@@ -39,6 +39,12 @@ export interface GuardedFetchOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
   maxRedirects?: number;
+  /**
+   * What a body past `maxResponseBytes` does: `fail` (the default) throws
+   * `response_too_large`; `truncate` stops reading there and answers the first
+   * `maxResponseBytes` bytes with `truncated: true` (a page reader keeps the start).
+   */
+  overflow?: "fail" | "truncate";
 }
 
 export interface GuardedResponse {
@@ -49,6 +55,8 @@ export interface GuardedResponse {
   /** The URL that answered, after redirects. */
   url: string;
   redirects: number;
+  /** True when the body was cut at `maxResponseBytes` (`overflow: "truncate"`). */
+  truncated?: boolean;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -150,6 +158,7 @@ interface HopAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  truncated?: boolean;
 }
 
 /**
@@ -221,15 +230,26 @@ async function sendOnce(
           `the response of ${url.href} is larger than ${maxBytes} bytes; ask for less (a page, a filter) or use an endpoint that answers smaller`,
           { url: url.href, max_bytes: maxBytes },
         );
-      if (Number(answerHeaders["content-length"] ?? 0) > maxBytes) return fail(tooLarge());
+      const truncate = options.overflow === "truncate";
+      if (!truncate && Number(answerHeaders["content-length"] ?? 0) > maxBytes) {
+        return fail(tooLarge());
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBytes) {
+        if (size <= maxBytes) {
+          chunks.push(chunk);
+        } else if (truncate) {
+          chunks.push(chunk.subarray(0, chunk.length - (size - maxBytes)));
+          clearTimeout(timer);
+          res.destroy();
+          req.destroy();
+          resolve({ status, headers: answerHeaders, body: Buffer.concat(chunks), truncated: true });
+        } else {
           res.destroy();
           fail(tooLarge());
-        } else chunks.push(chunk);
+        }
       });
       res.on("error", fail);
       res.on("end", () => {

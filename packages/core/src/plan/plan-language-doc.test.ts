@@ -20,6 +20,7 @@ import { CreateTaskInput } from "../service/task-input";
 import { memorySystem } from "../testing/memory-system";
 import { knowledgeTools } from "../tools/knowledge";
 import { builtinTools } from "../tools/registry";
+import { webTools } from "../tools/web";
 import { validatePlan } from "./validate";
 
 const PAGE = new URL("../../../../docs/plan-language.md", import.meta.url);
@@ -59,11 +60,12 @@ function examples(text: string): Example[] {
 const page = readFileSync(PAGE, "utf8");
 const all = examples(page);
 
-/** The built-ins, the knowledge tools, and the page's namespace tools. */
+/** The built-ins, the knowledge and web tools, and the page's namespace tools. */
 const tools = new Map<string, { input: z.ZodType }>([
   ...[
     ...builtinTools(),
     ...knowledgeTools({} as Parameters<typeof knowledgeTools>[0]).map((t) => [t.name, t] as const),
+    ...webTools().map((t) => [t.name, t] as const),
   ].map(([name, tool]) => [name, { input: tool.input }] as const),
   ["crm.find_customer", { input: z.object({ email: z.string() }) }],
   ["refund", { input: z.strictObject({ order_id: z.string() }) }],

@@ -217,7 +217,7 @@ describe("validatePlan", () => {
   describe("check 3: tools", () => {
     it("refuses a tool that does not exist, listing the allowed ones", () => {
       const problem = theProblem(
-        validatePlan([call(0, "web_search", {}, "r"), done(1)], context),
+        validatePlan([call(0, "send_fax", {}, "r"), done(1)], context),
         "unknown_tool",
       );
       expect(problem).toMatchObject({ seq_no: 0, path: "[0].parameters.tool_name" });
@@ -285,7 +285,7 @@ describe("validatePlan", () => {
   it("reports every problem, not the first", () => {
     const plan = [
       { seq_no: 0, type: "loop", parameters: {} },
-      call(1, "web_search", {}, "r"),
+      call(1, "send_fax", {}, "r"),
       jump(2, 9),
       assign(3, { a: "${missing}" }),
     ];

@@ -83,7 +83,9 @@ export class LlmTraceService {
         "llm_trace_not_kept",
         call.purpose === "embedding"
           ? `${gone} keeps no trace: embedding calls send only the texts to embed`
-          : `${gone} keeps no trace: traces were turned off (STACKVM_LLM_TRACE_RETENTION_DAYS=0) or the call is older than traces`,
+          : call.purpose === "web_search"
+            ? `${gone} keeps no trace: a web search's query and results are the step's own`
+            : `${gone} keeps no trace: traces were turned off (STACKVM_LLM_TRACE_RETENTION_DAYS=0) or the call is older than traces`,
       );
     }
     const days = this.deps.retentionDays;

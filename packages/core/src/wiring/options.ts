@@ -22,6 +22,7 @@ import type { WakePort } from "../ports/wake";
 import type { TaskEndHook } from "../service/lifecycle";
 import type { TenantQuotas } from "../service/quotas";
 import type { McpClient } from "../tools/sources/mcp-shapes";
+import type { WebToolsConfig } from "../tools/web";
 import type { TerminalHook } from "../vm/step-deps";
 
 /** The ports the services are wired over. */
@@ -90,4 +91,6 @@ export interface WiringOptions {
   /** Quota defaults; each tenant's overrides live in the store. */
   quotas?: Partial<TenantQuotas>;
   webhooks?: WebhookOptions;
+  /** `web_search`'s provider (its key, price, base URL) and `web_fetch`'s bounds; none: no provider. */
+  web?: WebToolsConfig;
 }

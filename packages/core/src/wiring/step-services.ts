@@ -50,6 +50,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     log,
     outbound,
     secret: (tenant) => webhooks.secret(tenant),
+    ...(options.web ? { web: options.web } : {}),
   });
   const presenter = new Presenter(blobs, clock.now);
   const quotas = new QuotaService({

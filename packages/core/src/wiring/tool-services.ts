@@ -17,6 +17,7 @@ import { httpToolSource } from "../tools/sources/http-tool";
 import { mcpToolSource } from "../tools/sources/mcp";
 import { McpCallLimiter } from "../tools/sources/mcp-limits";
 import type { Tool } from "../tools/tool";
+import { type WebToolsConfig, webTools } from "../tools/web";
 import type { WiringPorts } from "./options";
 import { noMcp, noSecrets } from "./unconfigured";
 
@@ -28,6 +29,8 @@ export interface ToolWiring {
   outbound: OutboundPolicy;
   /** The tenant's webhook secret, which signs its HTTP tools' requests (`WebhookService.secret`). */
   secret: (tenant: string) => Promise<string>;
+  /** The operator's search provider and page bounds; none: no provider, the default bounds. */
+  web?: WebToolsConfig;
 }
 
 /**
@@ -40,6 +43,7 @@ export function wireTools(ports: WiringPorts, deps: ToolWiring) {
     ...(ports.knowledge ? knowledgeTools(ports.knowledge) : []).map(
       (tool) => [tool.name, tool] as const,
     ),
+    ...webTools(deps.web).map((tool) => [tool.name, tool] as const),
   ]);
   const secrets = ports.secrets ?? noSecrets;
   const mcp = ports.mcp ?? noMcp;
