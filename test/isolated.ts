@@ -13,6 +13,7 @@ export const ISOLATED = [
   "packages/functions/src/tool-secrets.test.ts",
   "packages/local/src/local-scheduler.test.ts",
   "packages/local/src/sandbox-invoker.test.ts",
+  "packages/sandbox/src/python/data.test.ts",
   "packages/sandbox/src/python/python.test.ts",
   "packages/web/src/client/task-feed.test.ts",
   "test/system/bedrock.test.ts",
