@@ -40,5 +40,7 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     quotas: config.quotas,
     webhooks: config.webhooks,
     knowledge: config.knowledge,
+    // One upload limit for knowledge documents and files (STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES).
+    files: { maxUploadBytes: config.knowledge.maxUploadBytes },
   };
 }

@@ -273,3 +273,11 @@ export const documentKey = (tenant: string, kb: string, documentId: string): Ite
   pk: documentsPk(tenant, kb),
   sk: `${DOCUMENT_PREFIX}${documentId}`,
 });
+
+// --- Files (`files/`): uploaded by a tenant, passed to tasks by reference.
+
+export const FILE_PREFIX = "FILE#";
+export const fileKey = (tenant: string, fileId: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${FILE_PREFIX}${fileId}`,
+});

@@ -9,6 +9,7 @@
  */
 import type { ItemStore } from "../ports/item-store";
 import { ApiKeyStore } from "./api-key-store";
+import { FileStore } from "./file-store";
 import { KnowledgeStore } from "./knowledge-store";
 import { LiveTextStore } from "./live-text-store";
 import { NamespaceStore } from "./namespace-store";
@@ -35,6 +36,7 @@ export interface Stores {
   liveText: LiveTextStore;
   streamLeases: StreamLeaseStore;
   knowledge: KnowledgeStore;
+  files: FileStore;
   sweepIndex: SweepIndex;
 }
 
@@ -53,6 +55,7 @@ export function createStores(items: ItemStore, tasks = new TaskStore(items)): St
     liveText: new LiveTextStore(items),
     streamLeases: new StreamLeaseStore(items),
     knowledge: new KnowledgeStore(items),
+    files: new FileStore(items),
     sweepIndex: new SweepIndex(items),
   };
 }
