@@ -18,13 +18,7 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
-export { MAX_SANDBOX_FILE_BYTES } from "./files/file-refs";
-export {
-  FILE_UPLOAD_URL_SECONDS,
-  FileService,
-  isFileId,
-} from "./files/file-service";
-export { type FileInfo, MAX_FILE_BYTES } from "./files/records";
+export { FileService } from "./files/file-service";
 export { sha256Hex } from "./ids";
 export { loadJsonSchemaCompiler } from "./json-schema/compile";
 export {
@@ -128,7 +122,6 @@ export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";
 export { WaitService } from "./service/waits";
 export { WebhookService } from "./service/webhooks";
-export { FileStore } from "./store/file-store";
 export {
   checkChanges,
   checkCondition,

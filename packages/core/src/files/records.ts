@@ -6,6 +6,10 @@
  * `f/{tenant}/{file_id}/upload/object`. Every key starts with the tenant, so
  * no file id of one tenant can address another's bytes.
  */
+import type { FileRecord, FileStatus } from "../store/file-store";
+
+export type { FileRecord, FileStatus };
+
 /** The largest file a presigned upload may bring (the documented 64 MiB). */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -15,26 +19,6 @@ export const fileBlobPrefix = (tenant: string, fileId: string): string => `f/${t
 /** Where a presigned upload's object lands (under the file's prefix, so its delete takes it too). */
 export const fileUploadKey = (tenant: string, fileId: string): string =>
   `${fileBlobPrefix(tenant, fileId)}/upload/object`;
-
-/** A file's state: `pending` until a presigned upload's object is taken in. */
-export type FileStatus = "pending" | "ready" | "failed";
-
-/** A file record as stored. */
-export interface FileRecord {
-  tenant_id: string;
-  file_id: string;
-  filename: string;
-  content_type: string;
-  /** Bytes; 0 while a presigned upload is pending. */
-  size: number;
-  /** The bytes' SHA-256, their key under the file's prefix; "" while pending. */
-  sha256: string;
-  status: FileStatus;
-  upload: "multipart" | "presigned";
-  error: { code: string; message: string } | null;
-  created_at: string;
-  updated_at: string;
-}
 
 /** A file as the API shows it (`GET /v1/files/{id}`). */
 export interface FileInfo {

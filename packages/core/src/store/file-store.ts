@@ -2,10 +2,29 @@
  * The tenants' uploaded files (`files/records.ts`): `FILE#{id}` under the
  * tenant, listed newest id last (ids are random; the list is by id).
  */
-import type { FileRecord } from "../files/records";
 import type { Changes, Condition, ItemStore } from "../ports/item-store";
 import { FILE_PREFIX, fileKey, tenantPk } from "./keys";
 import type { Page } from "./task-store";
+
+/** A file's state: `pending` until a presigned upload's object is taken in. */
+export type FileStatus = "pending" | "ready" | "failed";
+
+/** A file record as stored. */
+export interface FileRecord {
+  tenant_id: string;
+  file_id: string;
+  filename: string;
+  content_type: string;
+  /** Bytes; 0 while a presigned upload is pending. */
+  size: number;
+  /** The bytes' SHA-256, their key under the file's prefix; "" while pending. */
+  sha256: string;
+  status: FileStatus;
+  upload: "multipart" | "presigned";
+  error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+}
 
 export class FileStore {
   constructor(private readonly items: ItemStore) {}
