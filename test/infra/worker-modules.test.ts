@@ -116,6 +116,7 @@ describe("the worker running a step", () => {
     ["Ajv (tenants' JSON Schemas)", /node_modules\/ajv\//],
     ["RE2 (their patterns)", /node_modules\/re2js\//],
     ["htmlparser2 (HTML documents)", /node_modules\/(htmlparser2|entities|domhandler)\//],
+    ["exceljs (spreadsheets)", /node_modules\/(exceljs|jszip|archiver)\//],
     [
       "the services only the API uses",
       /packages\/core\/src\/service\/(schedules|triggers|api-keys|llm-traces|events|retry)\.ts/,
