@@ -11,6 +11,7 @@ const NAV = [
   { href: `${BASE}/triggers`, label: "Triggers" },
   { href: `${BASE}/schedules`, label: "Schedules" },
   { href: `${BASE}/knowledge`, label: "Knowledge" },
+  { href: `${BASE}/files`, label: "Files" },
 ];
 
 export function Layout(props: { pathname: string; onSignOut: () => void; children?: Child }) {

@@ -16,9 +16,17 @@ export type Route =
   | { page: "triggers" }
   | { page: "schedules" }
   | { page: "knowledge" }
+  | { page: "files" }
   | { page: "not-found"; path: string };
 
-const LIST_PAGES = new Set(["namespaces", "templates", "triggers", "schedules", "knowledge"]);
+const LIST_PAGES = new Set([
+  "namespaces",
+  "templates",
+  "triggers",
+  "schedules",
+  "knowledge",
+  "files",
+]);
 
 /**
  * Reads a path as a route.
@@ -39,7 +47,9 @@ export function parseRoute(pathname: string): Route {
   if (first === "tasks" && second === "new" && parts.length === 2) return { page: "new-task" };
   if (first === "tasks" && second && parts.length === 2) return { page: "task", taskId: second };
   if (first && parts.length === 1 && LIST_PAGES.has(first)) {
-    return { page: first as "namespaces" | "templates" | "triggers" | "schedules" | "knowledge" };
+    return {
+      page: first as "namespaces" | "templates" | "triggers" | "schedules" | "knowledge" | "files",
+    };
   }
   return { page: "not-found", path: pathname };
 }
