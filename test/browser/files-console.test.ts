@@ -57,12 +57,13 @@ function tempFile(name: string, content: string | Uint8Array): string {
   return path;
 }
 
-/** A 2x2 PNG (red, green / blue, white), written by the step with Python's zlib. */
+/** A 120x80 PNG of colour gradients, written by the step with Python's zlib alone. */
 const PNG_CODE = `import struct, zlib
 def chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
-rows = b"\\x00" + bytes([255,0,0, 0,255,0]) + b"\\x00" + bytes([0,0,255, 255,255,255])
-png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+W, H = 120, 80
+rows = b"".join(b"\\x00" + bytes(v for x in range(W) for v in (x * 2, y * 3, 255 - x * 2)) for y in range(H))
+png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 open("chart.png", "wb").write(png)
 result = len(png)`;
 
@@ -127,7 +128,7 @@ describe("files in the console", () => {
     // The image decoded: the browser read real PNG bytes through the blob route.
     await page.waitForFunction(
       () =>
-        (document.querySelector(".output-image") as HTMLImageElement | null)?.naturalWidth === 2,
+        (document.querySelector(".output-image") as HTMLImageElement | null)?.naturalWidth === 120,
     );
     expect(await panel.locator('[data-output-file="chart.png"]').textContent()).toContain(
       "image/png",
