@@ -33,6 +33,8 @@ const CORE_ALLOWED = new Set([
   "cron-parser",
   "unpdf",
   "htmlparser2",
+  // Spreadsheets for knowledge ingest, loaded with the first .xlsx (knowledge/xlsx-text.ts).
+  "exceljs",
   // Tenants' JSON Schemas, compiled by Ajv, their patterns run by RE2 (linear time).
   "ajv/dist/2020.js",
   "re2js",

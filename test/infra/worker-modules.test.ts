@@ -117,6 +117,7 @@ describe("the worker running a step", () => {
     ["Ajv (tenants' JSON Schemas)", /node_modules\/ajv\//],
     ["RE2 (their patterns)", /node_modules\/re2js\//],
     ["htmlparser2 (HTML documents)", /node_modules\/(htmlparser2|entities|domhandler)\//],
+    ["exceljs (spreadsheets)", /node_modules\/(exceljs|jszip|archiver)\//],
     [
       "web_fetch's page reader (linkedom, Readability, Turndown: only a step that reads a page)",
       /node_modules\/(linkedom|@mozilla\/readability|turndown|@mixmark-io\/domino)\/|packages\/core\/src\/tools\/web\/(web-fetch-run|page-markdown)\.ts/,

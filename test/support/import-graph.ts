@@ -37,7 +37,7 @@ export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly s
   ],
   ["ports", ["ports"]],
   ["store", ["store"]],
-  ["capabilities", ["llm", "net", "knowledge", "tools"]],
+  ["capabilities", ["llm", "net", "knowledge", "files", "tools"]],
   ["vm", ["vm"]],
   ["planning", ["planning"]],
   ["services", ["service"]],

@@ -8,8 +8,8 @@ import { bodyLimit } from "hono/body-limit";
 import type { ApiEnv } from "./env";
 import { errorBody } from "./errors";
 
-/** The documents route, whose uploads have their own limit. */
-const DOCUMENTS_PATH = /^\/v1\/knowledge-bases\/[^/]+\/documents\/?$/;
+/** The routes that take uploads (documents and files), with their own limit. */
+const UPLOAD_PATH = /^\/v1\/(knowledge-bases\/[^/]+\/documents|files)\/?$/;
 
 /** A 413 that closes the connection: the rest of the body is never read. */
 function tooLarge(message: string): NonNullable<Parameters<typeof bodyLimit>[0]["onError"]> {
@@ -38,5 +38,5 @@ export function bodyLimits(
     ),
   });
   return (c, next) =>
-    c.req.method === "POST" && DOCUMENTS_PATH.test(c.req.path) ? upload(c, next) : general(c, next);
+    c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) ? upload(c, next) : general(c, next);
 }

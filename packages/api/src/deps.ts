@@ -4,6 +4,7 @@
 import type {
   ApiKeyService,
   BranchService,
+  FileService,
   KnowledgeService,
   LlmTraceService,
   Log,
@@ -79,6 +80,8 @@ export interface ApiDeps {
   tools: ReadonlyMap<string, Tool>;
   /** A namespace's HTTP tools and MCP servers. */
   toolSources: ToolSourceService;
+  /** A tenant's files (`/v1/files`), passed to tasks by reference. */
+  files: FileService;
   /** Knowledge bases and documents; absent where no knowledge index is configured. */
   knowledge?: KnowledgeService;
   config: ApiConfig;

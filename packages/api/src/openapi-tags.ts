@@ -54,6 +54,10 @@ export const API_TAGS = [
     name: "Knowledge bases",
     description: "Documents to search from a plan (`vector_search`, `retrieve_knowledge_graph`).",
   },
+  {
+    name: "Files",
+    description: 'A tenant\'s files, passed to tasks by reference (`{"$file": id}`).',
+  },
   { name: "Triggers", description: "Start a task from a signed incoming webhook." },
   { name: "Schedules", description: "Start a task on a cron expression or an interval." },
   { name: "Webhooks", description: "The secret that signs the webhooks this service sends." },
@@ -95,6 +99,7 @@ const RULES: Array<[RegExp, ApiTag]> = [
   [/^\/v1\/namespaces\/\{name\}\/(mcp-servers|http-tools)(\/|$)/, "Tool sources"],
   [/^\/v1\/namespaces(\/|$)/, "Namespaces"],
   [/^\/v1\/knowledge-bases(\/|$)/, "Knowledge bases"],
+  [/^\/v1\/files(\/|$)/, "Files"],
   [/^\/v1\/(triggers|hooks)(\/|$)/, "Triggers"],
   [/^\/v1\/schedules(\/|$)/, "Schedules"],
   [/^\/v1\/webhook-secret$/, "Webhooks"],

@@ -180,6 +180,17 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     load: async () => (await import("./routes/knowledge")).registerKnowledgeRoutes,
   },
   {
+    name: "files",
+    routes: [
+      "POST /v1/files",
+      "GET /v1/files",
+      "GET /v1/files/:file_id",
+      "GET /v1/files/:file_id/content",
+      "DELETE /v1/files/:file_id",
+    ],
+    load: async () => (await import("./routes/files")).registerFileRoutes,
+  },
+  {
     name: "doctor",
     routes: ["GET /v1/doctor"],
     load: async () => (await import("./routes/doctor")).registerDoctorRoutes,

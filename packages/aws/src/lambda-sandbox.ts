@@ -133,7 +133,7 @@ function translateInvokeError(error: unknown): Error {
   if (name === "RequestTooLargeException") {
     return new StepError(
       "sandbox_request_too_large",
-      "the code and its inputs are too large for one sandbox call (6 MB): pass less data",
+      "the code, its inputs and its files are too large for one sandbox call on Lambda (a synchronous invoke carries 6 MB, about 4 MiB of files by reference): pass smaller files, or split a large one in an earlier step",
     );
   }
   const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata

@@ -18,6 +18,8 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
+export { FileService } from "./files/file-service";
+export type { FileInfo } from "./files/records";
 export { sha256Hex } from "./ids";
 export { loadJsonSchemaCompiler } from "./json-schema/compile";
 export {

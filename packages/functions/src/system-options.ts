@@ -55,6 +55,8 @@ export function systemOptions(config: RuntimeConfig, log: Log, localMode: boolea
     knowledge: config.knowledge,
     ...tracingOptions(config),
     web: config.web,
+    // One upload limit for knowledge documents and files (STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES).
+    files: { maxUploadBytes: config.knowledge.maxUploadBytes },
   };
 }
 

@@ -102,6 +102,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     tools: core.tools,
     toolSources: core.toolSources,
     knowledge: knowledge.service,
+    files: core.files,
     log: options.log,
     config: {
       adminKey: options.adminKey,

@@ -27,7 +27,9 @@ export const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // blob: for the images a step wrote, fetched from this origin with the key
+  // (`output-files.tsx`); only this page can make its object URLs.
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -1,7 +1,7 @@
 /**
  * Text out of an uploaded document: plain text, Markdown, HTML, PDF (through
  * `unpdf`, pdf.js built for servers, in a child process with its own limits),
- * JSON and CSV. Every step is linear in the document's length, so that no
+ * JSON, CSV and spreadsheets (`.xlsx`, through exceljs: `xlsx-text.ts`). Every step is linear in the document's length, so that no
  * document, however built, holds the shared process for long. The text
  * keeps the structure the chunker splits along: Markdown headings (`# ...`),
  * blank lines between paragraphs. A file that cannot be read fails with an
@@ -10,6 +10,7 @@
  */
 import { ExtractError } from "./extract-error";
 import { DEFAULT_PDF_LIMITS, type PdfLimits, pdfPages } from "./pdf-text";
+import { rowsText } from "./rows-text";
 
 export { ExtractError } from "./extract-error";
 
@@ -23,6 +24,7 @@ export const DOCUMENT_TYPES = {
   "application/pdf": "pdf",
   "application/json": "json",
   "text/csv": "csv",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
 } as const;
 export type DocumentKind = (typeof DOCUMENT_TYPES)[keyof typeof DOCUMENT_TYPES];
 
@@ -36,6 +38,7 @@ const EXTENSIONS: Record<string, keyof typeof DOCUMENT_TYPES> = {
   pdf: "application/pdf",
   json: "application/json",
   csv: "text/csv",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };
 
 /** The most text one document may give (about 2,500 pages of prose). */
@@ -74,10 +77,12 @@ export async function extractText(
   const text =
     kind === "pdf"
       ? await pdfText(bytes, pdfLimits)
-      : kind === "html"
-        ? // htmlparser2 (about 50 KB) loads with the first HTML document, not at start.
-          (await import("./html-text")).htmlText(utf8(bytes))
-        : fromKind(kind, utf8(bytes));
+      : kind === "xlsx"
+        ? await (await import("./xlsx-text")).xlsxText(bytes)
+        : kind === "html"
+          ? // htmlparser2 (about 50 KB) loads with the first HTML document, not at start.
+            (await import("./html-text")).htmlText(utf8(bytes))
+          : fromKind(kind, utf8(bytes));
   const cleaned = cleanText(text);
   if (cleaned.length > MAX_EXTRACTED_CHARS) {
     throw new ExtractError(
@@ -116,7 +121,7 @@ export function cleanText(text: string): string {
   return lines.join("\n").trim();
 }
 
-function fromKind(kind: Exclude<DocumentKind, "pdf" | "html">, text: string): string {
+function fromKind(kind: Exclude<DocumentKind, "pdf" | "html" | "xlsx">, text: string): string {
   switch (kind) {
     case "text":
     case "markdown":
@@ -192,13 +197,7 @@ function render(value: unknown): string {
 
 /** CSV to text: each row a paragraph of `column: value` pairs, named by the header row. */
 export function csvText(source: string): string {
-  const rows = parseCsv(source);
-  const header = rows.shift();
-  if (!header) return "";
-  return rows
-    .filter((row) => row.some((cell) => cell.trim() !== ""))
-    .map((row) => row.map((cell, i) => `${header[i] ?? `column ${i + 1}`}: ${cell}`).join("; "))
-    .join("\n\n");
+  return rowsText(parseCsv(source));
 }
 
 /** RFC 4180: quoted fields may hold commas, quotes (doubled) and line breaks. */

@@ -19,7 +19,7 @@ export type SandboxLanguage = z.infer<ReturnType<typeof SandboxLanguage>>;
  * A path in the run's working folder: relative, `/`-separated, no `.` or `..`
  * parts, at most 200 characters.
  */
-const sandboxPath = () =>
+export const SandboxPath = buildOnce(() =>
   z
     .string()
     .min(1)
@@ -31,13 +31,14 @@ const sandboxPath = () =>
         !path.includes("\0") &&
         path.split("/").every((part) => part !== "" && part !== "." && part !== ".."),
       "a file path is relative to the working folder, '/'-separated, without empty, '.' or '..' parts (e.g. 'out/report.csv')",
-    );
+    ),
+);
 
 /** A file going into or coming out of the working folder. */
 export const SandboxFile = buildOnce(() =>
   z
     .object({
-      path: sandboxPath(),
+      path: SandboxPath(),
       /** `utf8` for text, `base64` for any other bytes. */
       encoding: z.enum(["utf8", "base64"]),
       content: z.string(),

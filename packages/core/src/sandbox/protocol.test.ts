@@ -48,8 +48,14 @@ describe("SandboxRequest", () => {
       },
     ],
     [
-      "inputs over 3 MiB",
-      { v: 1, language: "python", code: "1", inputs: { big: "x".repeat(3_200_000) } },
+      "inputs and files over 48 MiB",
+      {
+        v: 1,
+        language: "python",
+        code: "1",
+        inputs: { big: "x".repeat(30 << 20) },
+        files: [{ path: "a.bin", encoding: "base64", content: "x".repeat(20 << 20) }],
+      },
     ],
   ])("refuses %s", (_, request) => {
     expect(SandboxRequest.safeParse(request).success).toBe(false);

@@ -106,8 +106,14 @@ export function requestedSandboxLimits(
 export const SandboxOutputFile = SandboxFile.extend({ size: z.number().int().min(0) }).strict();
 export type SandboxOutputFile = z.infer<typeof SandboxOutputFile>;
 
-/** The most the inputs and input files of one request weigh, as JSON. */
-export const MAX_REQUEST_INPUT_BYTES = 3 * MIB;
+/**
+ * The most the inputs and input files of one request weigh, as JSON: 32 MiB of
+ * file bytes in base64 with room for the inputs. What reaches a sandbox is
+ * bounded first by its transport: the local sandbox's pipe takes all of it; a
+ * synchronous Lambda invoke carries 6 MB, so there a run gets about 4 MiB of
+ * files (`LambdaSandbox` says so before it sends).
+ */
+export const MAX_REQUEST_INPUT_BYTES = 48 * MIB;
 
 /**
  * One run: `code` in `language`, with `inputs` as variables (every key that is an
@@ -133,7 +139,7 @@ export const SandboxRequest = z
       ctx.addIssue({
         code: "custom",
         path: ["inputs"],
-        message: `inputs and files weigh ${size} bytes, over ${MAX_REQUEST_INPUT_BYTES}: pass less data, or pass references and fetch nothing (the sandbox has no network)`,
+        message: `inputs and files weigh ${size} bytes, over ${MAX_REQUEST_INPUT_BYTES}: pass fewer or smaller files (the sandbox has no network to fetch them)`,
       });
     }
   });

@@ -4,7 +4,9 @@
  * start made again (an idempotency key, a trigger delivery or a schedule run
  * retried), and the sweep's repair of a start a crash cut short.
  */
-import { ConflictError, isErrorKind } from "../errors";
+import { ConflictError, isErrorKind, NotFoundError } from "../errors";
+import { isFileReference, resolveInputFiles } from "../files/file-refs";
+import type { FileRecord } from "../files/records";
 import { newTaskId } from "../ids";
 import { TERMINAL_STATUSES } from "../model-values";
 import type { PlanProblem } from "../plan/problems";
@@ -40,6 +42,8 @@ export interface TaskStarterDeps {
   namespaces: Pick<NamespaceService, "resolve">;
   checks: PlanChecks;
   admission: RunAdmission;
+  /** A tenant's ready file (`FileService.ready`), for `{"$file": id}` inputs; none: every such input is not found. */
+  readyFile?: (tenant: string, fileId: string) => Promise<FileRecord>;
 }
 
 /** A task started (or the same start again), with the warnings of its plan. */
@@ -87,6 +91,16 @@ export class TaskStarter {
   ): Promise<StartedTask> {
     const { checks, admission } = this.deps;
     let taskId = givenTaskId ?? newTaskId();
+    // A file input is checked (the tenant's, ready) and described before anything else reads the inputs.
+    if (Object.values(input.inputs).some(isFileReference)) {
+      const ready = this.deps.readyFile;
+      input = {
+        ...input,
+        inputs: await resolveInputFiles(input.inputs, (id) =>
+          ready ? ready(tenant, id) : Promise.reject(new NotFoundError("file", id)),
+        ),
+      };
+    }
     if (input.plan === undefined) checks.requireLlm();
     const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
     // The task's own plan_compat wins; the branch's copy of the namespace carries it to the VM.

@@ -8,6 +8,7 @@
  * other services take the piece they need (`reads`, `checks`, `admission`,
  * `starter`), not this.
  */
+import type { FileRecord } from "../files/records";
 import type { Status, Task, TaskWebhook } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
@@ -45,6 +46,8 @@ export interface TaskServiceDeps {
   deliveries?: (tenant: string, taskId: string) => Promise<TaskWebhook["deliveries"]>;
   /** False when no LLM is configured: a goal (which needs a planner) is refused at once. */
   llmConfigured?: boolean;
+  /** A tenant's file when it is ready (`FileService.ready`), for `{"$file": id}` inputs; none: such an input is not found. */
+  readyFile?: (tenant: string, fileId: string) => Promise<FileRecord>;
 }
 
 /** Tasks: started, read, cancelled and deleted, through the pieces it holds. */
@@ -65,7 +68,16 @@ export class TaskService {
     this.admission = new RunAdmission(deps.admission);
     const { store, blobs, queue, clock, namespaces, presenter } = deps;
     const { checks, admission } = this;
-    this.starter = new TaskStarter({ store, blobs, queue, clock, namespaces, checks, admission });
+    this.starter = new TaskStarter({
+      store,
+      blobs,
+      queue,
+      clock,
+      namespaces,
+      checks,
+      admission,
+      ...(deps.readyFile ? { readyFile: deps.readyFile } : {}),
+    });
     const deliveries = deps.deliveries ? { deliveries: deps.deliveries } : {};
     this.reads = new TaskReads({ store, blobs, presenter, admission, ...deliveries });
     this.controls = new TaskControls({ store, blobs, queue, clock, admission, reads: this.reads });

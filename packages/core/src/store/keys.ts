@@ -311,3 +311,11 @@ export const threadTurnKey = (
   pk: threadTurnsPk(tenant, threadId),
   sk: `${TURN_PREFIX}${createdAt}#${taskId}`,
 });
+
+// --- Files (`files/`): uploaded by a tenant, passed to tasks by reference.
+
+export const FILE_PREFIX = "FILE#";
+export const fileKey = (tenant: string, fileId: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: `${FILE_PREFIX}${fileId}`,
+});

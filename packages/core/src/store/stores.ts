@@ -11,6 +11,7 @@
 import type { ItemStore } from "../ports/item-store";
 import { ApiKeyStore } from "./api-key-store";
 import { ExpiryStore } from "./expiry-store";
+import { FileStore } from "./file-store";
 import { KnowledgeStore } from "./knowledge-store";
 import { LiveTextStore } from "./live-text-store";
 import { NamespaceStore } from "./namespace-store";
@@ -41,6 +42,7 @@ export interface Stores {
   streamLeases: StreamLeaseStore;
   knowledge: KnowledgeStore;
   threads: ThreadStore;
+  files: FileStore;
   sweepIndex: SweepIndex;
 }
 
@@ -60,6 +62,7 @@ export function createStores(items: ItemStore, tasks = new TaskStore(items)): St
     streamLeases: new StreamLeaseStore(items),
     knowledge: new KnowledgeStore(items),
     threads: new ThreadStore(items),
+    files: new FileStore(items),
     sweepIndex: new SweepIndex(items),
     expiries: new ExpiryStore(items),
   };

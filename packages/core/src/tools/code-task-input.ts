@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { buildOnce } from "../build-once";
+import { SandboxFilesInput } from "../files/file-refs";
 import { SandboxLanguage } from "../sandbox/files";
 
 /** Fix rounds when neither the tool nor the input says otherwise. */
@@ -27,6 +28,7 @@ export const CodeTaskInput = buildOnce(() =>
         .record(z.string(), z.unknown())
         .optional()
         .describe("Data the program works on: each key becomes a variable of the program."),
+      files: SandboxFilesInput().optional(),
       max_fix_rounds: z
         .number()
         .int()

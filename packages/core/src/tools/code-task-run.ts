@@ -5,12 +5,15 @@
  */
 import * as z from "zod";
 import { StepError } from "../errors";
+import { describeFiles, resolveSandboxFiles } from "../files/file-refs";
 import type { LlmMessage } from "../ports/llm";
+import type { SandboxFile } from "../sandbox/files";
 import { checkSandboxCode } from "./code-check";
 import { describeInputs, sandboxRules } from "./code-prompts";
 import type { CodeTaskInput } from "./code-task-input";
 import {
   callSandbox,
+  fileSources,
   type SandboxRecord,
   type SandboxRun,
   sandboxFailureError,
@@ -53,14 +56,18 @@ export async function runCodeTask(
   fixRounds: number,
 ): Promise<ToolResult> {
   const inputs = input.inputs ?? {};
+  // References are read once, before the first round: every round runs on the same bytes.
+  const files = input.files?.length
+    ? await resolveSandboxFiles(input.files, fileSources(context))
+    : [];
   const messages: LlmMessage[] = [
     { role: "system", content: sandboxRules(input.language) },
-    { role: "user", content: taskMessage(input.task, inputs, context.goal) },
+    { role: "user", content: taskMessage(input.task, inputs, context.goal, files) },
   ];
   const attempts: CodeAttempt[] = [];
   let answer = await ask(context, messages);
   for (let round = 0; ; round++) {
-    const attempt = await tryCode(context, input, inputs, answer, round);
+    const attempt = await tryCode(context, input, { inputs, files }, answer, round);
     attempts.push(attempt.record);
     const last = round >= fixRounds;
     if (attempt.run?.response.error?.retryable) {
@@ -115,7 +122,7 @@ async function ask(context: ToolContext, messages: LlmMessage[]): Promise<CodeAn
 async function tryCode(
   context: ToolContext,
   input: CodeTaskInput,
-  inputs: Record<string, unknown>,
+  data: { inputs: Record<string, unknown>; files: SandboxFile[] },
   answer: CodeAnswer,
   round: number,
 ): Promise<{ record: CodeAttempt; run?: SandboxRun }> {
@@ -139,7 +146,7 @@ async function tryCode(
       },
     };
   }
-  const run = await callSandbox(context, { language: input.language, code, inputs });
+  const run = await callSandbox(context, { language: input.language, code, ...data });
   const { error, result } = run.response;
   const record: CodeAttempt = {
     ...base,
@@ -157,10 +164,16 @@ async function tryCode(
   return { record, run };
 }
 
-function taskMessage(task: string, inputs: Record<string, unknown>, goal: string | null): string {
+function taskMessage(
+  task: string,
+  inputs: Record<string, unknown>,
+  goal: string | null,
+  files: readonly SandboxFile[],
+): string {
   const parts = [`Task: ${task}`];
   if (goal) parts.push(`(This is one step of a larger goal: ${goal})`);
   parts.push(describeInputs(inputs));
+  if (files.length > 0) parts.push(describeFiles(files));
   parts.push(
     'Answer with JSON: {"done": false, "code": "<the whole program>", "explanation": "<one sentence>"}.',
   );

@@ -10,7 +10,8 @@
  */
 import * as z from "zod";
 import { buildOnce } from "../build-once";
-import { SandboxFile, SandboxLanguage } from "../sandbox/files";
+import { SandboxFilesInput } from "../files/file-refs";
+import { SandboxLanguage } from "../sandbox/files";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool, ToolContext, ToolResult } from "./tool";
 
@@ -33,13 +34,7 @@ export const RunCodeInput = buildOnce(() =>
         .describe(
           "Values the code gets: each key is a variable of the program, and all are in `inputs`.",
         ),
-      files: z
-        .array(SandboxFile())
-        .max(100)
-        .optional()
-        .describe(
-          "Files put in the working folder before the code runs: {path, encoding: 'utf8'|'base64', content}.",
-        ),
+      files: SandboxFilesInput().optional(),
       output: z
         .enum(["result", "all"])
         .default("result")
@@ -58,7 +53,7 @@ const TAIL = 2_000;
 export const runCodeTool: Tool<RunCodeInput> = {
   name: "run_code",
   description:
-    "Runs a short JavaScript or Python program in a locked-down sandbox and returns its result (with output: 'all', {result, stdout, stderr, files}). Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing, and data analysis (Python: pandas, numpy, charts with matplotlib saved by plt.savefig('chart.png'), Excel files with openpyxl). The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the standard library with numpy, pandas, matplotlib and openpyxl (Python) or the built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references with output: 'all'.",
+    "Runs a short JavaScript or Python program in a locked-down sandbox and returns its result (with output: 'all', {result, stdout, stderr, files}). Use it for exact computation: arithmetic, statistics, parsing, sorting, date math, text processing, and data analysis (Python: pandas, numpy, charts with matplotlib saved by plt.savefig('chart.png'), Excel files with openpyxl). The result is the value of the last expression (or `return` in JavaScript, or a variable `result`). Inputs: each key of `inputs` is a variable. Limits: 10 s, 256 MiB, 1 MiB of output by default; no network, no host files, no packages beyond the standard library with numpy, pandas, matplotlib and openpyxl (Python) or the built-ins (JavaScript). Files written to the working folder (Python: open('out.csv', 'w'); JavaScript: files.write('out.csv', text)) come back as references with output: 'all', which a later step passes on in its `files`. Files: `files` puts uploaded files ({\"$file\": id}, or a task input that is one) and earlier steps' files (${run.files.0}) in the working folder by reference.",
   get input() {
     return RunCodeInput();
   },

@@ -6,6 +6,7 @@
  * itself never touches storage.
  */
 import { RetryableError, StepError } from "../errors";
+import { type FileSources, resolveSandboxFiles, type SandboxFileEntry } from "../files/file-refs";
 import type { BlobRef } from "../ports/blobs";
 import { SANDBOX_PROTOCOL_VERSION } from "../sandbox/files";
 import type {
@@ -22,6 +23,8 @@ export interface StoredFile {
   path: string;
   size: number;
   sha256: string;
+  /** What the console and the blob route answer it as (from its extension). */
+  content_type: string;
   ref: BlobRef;
   /** The text itself, for UTF-8 files up to 16 KiB, so that a plan can use it directly. */
   text?: string;
@@ -44,7 +47,8 @@ export interface SandboxCall {
   language: SandboxLanguage;
   code: string;
   inputs?: Record<string, unknown>;
-  files?: SandboxFile[];
+  /** Inline files, and references whose bytes the worker reads first (`files/file-refs.ts`). */
+  files?: SandboxFileEntry[];
 }
 
 export interface SandboxRun {
@@ -64,12 +68,15 @@ const encoder = new TextEncoder();
  * @throws whatever the sandbox port throws when the sandbox cannot be reached.
  */
 export async function callSandbox(context: ToolContext, call: SandboxCall): Promise<SandboxRun> {
+  const given: SandboxFile[] = call.files?.length
+    ? await resolveSandboxFiles(call.files, fileSources(context))
+    : [];
   const response = await context.sandbox.run({
     v: SANDBOX_PROTOCOL_VERSION,
     language: call.language,
     code: call.code,
     inputs: call.inputs ?? {},
-    files: call.files ?? [],
+    files: given,
     limits: context.namespace.sandbox_limits ?? {},
   });
   const put = (text: string, contentType: string) =>
@@ -102,12 +109,15 @@ async function storeFile(
     file.encoding === "utf8"
       ? encoder.encode(file.content)
       : Uint8Array.from(Buffer.from(file.content, "base64"));
-  const ref = await context.blobs.put(
-    context.blobPrefix,
-    bytes,
-    contentType(file.path, file.encoding),
-  );
-  const stored: StoredFile = { path: file.path, size: ref.size, sha256: ref.sha256, ref };
+  const type = contentType(file.path, file.encoding);
+  const ref = await context.blobs.put(context.blobPrefix, bytes, type);
+  const stored: StoredFile = {
+    path: file.path,
+    size: ref.size,
+    sha256: ref.sha256,
+    content_type: type,
+    ref,
+  };
   if (file.encoding === "utf8" && bytes.byteLength <= INLINE_TEXT_BYTES) stored.text = file.content;
   return stored;
 }
@@ -120,6 +130,10 @@ const TYPES: Record<string, string> = {
   svg: "image/svg+xml",
   png: "image/png",
   jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   pdf: "application/pdf",
 };
 
@@ -127,6 +141,16 @@ function contentType(path: string, encoding: "utf8" | "base64"): string {
   const known = TYPES[path.split(".").pop()?.toLowerCase() ?? ""];
   if (known) return known;
   return encoding === "utf8" ? "text/plain; charset=utf-8" : "application/octet-stream";
+}
+
+/** Where the references of a run's files are read: the tenant's files, the task's blobs. */
+export function fileSources(context: ToolContext): FileSources {
+  return {
+    tenantId: context.tenantId,
+    blobs: context.blobs,
+    blobPrefix: context.blobPrefix,
+    ...(context.files ? { files: context.files } : {}),
+  };
 }
 
 /**

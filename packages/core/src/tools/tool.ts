@@ -4,6 +4,7 @@
  */
 
 import type * as z from "zod";
+import type { FileReader } from "../files/file-refs";
 import type { LlmSession } from "../llm/types";
 import type { NamespaceConfig, ResponseFormat } from "../model";
 import type { OutboundPolicy } from "../net/outbound-policy";
@@ -26,6 +27,8 @@ export interface ToolContext {
   blobs: Blobs;
   /** Where this task's blobs go (`t/{tenant}/{task}`). */
   blobPrefix: string;
+  /** The tenant's uploaded files, for `{"$file": id}` references; none: such a reference is not found. */
+  files?: FileReader;
   /** What outgoing requests may reach: the operator's open ranges and the stack's own ports. */
   outbound: OutboundPolicy;
   /**

@@ -3,6 +3,7 @@
  * the same step runs in unit tests (memory adapters), locally (emulators) and on AWS.
  */
 
+import type { FileReader } from "../files/file-refs";
 import type { CallWatch } from "../llm/call-watch";
 import type { LlmBudget, LlmSession, SpendMeter, TokenSink, TokenTarget } from "../llm/types";
 import type { OutboundPolicy } from "../net/outbound-policy";
@@ -29,6 +30,8 @@ export interface StepDeps {
   queue: Queue;
   clock: Clock;
   sandbox: SandboxPort;
+  /** The tenants' uploaded files, read by `{"$file": id}` references; none: such a reference is not found. */
+  files?: FileReader;
   /**
    * A new LLM session for one step, limited to what the branch may still spend;
    * `traceTo` is the blob prefix of the task's LLM traces (`llmTracePrefix`);

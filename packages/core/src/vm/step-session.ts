@@ -126,6 +126,7 @@ export function toolContext(
     sandbox: deps.sandbox,
     blobs: deps.blobs,
     blobPrefix: taskBlobPrefix(branch.tenant_id, branch.task_id),
+    ...(deps.files ? { files: deps.files } : {}),
     outbound: deps.outbound,
     waiting: branch.waiting ?? null,
     now: deps.clock.now(),

@@ -18,6 +18,7 @@ import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
 import type { SchedulerPort } from "../ports/scheduler";
 import type { SecretBox } from "../ports/secrets";
+import type { DocumentUploads } from "../ports/uploads";
 import type { WakePort } from "../ports/wake";
 import type { TaskEndHook } from "../service/lifecycle";
 import type { TenantQuotas } from "../service/quotas";
@@ -43,6 +44,8 @@ export interface WiringPorts {
   secrets?: SecretBox;
   /** The MCP client; none: MCP servers cannot be added (`noMcp`). */
   mcp?: McpClient;
+  /** Presigned uploads of large documents and files straight to S3; none: refused with a reason. */
+  uploads?: DocumentUploads;
 }
 
 /** Outgoing webhooks: attempts (at most the queue's maxReceiveCount), first backoff, receiver timeout. */
@@ -61,6 +64,8 @@ export interface WebhookOptions {
 
 /** The choices the services are wired with (see the module's comment). */
 export interface WiringOptions {
+  /** Files (`POST /v1/files`): the largest multipart upload (default 5 MiB) and presigned file (default 64 MiB). */
+  files?: { maxUploadBytes: number; maxFileBytes?: number };
   llm: LlmConfig;
   log: Log;
   /**

@@ -54,6 +54,7 @@ export function wireStepDeps(
     queue: ports.queue,
     clock: ports.clock,
     sandbox: ports.sandbox,
+    files: stores.files,
     llm: (budget, traceTo, giveUpAt, sink, watch) =>
       createLlmSession({
         port: ports.llm,

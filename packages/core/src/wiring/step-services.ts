@@ -6,6 +6,7 @@
  * system adds the API's services to it (`api-services.ts`), and the test
  * systems build both over the in-memory ports: one wiring everywhere.
  */
+import { FileService } from "../files/file-service";
 import { webhookTargetCheck, webhookUrlCheck } from "../net/webhook-url";
 import { evaluationHook } from "../service/evaluation";
 import { type Lifecycle, taskLifecycle } from "../service/lifecycle";
@@ -28,6 +29,9 @@ import type { WiringOptions, WiringPorts } from "./options";
 import { wireStepDeps } from "./step-deps";
 import { wireTaskServices } from "./task-services";
 import { wireTools } from "./tool-services";
+
+/** The largest file one multipart upload carries when the options do not say (5 MiB). */
+const DEFAULT_FILE_UPLOAD_BYTES = 5 << 20;
 
 /** What {@link wireStepServices} builds. */
 export type WiredStepServices = ReturnType<typeof wireStepServices>;
@@ -83,7 +87,16 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     timeoutMs: hooks.timeoutMs ?? 10_000,
     ...(hooks.resolve ? { resolve: hooks.resolve } : {}),
   });
+  const files = new FileService({
+    files: stores.files,
+    blobs,
+    clock,
+    maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,
+    ...(ports.uploads ? { uploads: ports.uploads } : {}),
+    ...(options.files?.maxFileBytes ? { maxFileBytes: options.files.maxFileBytes } : {}),
+  });
   const { tasks, branches } = wireTaskServices({
+    readyFile: (tenant, id) => files.ready(tenant, id),
     store,
     blobs,
     queue,
@@ -156,6 +169,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
   });
   return {
     ports,
+    files,
     tools,
     store,
     stores,

@@ -25,12 +25,24 @@ export const GUEST_PRELUDE = String.raw`(function (write, inputsJson, filesJson,
     return out;
   }
 
+  // A table from character code to its six bits, built once per run: a search
+  // of the alphabet for every character took 23 s for 20 MiB in QuickJS.
+  const B64_VALUE = new Uint8Array(128);
+  for (let i = 0; i < 64; i++) B64_VALUE[B64.charCodeAt(i)] = i;
+
   function fromBase64(text) {
-    const clean = text.replace(/=+$/, "");
-    const bytes = new Uint8Array(Math.floor((clean.length * 3) / 4));
-    let bits = 0, value = 0, n = 0;
-    for (const ch of clean) {
-      value = (value << 6) | B64.indexOf(ch);
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+    const bytes = new Uint8Array(Math.floor((end * 3) / 4));
+    let n = 0, i = 0;
+    for (; i + 4 <= end; i += 4) {
+      const v = (B64_VALUE[text.charCodeAt(i) & 127] << 18) | (B64_VALUE[text.charCodeAt(i + 1) & 127] << 12) |
+        (B64_VALUE[text.charCodeAt(i + 2) & 127] << 6) | B64_VALUE[text.charCodeAt(i + 3) & 127];
+      bytes[n++] = v >> 16; bytes[n++] = (v >> 8) & 255; bytes[n++] = v & 255;
+    }
+    let bits = 0, value = 0;
+    for (; i < end; i++) {
+      value = (value << 6) | B64_VALUE[text.charCodeAt(i) & 127];
       bits += 6;
       if (bits >= 8) { bits -= 8; bytes[n++] = (value >> bits) & 255; }
     }

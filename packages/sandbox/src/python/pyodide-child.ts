@@ -73,15 +73,19 @@ function send(message: Record<string, unknown>): void {
 
 function readLine(): Promise<string> {
   return new Promise((resolve, reject) => {
-    let text = "";
+    // The chunks are kept apart and only the newest is searched: a request of
+    // tens of MiB of files searched whole at every chunk took seconds.
+    const chunks: string[] = [];
     stdin.setEncoding("utf8");
     stdin.on("data", (chunk: string) => {
-      text += chunk;
-      const end = text.indexOf("\n");
-      if (end >= 0) {
-        stdin.pause();
-        resolve(text.slice(0, end));
+      const end = chunk.indexOf("\n");
+      if (end < 0) {
+        chunks.push(chunk);
+        return;
       }
+      chunks.push(chunk.slice(0, end));
+      stdin.pause();
+      resolve(chunks.join(""));
     });
     stdin.on("end", () => reject(new Error("stdin closed before a request")));
   });

@@ -7,6 +7,7 @@
 import { useMemo, useState } from "hono/jsx/dom";
 import { type ApiError, createApi } from "./api";
 import { Layout } from "./layout";
+import { FilesPage } from "./pages/files";
 import { KnowledgePage } from "./pages/knowledge";
 import { NamespacesPage } from "./pages/namespaces";
 import { NewTaskPage } from "./pages/new-task";
@@ -43,6 +44,8 @@ function Page(props: { route: Route }) {
       return <KnowledgePage />;
     case "usage":
       return <UsagePage />;
+    case "files":
+      return <FilesPage />;
     case "not-found":
       return (
         <section class="card">

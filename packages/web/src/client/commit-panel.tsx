@@ -15,6 +15,7 @@ import { count, ms, usd, when } from "./format";
 import { commitTitle } from "./instruction-text";
 import { JsonView } from "./json-view";
 import { LlmTraceView } from "./llm-trace";
+import { OutputFiles, outputFiles } from "./output-files";
 import { PlanView } from "./plan-view";
 import { ActionResult, ErrorBox, Tabs, useAction, useApi, useLoad } from "./ui";
 
@@ -175,6 +176,9 @@ function CommitDetails(props: {
         ) : (
           <JsonView value={commit.outputs} />
         )}
+      </Section>
+      <Section title="Files written" hidden={outputFiles(commit.details).length === 0}>
+        <OutputFiles taskId={props.taskId} files={outputFiles(commit.details)} />
       </Section>
       <CitedSources commit={commit} commits={props.commits} />
       <Section title="LLM calls" hidden={commit.llm_calls.length === 0}>

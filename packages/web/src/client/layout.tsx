@@ -12,6 +12,7 @@ const NAV = [
   { href: `${BASE}/schedules`, label: "Schedules" },
   { href: `${BASE}/knowledge`, label: "Knowledge" },
   { href: `${BASE}/usage`, label: "Usage" },
+  { href: `${BASE}/files`, label: "Files" },
 ];
 
 export function Layout(props: { pathname: string; onSignOut: () => void; children?: Child }) {

@@ -17,6 +17,7 @@ export type Route =
   | { page: "schedules" }
   | { page: "knowledge" }
   | { page: "usage" }
+  | { page: "files" }
   | { page: "not-found"; path: string };
 
 const LIST_PAGES = new Set([
@@ -26,6 +27,7 @@ const LIST_PAGES = new Set([
   "schedules",
   "knowledge",
   "usage",
+  "files",
 ]);
 
 /**

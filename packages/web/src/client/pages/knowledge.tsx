@@ -10,6 +10,7 @@ import { useEffect } from "hono/jsx/dom";
 import { seg } from "../api";
 import { count, when } from "../format";
 import { ErrorBox, StatusBadge, useApi, useLoad } from "../ui";
+import { UploadForm } from "../upload-form";
 
 /** How far a document's ingest is, in words. */
 export function progressText(doc: KnowledgeDocument): string {
@@ -34,45 +35,61 @@ function Documents(props: { kb: string }) {
     const timer = setTimeout(docs.reload, 1000);
     return () => clearTimeout(timer);
   }, [busy, docs.data]);
+  const upload = (
+    <UploadForm
+      path={`/v1/knowledge-bases/${seg(props.kb)}/documents`}
+      label="A document"
+      onUploaded={docs.reload}
+    />
+  );
   if (docs.error) return <ErrorBox error={docs.error} title="Could not load the documents" />;
   const list = docs.data?.documents ?? [];
-  if (docs.data && list.length === 0) return <p class="muted small">No documents yet.</p>;
+  if (docs.data && list.length === 0)
+    return (
+      <>
+        {upload}
+        <p class="muted small">No documents yet.</p>
+      </>
+    );
   return (
-    <table class="documents">
-      <thead>
-        <tr>
-          <th scope="col">Document</th>
-          <th scope="col">Status</th>
-          <th scope="col">Progress</th>
-          <th scope="col">Error</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
-      <tbody>
-        {list.map((doc) => (
-          <tr data-document={doc.document_id}>
-            <td>
-              <strong>{doc.filename}</strong>
-              <div class="muted small">
-                <code>{doc.document_id}</code> · {doc.content_type} · {count(doc.size)} bytes
-              </div>
-            </td>
-            <td>
-              <StatusBadge status={doc.status} />
-            </td>
-            <td class="small">{progressText(doc)}</td>
-            <td class="small">
-              {doc.error ? (
-                <span role="note">
-                  <code>{doc.error.code}</code>: {doc.error.message}
-                </span>
-              ) : null}
-            </td>
-            <td class="small">{when(doc.updated_at)}</td>
+    <>
+      {upload}
+      <table class="documents">
+        <thead>
+          <tr>
+            <th scope="col">Document</th>
+            <th scope="col">Status</th>
+            <th scope="col">Progress</th>
+            <th scope="col">Error</th>
+            <th scope="col">Updated</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {list.map((doc) => (
+            <tr data-document={doc.document_id}>
+              <td>
+                <strong>{doc.filename}</strong>
+                <div class="muted small">
+                  <code>{doc.document_id}</code> · {doc.content_type} · {count(doc.size)} bytes
+                </div>
+              </td>
+              <td>
+                <StatusBadge status={doc.status} />
+              </td>
+              <td class="small">{progressText(doc)}</td>
+              <td class="small">
+                {doc.error ? (
+                  <span role="note">
+                    <code>{doc.error.code}</code>: {doc.error.message}
+                  </span>
+                ) : null}
+              </td>
+              <td class="small">{when(doc.updated_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 
@@ -93,7 +110,7 @@ export function KnowledgePage() {
       </div>
       <p class="muted">
         Documents a plan can search with <code>vector_search</code> and{" "}
-        <code>retrieve_knowledge_graph</code>. Upload them over the API (docs/knowledge.md).
+        <code>retrieve_knowledge_graph</code>. Upload them here or over the API (docs/knowledge.md).
       </p>
       <ErrorBox error={list.error} title="Could not list the knowledge bases" />
       {list.data && bases.length === 0 ? <p class="card empty">No knowledge bases yet.</p> : null}

@@ -1,0 +1,208 @@
+/**
+ * `/v1/files`: a tenant's files, uploaded once (multipart, or a presigned PUT
+ * for a large one) and passed to tasks by reference, `{"$file": id}`, in a
+ * task's `inputs` or a `run_code`/`code_task` step's `files`. Listed, read
+ * (metadata and bytes) and deleted per tenant: another tenant's id is 404.
+ *
+ * The bytes are the tenant's, not ours: they are served as an attachment unless
+ * their type is one a browser only displays, with a sandboxing CSP and
+ * `nosniff`, as the blob route serves a step's files.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { MalformedError } from "@stackvm/core";
+import type { ApiApp } from "../env";
+import { bearer, commonErrors, conflictError, ErrorBody, invalidError, json } from "../schemas";
+
+const FileParam = z.object({
+  file_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "file_id", in: "path" }, example: "file_0123456789abcdefghij" }),
+});
+
+const FileInfo = z
+  .object({
+    file_id: z.string(),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number().int(),
+    sha256: z.string().nullable(),
+    status: z.enum(["pending", "ready", "failed"]),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    created_at: z.string(),
+  })
+  .openapi("File");
+
+/** Types shown inline; anything else (HTML, SVG, scripts) is sent as bytes to save. */
+const INLINE =
+  /^(image\/(png|jpeg|gif|webp|avif)|audio\/[a-z0-9.+-]+|text\/(plain|csv)|application\/(json|pdf))$/;
+
+export function registerFileRoutes(app: ApiApp): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/files",
+      summary: "Upload a file (multipart), or ask for a presigned upload URL (JSON)",
+      description:
+        "Send `multipart/form-data` with one `file` part, of any type (its content type, or else its " +
+        "extension, names it): the answer (201) is the file, `ready`, with its `file_id`. Pass it to a " +
+        'task as `{"$file": "file_…"}` in `inputs`, or in a `run_code`/`code_task` step\'s `files`. For a ' +
+        'large file send JSON `{"filename", "content_type"?}` instead: the answer (201) is the file, ' +
+        "`pending`, and an `upload_url` to PUT its bytes to (with that Content-Type) within `expires_in` " +
+        "seconds; the first read of the file after the PUT takes them in and makes it `ready`.",
+      security: bearer,
+      responses: {
+        201: json(
+          z.union([
+            FileInfo,
+            z.object({ file: FileInfo, upload_url: z.string(), expires_in: z.number().int() }),
+          ]),
+          "The file (multipart), or the file and its presigned upload URL (JSON)",
+        ),
+        413: json(ErrorBody, "The upload is over STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES (`too_large`)"),
+        ...commonErrors,
+        ...invalidError,
+      },
+    }),
+    async (c) => {
+      const files = c.get("deps").files;
+      const type = (c.req.header("content-type") ?? "").toLowerCase();
+      if (type.startsWith("application/json")) {
+        let body: unknown;
+        try {
+          body = await c.req.json();
+        } catch {
+          throw new MalformedError(
+            'the body is not JSON: send {"filename", "content_type"} for an upload URL',
+          );
+        }
+        return c.json(await files.presign(c.get("tenantId"), body), 201);
+      }
+      if (!type.startsWith("multipart/form-data")) {
+        throw new MalformedError(
+          `send the file as multipart/form-data with a 'file' part (curl -F file=@data.xlsx), or JSON {"filename", "content_type"} for a presigned upload URL; not ${type || "no content type"}`,
+        );
+      }
+      let form: Record<string, string | File | (string | File)[]>;
+      try {
+        form = await c.req.parseBody({ all: true });
+      } catch {
+        throw new MalformedError("the multipart body cannot be read: check its boundary and parts");
+      }
+      const file = form.file;
+      if (!(file instanceof File)) {
+        throw new MalformedError(
+          Array.isArray(file)
+            ? "send one 'file' part per upload"
+            : "the form has no 'file' part with a file: send it as -F file=@data.xlsx",
+        );
+      }
+      const info = await files.upload(c.get("tenantId"), {
+        filename: file.name,
+        contentType: file.type || undefined,
+        bytes: new Uint8Array(await file.arrayBuffer()),
+      });
+      return c.json(info, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/files",
+      summary: "List the tenant's files",
+      security: bearer,
+      request: {
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(100).default(100),
+          cursor: z.string().max(2000).optional(),
+        }),
+      },
+      responses: {
+        200: json(
+          z.object({ files: z.array(FileInfo), next_cursor: z.string().nullable() }),
+          "A page of files",
+        ),
+        ...commonErrors,
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      return c.json(
+        await c.get("deps").files.list(c.get("tenantId"), q.cursor ?? null, q.limit),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/files/{file_id}",
+      summary: "Read a file's metadata (a presigned upload is taken in here)",
+      security: bearer,
+      request: { params: FileParam },
+      responses: { 200: json(FileInfo, "The file"), ...commonErrors },
+    }),
+    async (c) =>
+      c.json(await c.get("deps").files.get(c.get("tenantId"), c.req.valid("param").file_id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/files/{file_id}/content",
+      summary: "Download a file's bytes",
+      description:
+        "Displayable types (images, plain text, CSV, JSON, PDF) are sent inline, anything else as an " +
+        "attachment (`application/octet-stream`). 409 `file_not_ready` while a presigned upload is pending.",
+      security: bearer,
+      request: { params: FileParam },
+      responses: {
+        200: {
+          description: "The bytes",
+          content: {
+            "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
+          },
+        },
+        ...commonErrors,
+        ...conflictError,
+      },
+    }),
+    async (c) => {
+      const { file, bytes } = await c
+        .get("deps")
+        .files.content(c.get("tenantId"), c.req.valid("param").file_id);
+      const inline = INLINE.test(file.content_type);
+      // The name as an RFC 5987 value: no quote or header break can come from it.
+      const name = encodeURIComponent(file.filename);
+      c.header("content-type", inline ? file.content_type : "application/octet-stream");
+      c.header(
+        "content-disposition",
+        `${inline ? "inline" : "attachment"}; filename*=UTF-8''${name}`,
+      );
+      c.header("content-security-policy", "default-src 'none'; sandbox");
+      c.header("x-content-type-options", "nosniff");
+      c.header("cache-control", "private, no-store");
+      return c.body(new Uint8Array(bytes).buffer as ArrayBuffer, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/files/{file_id}",
+      summary: "Delete a file and its bytes",
+      description:
+        "A task step that names the file afterwards fails with `file_not_found`; a new task naming it is refused (422).",
+      security: bearer,
+      request: { params: FileParam },
+      responses: { 204: { description: "Deleted" }, ...commonErrors },
+    }),
+    async (c) => {
+      await c.get("deps").files.delete(c.get("tenantId"), c.req.valid("param").file_id);
+      return c.body(null, 204);
+    },
+  );
+}
