@@ -124,10 +124,14 @@ def _collect_files(inputs_seen, max_files, max_bytes):
             # Regular files only: a link could name a file of the view, a FIFO would block.
             if not stat.S_ISREG(os.lstat(full).st_mode):
                 continue
+            given = inputs_seen.get(path)
+            # An input file left as it was is not an output, however large it is.
+            if given is not None and os.path.getsize(full) == len(given):
+                with open(full, "rb") as handle:
+                    if handle.read() == given:
+                        continue
             with open(full, "rb") as handle:
                 data = handle.read(max_bytes + 1)
-            if inputs_seen.get(path) == data:
-                continue
             count += 1
             total += len(data)
             if count > max_files or total > max_bytes:

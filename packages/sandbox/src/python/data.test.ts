@@ -131,6 +131,18 @@ describe("the data engine: results, files and errors", () => {
     expect(chart?.size).toBe(png.length);
   });
 
+  it("reads an input file larger than the files limit without taking it for an output", async () => {
+    // 1.2 MB of CSV against a 1 MiB files limit: a file given by reference and left as it was.
+    const rows = ["a,b", ...Array.from({ length: 300_000 }, (_, i) => `${"xyz"[i % 3]},${i % 7}`)];
+    const answer = await data("import pandas as pd\nlen(pd.read_csv('big.csv'))", {
+      files: [{ path: "big.csv", encoding: "utf8", content: rows.join("\n") }],
+      limits: { files_bytes: 1 << 20 },
+    });
+    expect(answer.error).toBeNull();
+    expect(answer.result).toBe(300_000);
+    expect(answer.files).toEqual([]);
+  });
+
   it("writes and reads an Excel workbook with openpyxl, and reads it with pandas", async () => {
     const answer = await data(
       [
