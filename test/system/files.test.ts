@@ -135,6 +135,39 @@ describe("a goal over an uploaded spreadsheet and CSV", () => {
   });
 });
 
+describe("an uploaded spreadsheet read with pandas", () => {
+  it("reaches the data engine by reference, and pandas with openpyxl reads it", async () => {
+    const xlsx = await uploadFile(t, {
+      name: "numbers.xlsx",
+      type: XLSX_TYPE,
+      bytes: await makeXlsx(["fruit", "count"], ROWS),
+    });
+    expect(xlsx.status, JSON.stringify(xlsx.body)).toBe(201);
+    t.llm.queue("plan", {
+      reasoning: "read the sheet with pandas",
+      plan: [
+        runCode(
+          0,
+          {
+            code: "import pandas as pd\ndf = pd.read_excel('numbers.xlsx')\nresult = df.iloc[:, 1].nlargest(3).tolist()",
+            files: ["${sheet}"],
+          },
+          "top",
+        ),
+        finish(1, "${top}"),
+      ],
+    });
+
+    const task = await start({
+      goal: "What are the three largest values in this spreadsheet's second column?",
+      inputs: { sheet: { $file: xlsx.body.file_id } },
+    });
+
+    expect(task.status, task.error).toBe("completed");
+    expect(task.final_answer).toEqual([99, 63, 40.5]);
+  });
+});
+
 describe("a large file", () => {
   it("passes 20 MiB of binary through a presigned upload to the sandbox, byte for byte", async () => {
     const bytes = randomBytes(20 * 1024 * 1024);
