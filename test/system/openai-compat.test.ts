@@ -160,7 +160,7 @@ describe("POST /v1/chat/completions with the openai client", () => {
       messages: [{ role: "user", content: "Compare Kyoto and Nara." }],
     });
     await expect(failed).rejects.toMatchObject({
-      status: 500,
+      status: 400,
       code: "task_failed",
       message: expect.stringMatching(/task \S+ .*failed/),
     });

@@ -114,6 +114,7 @@ export { StreamLeases } from "./service/stream-leases";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
 export { CreateTaskInput } from "./service/task-input";
+export type { StartedTask } from "./service/task-starter";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export { TaskService } from "./service/tasks";
 export { Template, TemplateService } from "./service/templates";

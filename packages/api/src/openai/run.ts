@@ -107,8 +107,15 @@ export async function* followRun(
   yield { kind: "end", task: final };
 }
 
-/** Why a run that ended without completing is an error, in OpenAI's words. */
-export function runError(task: Task): { status: 409 | 500; code: string; message: string } | null {
+/**
+ * Why a run that ended without completing is an error, in OpenAI's words. A
+ * failed or cancelled run is a 400: starting it again is a new run to pay for,
+ * and 400 is the one status none of the SDKs retries (`openai` retries 408,
+ * 409, 429 and 5xx unless `x-should-retry: false`; the AI SDK 408, 409, 429 and
+ * 5xx; LangChain all but 400-407, 409 and 413, 422 included). Retry the task
+ * itself (`POST /v1/tasks/{id}/retry`) or send the request again.
+ */
+export function runError(task: Task): { status: 400 | 409; code: string; message: string } | null {
   if (task.status === "completed") return null;
   const where = `task ${task.task_id} (GET /v1/tasks/${task.task_id})`;
   if (task.status === "waiting") {
@@ -119,8 +126,8 @@ export function runError(task: Task): { status: 409 | 500; code: string; message
     };
   }
   return {
-    status: 500,
+    status: 400,
     code: task.status === "cancelled" ? "task_cancelled" : "task_failed",
-    message: `${where} ${task.status}${task.error ? `: ${task.error}` : ""}; inspect, fork or retry it like any task`,
+    message: `${where} ${task.status}${task.error ? `: ${task.error}` : ""}; inspect, fork or retry it like any task (POST /v1/tasks/${task.task_id}/retry)`,
   };
 }

@@ -46,6 +46,17 @@ export const ChatCompletionRequest = z
   .openapi("ChatCompletionRequest");
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 
+/** The headers by which a request says it was sent before (see `once.ts`). */
+export const ChatRetryHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(255).optional().openapi({
+    description: "The same key and body within 24 hours answer the same run",
+  }),
+  "x-stainless-retry-count": z.string().max(20).optional().openapi({
+    description:
+      "The `openai` client's attempt number: above 0, the same body within 15 minutes answers the run the first attempt started",
+  }),
+});
+
 const ChatUsage = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
@@ -113,10 +124,12 @@ const openAiError = (description: string) => ({
 
 /** The error answers of the OpenAI-compatible routes, in OpenAI's shape. */
 export const openAiErrors = {
-  400: openAiError("Malformed request"),
+  400: openAiError(
+    "Malformed request, or the run failed or was cancelled (`task_failed`, `task_cancelled`: `x-should-retry: false`, the header names the task)",
+  ),
   401: openAiError("No or bad API key"),
   404: openAiError("No such model (namespace or template)"),
   422: openAiError("The goal cannot run (e.g. too long)"),
   429: openAiError("Rate limited or over quota; see Retry-After"),
-  500: openAiError("The run failed or was cancelled; `code` says which, the header names the task"),
+  500: openAiError("An error of the service (sent again, the request answers the same run)"),
 } as const;

@@ -12,13 +12,22 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ApiApp, ApiEnv } from "../env";
 import { openAiErrorBody } from "../openai/errors";
+import { startChatRun } from "../openai/once";
 import { answerText, followRun, runError, taskInput } from "../openai/run";
-import { ChatCompletion, ChatCompletionRequest, ModelList, openAiErrors } from "../openai/schemas";
+import {
+  ChatCompletion,
+  ChatCompletionRequest,
+  ChatRetryHeaders,
+  ModelList,
+  openAiErrors,
+} from "../openai/schemas";
 import { bearer } from "../schemas";
 import { streamBody, streamFailure } from "../sse-failure";
 
 /** The header that names the task a completion ran. */
 export const TASK_ID_HEADER = "x-stackvm-task-id";
+/** OpenAI's header that tells its clients whether to retry an error (`openai`, `@langchain/openai`'s client). */
+const SHOULD_RETRY_HEADER = "x-should-retry";
 /** A `model` that names a saved template: `template:{template_id}`. */
 const TEMPLATE_MODEL = /^template:(.+)$/;
 
@@ -37,9 +46,14 @@ export function registerOpenAiRoutes(app: ApiApp): void {
         "it is written, then `data: [DONE]` (with `stream_options.include_usage`, a last chunk carries the task's " +
         "usage). The task's id is in the `x-stackvm-task-id` header and in `metadata.task_id`: inspect, fork or retry " +
         "the run like any task. Errors answer in OpenAI's shape (`{error: {message, type, param, code}}`); a run " +
-        "that fails answers 500 with code `task_failed` (in a stream: a last event `{error}`).",
+        "that fails or is cancelled answers 400 with code `task_failed` or `task_cancelled` and `x-should-retry: false` " +
+        "(in a stream: a last event `{error}`), so that no SDK retries it. A request sent again answers the run it " +
+        "started: with the same `Idempotency-Key` and body within 24 hours; without one, the same body within 15 minutes " +
+        "while its run has not ended, or whatever its end when `x-stainless-retry-count` (the `openai` client's retry " +
+        "number) is above 0.",
       security: bearer,
       request: {
+        headers: ChatRetryHeaders,
         body: {
           required: true,
           content: { "application/json": { schema: ChatCompletionRequest } },
@@ -55,7 +69,8 @@ export function registerOpenAiRoutes(app: ApiApp): void {
           },
         },
         409: {
-          description: "The run waits for a person's answer (`task_waiting`)",
+          description:
+            "The run waits for a person's answer (`task_waiting`), or the Idempotency-Key was used with another body (`idempotency_key_reused`)",
           content: {
             "application/json": { schema: openAiErrors[400].content["application/json"].schema },
           },
@@ -73,7 +88,11 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       const lease = await deps.streams.open(tenant);
       let started: Awaited<ReturnType<typeof deps.tasks.start>>;
       try {
-        started = await deps.tasks.start(tenant, input, null);
+        const headers = c.req.valid("header");
+        started = await startChatRun(deps.tasks, tenant, request, input, {
+          idempotencyKey: headers["idempotency-key"],
+          retryCount: headers["x-stainless-retry-count"],
+        });
       } catch (error) {
         await lease.close();
         throw error;
@@ -98,8 +117,11 @@ export function registerOpenAiRoutes(app: ApiApp): void {
         }
         const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
         const failed = runError(final);
-        if (failed)
+        if (failed) {
+          // Sent again, the request would answer this same run: no SDK need retry it.
+          c.header(SHOULD_RETRY_HEADER, "false");
           return c.json(openAiErrorBody(failed.status, failed.code, failed.message), failed.status);
+        }
         return c.json(
           {
             id,
