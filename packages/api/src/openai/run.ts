@@ -8,6 +8,7 @@
  */
 import type { Task, TaskEvents, TaskService } from "@stackvm/core";
 import { CreateTaskInput, StackVMError } from "@stackvm/core";
+import { answerFormat } from "./fields";
 import type { ChatCompletionRequest, ChatMessage } from "./schemas";
 
 /** What a chat completion starts: the goal and its context. */
@@ -35,8 +36,10 @@ export function taskInput(
     .filter((_, i) => i !== last)
     .map((m) => ({ role: m.role, content: textOf(m) }));
   // Through the same schema as POST /v1/tasks: its limits and defaults hold here too.
+  const answer = answerFormat(request);
   return CreateTaskInput.parse({
     goal,
+    ...(answer ? { response_format: answer } : {}),
     ...(target.plan ? { plan: target.plan } : {}),
     namespace: target.namespace,
     inputs: conversation.length > 0 ? { conversation } : {},

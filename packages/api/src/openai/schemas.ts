@@ -1,8 +1,9 @@
 /**
  * The OpenAI-compatible face's wire shapes (`POST /v1/chat/completions`,
  * `GET /v1/models`), as OpenAI's API reference gives them, so that the clients
- * and SDKs integrators already hold can call a plan. Fields a run has no use for
- * (`temperature`, `tools`, ...) are accepted and ignored: the plan decides.
+ * and SDKs integrators already hold can call a plan. `response_format` shapes
+ * the final answer; fields a run cannot honour (`tools`, ...) are refused
+ * (fields.ts); the sampling fields (`temperature`, ...) are ignored: the plan decides.
  */
 import { z } from "@hono/zod-openapi";
 
@@ -21,6 +22,30 @@ export const ChatMessage = z
   .passthrough()
   .openapi("ChatMessage");
 export type ChatMessage = z.infer<typeof ChatMessage>;
+
+/** OpenAI's `response_format`: the final answer as text, a JSON object, or JSON of a schema. */
+export const ChatResponseFormat = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text") }),
+    z.object({ type: z.literal("json_object") }),
+    z.object({
+      type: z.literal("json_schema"),
+      json_schema: z
+        .object({
+          name: z.string().min(1).max(64),
+          description: z.string().max(10_000).optional(),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullable().optional(),
+        })
+        .passthrough(),
+    }),
+  ])
+  .openapi("ChatResponseFormat", {
+    description:
+      "`json_object`: the final answer is a JSON object; `json_schema`: JSON that validates against `json_schema.schema` " +
+      "(strict or not, the answer is checked). The plan is asked for such an answer, the step that sets `final_answer` " +
+      "checks it (a plan update repairs one that does not validate), and the message's content is that JSON",
+  });
 
 export const ChatCompletionRequest = z
   .object({
@@ -41,6 +66,7 @@ export const ChatCompletionRequest = z
     metadata: z.record(z.string(), z.string()).optional().openapi({
       description: "Kept in the task's metadata",
     }),
+    response_format: ChatResponseFormat.optional(),
   })
   .passthrough()
   .openapi("ChatCompletionRequest");

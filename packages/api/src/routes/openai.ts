@@ -12,6 +12,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ApiApp, ApiEnv } from "../env";
 import { openAiErrorBody } from "../openai/errors";
+import { refuseUnsupported } from "../openai/fields";
 import { startChatRun } from "../openai/once";
 import { answerText, followRun, runError, taskInput } from "../openai/run";
 import {
@@ -82,6 +83,7 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       const tenant = c.get("tenantId");
       const request = c.req.valid("json");
       const deps = c.get("deps");
+      refuseUnsupported(request);
       const input = taskInput(request, await target(c, tenant, request.model));
       // The run is followed to its end: a slot of the tenant's open streams, taken
       // before the task starts, so that a refusal (429) starts nothing.

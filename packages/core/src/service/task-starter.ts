@@ -16,6 +16,7 @@ import type { BranchConfig, BranchRecord, TaskRecord } from "../store/records";
 import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
+import { checkAnswerSchema } from "../vm/answer-schema";
 import { enqueueNext } from "../vm/enqueue";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { claimIdempotencyKey } from "./idempotency-keys";
@@ -134,6 +135,7 @@ export class TaskStarter {
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
+    await checkAnswerSchema(responseFormat);
     const checked =
       input.plan === undefined
         ? null
