@@ -189,7 +189,7 @@ describe("POST /v1/chat/completions with the openai client", () => {
       error: {
         message: expect.stringContaining("messages"),
         type: "invalid_request_error",
-        param: null,
+        param: "messages",
         code: expect.any(String),
       },
     });

@@ -100,11 +100,12 @@ describe("the answer schema", () => {
   });
 
   it("repairs a plan whose answer does not validate with a plan update", async () => {
-    t.llm.queue(
-      "plan",
-      { reasoning: "assigned", plan: [finish(0, "Kyoto, with some 1,600")] },
-      { reasoning: "the JSON", plan: [finish(0, { city: "Kyoto", temples: 1600 })] },
-    );
+    t.llm.on("plan", { reasoning: "assigned", plan: [finish(0, "Kyoto, with some 1,600")] });
+    t.llm.on("plan_update", {
+      reasoning: "the JSON",
+      resume_at: 0,
+      plan: [finish(0, { city: "Kyoto", temples: 1600 })],
+    });
     const goal = "Repair the answer, please.";
     const answered = await t.api("POST", "/v1/chat/completions", asked(goal));
     expect(answered.status).toBe(200);
@@ -115,7 +116,7 @@ describe("the answer schema", () => {
     expect(errors.map((c: { error: { code: string } }) => c.error.code)).toEqual([
       "final_answer_invalid",
     ]);
-    expect(t.llm.requests.filter((r) => r.schemaName === "plan").length).toBe(2);
+    expect(t.llm.requests.map((r) => r.schemaName)).toEqual(["plan", "plan_update"]);
   });
 
   it("parses a final answer held as JSON text, fenced or not", async () => {
@@ -132,6 +133,11 @@ describe("the answer schema", () => {
 
   it("answers an answer that never validates as a failed run in OpenAI's shape", async () => {
     t.llm.on("plan", { reasoning: "never", plan: [finish(0, { city: 7 })] });
+    t.llm.on("plan_update", {
+      reasoning: "still not",
+      resume_at: 0,
+      plan: [finish(0, { city: 8 })],
+    });
     const client = new OpenAI({ apiKey: t.apiKey, baseURL: `${t.url}/v1` });
     const goal = "Never validate.";
     await expect(
@@ -146,6 +152,7 @@ describe("the answer schema", () => {
 
   it("answers json_object with a JSON object, and refuses a final answer that is not one", async () => {
     t.llm.on("plan", { reasoning: "list", plan: [finish(0, [1, 2])] });
+    t.llm.on("plan_update", { reasoning: "a list", resume_at: 0, plan: [finish(0, [3])] });
     const body = {
       model: "default",
       messages: [{ role: "user", content: "A list is not an object." }],

@@ -7,7 +7,7 @@ import * as z from "zod";
 import { StepError } from "../errors";
 import type { ResponseFormat } from "../model";
 import type { LlmMessage } from "../ports/llm";
-import { ANSWER_SCHEMA_KEY } from "../vm/goal-text";
+import { ANSWER_SCHEMA_KEY } from "../record-fields";
 import type { LlmGenerateInput } from "./llm-generate-input";
 import type { ToolContext, ToolResult } from "./tool";
 

@@ -10,9 +10,7 @@
 import { StepError, ValidationError } from "../errors";
 import { compileJsonSchema, loadJsonSchemaCompiler } from "../json-schema/compile";
 import type { ResponseFormat } from "../model";
-import { ANSWER_SCHEMA_KEY } from "./goal-text";
-
-export { ANSWER_SCHEMA_KEY };
+import { ANSWER_SCHEMA_KEY } from "../record-fields";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);

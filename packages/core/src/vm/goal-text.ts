@@ -3,9 +3,7 @@
  * (`spec/plan-language.md`, "Response format and language").
  */
 import type { ResponseFormat } from "../model";
-
-/** The key of `response_format` that holds the final answer's JSON Schema (answer-schema.ts). */
-export const ANSWER_SCHEMA_KEY = "answer_schema";
+import { ANSWER_SCHEMA_KEY } from "../record-fields";
 
 /** Reads a trailing `(Lang: Japanese, Format: table)` of a goal as a response format. */
 export function parseTrailingFormat(goal: string): { goal: string; format: ResponseFormat } {
