@@ -33,6 +33,12 @@ export const CreateTaskInput = z
     budget: Budget.default({ max_steps: 200 }),
     webhook_url: z.string().url().max(2048).optional(),
     evaluate: z.boolean().default(false),
+    replan: z
+      .boolean()
+      .optional()
+      .describe(
+        "false: a step that fails ends the task with its own error, with no plan update (no LLM call); absent or true: the planner may repair it",
+      ),
     metadata: z.record(z.string(), z.unknown()).default({}),
   })
   .strict()

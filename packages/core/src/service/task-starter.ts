@@ -149,6 +149,7 @@ export class TaskStarter {
       const config: BranchConfig = {
         goal: parsed?.goal ?? input.goal ?? null,
         namespace: resolved.config,
+        ...(input.replan === false ? { replan: false } : {}),
         response_format: responseFormat,
         budget: { ...budget },
         inputs: input.inputs,

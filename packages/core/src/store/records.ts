@@ -67,6 +67,8 @@ export interface BranchConfig {
   evaluate: boolean;
   /** How many evaluation rounds led to this branch (0 for main). */
   evaluation_round: number;
+  /** False: a failed step is not repaired by a plan update (the task's `replan`); absent is true. */
+  replan?: boolean;
 }
 
 export interface BranchRecord {
