@@ -160,7 +160,7 @@ describe("POST /v1/chat/completions with the openai client", () => {
       messages: [{ role: "user", content: "Compare Kyoto and Nara." }],
     });
     await expect(failed).rejects.toMatchObject({
-      status: 500,
+      status: 400,
       code: "task_failed",
       message: expect.stringMatching(/task \S+ .*failed/),
     });
@@ -189,7 +189,7 @@ describe("POST /v1/chat/completions with the openai client", () => {
       error: {
         message: expect.stringContaining("messages"),
         type: "invalid_request_error",
-        param: null,
+        param: "messages",
         code: expect.any(String),
       },
     });

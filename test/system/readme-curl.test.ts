@@ -6,7 +6,7 @@
  * reaches its answer with the id the shell captured.
  */
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +65,8 @@ describe("the README's curl examples", () => {
     expect(commits).toHaveProperty("commits");
     const done = await t.waitForTask(created!.task_id as string);
     expect(done).toMatchObject({ status: "completed", final_answer: 42 });
+    // The quick start writes nothing into the folder it runs in (a checkout: biome ci would see it).
+    expect((await readdir(folder)).sort()).toEqual([".stackvm", "guide.pdf"]);
   });
 
   it("answers every other example without an error", async () => {

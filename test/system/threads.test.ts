@@ -218,6 +218,31 @@ describe("threads over the chat face", () => {
     ]);
   });
 
+  it("answers a threaded request sent again (an SDK's retry) with the turn it started, not a second turn", async () => {
+    const first = await start("Pick a city.");
+    const body = {
+      model: "default",
+      messages: [{ role: "user", content: "Name its famous temple." }],
+    };
+    const asked = async (headers: Record<string, string>) =>
+      client.chat.completions
+        .create(body as never, { headers: { "x-stackvm-thread": first.task_id, ...headers } })
+        .withResponse();
+    const once = await asked({ "x-stainless-retry-count": "0" });
+    const again = await asked({ "x-stainless-retry-count": "1" });
+    expect(again.response.headers.get("x-stackvm-task-id")).toBe(
+      once.response.headers.get("x-stackvm-task-id"),
+    );
+    const keyed = await asked({ "idempotency-key": "turn-3" });
+    const keyedAgain = await asked({ "idempotency-key": "turn-3" });
+    expect(keyedAgain.response.headers.get("x-stackvm-task-id")).toBe(
+      keyed.response.headers.get("x-stackvm-task-id"),
+    );
+    const thread = (await t.api("GET", `/v1/threads/${first.task_id}`)).body;
+    // The first turn, the request and its retry as one turn, the keyed request and its retry as one.
+    expect(thread.turns).toHaveLength(3);
+  });
+
   it("refuses another tenant's thread and a malformed thread id, starting nothing", async () => {
     const first = await start("Pick a city.");
     const before = (await t.api("GET", "/v1/tasks?limit=100", undefined, { key: other })).body.tasks

@@ -34,3 +34,5 @@ export type LlmPurpose = z.infer<typeof LlmPurpose>;
 
 export const ResponseFormat = z.record(z.string(), z.unknown());
 export type ResponseFormat = z.infer<typeof ResponseFormat>;
+/** The key of a response format that holds the final answer's JSON Schema (vm/answer-schema.ts). */
+export const ANSWER_SCHEMA_KEY = "answer_schema";

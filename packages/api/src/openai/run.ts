@@ -8,6 +8,7 @@
  */
 import type { Task, TaskEvents, TaskService } from "@stackvm/core";
 import { CreateTaskInput, StackVMError } from "@stackvm/core";
+import { answerFormat } from "./fields";
 import type { ChatCompletionRequest, ChatMessage } from "./schemas";
 
 /** What a chat completion starts: the goal and its context. */
@@ -35,8 +36,10 @@ export function taskInput(
     .filter((_, i) => i !== last)
     .map((m) => ({ role: m.role, content: textOf(m) }));
   // Through the same schema as POST /v1/tasks: its limits and defaults hold here too.
+  const answer = answerFormat(request);
   return CreateTaskInput.parse({
     goal,
+    ...(answer ? { response_format: answer } : {}),
     ...(target.plan ? { plan: target.plan } : {}),
     namespace: target.namespace,
     inputs: conversation.length > 0 ? { conversation } : {},
@@ -107,8 +110,15 @@ export async function* followRun(
   yield { kind: "end", task: final };
 }
 
-/** Why a run that ended without completing is an error, in OpenAI's words. */
-export function runError(task: Task): { status: 409 | 500; code: string; message: string } | null {
+/**
+ * Why a run that ended without completing is an error, in OpenAI's words. A
+ * failed or cancelled run is a 400: starting it again is a new run to pay for,
+ * and 400 is the one status none of the SDKs retries (`openai` retries 408,
+ * 409, 429 and 5xx unless `x-should-retry: false`; the AI SDK 408, 409, 429 and
+ * 5xx; LangChain all but 400-407, 409 and 413, 422 included). Retry the task
+ * itself (`POST /v1/tasks/{id}/retry`) or send the request again.
+ */
+export function runError(task: Task): { status: 400 | 409; code: string; message: string } | null {
   if (task.status === "completed") return null;
   const where = `task ${task.task_id} (GET /v1/tasks/${task.task_id})`;
   if (task.status === "waiting") {
@@ -119,8 +129,8 @@ export function runError(task: Task): { status: 409 | 500; code: string; message
     };
   }
   return {
-    status: 500,
+    status: 400,
     code: task.status === "cancelled" ? "task_cancelled" : "task_failed",
-    message: `${where} ${task.status}${task.error ? `: ${task.error}` : ""}; inspect, fork or retry it like any task`,
+    message: `${where} ${task.status}${task.error ? `: ${task.error}` : ""}; inspect, fork or retry it like any task (POST /v1/tasks/${task.task_id}/retry)`,
   };
 }

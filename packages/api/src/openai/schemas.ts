@@ -1,8 +1,9 @@
 /**
  * The OpenAI-compatible face's wire shapes (`POST /v1/chat/completions`,
  * `GET /v1/models`), as OpenAI's API reference gives them, so that the clients
- * and SDKs integrators already hold can call a plan. Fields a run has no use for
- * (`temperature`, `tools`, ...) are accepted and ignored: the plan decides.
+ * and SDKs integrators already hold can call a plan. `response_format` shapes
+ * the final answer; fields a run cannot honour (`tools`, ...) are refused
+ * (fields.ts); the sampling fields (`temperature`, ...) are ignored: the plan decides.
  */
 import { z } from "@hono/zod-openapi";
 
@@ -21,6 +22,30 @@ export const ChatMessage = z
   .passthrough()
   .openapi("ChatMessage");
 export type ChatMessage = z.infer<typeof ChatMessage>;
+
+/** OpenAI's `response_format`: the final answer as text, a JSON object, or JSON of a schema. */
+export const ChatResponseFormat = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text") }),
+    z.object({ type: z.literal("json_object") }),
+    z.object({
+      type: z.literal("json_schema"),
+      json_schema: z
+        .object({
+          name: z.string().min(1).max(64),
+          description: z.string().max(10_000).optional(),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullable().optional(),
+        })
+        .passthrough(),
+    }),
+  ])
+  .openapi("ChatResponseFormat", {
+    description:
+      "`json_object`: the final answer is a JSON object; `json_schema`: JSON that validates against `json_schema.schema` " +
+      "(strict or not, the answer is checked). The plan is asked for such an answer, the step that sets `final_answer` " +
+      "checks it (a plan update repairs one that does not validate), and the message's content is that JSON",
+  });
 
 export const ChatCompletionRequest = z
   .object({
@@ -41,10 +66,22 @@ export const ChatCompletionRequest = z
     metadata: z.record(z.string(), z.string()).optional().openapi({
       description: "Kept in the task's metadata",
     }),
+    response_format: ChatResponseFormat.optional(),
   })
   .passthrough()
   .openapi("ChatCompletionRequest");
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
+
+/** The headers by which a request says it was sent before (see `once.ts`). */
+export const ChatRetryHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(255).optional().openapi({
+    description: "The same key and body within 24 hours answer the same run",
+  }),
+  "x-stainless-retry-count": z.string().max(20).optional().openapi({
+    description:
+      "The `openai` client's attempt number: above 0, the same body within 15 minutes answers the run the first attempt started",
+  }),
+});
 
 const ChatUsage = z.object({
   prompt_tokens: z.number().int(),
@@ -113,10 +150,12 @@ const openAiError = (description: string) => ({
 
 /** The error answers of the OpenAI-compatible routes, in OpenAI's shape. */
 export const openAiErrors = {
-  400: openAiError("Malformed request"),
+  400: openAiError(
+    "Malformed request, or the run failed or was cancelled (`task_failed`, `task_cancelled`: `x-should-retry: false`, the header names the task)",
+  ),
   401: openAiError("No or bad API key"),
   404: openAiError("No such model (namespace or template)"),
   422: openAiError("The goal cannot run (e.g. too long)"),
   429: openAiError("Rate limited or over quota; see Retry-After"),
-  500: openAiError("The run failed or was cancelled; `code` says which, the header names the task"),
+  500: openAiError("An error of the service (sent again, the request answers the same run)"),
 } as const;

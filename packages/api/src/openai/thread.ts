@@ -9,6 +9,7 @@
 import type { CreateTaskInput, StartedTask } from "@stackvm/core";
 import { ContinueTaskInput, StackVMError } from "@stackvm/core";
 import type { ApiDeps } from "../deps";
+import { answersAgain, CHAT_REQUEST_FIELD, type ChatRequestKey } from "./once";
 import type { ChatCompletionRequest } from "./schemas";
 
 /** The header that names the thread a completion continues, and that the answer names it in. */
@@ -33,17 +34,33 @@ export function requestedThread(
 
 /** Starts the next turn of `thread` from its latest turn, with the request's goal and metadata. */
 export async function continueThread(
-  deps: Pick<ApiDeps, "threads">,
+  deps: Pick<ApiDeps, "threads" | "tasks">,
   tenant: string,
   thread: string,
   input: CreateTaskInput,
+  request: ChatRequestKey,
 ): Promise<StartedTask & { thread_id: string }> {
   const latest = await deps.threads.latest(tenant, thread);
+  // The same request sent again (an SDK's retry) answers the turn it started, which
+  // is the thread's latest turn by now, instead of a second turn or a 409 on it.
+  const last = await deps.tasks.record(tenant, latest);
+  if (
+    last.metadata[CHAT_REQUEST_FIELD] === request.key &&
+    answersAgain(last.status, request.retried)
+  ) {
+    return {
+      task: last,
+      replayed: true,
+      warnings: [],
+      thread_id: last.thread?.thread_id ?? thread,
+    };
+  }
   const { conversation: _, ...inputs } = input.inputs;
   const next = ContinueTaskInput.parse({
     goal: input.goal,
     inputs,
-    metadata: input.metadata,
+    metadata: { ...input.metadata, [CHAT_REQUEST_FIELD]: request.key },
   });
-  return deps.threads.continue(tenant, latest, next, null);
+  // Two copies of the request side by side continue the same turn under one key: one turn.
+  return deps.threads.continue(tenant, latest, next, request.key);
 }

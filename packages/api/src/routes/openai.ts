@@ -13,14 +13,24 @@ import { streamSSE } from "hono/streaming";
 import type { ApiDeps } from "../deps";
 import type { ApiApp, ApiEnv } from "../env";
 import { openAiErrorBody } from "../openai/errors";
+import { refuseUnsupported } from "../openai/fields";
+import { chatRequestKey, type RetrySignals, startChatRun } from "../openai/once";
 import { answerText, followRun, runError, taskInput } from "../openai/run";
-import { ChatCompletion, ChatCompletionRequest, ModelList, openAiErrors } from "../openai/schemas";
+import {
+  ChatCompletion,
+  ChatCompletionRequest,
+  ChatRetryHeaders,
+  ModelList,
+  openAiErrors,
+} from "../openai/schemas";
 import { continueThread, requestedThread, THREAD_HEADER } from "../openai/thread";
 import { bearer } from "../schemas";
 import { streamBody, streamFailure } from "../sse-failure";
 
 /** The header that names the task a completion ran. */
 export const TASK_ID_HEADER = "x-stackvm-task-id";
+/** OpenAI's header that tells its clients whether to retry an error (`openai`, `@langchain/openai`'s client). */
+const SHOULD_RETRY_HEADER = "x-should-retry";
 /** A `model` that names a saved template: `template:{template_id}`. */
 const TEMPLATE_MODEL = /^template:(.+)$/;
 
@@ -40,9 +50,14 @@ export function registerOpenAiRoutes(app: ApiApp): void {
         "it is written, then `data: [DONE]` (with `stream_options.include_usage`, a last chunk carries the task's " +
         "usage). The task's id is in the `x-stackvm-task-id` header and in `metadata.task_id`: inspect, fork or retry " +
         "the run like any task. Errors answer in OpenAI's shape (`{error: {message, type, param, code}}`); a run " +
-        "that fails answers 500 with code `task_failed` (in a stream: a last event `{error}`).",
+        "that fails or is cancelled answers 400 with code `task_failed` or `task_cancelled` and `x-should-retry: false` " +
+        "(in a stream: a last event `{error}`), so that no SDK retries it. A request sent again answers the run it " +
+        "started: with the same `Idempotency-Key` and body within 24 hours; without one, the same body within 15 minutes " +
+        "while its run has not ended, or whatever its end when `x-stainless-retry-count` (the `openai` client's retry " +
+        "number) is above 0.",
       security: bearer,
       request: {
+        headers: ChatRetryHeaders,
         body: {
           required: true,
           content: { "application/json": { schema: ChatCompletionRequest } },
@@ -58,7 +73,8 @@ export function registerOpenAiRoutes(app: ApiApp): void {
           },
         },
         409: {
-          description: "The run waits for a person's answer (`task_waiting`)",
+          description:
+            "The run waits for a person's answer (`task_waiting`), or the Idempotency-Key was used with another body (`idempotency_key_reused`)",
           content: {
             "application/json": { schema: openAiErrors[400].content["application/json"].schema },
           },
@@ -70,13 +86,18 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       const tenant = c.get("tenantId");
       const request = c.req.valid("json");
       const deps = c.get("deps");
+      refuseUnsupported(request);
       const input = taskInput(request, await target(c, tenant, request.model));
       // The run is followed to its end: a slot of the tenant's open streams, taken
       // before the task starts, so that a refusal (429) starts nothing.
       const lease = await deps.streams.open(tenant);
       let started: Awaited<ReturnType<typeof deps.tasks.start>>;
       try {
-        started = await startOrContinue(deps, tenant, c.req.header(THREAD_HEADER), request, input);
+        const headers = c.req.valid("header");
+        started = await startOrContinue(deps, tenant, c.req.header(THREAD_HEADER), request, input, {
+          idempotencyKey: headers["idempotency-key"],
+          retryCount: headers["x-stainless-retry-count"],
+        });
       } catch (error) {
         await lease.close();
         throw error;
@@ -102,8 +123,11 @@ export function registerOpenAiRoutes(app: ApiApp): void {
         }
         const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
         const failed = runError(final);
-        if (failed)
+        if (failed) {
+          // Sent again, the request would answer this same run: no SDK need retry it.
+          c.header(SHOULD_RETRY_HEADER, "false");
           return c.json(openAiErrorBody(failed.status, failed.code, failed.message), failed.status);
+        }
         return c.json(
           {
             id,
@@ -257,8 +281,9 @@ async function startOrContinue(
   header: string | undefined,
   request: ChatCompletionRequest,
   input: Parameters<typeof continueThread>[3],
+  signals: RetrySignals,
 ) {
   const thread = requestedThread(header, request);
-  if (thread === null) return deps.tasks.start(tenant, input, null);
-  return continueThread(deps, tenant, thread, input);
+  if (thread === null) return startChatRun(deps.tasks, tenant, request, input, signals);
+  return continueThread(deps, tenant, thread, input, chatRequestKey(thread, request, signals));
 }

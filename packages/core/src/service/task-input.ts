@@ -40,6 +40,12 @@ export const CreateTaskInput = z
       .describe(
         "true: the task is never deleted by retention (PUT/DELETE /v1/tasks/{id}/keep changes it)",
       ),
+    replan: z
+      .boolean()
+      .optional()
+      .describe(
+        "false: a step that fails ends the task with its own error, with no plan update (no LLM call); absent or true: the planner may repair it",
+      ),
     metadata: z.record(z.string(), z.unknown()).default({}),
   })
   .strict()

@@ -7,12 +7,13 @@
 import { ConflictError, isErrorKind, NotFoundError } from "../errors";
 import { isFileReference, resolveInputFiles } from "../files/file-refs";
 import type { FileRecord } from "../files/records";
-import { newTaskId } from "../ids";
+import { digest, newTaskId } from "../ids";
 import { TERMINAL_STATUSES } from "../model-values";
 import type { PlanProblem } from "../plan/problems";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
+import { idempotencyKey } from "../store/keys";
 import type {
   BranchConfig,
   BranchRecord,
@@ -23,12 +24,14 @@ import type {
 import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
+import { checkAnswerSchema } from "../vm/answer-schema";
 import { enqueueNext } from "../vm/enqueue";
 import { normalizeFormat, parseTrailingFormat } from "../vm/goal-text";
 import { claimIdempotencyKey } from "./idempotency-keys";
 import type { NamespaceService, ResolvedNamespace } from "./namespaces";
 import type { PlanChecks } from "./plan-checks";
 import type { RunAdmission } from "./run-admission";
+import { stableJson } from "./stable-json";
 import type { CreateTaskInput } from "./task-input";
 import { markRunning, newBranch, newTask } from "./task-records";
 import { checkRecordFits, checkTaskFields } from "./task-sizes";
@@ -72,6 +75,49 @@ export class TaskStarter {
   }
 
   /**
+   * Starts a task once per `key` within `seconds` (the chat face's retried
+   * request): while a claim holds the key, a start answers the claim's task
+   * when `reuse` says so (`replayed`), and otherwise takes the key over and
+   * starts a new task. A start that is refused lets the key go, so that a
+   * refusal leaves nothing behind.
+   */
+  async startOnce(
+    tenant: string,
+    input: CreateTaskInput,
+    key: string,
+    options: { seconds: number; reuse: (task: TaskRecord) => boolean },
+  ): Promise<StartedTask> {
+    const { store, clock } = this.deps;
+    const itemKey = idempotencyKey(tenant, key);
+    const taskId = newTaskId();
+    const fields = { task_id: taskId, body_hash: digest(stableJson(input)) };
+    const now = Math.floor(clock.now() / 1000);
+    let claimed = false;
+    // Another round when the claim went, or another request took it over, between the write and the read.
+    for (let round = 0; round < 3 && !claimed; round++) {
+      const claim = await store.idempotency.claim(itemKey, fields, now, options.seconds);
+      if (claim.claimed) {
+        claimed = true;
+        break;
+      }
+      if (!claim.held) continue;
+      const heldId = String(claim.held.task_id);
+      const held = await store.getTask(tenant, heldId);
+      if (held && claim.held.body_hash === fields.body_hash && options.reuse(held)) {
+        return { task: held, replayed: true, warnings: [] };
+      }
+      claimed = await store.idempotency.takeOver(itemKey, heldId, fields, now, options.seconds);
+    }
+    if (!claimed) throw new ConflictError(`the same request is being started by another request`);
+    try {
+      return await this.create(tenant, input, taskId);
+    } catch (error) {
+      await store.idempotency.release(itemKey, taskId);
+      throw error;
+    }
+  }
+
+  /**
    * Starts a task: writes it and its `main` branch, enqueues the first step (or,
    * past the tenant's running tasks, lists it as waiting). All or nothing: sizes
    * are checked before the first write, and a failure after it undoes what was
@@ -111,6 +157,7 @@ export class TaskStarter {
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
     const responseFormat = normalizeFormat(input.response_format ?? parsed?.format ?? {});
+    await checkAnswerSchema(responseFormat);
     const checked =
       input.plan === undefined
         ? null
@@ -125,6 +172,7 @@ export class TaskStarter {
       const config: BranchConfig = {
         goal: parsed?.goal ?? input.goal ?? null,
         namespace: resolved.config,
+        ...(input.replan === false ? { replan: false } : {}),
         response_format: responseFormat,
         budget: { ...budget },
         inputs: input.inputs,

@@ -98,6 +98,16 @@ export class TaskService {
     return this.starter.start(tenant, input, idempotencyKey, taskId);
   }
 
+  /** {@link TaskStarter.startOnce}: the chat face's start, once per request within a window. */
+  startOnce(
+    tenant: string,
+    input: CreateTaskInput,
+    key: string,
+    options: { seconds: number; reuse: (task: TaskRecord) => boolean },
+  ): Promise<StartedTask> {
+    return this.starter.startOnce(tenant, input, key, options);
+  }
+
   /** {@link TaskStarter.create}: starts a task, or finishes the same start made again. */
   create(
     tenant: string,

@@ -26,4 +26,33 @@ describe("IdempotencyStore", () => {
     await store.release(key);
     expect(await store.claim(key, { task_id: "third" }, later)).toEqual({ claimed: true });
   });
+
+  it("holds a key for the seconds asked, then lets it be claimed afresh", async () => {
+    const store = new IdempotencyStore(new MemoryItemStore());
+    expect(await store.claim(key, { task_id: "a" }, 1_000, 60)).toEqual({ claimed: true });
+    expect((await store.claim(key, { task_id: "b" }, 1_059, 60)).claimed).toBe(false);
+    expect(await store.claim(key, { task_id: "c" }, 1_061, 60)).toEqual({ claimed: true });
+  });
+
+  it("lets one of many takeovers of the same claim win", async () => {
+    const store = new IdempotencyStore(new MemoryItemStore());
+    await store.claim(key, { task_id: "held" }, 1_000, 60);
+    const won = await Promise.all(
+      Array.from({ length: 8 }, (_, n) =>
+        store.takeOver(key, "held", { task_id: `t${n}` }, 1_000, 60),
+      ),
+    );
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await store.takeOver(key, "held", { task_id: "late" }, 1_000, 60)).toBe(false);
+  });
+
+  it("releases a key only while the claim named holds it", async () => {
+    const store = new IdempotencyStore(new MemoryItemStore());
+    await store.claim(key, { task_id: "first" }, 1_000, 60);
+    await store.takeOver(key, "first", { task_id: "second" }, 1_000, 60);
+    await store.release(key, "first");
+    expect((await store.get(key))?.task_id).toBe("second");
+    await store.release(key, "second");
+    expect(await store.get(key)).toBeNull();
+  });
 });

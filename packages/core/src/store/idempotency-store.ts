@@ -19,11 +19,19 @@ export type Claim = { claimed: true } | { claimed: false; held: Item | null; con
 export class IdempotencyStore {
   constructor(private readonly items: ItemStore) {}
 
-  /** Holds `key` with `fields` until a day after `nowSeconds`, unless an unexpired claim holds it. */
-  async claim(key: ItemKey, fields: Record<string, unknown>, nowSeconds: number): Promise<Claim> {
+  /**
+   * Holds `key` with `fields` until `seconds` (a day by default) after
+   * `nowSeconds`, unless an unexpired claim holds it.
+   */
+  async claim(
+    key: ItemKey,
+    fields: Record<string, unknown>,
+    nowSeconds: number,
+    seconds = IDEMPOTENCY_SECONDS,
+  ): Promise<Claim> {
     try {
       await this.items.put(
-        { ...key, ...fields, ttl: nowSeconds + IDEMPOTENCY_SECONDS },
+        { ...key, ...fields, ttl: nowSeconds + seconds },
         { exists: false, orExpiredBefore: nowSeconds },
       );
       return { claimed: true };
@@ -33,13 +41,43 @@ export class IdempotencyStore {
     }
   }
 
+  /**
+   * Takes the key over from the claim that holds `heldTaskId` (one conditional
+   * write: of two requests taking it over at once, one wins); false when
+   * another claim holds it now.
+   */
+  async takeOver(
+    key: ItemKey,
+    heldTaskId: string,
+    fields: Record<string, unknown>,
+    nowSeconds: number,
+    seconds: number,
+  ): Promise<boolean> {
+    try {
+      await this.items.put(
+        { ...key, ...fields, ttl: nowSeconds + seconds },
+        { equals: { task_id: heldTaskId } },
+      );
+      return true;
+    } catch (error) {
+      if (!isErrorKind(error, "conflict")) throw error;
+      return false;
+    }
+  }
+
   /** The claim that holds `key`, expired or not (the table's TTL removes it later). */
   get(key: ItemKey): Promise<Item | null> {
     return this.items.get(key);
   }
 
-  /** Lets the key go (a claim whose work made nothing). */
-  async release(key: ItemKey): Promise<void> {
-    await this.items.delete(key);
+  /**
+   * Lets the key go (a claim whose work made nothing); with `heldTaskId`, only
+   * while that claim holds it.
+   */
+  async release(key: ItemKey, heldTaskId?: string): Promise<void> {
+    if (heldTaskId === undefined) return this.items.delete(key);
+    await this.items.delete(key, { equals: { task_id: heldTaskId } }).catch((error: unknown) => {
+      if (!isErrorKind(error, "conflict")) throw error;
+    });
   }
 }

@@ -88,6 +88,8 @@ export interface BranchConfig {
   evaluation_round: number;
   /** A turn of a thread: the turns before it, which its planner is shown. */
   thread?: ThreadHistory;
+  /** False: a failed step is not repaired by a plan update (the task's `replan`); absent is true. */
+  replan?: boolean;
 }
 
 export interface BranchRecord {

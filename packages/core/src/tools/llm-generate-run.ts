@@ -7,6 +7,7 @@ import * as z from "zod";
 import { StepError } from "../errors";
 import type { ResponseFormat } from "../model";
 import type { LlmMessage } from "../ports/llm";
+import { ANSWER_SCHEMA_KEY } from "../record-fields";
 import type { LlmGenerateInput } from "./llm-generate-input";
 import type { ToolContext, ToolResult } from "./tool";
 
@@ -16,13 +17,14 @@ export async function runLlmGenerate(
   context: ToolContext,
 ): Promise<ToolResult> {
   if (context.outputVars && context.outputVars.length > 1) return runForKeys(input, context);
-  const json = asksForJson(input.response_format);
+  const answerSchema = finalAnswerSchema(input, context);
+  const json = answerSchema !== undefined || asksForJson(input.response_format);
   const user = userPrompt(input);
   const messages: LlmMessage[] = [
     { role: "system", content: systemPrompt(context.goal, context.responseFormat, json, user) },
     { role: "user", content: user },
   ];
-  const schema = json ? userJsonSchema(input.response_format) : undefined;
+  const schema = answerSchema ?? (json ? userJsonSchema(input.response_format) : undefined);
   const answer = await context.llm
     .generate({
       purpose: "llm_generate",
@@ -75,6 +77,23 @@ async function runForKeys(input: LlmGenerateInput, context: ToolContext): Promis
     stream: true,
   });
   return { value };
+}
+
+/**
+ * The task's answer schema (`response_format.answer_schema`), when this step
+ * writes `final_answer` alone and asks for no format of its own: the model is
+ * asked for JSON of that schema, which the end of the step checks.
+ */
+function finalAnswerSchema(
+  input: LlmGenerateInput,
+  context: ToolContext,
+): { name: string; schema: Record<string, unknown> } | undefined {
+  if (input.response_format !== undefined) return undefined;
+  if (context.outputVars?.length !== 1 || context.outputVars[0] !== "final_answer")
+    return undefined;
+  const schema = context.responseFormat[ANSWER_SCHEMA_KEY];
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return undefined;
+  return { name: "final_answer", schema: schema as Record<string, unknown> };
 }
 
 /** A JSON answer that never parsed is `llm_invalid_json`, the code the docs name for it. */

@@ -7,6 +7,7 @@
 import { classifyFailure, StackVMError } from "../errors";
 import type { LlmSession } from "../llm/types";
 import type { BranchRecord } from "../store/records";
+import { answerSchemaOf, checkFinalAnswer } from "./answer-schema";
 import { executeInstruction, findInstruction } from "./execute";
 import { firstCause, whyNotRepaired } from "./first-cause";
 import type { MemberRunner } from "./group-held";
@@ -110,6 +111,14 @@ export async function decide(
   });
   checkOutputs(execution.outputs);
   const completed = execution.completed;
+  // A task with an answer schema ends only with an answer that validates (answer-schema.ts).
+  const answerSchema = completed ? answerSchemaOf(branch.config.response_format) : undefined;
+  if (answerSchema) {
+    execution.outputs.final_answer = await checkFinalAnswer(
+      execution.outputs.final_answer,
+      answerSchema,
+    );
+  }
   const ranPastEnd = !completed && execution.pcAfter === null;
   // With `evaluate`, the answer is judged before the branch ends: one more step.
   const judging = completed && branch.config.evaluate && deps.evaluator !== undefined;

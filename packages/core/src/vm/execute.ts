@@ -162,10 +162,11 @@ export async function executeInstruction(input: ExecuteInput): Promise<Execution
           parsed.error.issues,
         );
       }
-      // Several output vars: the call is told their names (llm_generate answers exactly those keys).
+      // The call is told its output vars' names: with several, llm_generate answers exactly
+      // those keys; writing final_answer alone, it asks for the task's answer schema.
       const names = outputNames(output_vars);
       const context =
-        names.length > 1 ? { ...input.toolContext, outputVars: names } : input.toolContext;
+        names.length > 0 ? { ...input.toolContext, outputVars: names } : input.toolContext;
       const run = () => tool.run(parsed.data, context);
       const result = context.tracer
         ? await context.tracer.span(`execute_tool ${toolName}`, toolSpan(toolName, context), run)

@@ -24,9 +24,12 @@ const NOT_REPAIRABLE = new Set(["budget_exceeded", "llm_unreachable", "llm_not_c
 /** Why a failed step is not followed by a plan update; null when one should run. */
 export function whyNotRepaired(
   code: string,
-  branch: Pick<BranchRecord, "updates">,
+  branch: Pick<BranchRecord, "updates"> & { config?: Pick<BranchRecord["config"], "replan"> },
   limits: { maxPlanUpdates: number; llmConfigured?: boolean },
 ): string | null {
+  if (branch.config?.replan === false) {
+    return "no plan update was tried: plan repair is off for this task (replan: false)";
+  }
   if (code === "llm_not_configured" || limits.llmConfigured === false) {
     return "no plan update was tried: no LLM is configured to rewrite the plan";
   }

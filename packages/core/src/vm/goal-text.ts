@@ -3,6 +3,7 @@
  * (`spec/plan-language.md`, "Response format and language").
  */
 import type { ResponseFormat } from "../model";
+import { ANSWER_SCHEMA_KEY } from "../record-fields";
 
 /** Reads a trailing `(Lang: Japanese, Format: table)` of a goal as a response format. */
 export function parseTrailingFormat(goal: string): { goal: string; format: ResponseFormat } {
@@ -34,5 +35,11 @@ export function goalText(goal: string | null, format: ResponseFormat): string {
   if (f.format) lines.push(`Format of the final answer: ${String(f.format)}.`);
   if (f.background) lines.push(`Background: ${String(f.background)}`);
   if (f.annotations) lines.push(`Annotations: ${String(f.annotations)}`);
+  const schema = f[ANSWER_SCHEMA_KEY];
+  if (schema !== null && typeof schema === "object") {
+    lines.push(
+      `The final answer must be a JSON value that validates against this JSON Schema: ${JSON.stringify(schema)}. Set final_answer to that value (an llm_generate step that writes final_answer is asked for JSON of this schema); an answer that does not validate fails the task's last step.`,
+    );
+  }
   return lines.join("\n");
 }

@@ -1,0 +1,92 @@
+/**
+ * One run per chat completion request, however often a client sends it. The
+ * SDKs integrators bring retry on their own (a timeout, a dropped connection, a
+ * 5xx): `openai` up to 2 times, the AI SDK 2, LangChain 6, each retry a new
+ * request. A retry answers the run the first request started:
+ *
+ * - with an `Idempotency-Key`, the same key and body within 24 hours answer the
+ *   same run, as for `POST /v1/tasks`;
+ * - without one, the same body from the same tenant within
+ *   {@link CHAT_RETRY_SECONDS} answers the same run while it has not ended,
+ *   and whatever its end when the request says it is a retry (`openai`'s
+ *   `x-stainless-retry-count` above 0); a request sent again after its run
+ *   ended, with no such header, is a new question and starts a new run.
+ *
+ * A run that ended without an answer is answered so that the SDKs do not retry
+ * it at all (`x-should-retry: false`, and a 4xx status none of them retries:
+ * see `runError`).
+ */
+import type { CreateTaskInput, StartedTask, TaskService } from "@stackvm/core";
+import { sha256Hex } from "@stackvm/core";
+import type { ChatCompletionRequest } from "./schemas";
+
+/** How long the same request without an `Idempotency-Key` answers the same run. */
+export const CHAT_RETRY_SECONDS = 900;
+
+/** What the request's headers say about itself. */
+export interface RetrySignals {
+  /** `Idempotency-Key`. */
+  idempotencyKey?: string | undefined;
+  /** `x-stainless-retry-count`: the `openai` client's attempt number (0 the first). */
+  retryCount?: string | undefined;
+}
+
+const ENDED = new Set(["completed", "failed", "cancelled"]);
+
+/** Starts the request's run, or answers the run the same request started before. */
+export function startChatRun(
+  tasks: TaskService,
+  tenant: string,
+  request: ChatCompletionRequest,
+  input: CreateTaskInput,
+  signals: RetrySignals,
+): Promise<StartedTask> {
+  if (signals.idempotencyKey !== undefined) {
+    return tasks.start(tenant, input, `chat~${signals.idempotencyKey}`);
+  }
+  const retried = Number.parseInt(signals.retryCount ?? "0", 10) > 0;
+  const fingerprint = sha256Hex(new TextEncoder().encode(JSON.stringify(request)));
+  return tasks.startOnce(tenant, input, `chatreq~${fingerprint}`, {
+    seconds: CHAT_RETRY_SECONDS,
+    reuse: (task) => retried || !ENDED.has(task.status),
+  });
+}
+
+/** The metadata field a thread's turn started by a chat request keeps that request's key in. */
+export const CHAT_REQUEST_FIELD = "chat_request";
+
+/** What a chat request that continues a thread is known by, when it is sent again. */
+export interface ChatRequestKey {
+  /** The `Idempotency-Key`, else a fingerprint of the thread and the request's body. */
+  key: string;
+  /** The request says it is a retry (`x-stainless-retry-count` above 0), or carries a key. */
+  retried: boolean;
+}
+
+/**
+ * The key of a request that continues `thread`: a retry of it answers the turn it
+ * started, as {@link startChatRun} does for a cold start. The turn keeps the key in
+ * its metadata (`chat_request`), since the thread's latest turn is then that turn.
+ */
+export function chatRequestKey(
+  thread: string,
+  request: ChatCompletionRequest,
+  signals: RetrySignals,
+): ChatRequestKey {
+  if (signals.idempotencyKey !== undefined) {
+    return {
+      key: `key~${sha256Hex(new TextEncoder().encode(signals.idempotencyKey))}`,
+      retried: true,
+    };
+  }
+  const fingerprint = sha256Hex(new TextEncoder().encode(JSON.stringify([thread, request])));
+  return {
+    key: `req~${fingerprint}`,
+    retried: Number.parseInt(signals.retryCount ?? "0", 10) > 0,
+  };
+}
+
+/** Whether a turn with `status` that a request started answers that request sent again. */
+export function answersAgain(status: string, retried: boolean): boolean {
+  return retried || !ENDED.has(status);
+}
