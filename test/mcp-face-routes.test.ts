@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { createApp } from "@stackvm/api";
 import type { Item, ItemStore } from "@stackvm/core";
 import { MemoryItemStore } from "@stackvm/core/testing";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { inProcessApi } from "./support/in-process-api";
 
 /** Every write but the rate limiter's count of the caller's own requests, as `pk sk`. */
@@ -30,11 +30,12 @@ const items = new Proxy(new MemoryItemStore() as ItemStore, {
   },
 });
 let app: ReturnType<typeof createApp>;
+let api: ReturnType<typeof inProcessApi>;
 let acme: string;
 let mallory: string;
 
 beforeAll(async () => {
-  const api = inProcessApi({ env: { STACKVM_MCP_WAIT_SECONDS: "1" }, items });
+  api = inProcessApi({ env: { STACKVM_MCP_WAIT_SECONDS: "1" }, items });
   app = api.app;
   acme = (await api.system.keys.create("acme", "mcp")).key;
   mallory = (await api.system.keys.create("mallory", "mcp")).key;
@@ -169,5 +170,32 @@ describe("an MCP call attacked by another tenant", () => {
     const wrong = await client.callTool({ name: "run_default", arguments: { goal: ["x"] } });
     expect(wrong.isError).toBe(true);
     expect(writes.slice(before)).toEqual([]);
+  });
+});
+
+describe("a stream token sent to the MCP face", () => {
+  it("refuses it as out of its scope before checking it, so forged ones read no tenant's secret", async () => {
+    // POST /mcp is not under /v1: the source-address count of tokens does not
+    // apply there, so a token must be refused before its tenant's secret is read.
+    const verify = vi.spyOn(api.system.api.streamTokens, "verify");
+    const forged = `stk_${Buffer.from(JSON.stringify({ v: 1, t: "acme", k: "tsk_x", e: 9e9 })).toString("base64url")}.bad`;
+    for (const method of ["POST", "GET"]) {
+      const answer = await app.request(`/mcp?token=${forged}`, {
+        method,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        ...(method === "POST"
+          ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }
+          : {}),
+      });
+      expect(answer.status, method).toBe(403);
+      expect(JSON.stringify(await answer.json())).toContain(
+        "a stream token only reads its own task",
+      );
+    }
+    expect(verify).not.toHaveBeenCalled();
+    verify.mockRestore();
   });
 });
