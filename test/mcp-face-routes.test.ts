@@ -137,6 +137,31 @@ describe("an MCP call's wait for its task", () => {
   });
 });
 
+describe("a request id used again in a session", () => {
+  it("refuses another call under a request id the session used, instead of answering the first call's task", async () => {
+    // A client that resumes a session with its ids counted from 0 again.
+    const id = await session(acme);
+    const first = await rpc(acme, callRun(3, "The first question."), id);
+    const firstTask = first.messages.find((m) => m.id === 3)?.result?.structuredContent?.task_id;
+    expect(firstTask).toMatch(/^tsk_/);
+    const before = (await tasksOf(acme)).length;
+    const second = await rpc(acme, callRun(3, "Another question."), id);
+    const result = second.messages.find((m) => m.id === 3)?.result;
+    expect(result?.isError).toBe(true);
+    expect(result?.structuredContent?.error?.code).toBe("request_id_reused");
+    expect(result?.content?.[0]?.text).toMatch(/send this call with a new id/);
+    // Not the first call's answer: no task of its own, the first one named as the reason.
+    expect(result?.structuredContent?.task_id).toBeUndefined();
+    expect(result?.content?.[0]?.text).toContain(`task ${firstTask}`);
+    expect((await tasksOf(acme)).length).toBe(before);
+    // Under a new id it is a call of its own.
+    const fresh = await rpc(acme, callRun(4, "Another question."), id);
+    const freshTask = fresh.messages.find((m) => m.id === 4)?.result?.structuredContent?.task_id;
+    expect(freshTask).toMatch(/^tsk_/);
+    expect(freshTask).not.toBe(firstTask);
+  });
+});
+
 describe("an MCP call attacked by another tenant", () => {
   it("cannot cancel another tenant's call, even with its session and request id", async () => {
     const id = await session(acme);
