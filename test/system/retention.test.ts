@@ -200,6 +200,63 @@ describe("retention", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("deletes no task forked while the sweep decides about it: the fork is refused or the task stays", async () => {
+    t.llm.on("text", "short");
+    const key = await tenant("ret-race", { retention_days: 30 });
+    const taskId = await finished(key, { plan: PLAN });
+    await marked("ret-race", taskId);
+    const commits = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`, undefined, {
+      key,
+    });
+    const from = commits.body.commits.find((c: { seq_no: number | null }) => c.seq_no === 0);
+    // A sweep of its own over the stack's stores, whose read of the task's branches
+    // lets a fork in just after it: the fork comes between the sweep's decision and its deletion.
+    const stack = t.stack.system.retention;
+    const deps = (stack as unknown as { deps: Record<string, unknown> }).deps;
+    const store = deps.store as { listBranches: (...a: unknown[]) => Promise<unknown[]> };
+    let fork: { status: number; body: { name?: string } } | null = null;
+    const racing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== "listBranches") return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const listed = await target.listBranches(...args);
+          fork ??= await t.api(
+            "POST",
+            `/v1/tasks/${taskId}/branches`,
+            { from_commit: from.commit_id, name: "late" },
+            { key },
+          );
+          return listed;
+        };
+      },
+    });
+    const Sweep = stack.constructor as new (d: Record<string, unknown>) => typeof stack;
+    const sweep = new Sweep({ ...deps, store: racing });
+    await sweep.expire({ tenant_id: "ret-race", task_id: taskId, expires_at: "" } as never);
+    expect(fork).not.toBeNull();
+    const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
+    if (fork!.status === 202) {
+      // The fork was let in: the task and its fork are there, and the fork runs to its end.
+      expect(task.status).toBe(200);
+      expect((await t.waitForTask(taskId, { key })).status).toBe("completed");
+      const late = await t.api("GET", `/v1/tasks/${taskId}/branches/late`, undefined, { key });
+      expect(late.status).toBe(200);
+      for (let i = 0; i < 400; i++) {
+        const b = await t.api("GET", `/v1/tasks/${taskId}/branches/late`, undefined, { key });
+        if (b.body.status === "completed") break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(
+        (await t.api("GET", `/v1/tasks/${taskId}/branches/late`, undefined, { key })).body.status,
+      ).toBe("completed");
+    } else {
+      // Or the task went first, and the fork says so; nothing of it is left behind.
+      expect(fork!.status).toBe(404);
+      expect(task.status).toBe(404);
+      expect(await itemsOf("ret-race", taskId)).toEqual([]);
+    }
+  });
+
   it("finishes a deletion a crash cut short after the task's record went", async () => {
     offsetMs = 6 * 86_400_000;
     t.llm.on("text", BIG);
