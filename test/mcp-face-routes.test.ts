@@ -137,6 +137,39 @@ describe("an MCP call's wait for its task", () => {
   });
 });
 
+describe("a call's progress token", () => {
+  it("refuses a progress token too long to send back with every step, starting nothing", async () => {
+    const before = (await tasksOf(acme)).length;
+    const long = {
+      ...callRun(21, "Progress, please."),
+      params: {
+        ...callRun(21, "").params,
+        arguments: { goal: "Progress, please." },
+        _meta: { progressToken: "p".repeat(100_000) },
+      },
+    };
+    const refused = await rpc(acme, long, await session(acme));
+    const error = refused.messages.find((m) => m.id === 21)?.error;
+    expect(error?.code).toBe(-32602);
+    expect(error?.message).toMatch(/a progress token is at most 256/);
+    expect((await tasksOf(acme)).length).toBe(before);
+    // A short one, or a number, is taken.
+    const ok = await rpc(
+      acme,
+      { ...long, id: 22, params: { ...long.params, _meta: { progressToken: 7 } } },
+      await session(acme),
+    );
+    expect(ok.messages.find((m) => m.id === 22)?.result?.structuredContent?.task_id).toMatch(
+      /^tsk_/,
+    );
+    expect(
+      ok.messages.some(
+        (m) => m.method === "notifications/progress" && m.params.progressToken === 7,
+      ),
+    ).toBe(true);
+  });
+});
+
 describe("a request id used again in a session", () => {
   it("refuses another call under a request id the session used, instead of answering the first call's task", async () => {
     // A client that resumes a session with its ids counted from 0 again.
