@@ -234,6 +234,20 @@ describe("a stream token attacked", () => {
     expect(own.body).toContain(`"task_id":"${taskId}"`);
   });
 
+  it("opens nothing once its task is deleted", async () => {
+    const taskId = await finishedTask();
+    const { token } = await tokenFor(taskId);
+    expect((await t.api("DELETE", `/v1/tasks/${taskId}`)).status).toBeLessThan(300);
+    for (const path of [
+      `/v1/tasks/${taskId}`,
+      `/v1/tasks/${taskId}/events`,
+      `/v1/tasks/${taskId}/branches`,
+    ]) {
+      const answer = await withToken("GET", path, token);
+      expect(answer.status, path).toBe(404);
+    }
+  });
+
   it("opens nothing of another tenant, even with a task id that tenant has", async () => {
     const theirs = await finishedTask(mallory);
     const { token } = await tokenFor(theirs, {}, mallory);
