@@ -137,6 +137,20 @@ describe("an MCP call's wait for its task", () => {
   });
 });
 
+describe("tools/list", () => {
+  it("answers an empty cursor (a client's first page) with the namespaces, as no cursor", async () => {
+    const list = (params: Record<string, unknown>) =>
+      rpc(acme, { jsonrpc: "2.0", id: 31, method: "tools/list", params });
+    const names = async (params: Record<string, unknown>) =>
+      ((await list(params)).messages.find((m) => m.id === 31)?.result?.tools ?? []).map(
+        (tool: { name: string }) => tool.name,
+      );
+    const none = await names({});
+    expect(none).toContain("run_default");
+    expect(await names({ cursor: "" })).toEqual(none);
+  });
+});
+
 describe("a call's progress token", () => {
   it("refuses a progress token too long to send back with every step, starting nothing", async () => {
     const before = (await tasksOf(acme)).length;
