@@ -137,6 +137,37 @@ describe("an MCP call's wait for its task", () => {
   });
 });
 
+describe("the MCP face's rate limit", () => {
+  it("counts MCP requests in the tenant's requests per second: a flood gets 429 in JSON-RPC's shape", async () => {
+    const limited = inProcessApi({ env: { STACKVM_RATE_LIMIT_RPS: "5" } });
+    const key = (await limited.system.keys.create("flood", "mcp")).key;
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        limited.app.request("/mcp", {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${key}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(
+            i % 2
+              ? { jsonrpc: "2.0", id: i, method: "tools/list" }
+              : { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: i } },
+          ),
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 429 && s !== 200 && s !== 202)).toEqual([]);
+    const refused = answers.find((a) => a.status === 429)!;
+    const body = (await refused.json()) as { jsonrpc: string; error: { message: string } };
+    expect(body.jsonrpc).toBe("2.0");
+    expect(body.error.message).toMatch(/rate|requests/i);
+  });
+});
+
 describe("tools/list", () => {
   it("answers an empty cursor (a client's first page) with the namespaces, as no cursor", async () => {
     const list = (params: Record<string, unknown>) =>
