@@ -200,6 +200,87 @@ describe("retention", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("leaves an expired task whose fork still runs, with the blob the fork shares and then reads", async () => {
+    t.llm.on("text", BIG);
+    const key = await tenant("ret-fork", { retention_days: 30 });
+    const plan = [
+      PLAN[0],
+      {
+        seq_no: 1,
+        type: "calling",
+        parameters: {
+          tool_name: "ask_human",
+          tool_params: { question: "Ship it?", schema: { type: "boolean" } },
+          output_vars: "ok",
+        },
+      },
+      { seq_no: 2, type: "assign", parameters: { final_answer: "${x}" } },
+    ];
+    const created = await t.api("POST", "/v1/tasks", { plan }, { key });
+    const taskId = created.body.task_id as string;
+    for (let i = 0; i < 400; i++) {
+      const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
+      if (task.body.status === "waiting") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const answered = await t.api(
+      "POST",
+      `/v1/tasks/${taskId}/branches/main/input`,
+      { answer: true },
+      { key },
+    );
+    expect(answered.status).toBe(200);
+    expect((await t.waitForTask(taskId, { key })).status).toBe("completed");
+    await marked("ret-fork", taskId);
+    const [sha] = blobShas(await itemsOf("ret-fork", taskId));
+    expect(sha).toBeDefined();
+    // A fork after the generated text: it shares the value (the blob) and waits for its answer.
+    const commits = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`, undefined, {
+      key,
+    });
+    const step0 = commits.body.commits.find((c: { seq_no: number | null }) => c.seq_no === 0);
+    const fork = await t.api(
+      "POST",
+      `/v1/tasks/${taskId}/branches`,
+      { from_commit: step0.commit_id, name: "again" },
+      { key },
+    );
+    expect(fork.status).toBe(202);
+    for (let i = 0; i < 400; i++) {
+      const b = await t.api("GET", `/v1/tasks/${taskId}/branches/again`, undefined, { key });
+      if (b.body.status === "waiting") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // Its expiry comes while the fork waits: the sweep looks at it again later, deleting nothing.
+    const stack = t.stack.system.retention;
+    const due = { tenant_id: "ret-fork", task_id: taskId, expires_at: "" } as never;
+    expect(await stack.expire(due)).toBe("postponed");
+    expect(await blobs().get(taskBlobPrefix("ret-fork", taskId), sha!)).not.toBeNull();
+    // The fork goes on, reading the shared value.
+    const input = await t.api(
+      "POST",
+      `/v1/tasks/${taskId}/branches/again/input`,
+      { answer: false },
+      { key },
+    );
+    expect(input.status).toBe(200);
+    for (let i = 0; i < 400; i++) {
+      const b = await t.api("GET", `/v1/tasks/${taskId}/branches/again`, undefined, { key });
+      if (b.body.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const again = await t.api("GET", `/v1/tasks/${taskId}/branches/again`, undefined, { key });
+    expect(again.body.status).toBe("completed");
+    // Its answer is the shared value, too large to inline: a reference to the blob, still there.
+    const ref = again.body.final_answer as { $ref: string; sha256: string };
+    expect(ref.$ref).toBe("s3");
+    const bytes = await fetch(`${t.url}/v1/tasks/${taskId}/blobs/${ref.sha256}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(bytes.status).toBe(200);
+    expect(await bytes.text()).toContain("otter otter");
+  });
+
   it("deletes no task forked while the sweep decides about it: the fork is refused or the task stays", async () => {
     t.llm.on("text", "short");
     const key = await tenant("ret-race", { retention_days: 30 });
