@@ -338,6 +338,35 @@ describe("retention", () => {
     }
   });
 
+  it("deletes no task kept while the sweep decides about it", async () => {
+    t.llm.on("text", "short");
+    const key = await tenant("ret-keep-race", { retention_days: 30 });
+    const taskId = await finished(key, { plan: PLAN });
+    await marked("ret-keep-race", taskId);
+    const stack = t.stack.system.retention;
+    const deps = (stack as unknown as { deps: Record<string, unknown> }).deps;
+    const store = deps.store as { listBranches: (...a: unknown[]) => Promise<unknown[]> };
+    let kept: { status: number; body: unknown } | null = null;
+    const racing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== "listBranches") return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const listed = await target.listBranches(...args);
+          kept ??= await t.api("PUT", `/v1/tasks/${taskId}/keep`, undefined, { key });
+          return listed;
+        };
+      },
+    });
+    const Sweep = stack.constructor as new (d: Record<string, unknown>) => typeof stack;
+    const sweep = new Sweep({ ...deps, store: racing });
+    await sweep.expire({ tenant_id: "ret-keep-race", task_id: taskId, expires_at: "" } as never);
+    // The keep was answered 200 while the sweep decided: the task is there, and kept.
+    expect(kept!.status).toBe(200);
+    const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
+    expect(task.status).toBe(200);
+    expect(task.body.keep).toBe(true);
+  });
+
   it("finishes a deletion a crash cut short after the task's record went", async () => {
     offsetMs = 6 * 86_400_000;
     t.llm.on("text", BIG);
