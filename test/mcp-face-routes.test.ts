@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { createApp } from "@stackvm/api";
 import type { Item, ItemStore } from "@stackvm/core";
 import { MemoryItemStore } from "@stackvm/core/testing";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { inProcessApi } from "./support/in-process-api";
 
 /** Every write but the rate limiter's count of the caller's own requests, as `pk sk`. */
@@ -30,11 +30,12 @@ const items = new Proxy(new MemoryItemStore() as ItemStore, {
   },
 });
 let app: ReturnType<typeof createApp>;
+let api: ReturnType<typeof inProcessApi>;
 let acme: string;
 let mallory: string;
 
 beforeAll(async () => {
-  const api = inProcessApi({ env: { STACKVM_MCP_WAIT_SECONDS: "1" }, items });
+  api = inProcessApi({ env: { STACKVM_MCP_WAIT_SECONDS: "1" }, items });
   app = api.app;
   acme = (await api.system.keys.create("acme", "mcp")).key;
   mallory = (await api.system.keys.create("mallory", "mcp")).key;
@@ -136,6 +137,109 @@ describe("an MCP call's wait for its task", () => {
   });
 });
 
+describe("the MCP face's rate limit", () => {
+  it("counts MCP requests in the tenant's requests per second: a flood gets 429 in JSON-RPC's shape", async () => {
+    const limited = inProcessApi({ env: { STACKVM_RATE_LIMIT_RPS: "5" } });
+    const key = (await limited.system.keys.create("flood", "mcp")).key;
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        limited.app.request("/mcp", {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${key}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(
+            i % 2
+              ? { jsonrpc: "2.0", id: i, method: "tools/list" }
+              : { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: i } },
+          ),
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 429 && s !== 200 && s !== 202)).toEqual([]);
+    const refused = answers.find((a) => a.status === 429)!;
+    const body = (await refused.json()) as { jsonrpc: string; error: { message: string } };
+    expect(body.jsonrpc).toBe("2.0");
+    expect(body.error.message).toMatch(/rate|requests/i);
+  });
+});
+
+describe("tools/list", () => {
+  it("answers an empty cursor (a client's first page) with the namespaces, as no cursor", async () => {
+    const list = (params: Record<string, unknown>) =>
+      rpc(acme, { jsonrpc: "2.0", id: 31, method: "tools/list", params });
+    const names = async (params: Record<string, unknown>) =>
+      ((await list(params)).messages.find((m) => m.id === 31)?.result?.tools ?? []).map(
+        (tool: { name: string }) => tool.name,
+      );
+    const none = await names({});
+    expect(none).toContain("run_default");
+    expect(await names({ cursor: "" })).toEqual(none);
+  });
+});
+
+describe("a call's progress token", () => {
+  it("refuses a progress token too long to send back with every step, starting nothing", async () => {
+    const before = (await tasksOf(acme)).length;
+    const long = {
+      ...callRun(21, "Progress, please."),
+      params: {
+        ...callRun(21, "").params,
+        arguments: { goal: "Progress, please." },
+        _meta: { progressToken: "p".repeat(100_000) },
+      },
+    };
+    const refused = await rpc(acme, long, await session(acme));
+    const error = refused.messages.find((m) => m.id === 21)?.error;
+    expect(error?.code).toBe(-32602);
+    expect(error?.message).toMatch(/a progress token is at most 256/);
+    expect((await tasksOf(acme)).length).toBe(before);
+    // A short one, or a number, is taken.
+    const ok = await rpc(
+      acme,
+      { ...long, id: 22, params: { ...long.params, _meta: { progressToken: 7 } } },
+      await session(acme),
+    );
+    expect(ok.messages.find((m) => m.id === 22)?.result?.structuredContent?.task_id).toMatch(
+      /^tsk_/,
+    );
+    expect(
+      ok.messages.some(
+        (m) => m.method === "notifications/progress" && m.params.progressToken === 7,
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("a request id used again in a session", () => {
+  it("refuses another call under a request id the session used, instead of answering the first call's task", async () => {
+    // A client that resumes a session with its ids counted from 0 again.
+    const id = await session(acme);
+    const first = await rpc(acme, callRun(3, "The first question."), id);
+    const firstTask = first.messages.find((m) => m.id === 3)?.result?.structuredContent?.task_id;
+    expect(firstTask).toMatch(/^tsk_/);
+    const before = (await tasksOf(acme)).length;
+    const second = await rpc(acme, callRun(3, "Another question."), id);
+    const result = second.messages.find((m) => m.id === 3)?.result;
+    expect(result?.isError).toBe(true);
+    expect(result?.structuredContent?.error?.code).toBe("request_id_reused");
+    expect(result?.content?.[0]?.text).toMatch(/send this call with a new id/);
+    // Not the first call's answer: no task of its own, the first one named as the reason.
+    expect(result?.structuredContent?.task_id).toBeUndefined();
+    expect(result?.content?.[0]?.text).toContain(`task ${firstTask}`);
+    expect((await tasksOf(acme)).length).toBe(before);
+    // Under a new id it is a call of its own.
+    const fresh = await rpc(acme, callRun(4, "Another question."), id);
+    const freshTask = fresh.messages.find((m) => m.id === 4)?.result?.structuredContent?.task_id;
+    expect(freshTask).toMatch(/^tsk_/);
+    expect(freshTask).not.toBe(firstTask);
+  });
+});
+
 describe("an MCP call attacked by another tenant", () => {
   it("cannot cancel another tenant's call, even with its session and request id", async () => {
     const id = await session(acme);
@@ -169,5 +273,32 @@ describe("an MCP call attacked by another tenant", () => {
     const wrong = await client.callTool({ name: "run_default", arguments: { goal: ["x"] } });
     expect(wrong.isError).toBe(true);
     expect(writes.slice(before)).toEqual([]);
+  });
+});
+
+describe("a stream token sent to the MCP face", () => {
+  it("refuses it as out of its scope before checking it, so forged ones read no tenant's secret", async () => {
+    // POST /mcp is not under /v1: the source-address count of tokens does not
+    // apply there, so a token must be refused before its tenant's secret is read.
+    const verify = vi.spyOn(api.system.api.streamTokens, "verify");
+    const forged = `stk_${Buffer.from(JSON.stringify({ v: 1, t: "acme", k: "tsk_x", e: 9e9 })).toString("base64url")}.bad`;
+    for (const method of ["POST", "GET"]) {
+      const answer = await app.request(`/mcp?token=${forged}`, {
+        method,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        ...(method === "POST"
+          ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }
+          : {}),
+      });
+      expect(answer.status, method).toBe(403);
+      expect(JSON.stringify(await answer.json())).toContain(
+        "a stream token only reads its own task",
+      );
+    }
+    expect(verify).not.toHaveBeenCalled();
+    verify.mockRestore();
   });
 });

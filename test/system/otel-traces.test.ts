@@ -149,6 +149,34 @@ describe("OpenTelemetry traces", () => {
     expect(root.headers["x-langfuse-ingestion-version"]).toBe("4");
   });
 
+  it("takes no trace context from a client: a traceparent, well-formed or not, neither joins nor breaks the task's trace", async () => {
+    t.llm.on("text", "fine");
+    const foreign = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const ids: string[] = [];
+    for (const traceparent of [
+      `00-${foreign}-00f067aa0ba902b7-01`,
+      "00-zz-bad-01",
+      `00-${"0".repeat(32)}-${"0".repeat(16)}-01`,
+      "x".repeat(4000),
+    ]) {
+      const created = await t.api(
+        "POST",
+        "/v1/tasks",
+        { plan: [gen(0, "final_answer", "Say fine.")] },
+        { headers: { traceparent, tracestate: "evil=1" } },
+      );
+      expect(created.status, traceparent.slice(0, 40)).toBe(202);
+      ids.push(created.body.task_id);
+    }
+    for (const taskId of ids) {
+      // Each task runs to its end (no step dead-lettered on a bad trace) in its own trace.
+      expect((await t.waitForTask(taskId, { timeoutMs: 60_000 })).status).toBe("completed");
+      const own = taskTraceContext("local", taskId);
+      await spansOf(own.traceId, (s) => s.some((x) => x.name.startsWith("invoke_workflow")));
+    }
+    expect(receiver.spans.filter((s) => s.traceId === foreign)).toEqual([]);
+  });
+
   it("leaves content out unless the operator opts in", async () => {
     const { createOtelTracer } = await import("../../packages/functions/src/otel-sdk");
     const { lazyTracing } = await import("../../packages/functions/src/otel-front");

@@ -200,6 +200,173 @@ describe("retention", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("leaves an expired task whose fork still runs, with the blob the fork shares and then reads", async () => {
+    t.llm.on("text", BIG);
+    const key = await tenant("ret-fork", { retention_days: 30 });
+    const plan = [
+      PLAN[0],
+      {
+        seq_no: 1,
+        type: "calling",
+        parameters: {
+          tool_name: "ask_human",
+          tool_params: { question: "Ship it?", schema: { type: "boolean" } },
+          output_vars: "ok",
+        },
+      },
+      { seq_no: 2, type: "assign", parameters: { final_answer: "${x}" } },
+    ];
+    const created = await t.api("POST", "/v1/tasks", { plan }, { key });
+    const taskId = created.body.task_id as string;
+    for (let i = 0; i < 400; i++) {
+      const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
+      if (task.body.status === "waiting") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const answered = await t.api(
+      "POST",
+      `/v1/tasks/${taskId}/branches/main/input`,
+      { answer: true },
+      { key },
+    );
+    expect(answered.status).toBe(200);
+    expect((await t.waitForTask(taskId, { key })).status).toBe("completed");
+    await marked("ret-fork", taskId);
+    const [sha] = blobShas(await itemsOf("ret-fork", taskId));
+    expect(sha).toBeDefined();
+    // A fork after the generated text: it shares the value (the blob) and waits for its answer.
+    const commits = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`, undefined, {
+      key,
+    });
+    const step0 = commits.body.commits.find((c: { seq_no: number | null }) => c.seq_no === 0);
+    const fork = await t.api(
+      "POST",
+      `/v1/tasks/${taskId}/branches`,
+      { from_commit: step0.commit_id, name: "again" },
+      { key },
+    );
+    expect(fork.status).toBe(202);
+    for (let i = 0; i < 400; i++) {
+      const b = await t.api("GET", `/v1/tasks/${taskId}/branches/again`, undefined, { key });
+      if (b.body.status === "waiting") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // Its expiry comes while the fork waits: the sweep looks at it again later, deleting nothing.
+    const stack = t.stack.system.retention;
+    const due = { tenant_id: "ret-fork", task_id: taskId, expires_at: "" } as never;
+    expect(await stack.expire(due)).toBe("postponed");
+    expect(await blobs().get(taskBlobPrefix("ret-fork", taskId), sha!)).not.toBeNull();
+    // The fork goes on, reading the shared value.
+    const input = await t.api(
+      "POST",
+      `/v1/tasks/${taskId}/branches/again/input`,
+      { answer: false },
+      { key },
+    );
+    expect(input.status).toBe(200);
+    for (let i = 0; i < 400; i++) {
+      const b = await t.api("GET", `/v1/tasks/${taskId}/branches/again`, undefined, { key });
+      if (b.body.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const again = await t.api("GET", `/v1/tasks/${taskId}/branches/again`, undefined, { key });
+    expect(again.body.status).toBe("completed");
+    // Its answer is the shared value, too large to inline: a reference to the blob, still there.
+    const ref = again.body.final_answer as { $ref: string; sha256: string };
+    expect(ref.$ref).toBe("s3");
+    const bytes = await fetch(`${t.url}/v1/tasks/${taskId}/blobs/${ref.sha256}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(bytes.status).toBe(200);
+    expect(await bytes.text()).toContain("otter otter");
+  });
+
+  it("deletes no task forked while the sweep decides about it: the fork is refused or the task stays", async () => {
+    t.llm.on("text", "short");
+    const key = await tenant("ret-race", { retention_days: 30 });
+    const taskId = await finished(key, { plan: PLAN });
+    await marked("ret-race", taskId);
+    const commits = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits`, undefined, {
+      key,
+    });
+    const from = commits.body.commits.find((c: { seq_no: number | null }) => c.seq_no === 0);
+    // A sweep of its own over the stack's stores, whose read of the task's branches
+    // lets a fork in just after it: the fork comes between the sweep's decision and its deletion.
+    const stack = t.stack.system.retention;
+    const deps = (stack as unknown as { deps: Record<string, unknown> }).deps;
+    const store = deps.store as { listBranches: (...a: unknown[]) => Promise<unknown[]> };
+    let fork: { status: number; body: { name?: string } } | null = null;
+    const racing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== "listBranches") return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const listed = await target.listBranches(...args);
+          fork ??= await t.api(
+            "POST",
+            `/v1/tasks/${taskId}/branches`,
+            { from_commit: from.commit_id, name: "late" },
+            { key },
+          );
+          return listed;
+        };
+      },
+    });
+    const Sweep = stack.constructor as new (d: Record<string, unknown>) => typeof stack;
+    const sweep = new Sweep({ ...deps, store: racing });
+    await sweep.expire({ tenant_id: "ret-race", task_id: taskId, expires_at: "" } as never);
+    expect(fork).not.toBeNull();
+    const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
+    if (fork!.status === 202) {
+      // The fork was let in: the task and its fork are there, and the fork runs to its end.
+      expect(task.status).toBe(200);
+      expect((await t.waitForTask(taskId, { key })).status).toBe("completed");
+      const late = await t.api("GET", `/v1/tasks/${taskId}/branches/late`, undefined, { key });
+      expect(late.status).toBe(200);
+      for (let i = 0; i < 400; i++) {
+        const b = await t.api("GET", `/v1/tasks/${taskId}/branches/late`, undefined, { key });
+        if (b.body.status === "completed") break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(
+        (await t.api("GET", `/v1/tasks/${taskId}/branches/late`, undefined, { key })).body.status,
+      ).toBe("completed");
+    } else {
+      // Or the task went first, and the fork says so; nothing of it is left behind.
+      expect(fork!.status).toBe(404);
+      expect(task.status).toBe(404);
+      expect(await itemsOf("ret-race", taskId)).toEqual([]);
+    }
+  });
+
+  it("deletes no task kept while the sweep decides about it", async () => {
+    t.llm.on("text", "short");
+    const key = await tenant("ret-keep-race", { retention_days: 30 });
+    const taskId = await finished(key, { plan: PLAN });
+    await marked("ret-keep-race", taskId);
+    const stack = t.stack.system.retention;
+    const deps = (stack as unknown as { deps: Record<string, unknown> }).deps;
+    const store = deps.store as { listBranches: (...a: unknown[]) => Promise<unknown[]> };
+    let kept: { status: number; body: unknown } | null = null;
+    const racing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== "listBranches") return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const listed = await target.listBranches(...args);
+          kept ??= await t.api("PUT", `/v1/tasks/${taskId}/keep`, undefined, { key });
+          return listed;
+        };
+      },
+    });
+    const Sweep = stack.constructor as new (d: Record<string, unknown>) => typeof stack;
+    const sweep = new Sweep({ ...deps, store: racing });
+    await sweep.expire({ tenant_id: "ret-keep-race", task_id: taskId, expires_at: "" } as never);
+    // The keep was answered 200 while the sweep decided: the task is there, and kept.
+    expect(kept!.status).toBe(200);
+    const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
+    expect(task.status).toBe(200);
+    expect(task.body.keep).toBe(true);
+  });
+
   it("finishes a deletion a crash cut short after the task's record went", async () => {
     offsetMs = 6 * 86_400_000;
     t.llm.on("text", BIG);

@@ -7,6 +7,7 @@
  * tenant's secret and a past expiry), not as a bearer key.
  */
 import { createHmac } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "../support/sse";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
@@ -56,6 +57,23 @@ const withToken = (method: string, path: string, token: string, body?: unknown) 
       key: null,
     },
   );
+
+/** A request sent with its path exactly as written (fetch would resolve `..` first). */
+function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(t.url);
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 describe("CORS for the origins the operator lists", () => {
   it("answers a listed origin's preflight 204 with what it may send, without a key", async () => {
@@ -177,6 +195,57 @@ describe("a stream token attacked", () => {
     // Nothing was done: the task is still there, as it was.
     expect((await t.api("GET", `/v1/tasks/${taskId}`)).body.status).toBe("completed");
     expect((await t.api("GET", `/v1/tasks/${taskId}/branches`)).body.branches).toHaveLength(1);
+  });
+
+  it("opens no other task through a path written to look like its own", async () => {
+    const taskId = await finishedTask();
+    const other = await finishedTask();
+    const { token } = await tokenFor(taskId);
+    const q = `token=${encodeURIComponent(token)}`;
+    for (const [method, path] of [
+      ["GET", `/v1/tasks/${taskId}/../${other}?${q}`],
+      ["GET", `/v1/tasks/${taskId}/../../tasks/${other}/events?${q}`],
+      ["GET", `/v1/tasks/${taskId}/%2e%2e/${other}?${q}`],
+      ["GET", `/v1/tasks/${taskId}/%2E%2E/${other}/events?${q}`],
+      ["GET", `/v1/tasks/${taskId}/.%2e/${other}?${q}`],
+      ["GET", `/v1/tasks/${taskId}%2F..%2F${other}?${q}`],
+      ["GET", `/v1/tasks/${taskId}/..%2F${other}?${q}`],
+      ["GET", `/v1/tasks/${taskId}/./../${other}?${q}`],
+      ["GET", `//v1/tasks/${other}?${q}`],
+      ["GET", `/v1/tasks//${other}?${q}`],
+      ["GET", `/v1/tasks/${other}/?${q}`],
+      ["GET", `/v1//tasks/${other}?${q}`],
+      ["GET", `/V1/tasks/${other}?${q}`],
+      ["HEAD", `/v1/tasks/${other}?${q}`],
+      ["GET", `/v1/tasks/${other}?${q}&${q}`],
+      ["GET", `/v1/tasks/${other}?token=&${q}`],
+      ["GET", `/v1/tasks/${taskId}?${q}%26task_id%3D${other}`],
+      ["GET", `/v1/tasks?${q}`],
+    ] as const) {
+      const answer = await rawRequest(method, path);
+      // Refused (403, or 401 for a token the query mangled), or no such route (404):
+      // never the other task.
+      expect([401, 403, 404], `${method} ${path}: ${answer.body}`).toContain(answer.status);
+      expect(answer.body, `${method} ${path}`).not.toContain(`"task_id":"${other}"`);
+    }
+    // The token's own task through the same client, to show the request reaches it.
+    const own = await rawRequest("GET", `/v1/tasks/${taskId}?${q}`);
+    expect(own.status).toBe(200);
+    expect(own.body).toContain(`"task_id":"${taskId}"`);
+  });
+
+  it("opens nothing once its task is deleted", async () => {
+    const taskId = await finishedTask();
+    const { token } = await tokenFor(taskId);
+    expect((await t.api("DELETE", `/v1/tasks/${taskId}`)).status).toBeLessThan(300);
+    for (const path of [
+      `/v1/tasks/${taskId}`,
+      `/v1/tasks/${taskId}/events`,
+      `/v1/tasks/${taskId}/branches`,
+    ]) {
+      const answer = await withToken("GET", path, token);
+      expect(answer.status, path).toBe(404);
+    }
   });
 
   it("opens nothing of another tenant, even with a task id that tenant has", async () => {

@@ -60,16 +60,24 @@ async function streamToken(
   next: () => Promise<void>,
   token: string,
 ): Promise<void> {
+  // The route first, so that a token on a route no token opens (`POST /mcp`, a
+  // write) is refused before any tenant's secret is read to check it.
+  const match = TASK_PATH.exec(c.req.path);
+  const segments = c.req.path.split("/");
+  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  if (!read || !match || segments.some((s) => s === "." || s === "..")) {
+    throw new ForbiddenError(
+      "a stream token only reads its own task: GET /v1/tasks/{task_id}, its events and what is under it; use an API key for anything else",
+      "stream_token_scope",
+    );
+  }
   const grant = await c.get("deps").streamTokens.verify(token);
   if (!grant) {
     throw new UnauthorizedError(
       "this stream token is not valid: it expired, was altered or was never issued; ask for a new one with POST /v1/tasks/{task_id}/stream-token (with the API key, from your server), or send 'Authorization: Bearer <key>'",
     );
   }
-  const match = TASK_PATH.exec(c.req.path);
-  const segments = c.req.path.split("/");
-  const read = c.req.method === "GET" || c.req.method === "HEAD";
-  if (!read || match?.[1] !== grant.taskId || segments.some((s) => s === "." || s === "..")) {
+  if (match[1] !== grant.taskId) {
     throw new ForbiddenError(
       `a stream token only reads its own task: GET /v1/tasks/${grant.taskId}, its events and what is under it; use an API key for anything else`,
       "stream_token_scope",

@@ -23,6 +23,20 @@ describe("localMetrics", () => {
     }
   });
 
+  it("refuses a request a proxy on this machine forwarded, with the key or without one set", async () => {
+    // A tunnel or reverse proxy to the laptop connects from loopback: its headers say where the request came from.
+    for (const header of ["x-forwarded-for", "forwarded", "x-real-ip", "x-forwarded-host"]) {
+      for (const m of [metrics(null), metrics("k".repeat(32))]) {
+        const answer = await m.answer(
+          get({ [header]: "203.0.113.7", authorization: `Bearer ${"k".repeat(32)}` }),
+          "127.0.0.1",
+        );
+        expect(answer?.status, header).toBe(403);
+        expect(await answer?.text()).toContain("a request a proxy forwarded");
+      }
+    }
+  });
+
   it("refuses loopback without the operator key where one is set, and answers with it", async () => {
     const m = metrics("k".repeat(32));
     expect((await m.answer(get(), "127.0.0.1"))?.status).toBe(401);

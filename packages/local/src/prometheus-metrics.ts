@@ -8,7 +8,10 @@
  *
  * Operator only: the route answers only requests from loopback and, where an
  * operator key is set (`STACKVM_ADMIN_KEY`), only with it as the bearer token.
+ * A request a proxy forwarded (a tunnel to the laptop for webhooks, a reverse
+ * proxy) comes from loopback too: one with a forwarding header is refused.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { BranchRecord, CommitRecord } from "@stackvm/core";
 import type { WorkerHandler } from "@stackvm/functions";
@@ -27,6 +30,10 @@ export interface LocalMetrics {
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+/** Headers a proxy adds: the request came from elsewhere, whatever the socket says. */
+const FORWARDED = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip"];
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
 
 export function localMetrics(options: {
   sqs: SQSClient;
@@ -126,6 +133,17 @@ export function localMetrics(options: {
             JSON.stringify({ error: { code: "method_not_allowed", message: "GET /metrics only" } }),
             { status: 405, headers: { ...json, allow: "GET" } },
           );
+        const forwarded = FORWARDED.filter((h) => request.headers.has(h));
+        if (forwarded.length > 0)
+          return new Response(
+            JSON.stringify({
+              error: {
+                code: "forbidden",
+                message: `/metrics answers only this machine: a request a proxy forwarded (${forwarded.join(", ")}) is refused; scrape the stack's port directly`,
+              },
+            }),
+            { status: 403, headers: json },
+          );
         if (!remoteAddress || !LOOPBACK.test(remoteAddress))
           return new Response(
             JSON.stringify({
@@ -138,7 +156,10 @@ export function localMetrics(options: {
           );
         if (
           options.adminKey !== null &&
-          request.headers.get("authorization") !== `Bearer ${options.adminKey}`
+          !timingSafeEqual(
+            digest(request.headers.get("authorization") ?? ""),
+            digest(`Bearer ${options.adminKey}`),
+          )
         )
           return new Response(
             JSON.stringify({

@@ -8,7 +8,13 @@
  * and goes on; so does one that waits for a person's answer.
  */
 import { createHash } from "node:crypto";
-import type { Commit, CreateTaskInput, Task } from "@stackvm/core";
+import {
+  type Commit,
+  ConflictError,
+  type CreateTaskInput,
+  isErrorKind,
+  type Task,
+} from "@stackvm/core";
 import type { ApiDeps } from "../deps";
 
 /** What the MCP client is told while the task runs. */
@@ -110,6 +116,36 @@ export function resultOf(task: Task, waitedMs: number): ToolResult {
 }
 
 /**
+ * Starts the call's task, once: the same call sent again answers its task, and
+ * another call under the same request id of the session (a client that counts
+ * its ids from 0 again in a session it resumed) is refused, instead of being
+ * answered with the first call's task. The body is compared as an idempotency
+ * key's is (24 hours), under a key of the derived task id.
+ */
+async function startOnce(
+  deps: Pick<ApiDeps, "tasks">,
+  tenant: string,
+  input: CreateTaskInput,
+  taskId: string | undefined,
+) {
+  if (taskId === undefined) return deps.tasks.start(tenant, input, null);
+  try {
+    return await deps.tasks.start(tenant, input, `mcp-call:${taskId}`, taskId);
+  } catch (error) {
+    if (
+      !isErrorKind(error, "conflict") ||
+      (error as { code?: unknown }).code !== "idempotency_key_reused"
+    ) {
+      throw error;
+    }
+    throw new ConflictError(
+      `this session's request id was used before for another call (task ${taskId}); MCP request ids are unique within a session: send this call with a new id, or start a new session with initialize`,
+      "request_id_reused",
+    );
+  }
+}
+
+/**
  * Starts the call's task and follows it to its end, the end of the wait, or
  * the client going away (`signal`), sending each commit as progress.
  */
@@ -129,7 +165,7 @@ export async function runCall(
   // starts: a refusal (429) starts nothing.
   const lease = await deps.streams.open(tenant);
   try {
-    const { task } = await deps.tasks.start(tenant, input, null, options.taskId);
+    const { task } = await startOnce(deps, tenant, input, options.taskId);
     const wait = AbortSignal.timeout(waitMs);
     const signal = AbortSignal.any([options.signal, wait]);
     let steps = 0;

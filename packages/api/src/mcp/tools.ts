@@ -111,10 +111,11 @@ export async function listTools(
   tenant: string,
   cursor: string | undefined,
 ): Promise<{ tools: McpTool[]; nextCursor?: string }> {
-  const first = cursor === undefined;
+  // An empty cursor is no cursor (clients send one for the first page): the namespaces come with it.
+  const first = !cursor;
   const [namespaces, page] = await Promise.all([
     first ? deps.namespaces.list(tenant) : Promise.resolve([]),
-    deps.templates.list(tenant, { limit: TEMPLATES_PER_PAGE, cursor: cursor ?? null }),
+    deps.templates.list(tenant, { limit: TEMPLATES_PER_PAGE, cursor: cursor || null }),
   ]);
   return {
     tools: [...namespaces.map(namespaceTool), ...page.templates.map(templateTool)],

@@ -35,6 +35,12 @@ import { listTools, resolveTool, ToolArgumentsError, taskInputOf } from "../mcp/
 const SESSION_HEADER = "mcp-session-id";
 /** A session id as MCP allows one: visible ASCII; this server's are `mcp_` and 32 hex digits. */
 const SESSION = /^[\x21-\x7e]{1,128}$/;
+/**
+ * The longest progress token a call may send: it comes back in every progress
+ * notification, one per commit, so a token near the body limit would be sent
+ * back a megabyte per step.
+ */
+const MAX_PROGRESS_TOKEN_CHARS = 256;
 /** SSE comments on a call's stream while its task runs, so that no proxy closes it as idle. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -136,6 +142,12 @@ function serverFor(c: Context<ApiEnv>, session: string | null): Server {
         throw error;
       }
       const token = request.params._meta?.progressToken;
+      if (typeof token === "string" && token.length > MAX_PROGRESS_TOKEN_CHARS) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `_meta.progressToken takes ${token.length} characters; a progress token is at most ${MAX_PROGRESS_TOKEN_CHARS} (it comes back in every progress notification): send a shorter one, or a number`,
+        );
+      }
       const progress =
         token === undefined
           ? null

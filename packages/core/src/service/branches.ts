@@ -3,7 +3,7 @@
  * (re-execute, with a suggestion, a plan, or one instruction replaced), promote,
  * delete.
  */
-import { ConflictError, NotFoundError, ValidationError } from "../errors";
+import { ConflictError, isErrorKind, NotFoundError, ValidationError } from "../errors";
 import { randomId } from "../ids";
 import type { Branch, Commit, Diff, State, Task } from "../model";
 import type { Blobs } from "../ports/blobs";
@@ -255,6 +255,13 @@ export class BranchService {
     } satisfies Partial<BranchRecord>);
     await this.deps.store.createBranch(branch);
     try {
+      // The task is touched once its branch is written: a retention sweep that read
+      // the task before deletes it only unchanged (`retention.ts`), so either the
+      // sweep sees this fork, or this fork finds the task gone and is undone.
+      await this.deps.store.updateTask(tenant, taskId, { updated_at: now }).catch((error) => {
+        if (isErrorKind(error, "conflict")) throw new NotFoundError("task", taskId);
+        throw error;
+      });
       await options.beforeEnqueue?.(branch);
       if (admitted) await enqueueNext(this.deps, branch, source.commit_id);
       else await options.slot?.wait(branch);

@@ -13,9 +13,13 @@
  * - a task running or waiting again (retried) loses its marker: its next end
  *   writes a new one;
  * - a task with a branch still going (a fork) is looked at again an hour later;
- * - otherwise its blobs, its traces, its items and its record are deleted, the
- *   marker last, so that a sweep cut short (a crash, a Lambda's timeout) finds
- *   the marker again and finishes the deletion.
+ * - otherwise its record is deleted first, and only as it was read: a fork or a
+ *   retry made since touched it (`branches.ts` writes the branch, then touches
+ *   the task), so either the sweep's delete fails and the task is looked at
+ *   again later, or the fork finds no task and is undone;
+ * - then its blobs, its traces and its items, the marker last, so that a sweep
+ *   cut short (a crash, a Lambda's timeout) finds the marker again and
+ *   finishes the deletion.
  *
  * DynamoDB's TTL does not fit here: it would delete items while S3 keeps their
  * blobs, it cannot ask whether a task runs again or is kept, and a task's items
@@ -159,7 +163,8 @@ export class Retention {
         return "dropped";
       }
       const branches = await this.deps.store.listBranches(tenant, taskId);
-      if (branches.some((b) => !TERMINAL_STATUSES.has(b.status))) {
+      const going = branches.some((b) => !TERMINAL_STATUSES.has(b.status));
+      if (going || !(await this.deleteUnchanged(task))) {
         const later = new Date(this.deps.clock.now() + RETENTION_RECHECK_MS).toISOString();
         await this.deps.expiries.put(tenant, taskId, later);
         return "postponed";
@@ -168,6 +173,18 @@ export class Retention {
     // No record: a deletion cut short after the record went. Finish it.
     await this.purge(tenant, taskId);
     return "deleted";
+  }
+
+  /** Deletes the task's record if it is as read; false when a fork or a retry changed it since. */
+  private async deleteUnchanged(task: TaskRecord): Promise<boolean> {
+    const condition = { equals: { updated_at: task.updated_at, status: task.status } };
+    return this.deps.store.items.delete(taskKey(task.tenant_id, task.task_id), condition).then(
+      () => true,
+      (error: unknown) => {
+        if (isErrorKind(error, "conflict")) return false;
+        throw error;
+      },
+    );
   }
 
   /** The blobs and traces, then every item but the record and the marker, then those two. */

@@ -292,6 +292,43 @@ describe("the data engine: escapes with native code fail", () => {
     expect(Object.values(answer.result as object)).not.toContain("wrote");
   });
 
+  it("sends back only regular files of the working folder: no link, FIFO or device smuggles a file of the view", async () => {
+    const answer = await data(
+      [
+        "import os",
+        "out = {}",
+        "os.symlink('/usr/bin/python3', 'python.bin')",
+        "os.symlink('/usr/lib', 'lib')",
+        "os.mkfifo('pipe')",
+        "for name, make in [('hard', lambda: os.link('/usr/bin/python3', 'hard')), ('null', lambda: os.mknod('null', 0o20666, os.makedev(1, 3))), ('shm', lambda: open('/dev/shm/x', 'w'))]:",
+        "    try:",
+        "        make()",
+        "        out[name] = 'made'",
+        "    except OSError as e:",
+        "        out[name] = e.errno",
+        "open('kept.txt', 'w').write('mine')",
+        "out",
+      ].join("\n"),
+    );
+    expect(answer.error).toBeNull();
+    // A hard link across mounts, a device node and /dev/shm are refused by the kernel.
+    expect(answer.result).toEqual({ hard: 18, null: 1, shm: 30 });
+    // The links and the FIFO stay behind (a FIFO read would block the answer): only the file comes back.
+    expect(answer.files?.map((f) => f.path)).toEqual(["kept.txt"]);
+  });
+
+  it("stops a flood of files at the file limit, and a path too deep at the path's length", async () => {
+    const many = await data("for i in range(30000):\n    open(f'f{i}', 'w').close()\n'ok'");
+    expect(many.error?.code).toBe("file_limit");
+    expect(many.files?.length).toBeLessThanOrEqual(DEFAULT_SANDBOX_LIMITS.max_files);
+    const deep = await data(
+      "import os\np = os.path.join(*['d'] * 200)\nos.makedirs(p)\nopen(os.path.join(p, 'x'), 'w').write('x')\n'ok'",
+    );
+    expect(deep.error?.code).toBe("file_limit");
+    expect(deep.error?.message).toMatch(/200 characters/);
+    expect(deep.files).toEqual([]);
+  });
+
   it("is refused the system calls a kernel exploit starts from (seccomp), with EPERM", async () => {
     // x86_64 numbers: ptrace, process_vm_readv, bpf, perf_event_open, userfaultfd,
     // io_uring_setup, keyctl, unshare, setns, mount, chroot.
