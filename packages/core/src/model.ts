@@ -246,6 +246,8 @@ export const NamespaceConfig = z.object({
   allowed_tools: z.array(z.string()),
   allowed_hosts: z.array(z.string()),
   description: z.string().default(""),
+  /** The namespace's guidance for the planner, added to its plan and plan-update prompts. */
+  planner_instructions: z.string().optional(),
   /** Names of the namespace's code tools (allowed without being listed). */
   code_tools: z.array(z.string()).default([]),
   /** Names of the namespace's HTTP tools (allowed without being listed). */

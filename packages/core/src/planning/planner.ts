@@ -84,6 +84,12 @@ function planReasoning(reasoning: string, thinking: string | undefined): string 
   return reasoning.trim() === "" ? kept : `${kept}\n\n${reasoning}`;
 }
 
+/** The namespace's planner instructions as the plan commit shows them: what the planner was told. */
+function instructionsDetails(instructions: string | undefined): { planner_instructions?: string } {
+  const text = instructions?.trim();
+  return text ? { planner_instructions: text } : {};
+}
+
 export function createPlanner(deps: PlannerDeps): Planner {
   const today = () => new Date(deps.clock.now()).toISOString().slice(0, 10);
 
@@ -156,6 +162,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         inputs: config.inputs,
         today: today(),
         example: template ? { goal: template.goal, plan: template.plan } : undefined,
+        instructions: config.namespace.planner_instructions,
       });
       let thinking: string | undefined;
       const { answer, plan, attempts, repaired } = await untilValid(
@@ -184,6 +191,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
           attempts,
           ...(repaired.length ? { repaired_problems: repaired } : {}),
           ...(template ? { example_template: template.template_id } : {}),
+          ...instructionsDetails(config.namespace.planner_instructions),
         },
       };
     },
@@ -202,6 +210,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         variables: input.variables,
         suggestion: input.suggestion,
         error: input.error,
+        instructions: config.namespace.planner_instructions,
       });
       let thinking: string | undefined;
       const { answer, plan, attempts } = await untilValid(
@@ -230,7 +239,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         plan,
         reasoning: planReasoning(answer.reasoning, thinking),
         pc,
-        details: { attempts },
+        details: { attempts, ...instructionsDetails(config.namespace.planner_instructions) },
       };
     },
   };

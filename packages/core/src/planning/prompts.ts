@@ -29,6 +29,18 @@ export interface PlanPromptInput {
   inputs: Record<string, unknown>;
   today: string;
   example?: { goal: string; plan: Plan } | undefined;
+  /** The namespace's `planner_instructions`, if it has any. */
+  instructions?: string | undefined;
+}
+
+/**
+ * The namespace's planner instructions as a section of the system prompt: the
+ * operator's guidance, below the language and tools it must not override.
+ */
+export function instructionsText(instructions: string | undefined): string {
+  const text = instructions?.trim();
+  if (!text) return "";
+  return `\nInstructions for this namespace's plans (follow them where they do not contradict the rules above):\n${text}\n`;
 }
 
 function toolsText(tools: ToolDescription[]): string {
@@ -72,7 +84,7 @@ ${PLAN_LANGUAGE}
 
 Available tools:
 ${toolsText(input.tools)}
-${example}
+${example}${instructionsText(input.instructions)}
 Think about the goal, break it into steps, then answer JSON {"reasoning": "how the plan reaches the goal", "plan": [instructions]}.`,
     },
     {
@@ -106,7 +118,7 @@ ${PLAN_LANGUAGE}
 
 Available tools:
 ${toolsText(input.tools)}
-
+${instructionsText(input.instructions)}
 Rewrite the plan from the program counter on. Keep the instructions before the program counter exactly as they are (they ran already), do not reference variables that do not exist, and do not return the same plan unchanged. Answer JSON {"reasoning": "...", "plan": [the whole new plan], "resume_at": seq_no where execution continues}.`,
     },
     {

@@ -14,6 +14,20 @@ import { NamespaceName } from "./namespace-name";
 
 export { NamespaceName };
 
+/** The most characters of `planner_instructions` (about 1,300 tokens by the session's high estimate). */
+export const MAX_PLANNER_INSTRUCTIONS_CHARS = 4_000;
+
+/** Guidance the planner reads for every plan and plan update of the namespace's tasks. */
+export const PlannerInstructions = z
+  .string()
+  .max(
+    MAX_PLANNER_INSTRUCTIONS_CHARS,
+    `planner_instructions must be at most ${MAX_PLANNER_INSTRUCTIONS_CHARS.toLocaleString("en-US")} characters: shorten them (the planner reads them in every plan prompt)`,
+  )
+  .describe(
+    "Guidance added to the planner's plan and plan-update prompts for this namespace's tasks",
+  );
+
 export const NamespaceInput = z
   .object({
     allowed_tools: z.array(z.string().min(1).max(128)).max(200).default([]),
@@ -30,6 +44,8 @@ export const NamespaceInput = z
       .max(200)
       .default([]),
     description: z.string().max(2000).default(""),
+    /** Added to the planner's plan and plan-update prompts; empty or absent: none. */
+    planner_instructions: PlannerInstructions.optional(),
     /** Lower sandbox limits for code run by this namespace's tasks (never above the function's). */
     sandbox_limits: SandboxLimitsRequest.optional(),
     /** The knowledge bases its plans may search; absent: all of the tenant's for `default`, none for others. */
@@ -49,6 +65,7 @@ export const Namespace = z.object({
   allowed_tools: z.array(z.string()),
   allowed_hosts: z.array(z.string()),
   description: z.string(),
+  planner_instructions: z.string().optional(),
   code_tools: z.array(z.string()),
   http_tools: z.array(z.string()),
   mcp_servers: z.array(z.string()),

@@ -97,6 +97,9 @@ export class NamespaceService implements ToolRecords {
         allowed_tools: stored.allowed_tools as string[],
         allowed_hosts: stored.allowed_hosts as string[],
         description: (stored.description as string) ?? "",
+        ...(typeof stored.planner_instructions === "string" && stored.planner_instructions !== ""
+          ? { planner_instructions: stored.planner_instructions }
+          : {}),
         ...own,
         ...(stored.sandbox_limits
           ? { sandbox_limits: stored.sandbox_limits as SandboxLimitsRequest }
@@ -154,6 +157,9 @@ export class NamespaceService implements ToolRecords {
       allowed_tools: [...new Set(input.allowed_tools)],
       allowed_hosts: [...new Set(input.allowed_hosts.map((h) => h.toLowerCase()))],
       description: input.description,
+      ...(input.planner_instructions?.trim()
+        ? { planner_instructions: input.planner_instructions.trim() }
+        : {}),
       ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
       ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
       ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
@@ -312,6 +318,7 @@ function configOf(ns: Namespace): NamespaceConfig {
     allowed_tools: ns.allowed_tools,
     allowed_hosts: ns.allowed_hosts,
     description: ns.description,
+    ...(ns.planner_instructions ? { planner_instructions: ns.planner_instructions } : {}),
     code_tools: ns.code_tools,
     http_tools: ns.http_tools,
     mcp_servers: ns.mcp_servers,

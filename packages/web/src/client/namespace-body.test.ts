@@ -17,7 +17,12 @@ const saved: Namespace = {
   created_at: null,
   updated_at: null,
 };
-const edits = { description: "new", allowed_tools: ["http_request"], allowed_hosts: ["a.example"] };
+const edits = {
+  description: "new",
+  allowed_tools: ["http_request"],
+  allowed_hosts: ["a.example"],
+  planner_instructions: "Prefer one llm_generate.",
+};
 
 describe("the namespace editor's body", () => {
   it("keeps the settings the form does not show, and takes the form's fields", () => {
@@ -38,6 +43,7 @@ describe("the namespace editor's body", () => {
       "allowed_tools",
       "description",
       "plan_compat",
+      "planner_instructions",
     ]);
   });
 });

@@ -11,6 +11,8 @@ export interface NamespaceEdits {
   description: string;
   allowed_tools: string[];
   allowed_hosts: string[];
+  /** The planner's instructions; empty: none. */
+  planner_instructions: string;
 }
 
 /** `current`: the namespace as saved (null for a new one); `edits`: the form's fields. */
