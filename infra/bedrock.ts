@@ -9,11 +9,12 @@
  */
 import { DEFAULT_EMBEDDING_MODELS } from "../packages/functions/src/llm-provider";
 import { bedrockModelArns } from "./bedrock-arns";
-import { llmSecrets } from "./secrets";
+import { llmSecrets, reasonLlmSecrets } from "./secrets";
 
 /** The worker's Bedrock statement: none unless the provider is `bedrock`. */
 export const bedrockPermissions = $resolve({
   provider: llmSecrets.provider.value,
+  reasonProvider: reasonLlmSecrets.provider.value,
   models: [
     llmSecrets.model.value,
     llmSecrets.reasonModel.value,
@@ -24,8 +25,9 @@ export const bedrockPermissions = $resolve({
   region: aws.getRegionOutput({}).region,
   partition: aws.getPartitionOutput({}).partition,
   account: aws.getCallerIdentityOutput({}).accountId,
-}).apply(({ provider, models, bedrockRegion, region, partition, account }) => {
-  if (provider !== "bedrock") return [];
+}).apply(({ provider, reasonProvider, models, bedrockRegion, region, partition, account }) => {
+  // The steps or the plans (ReasonLlmProvider) on Bedrock: the configured models, either way.
+  if (provider !== "bedrock" && reasonProvider !== "bedrock") return [];
   const [chat, reason, evaluation, embedding] = models;
   const place = { partition, region: bedrockRegion || region, account };
   const configured = [chat, reason, evaluation, embedding || DEFAULT_EMBEDDING_MODELS.bedrock];

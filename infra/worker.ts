@@ -11,13 +11,19 @@ import { knowledge } from "./knowledge";
 import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
 import { wakeEnvironment, wakePermissions } from "./schedules";
-import { llmEnvironment, llmSecrets, withoutEmpty } from "./secrets";
+import {
+  llmEnvironment,
+  llmSecrets,
+  reasonLlmEnvironment,
+  reasonLlmSecrets,
+  withoutEmpty,
+} from "./secrets";
 import { bucket, llmTraceEnvironment, table } from "./storage";
 import { toolSecretsEnvironment, toolSecretsOpenPermissions } from "./tool-secrets";
 
 /** The LLM secrets the worker reads: all but the embedding model, which only knowledge uses. */
 const { embeddingModel: _embeddingModel, ...workerSecrets } = llmSecrets;
-const workerLlmSecrets = Object.values(workerSecrets);
+const workerLlmSecrets = [...Object.values(workerSecrets), ...Object.values(reasonLlmSecrets)];
 const { EMBEDDING_MODEL: _embeddingEnv, ...workerLlmEnvironment } = llmEnvironment;
 
 /** The queue's subscription; its function is the worker. */
@@ -43,6 +49,7 @@ export const workerSubscription = queue.subscribe(
       ...wakeEnvironment,
       ...toolSecretsEnvironment,
       ...workerLlmEnvironment,
+      ...reasonLlmEnvironment,
       // An answer that would outlast the invocation fails as llm_timeout, and is retried.
       LLM_TIMEOUT_MS: llmTimeoutMsWithin(workerTimeoutSeconds),
       ...llmTraceEnvironment,

@@ -30,6 +30,12 @@ const Provider = z.enum(PROVIDERS, {
   error: (issue) => `must be ${PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
 });
 
+/** An LLM server's address: http or https (`z.url()` alone takes `host:8080` as a URL of scheme `host`). */
+const ServerUrl = z
+  .string()
+  .url()
+  .regex(/^https?:\/\//i, "must be an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1");
+
 const LlmProviderSetting = z.enum(LLM_PROVIDER_SETTINGS, {
   error: (issue) =>
     `must be ${LLM_PROVIDER_SETTINGS.join(", ").replace(/, (?=[^,]*$)/, " or ")}, not '${String(issue.input)}'`,
@@ -65,12 +71,12 @@ const Env = z.object({
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
   LLM_PROVIDER: LlmProviderSetting.default("openai"),
   // `LLM_PROVIDER=ollama`: Ollama's server (its OpenAI-compatible API is this + /v1).
-  OLLAMA_BASE_URL: z.string().url().optional(),
+  OLLAMA_BASE_URL: ServerUrl.optional(),
   // The reasoning roles (plans, plan updates, evaluations) on a server of their own (reasonEndpoint).
   REASON_LLM_PROVIDER: LlmProviderSetting.optional(),
-  REASON_OPENAI_BASE_URL: z.string().url().optional(),
+  REASON_OPENAI_BASE_URL: ServerUrl.optional(),
   REASON_OPENAI_API_KEY: z.string().optional(),
-  REASON_OLLAMA_BASE_URL: z.string().url().optional(),
+  REASON_OLLAMA_BASE_URL: ServerUrl.optional(),
   EMBEDDING_PROVIDER: Provider.optional(),
   BEDROCK_REGION: z.string().check(z.minLength(1)).optional(),
   AWS_ENDPOINT_URL_BEDROCK_RUNTIME: z.string().url().optional(),
