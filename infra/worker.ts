@@ -6,7 +6,7 @@
  * Both return partial batch responses (`processPartialResponse`), so one bad
  * message does not send its neighbours back to the queue.
  */
-import { bedrockPermissions } from "./bedrock";
+import { workerBedrockPermissions } from "./bedrock";
 import { knowledge } from "./knowledge";
 import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
@@ -37,9 +37,11 @@ export const workerSubscription = queue.subscribe(
     link: [table, bucket, queue, sandbox, knowledge, ...workerLlmSecrets],
     // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group;
     // with LlmProvider=bedrock, InvokeModel on the configured models only.
-    permissions: $resolve([wakePermissions, toolSecretsOpenPermissions, bedrockPermissions]).apply(
-      (groups) => groups.flat(),
-    ),
+    permissions: $resolve([
+      wakePermissions,
+      toolSecretsOpenPermissions,
+      workerBedrockPermissions,
+    ]).apply((groups) => groups.flat()),
     environment: withoutEmpty({
       STACKVM_TABLE: table.name,
       STACKVM_BUCKET: bucket.name,
