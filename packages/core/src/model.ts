@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { STATUSES, TERMINAL_STATUSES, ZERO_USAGE } from "./model-values";
 import { PlanCompat } from "./plan/compat-mode";
+import { PlanningMode } from "./plan/planning-mode";
 import { Plan } from "./plan/schema";
 import { Budget, LlmPurpose, ResponseFormat } from "./record-fields";
 import { SandboxLimitsRequest } from "./sandbox/protocol";
@@ -265,5 +266,7 @@ export const NamespaceConfig = z.object({
    * sets are warnings, and run as the text they were written. Absent: `strict`.
    */
   plan_compat: PlanCompat.optional(),
+  /** `adaptive`: the planner writes the next instruction or few after each result. Absent: `up_front`. */
+  planning: PlanningMode.optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

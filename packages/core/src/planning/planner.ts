@@ -103,7 +103,13 @@ export function createPlanner(deps: PlannerDeps): Planner {
     // Each rejected plan with its problems and which of the commit's LLM calls wrote
     // it (that call's trace holds the whole answer); a large plan only in the trace.
     const rejected: Array<Record<string, unknown>> = [];
-    const context = { tools: input.tools, allowedTools: input.allowed, inputs: new Set(inputs) };
+    const context = {
+      tools: input.tools,
+      allowedTools: input.allowed,
+      inputs: new Set(inputs),
+      // An adaptive plan so far need not reach final_answer: the planner writes more.
+      partial: input.branch.config.namespace.planning === "adaptive",
+    };
     for (let attempt = 1; ; attempt++) {
       const answer = await ask(extra);
       const result = validatePlan(answer.plan, context);
@@ -163,6 +169,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         today: today(),
         example: template ? { goal: template.goal, plan: template.plan } : undefined,
         instructions: config.namespace.planner_instructions,
+        adaptive: config.namespace.planning === "adaptive",
       });
       let thinking: string | undefined;
       const { answer, plan, attempts, repaired } = await untilValid(
@@ -211,6 +218,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         suggestion: input.suggestion,
         error: input.error,
         instructions: config.namespace.planner_instructions,
+        adaptive: config.namespace.planning === "adaptive",
       });
       let thinking: string | undefined;
       const { answer, plan, attempts } = await untilValid(

@@ -9,6 +9,7 @@ import { KnowledgeBaseName } from "../knowledge/ingest-message";
 import { hostPatternProblem } from "../net/host-allow-list";
 import { PlanCompat } from "../plan/compat-mode";
 import { MAX_GROUP_WIDTH } from "../plan/groups";
+import { PlanningMode } from "../plan/planning-mode";
 import { SandboxLimitsRequest } from "../sandbox/protocol";
 import { NamespaceName } from "./namespace-name";
 
@@ -56,6 +57,10 @@ export const NamespaceInput = z
     plan_compat: PlanCompat.optional().describe(
       "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
     ),
+    /** `adaptive`: the planner writes the next instruction or few after each result; default `up_front`. */
+    planning: PlanningMode.optional().describe(
+      "adaptive: the planner writes the next instruction or few after each result, until final_answer; default up_front",
+    ),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -73,6 +78,7 @@ export const Namespace = z.object({
   knowledge_bases: z.array(z.string()).optional(),
   parallel_width: z.number().int().optional(),
   plan_compat: PlanCompat,
+  planning: PlanningMode.optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });

@@ -111,6 +111,7 @@ export class NamespaceService implements ToolRecords {
           ? { parallel_width: stored.parallel_width }
           : {}),
         plan_compat: stored.plan_compat === "stackvm" ? "stackvm" : "strict",
+        ...(stored.planning === "adaptive" ? { planning: "adaptive" as const } : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -164,6 +165,7 @@ export class NamespaceService implements ToolRecords {
       ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
       ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
       ...(input.plan_compat === "stackvm" ? { plan_compat: "stackvm" } : {}),
+      ...(input.planning === "adaptive" ? { planning: "adaptive" } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -326,5 +328,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     ...(ns.knowledge_bases ? { knowledge_bases: ns.knowledge_bases } : {}),
     ...(ns.parallel_width ? { parallel_width: ns.parallel_width } : {}),
     ...(ns.plan_compat === "stackvm" ? { plan_compat: "stackvm" as const } : {}),
+    ...(ns.planning === "adaptive" ? { planning: "adaptive" as const } : {}),
   };
 }
