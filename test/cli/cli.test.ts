@@ -263,6 +263,7 @@ describe("stackvm read commands", () => {
       sandbox_limits: { time_ms: 5000, memory_mib: 128 },
       plan_compat: "stackvm",
       planner_instructions: "Kept too.",
+      planning: "adaptive",
     };
     expect((await t.api("PUT", "/v1/namespaces/kept", settings)).status).toBe(200);
     const update = await cli(["namespace", "update", "kept", "--description", "Changed"]);

@@ -57,6 +57,7 @@ function kept(ns: Namespace): Partial<Namespace> {
     ...(ns.sandbox_limits === undefined ? {} : { sandbox_limits: ns.sandbox_limits }),
     ...(ns.knowledge_bases === undefined ? {} : { knowledge_bases: ns.knowledge_bases }),
     ...(ns.parallel_width === undefined ? {} : { parallel_width: ns.parallel_width }),
+    ...(ns.planning === undefined ? {} : { planning: ns.planning }),
     ...(ns.planner_instructions === undefined
       ? {}
       : { planner_instructions: ns.planner_instructions }),
