@@ -159,6 +159,29 @@ describe("an adaptive task", () => {
     expect(failed.error).toContain("final_answer");
   });
 
+  it("runs a plan the client started and the planner continues", async () => {
+    t.llm.on((r) => asked(r, "Decode the code word"), "Kyoto");
+    t.llm.queue("plan_update", {
+      reasoning: "done",
+      plan: [FIRST, { seq_no: 1, type: "assign", parameters: { final_answer: "${city}" } }],
+      resume_at: 1,
+    });
+    const created = await t.api("POST", "/v1/tasks", {
+      goal: "Decode K-Y-T.",
+      plan: [FIRST],
+      planning: "adaptive",
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const task = await t.waitForTask(created.body.task_id);
+    expect(task.status, JSON.stringify(task.error)).toBe("completed");
+    expect(task.final_answer).toBe("Kyoto");
+    expect(t.llm.requests.filter((r) => r.schemaName === "plan")).toHaveLength(0);
+    // Up front, the same plan is refused at once: it never sets final_answer.
+    const refused = await t.api("POST", "/v1/tasks", { goal: "Decode K-Y-T.", plan: [FIRST] });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain("final_answer");
+  });
+
   it("is refused as an unknown planning mode, with what is allowed", async () => {
     const bad = await t.api("POST", "/v1/tasks", { goal: "x", planning: "reactive" });
     expect(bad.status).toBe(400);

@@ -89,6 +89,8 @@ export class TaskStarter {
     const resolved: ResolvedNamespace = input.planning
       ? { ...withCompat, config: { ...withCompat.config, planning: input.planning } }
       : withCompat;
+    // An adaptive task's plan grows by the planner's calls, even when the client wrote its start.
+    if (input.plan !== undefined && resolved.config.planning === "adaptive") checks.requireLlm();
     if (input.webhook_url) await checks.checkWebhookUrl(input.webhook_url);
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;
