@@ -9,11 +9,15 @@
  */
 import { DEFAULT_EMBEDDING_MODELS } from "../packages/functions/src/llm-provider";
 import { bedrockModelArns } from "./bedrock-arns";
-import { llmSecrets } from "./secrets";
+import { llmSecrets, reasonLlmSecrets } from "./secrets";
 
-/** The worker's Bedrock statement: none unless the provider is `bedrock`. */
-export const bedrockPermissions = $resolve({
+const bedrockInputs = $resolve({
   provider: llmSecrets.provider.value,
+  reason: [
+    reasonLlmSecrets.provider.value,
+    reasonLlmSecrets.apiKey.value,
+    reasonLlmSecrets.baseUrl.value,
+  ],
   models: [
     llmSecrets.model.value,
     llmSecrets.reasonModel.value,
@@ -24,10 +28,35 @@ export const bedrockPermissions = $resolve({
   region: aws.getRegionOutput({}).region,
   partition: aws.getPartitionOutput({}).partition,
   account: aws.getCallerIdentityOutput({}).accountId,
-}).apply(({ provider, models, bedrockRegion, region, partition, account }) => {
-  if (provider !== "bedrock") return [];
-  const [chat, reason, evaluation, embedding] = models;
-  const place = { partition, region: bedrockRegion || region, account };
-  const configured = [chat, reason, evaluation, embedding || DEFAULT_EMBEDDING_MODELS.bedrock];
-  return [{ actions: ["bedrock:InvokeModel"], resources: bedrockModelArns(configured, place) }];
 });
+
+type BedrockInputs = typeof bedrockInputs extends $util.Output<infer T> ? T : never;
+
+/**
+ * The Bedrock statement for the configured models: the steps' and the
+ * embeddings' when `LlmProvider` is `bedrock`; the plans' and the evaluations'
+ * when they are on Bedrock too (`ReasonLlmProvider`, or no server of their own),
+ * and only for the worker, which alone makes those calls.
+ */
+function grant(inputs: BedrockInputs, plans: boolean) {
+  const { provider, reason, models, bedrockRegion, region, partition, account } = inputs;
+  const [chat, reasonModel, evaluation, embedding] = models;
+  const stepsOn = provider === "bedrock";
+  const ownServer = reason.some((value) => value !== "");
+  const plansOn = ownServer ? reason[0] === "bedrock" : stepsOn;
+  const withPlans = plansOn && (plans || !ownServer);
+  const configured = [
+    ...(stepsOn ? [chat] : []),
+    ...(withPlans ? [reasonModel, evaluation] : []),
+    ...(stepsOn ? [embedding || DEFAULT_EMBEDDING_MODELS.bedrock] : []),
+  ];
+  if (configured.length === 0) return [];
+  const place = { partition, region: bedrockRegion || region, account };
+  return [{ actions: ["bedrock:InvokeModel"], resources: bedrockModelArns(configured, place) }];
+}
+
+/** The knowledge function's Bedrock statement: none unless `LlmProvider` is `bedrock`. */
+export const bedrockPermissions = bedrockInputs.apply((inputs) => grant(inputs, false));
+
+/** The worker's: also the plans' models when they are on Bedrock (`ReasonLlmProvider`). */
+export const workerBedrockPermissions = bedrockInputs.apply((inputs) => grant(inputs, true));

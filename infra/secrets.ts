@@ -13,8 +13,10 @@
  * key is needed: the worker's role may invoke the configured models (bedrock.ts).
  */
 export const llmSecrets = {
-  /** `openai` (any OpenAI-compatible server) or `bedrock` (Amazon Bedrock, the worker's role). */
+  /** `openai` (any OpenAI-compatible server), `bedrock` (Amazon Bedrock, the worker's role) or `ollama` (`OllamaBaseUrl`). */
   provider: new sst.Secret("LlmProvider", "openai"),
+  /** With `ollama`: Ollama's server (its OpenAI-compatible API is this + /v1); empty means http://127.0.0.1:11434. */
+  ollamaBaseUrl: new sst.Secret("OllamaBaseUrl", ""),
   /** Required with the `openai` provider, unless `OpenaiBaseUrl` names a server that needs none. */
   apiKey: new sst.Secret("OpenaiApiKey", ""),
   /** Empty means OpenAI's own endpoint. */
@@ -28,6 +30,32 @@ export const llmSecrets = {
   embeddingModel: new sst.Secret("EmbeddingModel", ""),
   /** Bedrock only: where the models are enabled; empty means the app's region. */
   bedrockRegion: new sst.Secret("BedrockRegion", ""),
+  /** The steps' temperature, 0 to 2; empty means the server's own. */
+  temperature: new sst.Secret("LlmTemperature", ""),
+  /** The plans' temperature; empty means `LlmTemperature`. */
+  reasonTemperature: new sst.Secret("ReasonLlmTemperature", ""),
+  /** The evaluations' temperature; empty means `ReasonLlmTemperature`. */
+  evalTemperature: new sst.Secret("EvalLlmTemperature", ""),
+};
+
+/**
+ * The reasoning roles' own server (plans, plan updates, evaluations), for the
+ * worker only: empty, they use the steps' server above. Its key is its own:
+ * `OpenaiApiKey` is never sent to it.
+ */
+export const reasonLlmSecrets = {
+  /** `openai`, `bedrock` or `ollama`; empty means `openai` when a base URL or key is set. */
+  provider: new sst.Secret("ReasonLlmProvider", ""),
+  apiKey: new sst.Secret("ReasonOpenaiApiKey", ""),
+  /** Empty means OpenAI's own endpoint (then `ReasonOpenaiApiKey` is needed). */
+  baseUrl: new sst.Secret("ReasonOpenaiBaseUrl", ""),
+};
+
+/** The reasoning server's secrets as the worker's environment variables. */
+export const reasonLlmEnvironment = {
+  REASON_LLM_PROVIDER: reasonLlmSecrets.provider.value,
+  REASON_OPENAI_API_KEY: reasonLlmSecrets.apiKey.value,
+  REASON_OPENAI_BASE_URL: reasonLlmSecrets.baseUrl.value,
 };
 
 /**
@@ -64,6 +92,10 @@ export const llmEnvironment = {
   EVAL_LLM_MODEL: llmSecrets.evalModel.value,
   EMBEDDING_MODEL: llmSecrets.embeddingModel.value,
   BEDROCK_REGION: llmSecrets.bedrockRegion.value,
+  OLLAMA_BASE_URL: llmSecrets.ollamaBaseUrl.value,
+  LLM_TEMPERATURE: llmSecrets.temperature.value,
+  REASON_LLM_TEMPERATURE: llmSecrets.reasonTemperature.value,
+  EVAL_LLM_TEMPERATURE: llmSecrets.evalTemperature.value,
 };
 
 /**
@@ -78,7 +110,9 @@ export const llmConfiguredEnvironment = {
     llmSecrets.apiKey.value,
     llmSecrets.baseUrl.value,
   ]).apply(([provider, apiKey, baseUrl]) =>
-    provider === "bedrock" || apiKey !== "" || baseUrl !== "" ? "true" : "false",
+    provider === "bedrock" || provider === "ollama" || apiKey !== "" || baseUrl !== ""
+      ? "true"
+      : "false",
   ),
 };
 

@@ -6,7 +6,7 @@
  * Both return partial batch responses (`processPartialResponse`), so one bad
  * message does not send its neighbours back to the queue.
  */
-import { bedrockPermissions } from "./bedrock";
+import { workerBedrockPermissions } from "./bedrock";
 import { knowledge } from "./knowledge";
 import { observabilityEnvironment } from "./observability";
 import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
@@ -15,6 +15,8 @@ import { wakeEnvironment, wakePermissions } from "./schedules";
 import {
   llmEnvironment,
   llmSecrets,
+  reasonLlmEnvironment,
+  reasonLlmSecrets,
   webSearchEnvironment,
   webSearchSecrets,
   withoutEmpty,
@@ -24,7 +26,7 @@ import { toolSecretsEnvironment, toolSecretsOpenPermissions } from "./tool-secre
 
 /** The LLM secrets the worker reads: all but the embedding model, which only knowledge uses. */
 const { embeddingModel: _embeddingModel, ...workerSecrets } = llmSecrets;
-const workerLlmSecrets = Object.values(workerSecrets);
+const workerLlmSecrets = [...Object.values(workerSecrets), ...Object.values(reasonLlmSecrets)];
 const { EMBEDDING_MODEL: _embeddingEnv, ...workerLlmEnvironment } = llmEnvironment;
 
 /** The queue's subscription; its function is the worker. */
@@ -46,9 +48,11 @@ export const workerSubscription = queue.subscribe(
     ],
     // Waits beyond the queue's 15 minutes: one-time schedules in the wakes' group;
     // with LlmProvider=bedrock, InvokeModel on the configured models only.
-    permissions: $resolve([wakePermissions, toolSecretsOpenPermissions, bedrockPermissions]).apply(
-      (groups) => groups.flat(),
-    ),
+    permissions: $resolve([
+      wakePermissions,
+      toolSecretsOpenPermissions,
+      workerBedrockPermissions,
+    ]).apply((groups) => groups.flat()),
     environment: withoutEmpty({
       STACKVM_TABLE: table.name,
       STACKVM_BUCKET: bucket.name,
@@ -59,6 +63,7 @@ export const workerSubscription = queue.subscribe(
       ...toolSecretsEnvironment,
       ...workerLlmEnvironment,
       ...webSearchEnvironment,
+      ...reasonLlmEnvironment,
       // An answer that would outlast the invocation fails as llm_timeout, and is retried.
       LLM_TIMEOUT_MS: llmTimeoutMsWithin(workerTimeoutSeconds),
       ...llmTraceEnvironment,

@@ -262,6 +262,8 @@ describe("stackvm read commands", () => {
       parallel_width: 2,
       sandbox_limits: { time_ms: 5000, memory_mib: 128 },
       plan_compat: "stackvm",
+      planner_instructions: "Kept too.",
+      planning: "adaptive",
     };
     expect((await t.api("PUT", "/v1/namespaces/kept", settings)).status).toBe(200);
     const update = await cli(["namespace", "update", "kept", "--description", "Changed"]);
@@ -269,6 +271,38 @@ describe("stackvm read commands", () => {
     const after = (await t.api("GET", "/v1/namespaces/kept")).body;
     expect(after).toMatchObject({ ...settings, description: "Changed" });
     await t.api("DELETE", "/v1/namespaces/kept");
+  });
+
+  it("sets, shows and clears a namespace's planner instructions", async () => {
+    const create = await cli([
+      "namespace",
+      "create",
+      "steered",
+      "--allowed-tools",
+      "llm_generate",
+      "--planner-instructions",
+      "Answer in French.",
+    ]);
+    expect(create.code, create.stderr).toBe(0);
+    expect(create.stdout).toContain("instructions   Answer in French.");
+    const tooLong = await cli([
+      "namespace",
+      "update",
+      "steered",
+      "--planner-instructions",
+      "x".repeat(4_001),
+    ]);
+    expect(tooLong.code).not.toBe(0);
+    expect(tooLong.stderr).toContain("planner_instructions must be at most 4,000 characters");
+    expect((await t.api("GET", "/v1/namespaces/steered")).body.planner_instructions).toBe(
+      "Answer in French.",
+    );
+    const cleared = await cli(["namespace", "update", "steered", "--planner-instructions", ""]);
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(
+      (await t.api("GET", "/v1/namespaces/steered")).body.planner_instructions,
+    ).toBeUndefined();
+    await t.api("DELETE", "/v1/namespaces/steered");
   });
 
   it("creates a key for a tenant with the operator key, and only with it", async () => {

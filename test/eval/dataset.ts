@@ -90,6 +90,8 @@ export const EvalCase = z
     inputs: z.record(z.string(), z.unknown()).optional(),
     response_format: z.record(z.string(), z.unknown()).optional(),
     budget: z.record(z.string(), z.number()).optional(),
+    /** `adaptive`: the planner writes the next instruction or few after each result. */
+    planning: z.enum(["up_front", "adaptive"]).optional(),
     documents: z.array(EvalDocument).optional(),
     code_tools: z.array(EvalCodeTool).optional(),
     needs: z.array(Need).optional(),

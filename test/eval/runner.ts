@@ -99,6 +99,7 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
     ...(c.inputs ? { inputs: c.inputs } : {}),
     ...(c.response_format ? { response_format: c.response_format } : {}),
     ...(c.budget ? { budget: c.budget } : {}),
+    ...(c.planning ? { planning: c.planning } : {}),
     namespace,
     metadata: { eval_run: ctx.runId, eval_case: c.id },
   });

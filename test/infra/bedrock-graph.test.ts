@@ -19,6 +19,10 @@ const bedrockSecrets = {
   EvalLlmModel: "",
   EmbeddingModel: "",
   BedrockRegion: "eu-central-1",
+  // The plans on the steps' provider, with no server of their own.
+  ReasonLlmProvider: "",
+  ReasonOpenaiApiKey: "",
+  ReasonOpenaiBaseUrl: "",
 };
 
 let onBedrock: InfraGraph;
@@ -129,5 +133,33 @@ describe("the Bedrock check on a mutated graph", () => {
   ])("fails on %s", (_what, mutate, problem) => {
     const problems = bedrockCheck(mutated(onBedrock, mutate));
     expect(problems.some((p) => problem.test(p))).toBe(true);
+  });
+});
+
+describe("the plans alone on Bedrock (ReasonLlmProvider)", () => {
+  it("may InvokeModel on the reasoning models only, the steps staying on their server", async () => {
+    const graph = await evaluateInfra({
+      secrets: {
+        ReasonLlmProvider: "bedrock",
+        ReasonOpenaiApiKey: "",
+        ReasonOpenaiBaseUrl: "",
+        ReasonLlmModel: "anthropic.claude-sonnet-4-20250514-v1:0",
+        EvalLlmModel: "",
+        BedrockRegion: "eu-central-1",
+      },
+    });
+    expect(bedrockStatements(graph, handlers.worker)).toEqual([
+      expect.objectContaining({
+        actions: ["bedrock:InvokeModel"],
+        resources: [
+          "arn:aws:bedrock:eu-central-1::foundation-model/anthropic.claude-sonnet-4-20250514-v1:0",
+        ],
+      }),
+    ]);
+    const env = fnOf(graph, handlers.worker).environment;
+    expect(env.REASON_LLM_PROVIDER).toBe("bedrock");
+    expect(env.OPENAI_BASE_URL).toBe("https://llm.test/v1");
+    expect(bedrockStatements(graph, handlers.knowledge)).toEqual([]);
+    expect(fnOf(graph, handlers.knowledge).environment.REASON_LLM_PROVIDER).toBeUndefined();
   });
 });

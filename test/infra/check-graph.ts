@@ -47,6 +47,14 @@ export const secretReaders: Record<string, { env: string; readers: Role[] }> = {
   // Only knowledge embeds (ingest, and the query of a search).
   EmbeddingModel: { env: "EMBEDDING_MODEL", readers: ["knowledge"] },
   BedrockRegion: { env: "BEDROCK_REGION", readers: ["worker", "knowledge"] },
+  OllamaBaseUrl: { env: "OLLAMA_BASE_URL", readers: ["worker", "knowledge"] },
+  LlmTemperature: { env: "LLM_TEMPERATURE", readers: ["worker", "knowledge"] },
+  ReasonLlmTemperature: { env: "REASON_LLM_TEMPERATURE", readers: ["worker", "knowledge"] },
+  EvalLlmTemperature: { env: "EVAL_LLM_TEMPERATURE", readers: ["worker", "knowledge"] },
+  // Only the worker plans and evaluates; its key never reaches the knowledge function.
+  ReasonLlmProvider: { env: "REASON_LLM_PROVIDER", readers: ["worker"] },
+  ReasonOpenaiApiKey: { env: "REASON_OPENAI_API_KEY", readers: ["worker"] },
+  ReasonOpenaiBaseUrl: { env: "REASON_OPENAI_BASE_URL", readers: ["worker"] },
   AdminKey: { env: "STACKVM_ADMIN_KEY", readers: ["api"] },
 };
 

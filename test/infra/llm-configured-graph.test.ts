@@ -26,6 +26,7 @@ describe("STACKVM_LLM_CONFIGURED on the functions that start tasks", () => {
     ["no key, no base URL", noLlm, "false"],
     ["an OpenAI key", { ...noLlm, OpenaiApiKey: "sk-test" }, "true"],
     ["a base URL without a key", { ...noLlm, OpenaiBaseUrl: "http://llm.internal/v1" }, "true"],
+    ["Ollama (the original StackVM's LLM_PROVIDER)", { ...noLlm, LlmProvider: "ollama" }, "true"],
     [
       "Bedrock",
       {

@@ -40,6 +40,13 @@ export const testSecrets: Record<string, string> = {
   EvalLlmModel: "test-eval-model",
   EmbeddingModel: "test-embedding-model",
   BedrockRegion: "us-west-2",
+  OllamaBaseUrl: "http://ollama.test:11434",
+  LlmTemperature: "0.7",
+  ReasonLlmTemperature: "0.2",
+  EvalLlmTemperature: "0",
+  ReasonLlmProvider: "openai",
+  ReasonOpenaiApiKey: "test-reason-key",
+  ReasonOpenaiBaseUrl: "https://reason.test/v1",
   AdminKey: "test-admin-key-0123456789",
 };
 

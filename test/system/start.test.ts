@@ -85,5 +85,12 @@ describe("npm start", () => {
   it("stops with a message naming a wrong setting", async () => {
     dataDir = dataDir ?? (await mkdtemp(join(tmpdir(), "stackvm-start-")));
     await expect(start({ PORT: "not-a-port" })).rejects.toThrow(/PORT must be a whole number/);
+    // A model per role: a reasoning server's wrong setting stops the start, named.
+    await expect(start({ REASON_LLM_TEMPERATURE: "3" })).rejects.toThrow(
+      /REASON_LLM_TEMPERATURE must be a number from 0 to 2/,
+    );
+    await expect(start({ REASON_OPENAI_BASE_URL: "reasoner:8080" })).rejects.toThrow(
+      /REASON_OPENAI_BASE_URL/,
+    );
   }, 60_000);
 });

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { STATUSES, TERMINAL_STATUSES, ZERO_USAGE } from "./model-values";
 import { PlanCompat } from "./plan/compat-mode";
+import { PlanningMode } from "./plan/planning-mode";
 import { Plan } from "./plan/schema";
 import { Budget, LlmPurpose, ResponseFormat } from "./record-fields";
 import { SandboxLimitsRequest } from "./sandbox/protocol";
@@ -256,6 +257,8 @@ export const NamespaceConfig = z.object({
   allowed_tools: z.array(z.string()),
   allowed_hosts: z.array(z.string()),
   description: z.string().default(""),
+  /** The namespace's guidance for the planner, added to its plan and plan-update prompts. */
+  planner_instructions: z.string().optional(),
   /** Names of the namespace's code tools (allowed without being listed). */
   code_tools: z.array(z.string()).default([]),
   /** Names of the namespace's HTTP tools (allowed without being listed). */
@@ -275,5 +278,7 @@ export const NamespaceConfig = z.object({
    * sets are warnings, and run as the text they were written. Absent: `strict`.
    */
   plan_compat: PlanCompat.optional(),
+  /** `adaptive`: the planner writes the next instruction or few after each result. Absent: `up_front`. */
+  planning: PlanningMode.optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

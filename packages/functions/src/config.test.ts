@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { awsRuntime } from "./aws-runtime";
 import { loadConfig } from "./config";
+import { llmBannerLines, llmSummary } from "./llm-summary";
 
 const base = {
   STACKVM_TABLE: "t",
@@ -81,7 +82,7 @@ describe("the LLM provider in the configuration", () => {
       /LLM_PROVIDER=bedrock needs LLM_MODEL, a Bedrock model id/,
     );
     expect(() => loadConfig({ ...base, LLM_PROVIDER: "anthropic" })).toThrow(
-      /LLM_PROVIDER: must be openai or bedrock, not 'anthropic'/,
+      /LLM_PROVIDER: must be openai, bedrock or ollama, not 'anthropic'/,
     );
   });
 });
@@ -243,5 +244,91 @@ describe("the web tools in the configuration", () => {
     const options = systemOptions(config, { log: () => {} } as never, false);
     expect(options.llmTraces?.secrets).toContain("search-secret");
     expect(options.web).toBe(config.web);
+  });
+});
+
+describe("a model per role on its own server in the configuration", () => {
+  const steps = {
+    ...base,
+    OPENAI_BASE_URL: "http://127.0.0.1:8080/v1",
+    OPENAI_API_KEY: "steps-key",
+  };
+
+  it("answers with the reasoning roles on the steps' endpoint when no REASON_ endpoint is set", () => {
+    expect(loadConfig(steps).reasonLlm).toBeNull();
+  });
+
+  it("answers with the reasoning endpoint, its own key and never the steps' key", () => {
+    const config = loadConfig({
+      ...steps,
+      REASON_OPENAI_BASE_URL: "https://reasoner.example/v1",
+      REASON_LLM_MODEL: "big",
+    });
+    expect(config.reasonLlm).toEqual({
+      provider: "openai",
+      setting: "openai",
+      openai: { apiKey: null, baseURL: "https://reasoner.example/v1" },
+    });
+    expect(config.openai).toEqual({ apiKey: "steps-key", baseURL: "http://127.0.0.1:8080/v1" });
+    const banner = llmBannerLines(llmSummary(config)).join("\n");
+    expect(banner).toContain("steps http://127.0.0.1:8080/v1");
+    expect(banner).toContain("plans, plan updates, evaluations https://reasoner.example/v1");
+    expect(banner).toContain("planner big, generation gpt-4o-mini, evaluation big");
+  });
+
+  it("answers LLM_PROVIDER=ollama with OLLAMA_BASE_URL + /v1, as the original StackVM set it", () => {
+    const config = loadConfig({
+      ...base,
+      LLM_PROVIDER: "ollama",
+      OLLAMA_BASE_URL: "http://gpu-box:11434/",
+      LLM_MODEL: "qwen2.5:7b",
+    });
+    expect(config.providers.llm).toBe("openai");
+    expect(config.llmProviderSetting).toBe("ollama");
+    expect(config.openai).toEqual({ apiKey: null, baseURL: "http://gpu-box:11434/v1" });
+    expect(loadConfig({ ...base, LLM_PROVIDER: "ollama" }).openai.baseURL).toBe(
+      "http://127.0.0.1:11434/v1",
+    );
+    expect(
+      loadConfig({ ...steps, REASON_LLM_PROVIDER: "ollama", REASON_LLM_MODEL: "r1" }).reasonLlm,
+    ).toMatchObject({ provider: "openai", openai: { baseURL: "http://127.0.0.1:11434/v1" } });
+  });
+
+  it("answers with a temperature per role, eval following reason following the steps'", () => {
+    expect(loadConfig({ ...steps, LLM_TEMPERATURE: "0.7" }).llm.temperatures).toEqual({
+      default: 0.7,
+      reason: 0.7,
+      eval: 0.7,
+    });
+    expect(
+      loadConfig({ ...steps, LLM_TEMPERATURE: "1", REASON_LLM_TEMPERATURE: "0" }).llm.temperatures,
+    ).toEqual({ default: 1, reason: 0, eval: 0 });
+    expect(loadConfig(steps).llm.temperatures).toEqual({});
+  });
+
+  it.each([
+    [{ REASON_LLM_TEMPERATURE: "3" }, "REASON_LLM_TEMPERATURE must be a number from 0 to 2"],
+    [{ LLM_TEMPERATURE: "warm" }, "LLM_TEMPERATURE must be a number from 0 to 2"],
+    [{ EVAL_LLM_TEMPERATURE: "-0.1" }, "EVAL_LLM_TEMPERATURE must be a number from 0 to 2"],
+    [{ REASON_LLM_PROVIDER: "ollam" }, "REASON_LLM_PROVIDER: must be openai, bedrock or ollama"],
+    [{ LLM_PROVIDER: "llama" }, "LLM_PROVIDER: must be openai, bedrock or ollama"],
+    [{ REASON_OPENAI_BASE_URL: "not a url" }, "REASON_OPENAI_BASE_URL"],
+    [
+      { REASON_OPENAI_BASE_URL: "reasoner:8080" },
+      "REASON_OPENAI_BASE_URL: must be an http:// or https:// URL",
+    ],
+    [
+      { OLLAMA_BASE_URL: "file:///etc/passwd" },
+      "OLLAMA_BASE_URL: must be an http:// or https:// URL",
+    ],
+    [{ OLLAMA_BASE_URL: "localhost" }, "OLLAMA_BASE_URL"],
+    [{ REASON_LLM_PROVIDER: "openai" }, "set REASON_OPENAI_API_KEY, or REASON_OPENAI_BASE_URL"],
+    [{ REASON_LLM_PROVIDER: "bedrock" }, "set REASON_LLM_MODEL"],
+    [
+      { LLM_PROVIDER: "ollama", OLLAMA_BASE_URL: "http://127.0.0.1:11434" },
+      "OPENAI_BASE_URL is set too",
+    ],
+  ])("refuses %j, naming the setting", (bad, message) => {
+    expect(() => loadConfig({ ...steps, ...bad })).toThrow(message);
   });
 });

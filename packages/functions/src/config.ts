@@ -19,7 +19,11 @@ import {
 import * as z from "zod";
 import {
   DEFAULT_EMBEDDING_MODELS,
+  DEFAULT_OLLAMA_BASE_URL,
   defaultLlmModel,
+  LLM_PROVIDER_SETTINGS,
+  type LlmEndpoint,
+  ollamaEndpoint,
   PROVIDERS,
   type ProviderConfig,
   providerConfig,
@@ -34,6 +38,17 @@ const SEARCH_PROVIDERS = ["tavily", "brave"] as const;
 const SearchProvider = z.enum(SEARCH_PROVIDERS, {
   error: (issue) => `must be ${SEARCH_PROVIDERS.join(" or ")}, not '${String(issue.input)}'`,
 });
+/** An LLM server's address: http or https (`z.url()` alone takes `host:8080` as a URL of scheme `host`). */
+const ServerUrl = z
+  .string()
+  .url()
+  .regex(/^https?:\/\//i, "must be an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1");
+
+const LlmProviderSetting = z.enum(LLM_PROVIDER_SETTINGS, {
+  error: (issue) =>
+    `must be ${LLM_PROVIDER_SETTINGS.join(", ").replace(/, (?=[^,]*$)/, " or ")}, not '${String(issue.input)}'`,
+});
+type LlmProviderSetting = z.infer<typeof LlmProviderSetting>;
 
 // Every function builds this schema at its cold start. Each chained check
 // (\`.int().min(1).max(9)\`) builds another schema, so the checks of a setting
@@ -67,7 +82,14 @@ const Env = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   // Amazon Bedrock with the function's IAM role instead of an OpenAI-compatible server (llm-provider.ts).
-  LLM_PROVIDER: Provider.default("openai"),
+  LLM_PROVIDER: LlmProviderSetting.default("openai"),
+  // `LLM_PROVIDER=ollama`: Ollama's server (its OpenAI-compatible API is this + /v1).
+  OLLAMA_BASE_URL: ServerUrl.optional(),
+  // The reasoning roles (plans, plan updates, evaluations) on a server of their own (reasonEndpoint).
+  REASON_LLM_PROVIDER: LlmProviderSetting.optional(),
+  REASON_OPENAI_BASE_URL: ServerUrl.optional(),
+  REASON_OPENAI_API_KEY: z.string().optional(),
+  REASON_OLLAMA_BASE_URL: ServerUrl.optional(),
   EMBEDDING_PROVIDER: Provider.optional(),
   BEDROCK_REGION: z.string().check(z.minLength(1)).optional(),
   AWS_ENDPOINT_URL_BEDROCK_RUNTIME: z.string().url().optional(),
@@ -179,7 +201,15 @@ export interface RuntimeConfig {
   mcpWaitSeconds: number;
   /** `STACKVM_CORS_ORIGINS`: the origins whose pages may call the API; empty: none. */
   corsOrigins: string[];
+  /** The steps' OpenAI-compatible server (`OPENAI_*`, or Ollama's with `LLM_PROVIDER=ollama`). */
   openai: { apiKey: string | null; baseURL: string | null };
+  /** What `LLM_PROVIDER` said: `ollama` is the `openai` provider at `OLLAMA_BASE_URL`. */
+  llmProviderSetting: LlmProviderSetting;
+  /**
+   * The reasoning roles' own endpoint (`REASON_LLM_PROVIDER`, `REASON_OPENAI_BASE_URL`,
+   * `REASON_OPENAI_API_KEY`, `REASON_OLLAMA_BASE_URL`); null: they use the steps' endpoint.
+   */
+  reasonLlm: LlmEndpoint | null;
   /** `LLM_PROVIDER`, `EMBEDDING_PROVIDER` and Bedrock's region and endpoint. */
   providers: ProviderConfig;
   llm: LlmConfig;
@@ -256,6 +286,13 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
   } catch (error) {
     throw new ConfigError(`bad configuration: ${(error as Error).message}`);
   }
+  const steps = stepsEndpoint(e);
+  const reasonLlm = reasonEndpoint(e);
+  if (reasonLlm && reasonLlm.provider !== providers.llm && !env.REASON_LLM_MODEL?.trim()) {
+    throw new ConfigError(
+      `bad configuration: REASON_LLM_PROVIDER=${reasonLlm.setting} is not LLM_PROVIDER=${e.LLM_PROVIDER}: set REASON_LLM_MODEL to a model the reasoning server has (LLM_MODEL names the steps' model)`,
+    );
+  }
   const model = env.LLM_MODEL?.trim() || defaultLlmModel(providers.llm);
   if (model === null) {
     throw new ConfigError(
@@ -295,7 +332,9 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     anonymousRequestsPerSecond: e.STACKVM_ANONYMOUS_RPS,
     mcpWaitSeconds: e.STACKVM_MCP_WAIT_SECONDS,
     corsOrigins,
-    openai: { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null },
+    openai: steps,
+    llmProviderSetting: e.LLM_PROVIDER,
+    reasonLlm,
     providers,
     llm,
     llmTraceRetentionDays: e.STACKVM_LLM_TRACE_RETENTION_DAYS,
@@ -304,8 +343,8 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
       embeddingModel: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[providers.embeddings],
       embeddingsLocal:
         providers.embeddings === "openai" &&
-        e.OPENAI_BASE_URL !== undefined &&
-        privateTarget(new URL(e.OPENAI_BASE_URL)) !== null,
+        steps.baseURL !== null &&
+        privateTarget(new URL(steps.baseURL)) !== null,
       indexUri: e.STACKVM_KNOWLEDGE_INDEX ?? `s3://${e.STACKVM_BUCKET}/knowledge-index`,
       maxUploadBytes: e.STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES,
       pdfLimits: {
@@ -381,6 +420,61 @@ function webConfig(e: z.infer<typeof Env>): WebToolsConfig {
         e.STACKVM_WEB_SEARCH_PRICE_USD ?? (provider ? DEFAULT_SEARCH_PRICE_USD[provider] : 0),
     },
     fetch: { maxBytes: e.STACKVM_WEB_FETCH_MAX_BYTES, timeoutMs: e.STACKVM_WEB_FETCH_TIMEOUT_MS },
+  };
+}
+
+/**
+ * The steps' OpenAI-compatible server: `OPENAI_BASE_URL` and `OPENAI_API_KEY`, or
+ * with `LLM_PROVIDER=ollama` Ollama's endpoint at `OLLAMA_BASE_URL` (default
+ * http://127.0.0.1:11434) + `/v1`. Both base URLs at once is refused: which one is meant?
+ */
+function stepsEndpoint(e: z.infer<typeof Env>): { apiKey: string | null; baseURL: string | null } {
+  if (e.LLM_PROVIDER !== "ollama") {
+    return { apiKey: e.OPENAI_API_KEY ?? null, baseURL: e.OPENAI_BASE_URL ?? null };
+  }
+  const baseURL = ollamaEndpoint(e.OLLAMA_BASE_URL ?? DEFAULT_OLLAMA_BASE_URL);
+  if (e.OPENAI_BASE_URL !== undefined && ollamaEndpoint(e.OPENAI_BASE_URL) !== baseURL) {
+    throw new ConfigError(
+      `bad configuration: LLM_PROVIDER=ollama takes its server from OLLAMA_BASE_URL (${baseURL}), but OPENAI_BASE_URL is set too (${e.OPENAI_BASE_URL}): unset OPENAI_BASE_URL, or set LLM_PROVIDER=openai to use it`,
+    );
+  }
+  return { apiKey: e.OPENAI_API_KEY ?? null, baseURL };
+}
+
+/**
+ * The reasoning roles' own endpoint when any `REASON_*` endpoint setting is set,
+ * else null (they share the steps'). Its key is never the steps' `OPENAI_API_KEY`:
+ * one server's key is not sent to another.
+ */
+function reasonEndpoint(e: z.infer<typeof Env>): LlmEndpoint | null {
+  const { REASON_LLM_PROVIDER, REASON_OPENAI_BASE_URL, REASON_OPENAI_API_KEY } = e;
+  if (
+    REASON_LLM_PROVIDER === undefined &&
+    REASON_OPENAI_BASE_URL === undefined &&
+    REASON_OPENAI_API_KEY === undefined &&
+    e.REASON_OLLAMA_BASE_URL === undefined
+  ) {
+    return null;
+  }
+  const setting: LlmProviderSetting =
+    REASON_LLM_PROVIDER ?? (e.REASON_OLLAMA_BASE_URL !== undefined ? "ollama" : "openai");
+  if (setting === "bedrock") {
+    return { provider: "bedrock", setting, openai: { apiKey: null, baseURL: null } };
+  }
+  const apiKey = REASON_OPENAI_API_KEY ?? null;
+  if (setting === "ollama") {
+    const base = e.REASON_OLLAMA_BASE_URL ?? e.OLLAMA_BASE_URL ?? DEFAULT_OLLAMA_BASE_URL;
+    return { provider: "openai", setting, openai: { apiKey, baseURL: ollamaEndpoint(base) } };
+  }
+  if (REASON_OPENAI_BASE_URL === undefined && apiKey === null) {
+    throw new ConfigError(
+      "bad configuration: the reasoning roles go to OpenAI's API (REASON_OPENAI_BASE_URL is not set) without a key: set REASON_OPENAI_API_KEY, or REASON_OPENAI_BASE_URL to your server (it ends in /v1)",
+    );
+  }
+  return {
+    provider: "openai",
+    setting,
+    openai: { apiKey, baseURL: REASON_OPENAI_BASE_URL ?? null },
   };
 }
 

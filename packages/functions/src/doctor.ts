@@ -28,6 +28,19 @@ export interface DoctorPorts {
   baseURL: string | null;
   /** `LLM_PROVIDER` and `EMBEDDING_PROVIDER`; an OpenAI-compatible server when absent. */
   providers?: { llm: Provider; embeddings: Provider };
+  /**
+   * The reasoning roles' own endpoint (`REASON_*`): its provider and where it is,
+   * in the banner's words. Absent or null: they share the steps' endpoint.
+   */
+  reason?: { provider: Provider; server: string } | null;
+}
+
+const REASONING_ROLES: ReadonlySet<string> = new Set(["reason", "eval"]);
+
+/** The endpoint a role's calls go to: the reasoning one for `reason` and `eval`, when there is one. */
+function roleEndpoint(ports: DoctorPorts, role: string): { provider: Provider; server: string } {
+  if (ports.reason && REASONING_ROLES.has(role)) return ports.reason;
+  return { provider: ports.providers?.llm ?? "openai", server: serverOf(ports, "llm") };
 }
 
 /** Where the LLM or the embeddings are, in the checks' words. */
@@ -133,16 +146,21 @@ function embeddingRefusalFix(
 async function checkModel(
   ports: DoctorPorts,
   model: string,
-  roles: string,
+  served: string[],
   capMs: number,
 ): Promise<DoctorCheck> {
   const name = "llm";
-  const server = serverOf(ports, "llm");
+  const role = served[0] ?? "default";
+  const roles = served.join(", ");
+  const { provider, server } = roleEndpoint(ports, role);
+  const ownServer =
+    ports.reason !== undefined && ports.reason !== null && REASONING_ROLES.has(role);
   const started = Date.now();
   const own = capMs < ports.llmConfig.timeoutMs;
   try {
     await ports.llm.complete({
       model,
+      role: role as "default" | "reason" | "eval",
       messages: [{ role: "user", content: "Reply with the single word: ok" }],
       // A few tokens prove the server answers; unbounded, one generated 14,525.
       maxOutputTokens: ports.llmConfig.outputTokens.doctor,
@@ -159,10 +177,14 @@ async function checkModel(
     const { code, message } = errorOf(error);
     const detail = `model ${model} (${roles}): ${message}`;
     const fix =
-      ports.providers?.llm === "bedrock"
+      provider === "bedrock"
         ? bedrockFix(code)
         : llmFix(code, message, server, ports.llmConfig.timeoutMs, capMs);
-    return { name, status: "failed", detail, fix };
+    // The reasoning server's own settings are the REASON_ ones.
+    const named = ownServer
+      ? fix.replace(/\b(?<!REASON_)OPENAI_(BASE_URL|API_KEY)/g, "REASON_OPENAI_$1")
+      : fix;
+    return { name, status: "failed", detail, fix: named };
   }
 }
 
@@ -327,13 +349,16 @@ export function createDoctor(
 }
 
 function runChecks(ports: DoctorPorts, capMs: number): Promise<DoctorCheck[]> {
-  // Each distinct model once, with the roles it serves.
-  const roles = new Map<string, string[]>();
+  // Each distinct model on each endpoint once, with the roles it serves there.
+  const roles = new Map<string, { model: string; served: string[] }>();
   for (const [role, model] of Object.entries(ports.llmConfig.models)) {
-    roles.set(model, [...(roles.get(model) ?? []), role]);
+    const key = `${roleEndpoint(ports, role).server} ${model}`;
+    const entry = roles.get(key) ?? { model, served: [] };
+    entry.served.push(role);
+    roles.set(key, entry);
   }
   return Promise.all([
-    ...[...roles].map(([model, served]) => checkModel(ports, model, served.join(", "), capMs)),
+    ...[...roles.values()].map(({ model, served }) => checkModel(ports, model, served, capMs)),
     checkEmbeddings(ports, capMs),
     checkSandbox(ports),
     checkSandboxData(ports),

@@ -12,7 +12,7 @@ export { embeddingsConfigured, embeddingsPort } from "./embeddings-port";
 export type { Knowledge, KnowledgeOptions } from "./knowledge";
 export { createKnowledge, inProcessKnowledge, knowledgePortOf } from "./knowledge";
 export { llmPort } from "./llm-port";
-export { type LlmSummary, llmBannerLines, llmSummary } from "./llm-summary";
+export { endpointText, type LlmSummary, llmBannerLines, llmSummary } from "./llm-summary";
 export { createScheduleHandler } from "./schedule-handler";
 export type { SweepHandlerDeps } from "./sweep-handler";
 export { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";

@@ -10,6 +10,31 @@ export const PROVIDERS = ["openai", "bedrock"] as const;
 
 export type Provider = (typeof PROVIDERS)[number];
 
+/**
+ * What `LLM_PROVIDER` and `REASON_LLM_PROVIDER` take: a provider, or `ollama`, the
+ * original StackVM's setting, which is the `openai` provider at Ollama's
+ * OpenAI-compatible endpoint (`OLLAMA_BASE_URL` + `/v1`).
+ */
+export const LLM_PROVIDER_SETTINGS = ["openai", "bedrock", "ollama"] as const;
+export type LlmProviderSetting = (typeof LLM_PROVIDER_SETTINGS)[number];
+
+/** Where Ollama listens when `OLLAMA_BASE_URL` is not set (its own default). */
+export const DEFAULT_OLLAMA_BASE_URL = "http://127.0.0.1:11434";
+
+/** One LLM endpoint: the provider and, for an OpenAI-compatible server, its base URL and key. */
+export interface LlmEndpoint {
+  provider: Provider;
+  /** What the setting said (`ollama` is the `openai` provider at Ollama's endpoint). */
+  setting: LlmProviderSetting;
+  openai: { apiKey: string | null; baseURL: string | null };
+}
+
+/** Ollama's OpenAI-compatible endpoint from `OLLAMA_BASE_URL` (`/v1` added once). */
+export function ollamaEndpoint(base: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  return trimmed.endsWith("/v1") ? trimmed : `${trimmed}/v1`;
+}
+
 export interface ProviderConfig {
   llm: Provider;
   embeddings: Provider;
@@ -41,14 +66,14 @@ export function bedrockOptions(providers: ProviderConfig): { region: string; end
 /** The settings as the environment gives them, checked. */
 export function providerConfig(e: {
   AWS_REGION: string;
-  LLM_PROVIDER: Provider;
+  LLM_PROVIDER: Provider | LlmProviderSetting;
   EMBEDDING_PROVIDER?: Provider | undefined;
   BEDROCK_REGION?: string | undefined;
   AWS_ENDPOINT_URL_BEDROCK_RUNTIME?: string | undefined;
 }): ProviderConfig {
   return {
-    llm: e.LLM_PROVIDER,
-    embeddings: e.EMBEDDING_PROVIDER ?? e.LLM_PROVIDER,
+    llm: e.LLM_PROVIDER === "ollama" ? "openai" : e.LLM_PROVIDER,
+    embeddings: e.EMBEDDING_PROVIDER ?? (e.LLM_PROVIDER === "ollama" ? "openai" : e.LLM_PROVIDER),
     bedrock: {
       region: e.BEDROCK_REGION ?? e.AWS_REGION,
       endpoint: e.AWS_ENDPOINT_URL_BEDROCK_RUNTIME ?? null,

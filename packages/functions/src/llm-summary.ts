@@ -4,10 +4,13 @@
  * with a 422 that says what to set, instead of failing a moment later).
  */
 import type { RuntimeConfig } from "./config";
+import type { Provider, ProviderConfig } from "./llm-provider";
 
 export interface LlmSummary {
   /** The endpoint's base URL, or OpenAI's when only a key is set. */
   endpoint: string;
+  /** The reasoning roles' own endpoint (`REASON_*`), in the same words; null: the same as the steps'. */
+  reasonEndpoint?: string | null;
   models: { planner: string; generation: string; evaluation: string; embedding: string };
   /** How long one answer may take (`LLM_TIMEOUT_MS`) and one unanswered server is retried. */
   limits: { timeoutMs: number; unreachableSeconds: number };
@@ -20,13 +23,12 @@ export interface LlmSummary {
  */
 export function llmSummary(config: RuntimeConfig): LlmSummary | null {
   const { apiKey, baseURL } = config.openai;
-  const bedrock = config.providers.llm === "bedrock" ? config.providers.bedrock : null;
-  if (!bedrock && !apiKey && !baseURL) return null;
-  const bedrockAt =
-    bedrock &&
-    `Amazon Bedrock in ${bedrock.region}${bedrock.endpoint ? ` at ${bedrock.endpoint}` : ""} (AWS credentials: the role on Lambda)`;
+  if (config.providers.llm !== "bedrock" && !apiKey && !baseURL) return null;
+  const reason = config.reasonLlm ?? null;
   return {
-    endpoint: bedrockAt || (baseURL ?? "https://api.openai.com/v1 (OpenAI)"),
+    endpoint: endpointText(config.providers.llm, config.openai, config.providers.bedrock),
+    reasonEndpoint:
+      reason && endpointText(reason.provider, reason.openai, config.providers.bedrock),
     models: {
       planner: config.llm.models.reason,
       generation: config.llm.models.default,
@@ -40,6 +42,18 @@ export function llmSummary(config: RuntimeConfig): LlmSummary | null {
   };
 }
 
+/** Where one endpoint is, in the banner's and the doctor's words. */
+export function endpointText(
+  provider: Provider,
+  openai: { apiKey: string | null; baseURL: string | null },
+  bedrock: ProviderConfig["bedrock"],
+): string {
+  if (provider === "bedrock") {
+    return `Amazon Bedrock in ${bedrock.region}${bedrock.endpoint ? ` at ${bedrock.endpoint}` : ""} (AWS credentials: the role on Lambda)`;
+  }
+  return openai.baseURL ?? "https://api.openai.com/v1 (OpenAI)";
+}
+
 /** The banner's lines about the LLM: what is configured, or what its absence means. */
 export function llmBannerLines(summary: LlmSummary | null): string[] {
   if (!summary) {
@@ -50,8 +64,14 @@ export function llmBannerLines(summary: LlmSummary | null): string[] {
     ];
   }
   const m = summary.models;
+  const where = summary.reasonEndpoint
+    ? [
+        `  LLM:      steps ${summary.endpoint}`,
+        `            plans, plan updates, evaluations ${summary.reasonEndpoint} (REASON_*)`,
+      ]
+    : [`  LLM:      ${summary.endpoint}`];
   return [
-    `  LLM:      ${summary.endpoint}`,
+    ...where,
     `            planner ${m.planner}, generation ${m.generation}, evaluation ${m.evaluation}, embedding ${m.embedding}`,
     `            an answer may take ${seconds(summary.limits.timeoutMs)} (LLM_TIMEOUT_MS); a server that does not answer fails a task after ${summary.limits.unreachableSeconds} s (STACKVM_LLM_UNREACHABLE_SECONDS)`,
   ];

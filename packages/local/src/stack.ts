@@ -41,6 +41,7 @@ import {
   createWorkerHandler,
   embeddingsConfigured,
   embeddingsPort,
+  endpointText,
   inProcessKnowledge,
   knowledgePortOf,
   type LlmSummary,
@@ -257,6 +258,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       embeddingModel: config.knowledge.embeddingModel,
       baseURL: config.openai.baseURL,
       providers: config.providers,
+      reason: config.reasonLlm && {
+        provider: config.reasonLlm.provider,
+        server: endpointText(
+          config.reasonLlm.provider,
+          config.reasonLlm.openai,
+          config.providers.bedrock,
+        ),
+      },
     },
     options.doctorCacheMs === undefined ? {} : { cacheMs: options.doctorCacheMs },
   );

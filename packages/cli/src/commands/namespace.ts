@@ -18,6 +18,10 @@ const FIELDS = {
     description: "a host http_request may reach",
   },
   description: { type: "string", description: "what the namespace is for" },
+  "planner-instructions": {
+    type: "string",
+    description: "guidance for the planner, added to its plan prompts (at most 4,000 characters)",
+  },
   "plan-compat": {
     type: "string",
     description: "strict (default) or stackvm: StackVM compatibility mode for its plans",
@@ -32,6 +36,7 @@ function show(ns: Namespace): string[] {
     `description    ${ns.description || "-"}`,
     `allowed tools  ${ns.allowed_tools.join(", ") || "-"}`,
     `allowed hosts  ${ns.allowed_hosts.join(", ") || "-"}`,
+    ...(ns.planner_instructions ? [`instructions   ${ns.planner_instructions}`] : []),
     ...(ns.code_tools.length ? [`code tools     ${ns.code_tools.join(", ")}`] : []),
     `plan compat    ${ns.plan_compat ?? "strict"}`,
   ];
@@ -52,6 +57,10 @@ function kept(ns: Namespace): Partial<Namespace> {
     ...(ns.sandbox_limits === undefined ? {} : { sandbox_limits: ns.sandbox_limits }),
     ...(ns.knowledge_bases === undefined ? {} : { knowledge_bases: ns.knowledge_bases }),
     ...(ns.parallel_width === undefined ? {} : { parallel_width: ns.parallel_width }),
+    ...(ns.planning === undefined ? {} : { planning: ns.planning }),
+    ...(ns.planner_instructions === undefined
+      ? {}
+      : { planner_instructions: ns.planner_instructions }),
   };
 }
 
@@ -62,7 +71,7 @@ export const namespaceCommands: Command[] = [
     name: "namespace create",
     summary: "Create a namespace (fails if it exists: use update).",
     usage:
-      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--plan-compat strict|stackvm] [--json]',
+      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--planner-instructions "..."] [--plan-compat strict|stackvm] [--json]',
     options: { ...FIELDS, ...JSON_OPTION },
     args: ["NAME"],
     async run(ctx, v, [name]) {
@@ -86,6 +95,7 @@ export const namespaceCommands: Command[] = [
           allowed_tools: list(v["allowed-tools"]) ?? [],
           allowed_hosts: list(v["allowed-hosts"]) ?? [],
           description: v.description ?? "",
+          ...(v["planner-instructions"] ? { planner_instructions: v["planner-instructions"] } : {}),
           ...(compat ? { plan_compat: compat } : {}),
         },
       });
@@ -98,7 +108,7 @@ export const namespaceCommands: Command[] = [
     name: "namespace update",
     summary: "Change a namespace; flags not given keep their values.",
     usage:
-      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--plan-compat strict|stackvm] [--json]',
+      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--planner-instructions "..."] [--plan-compat strict|stackvm] [--json]',
     options: { ...FIELDS, ...JSON_OPTION },
     args: ["NAME"],
     async run(ctx, v, [name]) {
@@ -107,10 +117,11 @@ export const namespaceCommands: Command[] = [
         !v["allowed-tools"] &&
         !v["allowed-hosts"] &&
         v.description === undefined &&
+        v["planner-instructions"] === undefined &&
         compat === undefined
       ) {
         throw usage(
-          "nothing to change: give --allowed-tools, --allowed-hosts, --description or --plan-compat",
+          "nothing to change: give --allowed-tools, --allowed-hosts, --description, --planner-instructions or --plan-compat",
           "namespace update",
         );
       }
@@ -121,6 +132,9 @@ export const namespaceCommands: Command[] = [
           allowed_tools: list(v["allowed-tools"]) ?? current.allowed_tools,
           allowed_hosts: list(v["allowed-hosts"]) ?? current.allowed_hosts,
           description: v.description ?? current.description,
+          ...(v["planner-instructions"] === undefined
+            ? {}
+            : { planner_instructions: v["planner-instructions"] }),
           plan_compat: compat ?? current.plan_compat ?? "strict",
         },
       });

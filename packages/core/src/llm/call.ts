@@ -94,7 +94,7 @@ export function createCaller(deps: LlmSessionDeps, calls: LlmCall[] = []): Calle
         purpose,
         messages: request.messages,
         limit: request.maxOutputTokens ?? outputLimit(config, purpose),
-        context: await contextOf(request.model),
+        context: await contextOf(request.model, request.role),
       }),
     };
     const started = now();

@@ -68,6 +68,18 @@ export const LlmConfig = z.object({
     eval: z.string().min(1),
   }),
   /**
+   * The temperature each role's calls are sent with when the caller sets none
+   * (`LLM_TEMPERATURE`, `REASON_LLM_TEMPERATURE`, `EVAL_LLM_TEMPERATURE`; 0 to 2;
+   * reason follows default and eval follows reason). Absent: the server's own.
+   */
+  temperatures: z
+    .object({
+      default: z.number().optional(),
+      reason: z.number().optional(),
+      eval: z.number().optional(),
+    })
+    .default({}),
+  /**
    * `LLM_TIMEOUT_MS`: how long one attempt may take to finish its answer, per
    * attempt, not per call (a call may take `maxAttempts` times this plus the
    * waits). The default lets a model on a CPU write a plan; a server that gives
@@ -149,10 +161,20 @@ export function loadLlmConfig(env: Record<string, string | undefined>): LlmConfi
     );
   }
   const reason = get("REASON_LLM_MODEL") ?? model;
+  const temperature = temperatureOf("LLM_TEMPERATURE", get("LLM_TEMPERATURE"));
+  const reasonTemperature =
+    temperatureOf("REASON_LLM_TEMPERATURE", get("REASON_LLM_TEMPERATURE")) ?? temperature;
+  const evalTemperature =
+    temperatureOf("EVAL_LLM_TEMPERATURE", get("EVAL_LLM_TEMPERATURE")) ?? reasonTemperature;
   // Parsed once per process: zod's compiled fast path would cost more to build than it saves.
   return LlmConfig.parse(
     {
       models: { default: model, reason, eval: get("EVAL_LLM_MODEL") ?? reason },
+      temperatures: {
+        ...(temperature === undefined ? {} : { default: temperature }),
+        ...(reasonTemperature === undefined ? {} : { reason: reasonTemperature }),
+        ...(evalTemperature === undefined ? {} : { eval: evalTemperature }),
+      },
       timeoutMs: wholeNumber("LLM_TIMEOUT_MS", get("LLM_TIMEOUT_MS"), 1, "milliseconds"),
       maxAttempts: wholeNumber("LLM_MAX_ATTEMPTS", get("LLM_MAX_ATTEMPTS"), 1, "attempts", 10),
       repairRounds: wholeNumber("LLM_REPAIR_ROUNDS", get("LLM_REPAIR_ROUNDS"), 0, "rounds", 5),
@@ -162,6 +184,16 @@ export function loadLlmConfig(env: Record<string, string | undefined>): LlmConfi
     },
     { jitless: true },
   );
+}
+
+/** A temperature setting: a number from 0 to 2, as OpenAI-compatible servers take it. */
+function temperatureOf(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 2) {
+    throw invalid(`${name} must be a number from 0 to 2, e.g. ${name}=0.2; got '${raw}'`);
+  }
+  return value;
 }
 
 function wholeNumber(

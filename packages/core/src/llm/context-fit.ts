@@ -7,7 +7,7 @@
  */
 import { StepError } from "../errors";
 import type { LlmPurpose } from "../model";
-import type { LlmMessage, LlmPort } from "../ports/llm";
+import type { LlmMessage, LlmPort, LlmRequest } from "../ports/llm";
 import { DEFAULT_OUTPUT_TOKENS, type LlmConfig, type OutputPurpose } from "./config";
 import { estimatePromptTokens, promptChars } from "./tokens";
 
@@ -65,12 +65,14 @@ export interface KnownContext {
 export function contextLookup(
   port: Pick<LlmPort, "contextTokens">,
   config: Pick<LlmConfig, "contextTokens">,
-): (model: string) => Promise<KnownContext | undefined> {
+): (model: string, role?: LlmRequest["role"]) => Promise<KnownContext | undefined> {
   const contexts = new Map<string, Promise<KnownContext | undefined>>();
-  return (model) => {
-    let known = contexts.get(model);
+  return (model, role) => {
+    // The same model name on two roles' servers may have two contexts.
+    const key = `${role ?? "default"} ${model}`;
+    let known = contexts.get(key);
     if (known === undefined) {
-      known = (port.contextTokens?.(model) ?? Promise.resolve(undefined))
+      known = (port.contextTokens?.(model, role) ?? Promise.resolve(undefined))
         .catch(() => undefined)
         .then((tokens) => {
           if (tokens !== undefined) return { tokens, source: "the server" };
@@ -79,7 +81,7 @@ export function contextLookup(
           }
           return undefined;
         });
-      contexts.set(model, known);
+      contexts.set(key, known);
     }
     return known;
   };

@@ -31,14 +31,18 @@ export function createSessionCalls(deps: LlmSessionDeps, calls: LlmCall[]): Sess
   const { config } = deps;
   const caller = createCaller(deps, calls);
   const modelFor = (role: LlmRole | undefined) => config.models[role ?? "default"];
+  // The caller's temperature, else the role's (`LLM_TEMPERATURE`, `REASON_LLM_TEMPERATURE`, ...).
+  const temperatureFor = (role: LlmRole | undefined, asked: number | undefined) =>
+    asked ?? config.temperatures?.[role ?? "default"];
 
   return {
     async generate(options: GenerateOptions) {
       const request = {
         model: modelFor(options.role),
+        role: options.role ?? "default",
         messages: options.messages,
         maxOutputTokens: options.maxOutputTokens,
-        temperature: options.temperature,
+        temperature: temperatureFor(options.role, options.temperature),
       };
       if (!options.json) {
         const made = await caller.call(options.purpose, request, options.stream);
@@ -75,10 +79,11 @@ export function createSessionCalls(deps: LlmSessionDeps, calls: LlmCall[]): Sess
           options.purpose,
           {
             model: modelFor(options.role),
+            role: options.role ?? "default",
             messages: options.messages,
             jsonSchema: { name: options.schemaName, schema },
             maxOutputTokens: options.maxOutputTokens,
-            temperature: options.temperature,
+            temperature: temperatureFor(options.role, options.temperature),
           },
           {
             parse: (text) => validate(text, options.schema),

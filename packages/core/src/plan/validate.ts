@@ -33,6 +33,11 @@ export interface ValidationContext {
    * spaces are trimmed and references nothing sets are warnings. Default `strict`.
    */
   compat?: PlanCompat;
+  /**
+   * An adaptive task's plan so far (`planning: "adaptive"`): it need not set
+   * `final_answer` yet, since the planner writes more after its last step.
+   */
+  partial?: boolean;
 }
 
 export type ValidationResult =
@@ -123,7 +128,7 @@ export function validatePlan(input: unknown, context: ValidationContext): Valida
     );
   }
   // In StackVM compatibility mode, a reference nothing sets runs as text: a warning.
-  checkFlow(entries, context.inputs, problems, warnings, compat);
+  checkFlow(entries, context.inputs, problems, warnings, compat, context.partial === true);
 
   if (problems.size === 0) {
     const parsed = Plan.safeParse(plan);

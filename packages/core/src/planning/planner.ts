@@ -84,6 +84,12 @@ function planReasoning(reasoning: string, thinking: string | undefined): string 
   return reasoning.trim() === "" ? kept : `${kept}\n\n${reasoning}`;
 }
 
+/** The namespace's planner instructions as the plan commit shows them: what the planner was told. */
+function instructionsDetails(instructions: string | undefined): { planner_instructions?: string } {
+  const text = instructions?.trim();
+  return text ? { planner_instructions: text } : {};
+}
+
 export function createPlanner(deps: PlannerDeps): Planner {
   const today = () => new Date(deps.clock.now()).toISOString().slice(0, 10);
 
@@ -97,7 +103,13 @@ export function createPlanner(deps: PlannerDeps): Planner {
     // Each rejected plan with its problems and which of the commit's LLM calls wrote
     // it (that call's trace holds the whole answer); a large plan only in the trace.
     const rejected: Array<Record<string, unknown>> = [];
-    const context = { tools: input.tools, allowedTools: input.allowed, inputs: new Set(inputs) };
+    const context = {
+      tools: input.tools,
+      allowedTools: input.allowed,
+      inputs: new Set(inputs),
+      // An adaptive plan so far need not reach final_answer: the planner writes more.
+      partial: input.branch.config.namespace.planning === "adaptive",
+    };
     for (let attempt = 1; ; attempt++) {
       const answer = await ask(extra);
       const result = validatePlan(answer.plan, context);
@@ -157,6 +169,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
         today: today(),
         example: template ? { goal: template.goal, plan: template.plan } : undefined,
         thread: config.thread,
+        instructions: config.namespace.planner_instructions,
+        adaptive: config.namespace.planning === "adaptive",
       });
       let thinking: string | undefined;
       const { answer, plan, attempts, repaired } = await untilValid(
@@ -185,6 +199,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
           attempts,
           ...(repaired.length ? { repaired_problems: repaired } : {}),
           ...(template ? { example_template: template.template_id } : {}),
+          ...instructionsDetails(config.namespace.planner_instructions),
         },
       };
     },
@@ -204,6 +219,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
         suggestion: input.suggestion,
         error: input.error,
         thread: config.thread,
+        instructions: config.namespace.planner_instructions,
+        adaptive: config.namespace.planning === "adaptive",
       });
       let thinking: string | undefined;
       const { answer, plan, attempts } = await untilValid(
@@ -232,7 +249,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
         plan,
         reasoning: planReasoning(answer.reasoning, thinking),
         pc,
-        details: { attempts },
+        details: { attempts, ...instructionsDetails(config.namespace.planner_instructions) },
       };
     },
   };

@@ -33,6 +33,31 @@ export interface PlanPromptInput {
   example?: { goal: string; plan: Plan } | undefined;
   /** A turn of a thread: the turns before it (`thread-prompt.ts`). */
   thread?: ThreadHistory | undefined;
+  /** The namespace's `planner_instructions`, if it has any. */
+  instructions?: string | undefined;
+  /** `planning: "adaptive"`: write the next instruction or few, see their results, then more. */
+  adaptive?: boolean | undefined;
+}
+
+/**
+ * What an adaptive task's planner is asked for: the next instruction or few,
+ * not the whole plan, since it sees their results before it writes more.
+ */
+export function adaptiveText(adaptive: boolean | undefined, update: boolean): string {
+  if (!adaptive) return "";
+  return update
+    ? `\nThis task is planned adaptively and its plan ran out: look at the variables the steps so far produced, keep every instruction of the current plan unchanged, and append the next instruction or few (new, higher seq_no values), with resume_at the first of them. Set final_answer as soon as the results give it.\n`
+    : `\nThis task is planned adaptively: write only the first instruction or few, the ones whose results you need before you can choose what comes next. When they have run you will see their results and write more. Set final_answer only once you can.\n`;
+}
+
+/**
+ * The namespace's planner instructions as a section of the system prompt: the
+ * operator's guidance, below the language and tools it must not override.
+ */
+export function instructionsText(instructions: string | undefined): string {
+  const text = instructions?.trim();
+  if (!text) return "";
+  return `\nInstructions for this namespace's plans (follow them where they do not contradict the rules above):\n${text}\n`;
 }
 
 function toolsText(tools: ToolDescription[]): string {
@@ -76,7 +101,7 @@ ${PLAN_LANGUAGE}
 
 Available tools:
 ${toolsText(input.tools)}
-${example}
+${example}${instructionsText(input.instructions)}${adaptiveText(input.adaptive, false)}
 Think about the goal, break it into steps, then answer JSON {"reasoning": "how the plan reaches the goal", "plan": [instructions]}.`,
     },
     {
@@ -110,7 +135,7 @@ ${PLAN_LANGUAGE}
 
 Available tools:
 ${toolsText(input.tools)}
-
+${instructionsText(input.instructions)}${adaptiveText(input.adaptive, true)}
 Rewrite the plan from the program counter on. Keep the instructions before the program counter exactly as they are (they ran already), do not reference variables that do not exist, and do not return the same plan unchanged. Answer JSON {"reasoning": "...", "plan": [the whole new plan], "resume_at": seq_no where execution continues}.`,
     },
     {

@@ -16,6 +16,12 @@ export interface LlmMessage {
 
 export interface LlmRequest {
   model: string;
+  /**
+   * Which role's model this is (`default` for the steps, `reason` for plans and
+   * plan updates, `eval` for evaluations): a port that serves the roles from
+   * different servers routes by it. Absent: `default`.
+   */
+  role?: "default" | "reason" | "eval";
   messages: LlmMessage[];
   /** Ask for JSON matching a schema: sent as `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`. */
   jsonSchema?: { name: string; schema: Record<string, unknown> };
@@ -56,5 +62,5 @@ export interface LlmPort {
    * server says (llama.cpp's `/props`, Ollama's `/api/ps`); undefined when it does
    * not or cannot be asked. Must not throw. Absent: the context is not known.
    */
-  contextTokens?(model: string): Promise<number | undefined>;
+  contextTokens?(model: string, role?: LlmRequest["role"]): Promise<number | undefined>;
 }

@@ -9,10 +9,25 @@ import { KnowledgeBaseName } from "../knowledge/ingest-message";
 import { hostPatternProblem } from "../net/host-allow-list";
 import { PlanCompat } from "../plan/compat-mode";
 import { MAX_GROUP_WIDTH } from "../plan/groups";
+import { PlanningMode } from "../plan/planning-mode";
 import { SandboxLimitsRequest } from "../sandbox/protocol";
 import { NamespaceName } from "./namespace-name";
 
 export { NamespaceName };
+
+/** The most characters of `planner_instructions` (about 1,300 tokens by the session's high estimate). */
+export const MAX_PLANNER_INSTRUCTIONS_CHARS = 4_000;
+
+/** Guidance the planner reads for every plan and plan update of the namespace's tasks. */
+export const PlannerInstructions = z
+  .string()
+  .max(
+    MAX_PLANNER_INSTRUCTIONS_CHARS,
+    `planner_instructions must be at most ${MAX_PLANNER_INSTRUCTIONS_CHARS.toLocaleString("en-US")} characters: shorten them (the planner reads them in every plan prompt)`,
+  )
+  .describe(
+    "Guidance added to the planner's plan and plan-update prompts for this namespace's tasks",
+  );
 
 export const NamespaceInput = z
   .object({
@@ -30,6 +45,8 @@ export const NamespaceInput = z
       .max(200)
       .default([]),
     description: z.string().max(2000).default(""),
+    /** Added to the planner's plan and plan-update prompts; empty or absent: none. */
+    planner_instructions: PlannerInstructions.optional(),
     /** Lower sandbox limits for code run by this namespace's tasks (never above the function's). */
     sandbox_limits: SandboxLimitsRequest.optional(),
     /** The knowledge bases its plans may search; absent: all of the tenant's for `default`, none for others. */
@@ -42,6 +59,10 @@ export const NamespaceInput = z
     plan_compat: PlanCompat.optional().describe(
       "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
     ),
+    /** `adaptive`: the planner writes the next instruction or few after each result; default `up_front`. */
+    planning: PlanningMode.optional().describe(
+      "adaptive: the planner writes the next instruction or few after each result, until final_answer; default up_front",
+    ),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -51,6 +72,7 @@ export const Namespace = z.object({
   allowed_tools: z.array(z.string()),
   allowed_hosts: z.array(z.string()),
   description: z.string(),
+  planner_instructions: z.string().optional(),
   code_tools: z.array(z.string()),
   http_tools: z.array(z.string()),
   mcp_servers: z.array(z.string()),
@@ -59,6 +81,7 @@ export const Namespace = z.object({
   parallel_width: z.number().int().optional(),
   retention_days: z.number().int().optional(),
   plan_compat: PlanCompat,
+  planning: PlanningMode.optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });

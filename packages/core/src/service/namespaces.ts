@@ -97,6 +97,9 @@ export class NamespaceService implements ToolRecords {
         allowed_tools: stored.allowed_tools as string[],
         allowed_hosts: stored.allowed_hosts as string[],
         description: (stored.description as string) ?? "",
+        ...(typeof stored.planner_instructions === "string" && stored.planner_instructions !== ""
+          ? { planner_instructions: stored.planner_instructions }
+          : {}),
         ...own,
         ...(stored.sandbox_limits
           ? { sandbox_limits: stored.sandbox_limits as SandboxLimitsRequest }
@@ -111,6 +114,7 @@ export class NamespaceService implements ToolRecords {
           ? { retention_days: stored.retention_days }
           : {}),
         plan_compat: stored.plan_compat === "stackvm" ? "stackvm" : "strict",
+        ...(stored.planning === "adaptive" ? { planning: "adaptive" as const } : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -157,11 +161,15 @@ export class NamespaceService implements ToolRecords {
       allowed_tools: [...new Set(input.allowed_tools)],
       allowed_hosts: [...new Set(input.allowed_hosts.map((h) => h.toLowerCase()))],
       description: input.description,
+      ...(input.planner_instructions?.trim()
+        ? { planner_instructions: input.planner_instructions.trim() }
+        : {}),
       ...(input.sandbox_limits ? { sandbox_limits: input.sandbox_limits } : {}),
       ...(input.knowledge_bases ? { knowledge_bases: [...new Set(input.knowledge_bases)] } : {}),
       ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
       ...(input.retention_days ? { retention_days: input.retention_days } : {}),
       ...(input.plan_compat === "stackvm" ? { plan_compat: "stackvm" } : {}),
+      ...(input.planning === "adaptive" ? { planning: "adaptive" } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -316,6 +324,7 @@ function configOf(ns: Namespace): NamespaceConfig {
     allowed_tools: ns.allowed_tools,
     allowed_hosts: ns.allowed_hosts,
     description: ns.description,
+    ...(ns.planner_instructions ? { planner_instructions: ns.planner_instructions } : {}),
     code_tools: ns.code_tools,
     http_tools: ns.http_tools,
     mcp_servers: ns.mcp_servers,
@@ -324,5 +333,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     ...(ns.parallel_width ? { parallel_width: ns.parallel_width } : {}),
     ...(ns.retention_days ? { retention_days: ns.retention_days } : {}),
     ...(ns.plan_compat === "stackvm" ? { plan_compat: "stackvm" as const } : {}),
+    ...(ns.planning === "adaptive" ? { planning: "adaptive" as const } : {}),
   };
 }

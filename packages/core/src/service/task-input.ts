@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { PlanCompat } from "../plan/compat-mode";
+import { PlanningMode } from "../plan/planning-mode";
 import { VariableName } from "../plan/variable-name";
 import { Budget } from "../record-fields";
 import { DisplayName } from "./display-text";
@@ -29,6 +30,10 @@ export const CreateTaskInput = z
     /** Overrides the namespace's `plan_compat` for this task (plan-language.md). */
     plan_compat: PlanCompat.optional().describe(
       "stackvm: run the plan in StackVM compatibility mode (docs/plan-language.md); absent: the namespace's plan_compat",
+    ),
+    /** Overrides the namespace's `planning` for this task. */
+    planning: PlanningMode.optional().describe(
+      "adaptive: the planner writes the next instruction or few after each result, until final_answer; absent: the namespace's planning",
     ),
     budget: Budget.default({ max_steps: 200 }),
     webhook_url: z.string().url().max(2048).optional(),

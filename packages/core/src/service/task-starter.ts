@@ -150,9 +150,15 @@ export class TaskStarter {
     if (input.plan === undefined) checks.requireLlm();
     const namespace = await this.deps.namespaces.resolve(tenant, input.namespace);
     // The task's own plan_compat wins; the branch's copy of the namespace carries it to the VM.
-    const resolved: ResolvedNamespace = input.plan_compat
+    const withCompat: ResolvedNamespace = input.plan_compat
       ? { ...namespace, config: { ...namespace.config, plan_compat: input.plan_compat } }
       : namespace;
+    // The task's own planning wins too (`adaptive`: a plan that grows after each result).
+    const resolved: ResolvedNamespace = input.planning
+      ? { ...withCompat, config: { ...withCompat.config, planning: input.planning } }
+      : withCompat;
+    // An adaptive task's plan grows by the planner's calls, even when the client wrote its start.
+    if (input.plan !== undefined && resolved.config.planning === "adaptive") checks.requireLlm();
     if (input.webhook_url) await checks.checkWebhookUrl(input.webhook_url);
     checkTaskFields(input);
     const parsed = input.goal ? parseTrailingFormat(input.goal) : null;

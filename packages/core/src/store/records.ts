@@ -66,7 +66,8 @@ export type PendingWork =
   | {
       kind: "replan";
       suggestion: string;
-      reason: "fork" | "error" | "evaluation";
+      /** `adaptive`: an adaptive task's plan ran out, and the planner writes what comes next. */
+      reason: "fork" | "error" | "evaluation" | "adaptive";
       /** The failed step, when an error caused the update: the planner is told of it. */
       error?: { code: string; message: string; seq_no: number | null };
     }

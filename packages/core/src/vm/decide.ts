@@ -119,12 +119,24 @@ export async function decide(
       answerSchema,
     );
   }
-  const ranPastEnd = !completed && execution.pcAfter === null;
+  const pastEnd = !completed && execution.pcAfter === null;
+  // An adaptive plan that ran out asks the planner for what comes next: a plan update.
+  const growing = pastEnd && branch.config.namespace.planning === "adaptive";
+  const ranPastEnd = pastEnd && !growing;
   // With `evaluate`, the answer is judged before the branch ends: one more step.
   const judging = completed && branch.config.evaluate && deps.evaluator !== undefined;
   return {
     ...base,
     ...(judging ? { pending_after: { kind: "evaluate" } } : {}),
+    ...(growing
+      ? {
+          pending_after: {
+            kind: "replan",
+            reason: "adaptive",
+            suggestion: `the plan ran out after seq_no ${instruction.seq_no} without setting final_answer: write the next instruction or few from the results so far`,
+          },
+        }
+      : {}),
     type: "step",
     seq_no: instruction.seq_no,
     instruction,

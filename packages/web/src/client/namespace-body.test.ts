@@ -14,10 +14,16 @@ const saved: Namespace = {
   knowledge_bases: ["docs"],
   parallel_width: 2,
   plan_compat: "stackvm",
+  planning: "adaptive",
   created_at: null,
   updated_at: null,
 };
-const edits = { description: "new", allowed_tools: ["http_request"], allowed_hosts: ["a.example"] };
+const edits = {
+  description: "new",
+  allowed_tools: ["http_request"],
+  allowed_hosts: ["a.example"],
+  planner_instructions: "Prefer one llm_generate.",
+};
 
 describe("the namespace editor's body", () => {
   it("keeps the settings the form does not show, and takes the form's fields", () => {
@@ -27,17 +33,25 @@ describe("the namespace editor's body", () => {
       knowledge_bases: ["docs"],
       parallel_width: 2,
       plan_compat: "stackvm",
+      planning: "adaptive",
     });
   });
 
   it("sends only the form's fields for a new namespace, and nothing read-only", () => {
     expect(namespaceBody(null, edits)).toEqual(edits);
-    const { knowledge_bases: _k, parallel_width: _p, sandbox_limits: _s, ...plain } = saved;
+    const {
+      knowledge_bases: _k,
+      parallel_width: _p,
+      sandbox_limits: _s,
+      planning: _a,
+      ...plain
+    } = saved;
     expect(Object.keys(namespaceBody(plain, edits)).sort()).toEqual([
       "allowed_hosts",
       "allowed_tools",
       "description",
       "plan_compat",
+      "planner_instructions",
     ]);
   });
 });

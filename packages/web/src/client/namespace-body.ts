@@ -2,7 +2,8 @@
  * The body the namespace editor PUTs. `PUT /v1/namespaces/{name}` replaces the
  * whole namespace, and the editor shows only some of its settings: an edit sends
  * back the ones it does not show, as read just before saving, or they would be
- * reset (knowledge bases, parallel width, sandbox limits, StackVM compatibility).
+ * reset (knowledge bases, parallel width, sandbox limits, StackVM compatibility,
+ * adaptive planning).
  */
 import type { Namespace } from "@stackvm/core";
 
@@ -11,6 +12,8 @@ export interface NamespaceEdits {
   description: string;
   allowed_tools: string[];
   allowed_hosts: string[];
+  /** The planner's instructions; empty: none. */
+  planner_instructions: string;
 }
 
 /** `current`: the namespace as saved (null for a new one); `edits`: the form's fields. */
@@ -24,6 +27,7 @@ export function namespaceBody(
     if (current.knowledge_bases !== undefined) kept.knowledge_bases = current.knowledge_bases;
     if (current.parallel_width !== undefined) kept.parallel_width = current.parallel_width;
     if (current.plan_compat !== undefined) kept.plan_compat = current.plan_compat;
+    if (current.planning !== undefined) kept.planning = current.planning;
   }
   return { ...kept, ...edits };
 }

@@ -73,6 +73,7 @@ function NamespaceForm(props: {
   const [description, setDescription] = useState(props.editing?.description ?? "");
   const [tools, setTools] = useState<string[]>(props.editing?.allowed_tools ?? []);
   const [hosts, setHosts] = useState((props.editing?.allowed_hosts ?? []).join("\n"));
+  const [instructions, setInstructions] = useState(props.editing?.planner_instructions ?? "");
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -88,6 +89,7 @@ function NamespaceForm(props: {
         description,
         allowed_tools: tools,
         allowed_hosts: hosts.split(/[\s,]+/).filter(Boolean),
+        planner_instructions: instructions,
       });
       await api.put(`/v1/namespaces/${seg(name)}`, body);
       props.onSaved();
@@ -142,6 +144,16 @@ function NamespaceForm(props: {
         rows={3}
         value={hosts}
         onInput={(e: Event) => setHosts((e.target as HTMLTextAreaElement).value)}
+      />
+      <label for="ns-planner-instructions">
+        Planner instructions (added to every plan prompt of its tasks; at most 4,000 characters)
+      </label>
+      <textarea
+        id="ns-planner-instructions"
+        rows={4}
+        maxLength={4000}
+        value={instructions}
+        onInput={(e: Event) => setInstructions((e.target as HTMLTextAreaElement).value)}
       />
       <div class="actions">
         <button type="submit" class="primary" disabled={save.pending}>
