@@ -144,9 +144,12 @@ describe("a function's cold start", () => {
       // The whole bundle, chunks loaded on first use included: the MCP client and
       // JSON Schema validation of tool sources (issue 14) took the API from 1.4 to
       // 1.8 MB; Ajv with RE2 for tenants' schemas, HTML reading and the OpenAI-compatible
-      // routes (issues 26 and 30) to 2.03 MiB. What a cold start loads is the eager part,
-      // checked above.
-      expect(b?.bytes).toBeLessThan(2.25 * 1024 * 1024);
+      // routes (issues 26 and 30) to 2.03 MiB; the spreadsheet reader (exceljs, with the
+      // first .xlsx), the page reader of web_fetch (linkedom, Readability, Turndown, with
+      // its first page) and the MCP server (with the first POST /mcp) to 4.07 MiB (issues
+      // 40 and 41), each a chunk loaded on first use. What a cold start loads is the eager
+      // part, checked above; the whole stays far inside Lambda's 250 MB.
+      expect(b?.bytes).toBeLessThan(4.5 * 1024 * 1024);
     }
   });
 });

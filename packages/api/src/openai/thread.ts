@@ -7,7 +7,8 @@
  * earlier turns' goals, answers and variables.
  */
 import type { CreateTaskInput, StartedTask } from "@stackvm/core";
-import { ContinueTaskInput, StackVMError } from "@stackvm/core";
+import { StackVMError } from "@stackvm/core";
+import { ContinueTaskInput } from "@stackvm/core/api-records";
 import type { ApiDeps } from "../deps";
 import { answersAgain, CHAT_REQUEST_FIELD, type ChatRequestKey } from "./once";
 import type { ChatCompletionRequest } from "./schemas";

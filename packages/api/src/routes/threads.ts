@@ -5,8 +5,7 @@
  * (`service/threads.ts`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { ContinueTaskInput } from "@stackvm/core";
-import { Status } from "@stackvm/core/api-records";
+import { ContinueTaskInput, Status } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import {
   bearer,

@@ -15,7 +15,7 @@ import {
   ValidationError,
 } from "../errors";
 import { randomId, sha256Hex } from "../ids";
-import { checkFilename } from "../knowledge/upload-input";
+import { checkFilename } from "../knowledge/filename";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { DocumentUploads } from "../ports/uploads";

@@ -4,6 +4,7 @@
  * task's namespace allows, and hand back the embedding call for the step's ledger.
  */
 import type { LlmCall } from "../model";
+import { allowedBases } from "./allowed-bases";
 import type { Embedder } from "./embedder";
 import type { IndexHit, KnowledgeIndex } from "./index-port";
 import type { KnowledgeService } from "./knowledge-service";
@@ -142,11 +143,6 @@ export class KnowledgeSearch {
   }
 }
 
-/** The knowledge bases a scope's namespace lists: `default` with no list has every one of the tenant's (undefined); others only those they list. */
-export function allowedBases(scope: SearchScope): readonly string[] | undefined {
-  return scope.namespace.knowledge_bases ?? (scope.namespace.name === "default" ? undefined : []);
-}
-
 function chunkHit(hit: IndexHit): ChunkHit {
   return {
     chunk_id: hit.id,
@@ -158,3 +154,5 @@ function chunkHit(hit: IndexHit): ChunkHit {
     score: Math.round(hit.score * 10_000) / 10_000,
   };
 }
+
+export { allowedBases };

@@ -9,6 +9,8 @@ import { randomId } from "../ids";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import { DocumentId } from "./model";
 
+export { checkFilename } from "./filename";
+
 /** `POST .../documents` with JSON: ask for a presigned upload URL. */
 export const PresignInput = z
   .object({
@@ -41,20 +43,6 @@ export function parseDocumentId(id: string): string {
       `document_id '${id.slice(0, 80)}': ${parsed.error.issues[0]?.message}`,
     );
   return parsed.data;
-}
-
-/** A file name as shown back: no path, no control characters, at most 255 characters. */
-export function checkFilename(name: string): string {
-  const base = (name ?? "").split(/[\\/]/).pop() ?? "";
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim();
-  if (clean === "" || clean === "." || clean === "..") {
-    throw new ValidationError(
-      "invalid_filename",
-      'the file part has no file name: send it as filename="notes.md" in its Content-Disposition',
-    );
-  }
-  return clean.slice(0, 255);
 }
 
 /** The content type a document is read as, or a 422 that lists the ones ingestion reads. */

@@ -18,7 +18,6 @@ import type { TaskStore } from "../store/task-store";
 import type { ThreadRecord, ThreadStore, TurnRecord } from "../store/thread-store";
 import { loadValue, taskBlobPrefix } from "../store/values";
 import { storedVariables } from "../vm/variables";
-import { CreateTaskInput } from "./task-input";
 import type { StartedTask } from "./task-starter";
 import type { TaskService } from "./tasks";
 import type { ContinueTaskInput } from "./thread-input";
@@ -87,6 +86,9 @@ export class ThreadService {
       parent: { task_id: taskId, branch: branchName },
     };
     const history = nextHistory(branch.config.thread, link.thread_id, source, branchName, answer);
+    // The task input schema loads with the first continue: it builds the plan language's
+    // schemas, which the API's start leaves to the routes that read them.
+    const { CreateTaskInput } = await import("./task-input");
     const start = CreateTaskInput.parse({
       goal: input.goal,
       namespace: source.namespace,
