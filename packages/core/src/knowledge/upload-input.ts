@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { StackVMError, ValidationError } from "../errors";
 import { randomId } from "../ids";
+import type { DocumentUploads } from "../ports/uploads";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import { DocumentId } from "./model";
 
@@ -71,4 +72,20 @@ export function readableType(
     );
   }
   return contentType;
+}
+
+/**
+ * The port presigned uploads go through, or a 403 `presigned_uploads_unavailable`
+ * where none is configured: files and knowledge bases refuse alike, and point to
+ * the multipart upload that works everywhere.
+ */
+export function presignedUploads(uploads: DocumentUploads | undefined): DocumentUploads {
+  if (!uploads) {
+    throw new StackVMError(
+      "forbidden",
+      "presigned_uploads_unavailable",
+      "presigned uploads are not configured here: upload the file as multipart/form-data",
+    );
+  }
+  return uploads;
 }
