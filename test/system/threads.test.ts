@@ -11,6 +11,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/llm-server";
+import { askFirst } from "../support/plans";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
@@ -282,18 +283,7 @@ describe("continues that are refused", () => {
   it("refuses a task still waiting, and a failed one, with what to do", async () => {
     t.llm.on("plan", {
       reasoning: "ask first",
-      plan: [
-        {
-          seq_no: 0,
-          type: "calling",
-          parameters: {
-            tool_name: "ask_human",
-            tool_params: { question: "Which?" },
-            output_vars: ["a"],
-          },
-        },
-        assign(1, { final_answer: "${a}" }),
-      ],
+      plan: askFirst("Which?"),
     });
     const waiting = (await t.api("POST", "/v1/tasks", { goal: "Ask me." })).body.task_id;
     await waitForStatus(waiting, ["waiting"]);
