@@ -32,6 +32,15 @@ export const LOOPBACK_SPELLINGS = [
   "mixed.walls.test",
 ];
 
+/** Cloud metadata and private addresses, by literal and by a name {@link resolveWallsName} resolves there. */
+export const METADATA_AND_PRIVATE_URLS = [
+  "http://169.254.169.254/latest/meta-data/",
+  "http://[::ffff:169.254.169.254]/",
+  "http://meta.walls.test/",
+  "http://10.0.0.1/",
+  "http://private.walls.test/",
+];
+
 /**
  * The test names, resolved here, never by DNS: loopback, IPv4-mapped loopback,
  * metadata, a private address and a rebinding name (a public address beside

@@ -17,7 +17,11 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attackerKey, failedCall } from "../support/attacker";
-import { LOOPBACK_SPELLINGS, resolveWallsName as resolve } from "../support/hostile-addresses";
+import {
+  LOOPBACK_SPELLINGS,
+  METADATA_AND_PRIVATE_URLS,
+  resolveWallsName as resolve,
+} from "../support/hostile-addresses";
 import { startTestStack, type TestStack } from "../support/stack";
 
 const MARKER = "walls-marker";
@@ -174,13 +178,7 @@ describe("a tenant aiming http_request at the stack's own listeners (loopback op
 
   it("is refused for metadata and private addresses whatever allowed_hosts says", async () => {
     await putNamespace(open, attacker.open, "meta", allowAll);
-    const urls = [
-      "http://169.254.169.254/latest/meta-data/",
-      "http://[::ffff:169.254.169.254]/",
-      "http://meta.walls.test/",
-      "http://10.0.0.1/",
-      "http://private.walls.test/",
-    ];
+    const urls = METADATA_AND_PRIVATE_URLS;
     const errors = await Promise.all(
       urls.map((url) => failedCall(open, attacker.open, "meta", "http_request", { url })),
     );

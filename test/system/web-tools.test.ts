@@ -14,7 +14,11 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attackerKey, failedCall } from "../support/attacker";
-import { LOOPBACK_SPELLINGS, resolveWallsName as resolve } from "../support/hostile-addresses";
+import {
+  LOOPBACK_SPELLINGS,
+  METADATA_AND_PRIVATE_URLS,
+  resolveWallsName as resolve,
+} from "../support/hostile-addresses";
 import type { RecordedRequest } from "../support/llm-server";
 import { type ScriptedSearchProvider, startSearchProvider } from "../support/search-provider";
 import { startTestStack, type TestStack } from "../support/stack";
@@ -291,13 +295,7 @@ describe("a tenant aiming web_fetch where the outbound policy refuses", () => {
   }, 60_000);
 
   it("is refused at metadata and private addresses, by literal and by name", async () => {
-    const urls = [
-      "http://169.254.169.254/latest/meta-data/",
-      "http://[::ffff:169.254.169.254]/",
-      "http://meta.walls.test/",
-      "http://10.0.0.1/",
-      "http://private.walls.test/",
-    ];
+    const urls = METADATA_AND_PRIVATE_URLS;
     const errors = await Promise.all(
       urls.map((url) => failedCall(open, attacker.open, "web", "web_fetch", { url })),
     );
