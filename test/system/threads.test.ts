@@ -10,9 +10,10 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tenantKey } from "../support/attacker";
 import type { RecordedRequest } from "../support/llm-server";
 import { askFirst } from "../support/plans";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 let other: string;
@@ -63,9 +64,7 @@ async function waitForStatus(taskId: string, statuses: string[]) {
 beforeAll(async () => {
   t = await startTestStack();
   client = new OpenAI({ apiKey: t.apiKey, baseURL: `${t.url}/v1`, maxRetries: 0 });
-  other = (
-    await t.api("POST", "/v1/admin/tenants/intruder/keys", { name: "b" }, { key: ADMIN_KEY })
-  ).body.key;
+  other = await tenantKey(t, "intruder", "b");
 }, 60_000);
 afterAll(async () => {
   await t?.stop();
