@@ -154,33 +154,11 @@ def _main():
                 "code": "result_not_json",
                 "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None (a DataFrame or an array is turned into lists)",
             }
-    except SyntaxError as error:
-        answer["error"] = {
-            "code": "syntax_error",
-            "message": f"{type(error).__name__}: {error.msg} (line {error.lineno})",
-            "traceback": "".join(traceback.format_exception_only(type(error), error))[-8000:],
-        }
-    except MemoryError:
-        answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
     except OSError as error:
         # A mapping refused by the address-space limit (mmap, a thread's stack) is the memory limit too.
-        if error.errno == 12:
-            answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
-        else:
-            answer["error"] = {
-                "code": "runtime_error",
-                "message": f"{type(error).__name__}: {error}"[:4000],
-                "traceback": _own_traceback(error),
-            }
-    except SystemExit as error:
-        if error.code not in (None, 0):
-            answer["error"] = {"code": "runtime_error", "message": f"the code called sys.exit({error.code!r})"}
+        answer["error"] = _failure(MemoryError() if error.errno == 12 else error)
     except BaseException as error:
-        answer["error"] = {
-            "code": "runtime_error",
-            "message": f"{type(error).__name__}: {error}"[:4000],
-            "traceback": _own_traceback(error),
-        }
+        answer["error"] = _failure(error)
     limits = request["limits"]
     try:
         files, file_error = _collect_files(inputs_seen, limits["max_files"], limits["files_bytes"])

@@ -43,23 +43,8 @@ async def stackvm_run(request_json):
                 "code": "result_not_json",
                 "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None",
             }
-    except SyntaxError as error:
-        answer["error"] = {
-            "code": "syntax_error",
-            "message": f"{type(error).__name__}: {error.msg} (line {error.lineno})",
-            "traceback": "".join(traceback.format_exception_only(type(error), error))[-8000:],
-        }
-    except MemoryError:
-        answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
-    except SystemExit as error:
-        if error.code not in (None, 0):
-            answer["error"] = {"code": "runtime_error", "message": f"the code called sys.exit({error.code!r})"}
     except BaseException as error:
-        answer["error"] = {
-            "code": "runtime_error",
-            "message": f"{type(error).__name__}: {error}"[:4000],
-            "traceback": _own_traceback(error),
-        }
+        answer["error"] = _failure(error)
     sys.stdout.flush()
     sys.stderr.flush()
     limits = request["limits"]

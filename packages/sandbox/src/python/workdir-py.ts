@@ -5,10 +5,10 @@
  * a run's files are: the inputs written in, the outputs read back under the same
  * limits, an unchanged input never sent back as an output, and only regular
  * files read (a link could name a file outside the folder, a FIFO would block
- * the read). Each driver defines `WORKDIR` and imports `base64`, `os`, `stat`
+ * the read); and what the user's code raised, as the answer's error. Each driver defines `WORKDIR` and imports `base64`, `os`, `stat`
  * and `traceback` before it.
  */
-export const WORKDIR_PY = String.raw`
+export const WORKDIR_PY = `
 def _write_inputs(files):
     # The input files, written into the working folder; their bytes, by path, to tell an unchanged one.
     inputs_seen = {}
@@ -26,6 +26,26 @@ def _own_traceback(error):
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "main.py"]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(error), error)
     return "".join(lines)[-8000:]
+
+def _failure(error):
+    # The answer's error for what the user's code raised; None for sys.exit() or sys.exit(0).
+    if isinstance(error, SyntaxError):
+        return {
+            "code": "syntax_error",
+            "message": f"{type(error).__name__}: {error.msg} (line {error.lineno})",
+            "traceback": "".join(traceback.format_exception_only(type(error), error))[-8000:],
+        }
+    if isinstance(error, MemoryError):
+        return {"code": "memory_limit", "message": "MemoryError"}
+    if isinstance(error, SystemExit):
+        if error.code in (None, 0):
+            return None
+        return {"code": "runtime_error", "message": f"the code called sys.exit({error.code!r})"}
+    return {
+        "code": "runtime_error",
+        "message": f"{type(error).__name__}: {error}"[:4000],
+        "traceback": _own_traceback(error),
+    }
 
 def _collect_files(inputs_seen, max_files, max_bytes):
     files, total, count = [], 0, 0
