@@ -15,10 +15,10 @@
  * The protocol keeps the pipe the host reads (a copy of fd 1); fd 1 itself points
  * at /dev/null, so what native code prints cannot break a line of the protocol,
  * and Python's own print() goes through a writer that counts it against the
- * output limit. The working folder's files and the traceback are
- * `workdir-py.ts`, shared with the Pyodide driver.
+ * output limit. The working folder's files, the result and the error are
+ * `driver-common-py.ts`, shared with the Pyodide driver.
  */
-import { WORKDIR_PY } from "./workdir-py";
+import { DRIVER_COMMON_PY } from "./driver-common-py";
 
 export const DATA_CHILD = String.raw`
 import os, sys
@@ -112,7 +112,7 @@ def _default(value):
         return value.isoformat()
     raise TypeError(f"a value of type {type(value).__name__} is not JSON")
 
-${WORKDIR_PY}
+${DRIVER_COMMON_PY}
 def _run(code, namespace):
     tree = ast.parse(code, "main.py", "exec")
     last = None
@@ -144,16 +144,7 @@ def _main():
         namespace[name] = inputs[name]
     answer = {"result": None, "error": None, "files": []}
     try:
-        value = _run(request["code"], namespace)
-        if value is None and "result" in namespace:
-            value = namespace["result"]
-        try:
-            answer["result"] = json.dumps(value, default=_default, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            answer["error"] = {
-                "code": "result_not_json",
-                "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None (a DataFrame or an array is turned into lists)",
-            }
+        _put_result(answer, _run(request["code"], namespace), namespace, " (a DataFrame or an array is turned into lists)")
     except OSError as error:
         # A mapping refused by the address-space limit (mmap, a thread's stack) is the memory limit too.
         answer["error"] = _failure(MemoryError() if error.errno == 12 else error)

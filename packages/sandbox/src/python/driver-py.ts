@@ -3,10 +3,10 @@
  * writes the input files into the working folder, binds the inputs as variables,
  * runs the code (top-level `await` allowed) and returns one JSON text with the
  * result, the changed files and the error. Everything it returns is checked
- * again by the host. The working folder's files and the traceback are
- * `workdir-py.ts`, shared with the data engine's child.
+ * again by the host. The working folder's files, the result and the error are
+ * `driver-common-py.ts`, shared with the data engine's child.
  */
-import { WORKDIR_PY } from "./workdir-py";
+import { DRIVER_COMMON_PY } from "./driver-common-py";
 
 export const PYTHON_DRIVER = `
 import base64, json, os, stat, sys, traceback
@@ -21,7 +21,7 @@ def _default(value):
         return base64.b64encode(value).decode()
     raise TypeError(f"a value of type {type(value).__name__} is not JSON")
 
-${WORKDIR_PY}
+${DRIVER_COMMON_PY}
 async def stackvm_run(request_json):
     request = json.loads(request_json)
     os.makedirs(WORKDIR, exist_ok=True)
@@ -33,16 +33,7 @@ async def stackvm_run(request_json):
         namespace[name] = inputs[name]
     answer = {"result": None, "error": None, "files": []}
     try:
-        value = await eval_code_async(request["code"], namespace, filename="main.py")
-        if value is None and "result" in namespace:
-            value = namespace["result"]
-        try:
-            answer["result"] = json.dumps(value, default=_default, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            answer["error"] = {
-                "code": "result_not_json",
-                "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None",
-            }
+        _put_result(answer, await eval_code_async(request["code"], namespace, filename="main.py"), namespace, "")
     except BaseException as error:
         answer["error"] = _failure(error)
     sys.stdout.flush()

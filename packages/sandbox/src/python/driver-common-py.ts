@@ -1,14 +1,15 @@
 /**
- * The Python both engines' drivers share about the working folder and the
- * user's traceback, pasted into each (`driver-py.ts` under Pyodide,
- * `data-child-py.ts` under CPython) so that the two cannot drift apart on what
- * a run's files are: the inputs written in, the outputs read back under the same
- * limits, an unchanged input never sent back as an output, and only regular
- * files read (a link could name a file outside the folder, a FIFO would block
- * the read); and what the user's code raised, as the answer's error. Each driver defines `WORKDIR` and imports `base64`, `os`, `stat`
- * and `traceback` before it.
+ * The Python both engines' drivers share, pasted into each (`driver-py.ts`
+ * under Pyodide, `data-child-py.ts` under CPython) so that the two cannot drift
+ * apart on what a run answers: the input files written in; the outputs read
+ * back under the same limits, an unchanged input never sent back as an output,
+ * and only regular files read (a link could name a file outside the folder, a
+ * FIFO would block the read); the result as JSON or `result_not_json`; and what
+ * the user's code raised as the answer's error, with its own frames only.
+ * Each driver defines `WORKDIR` and `_default` (what JSON it makes of other
+ * values) and imports `base64`, `json`, `os`, `stat` and `traceback` before it.
  */
-export const WORKDIR_PY = `
+export const DRIVER_COMMON_PY = `
 def _write_inputs(files):
     # The input files, written into the working folder; their bytes, by path, to tell an unchanged one.
     inputs_seen = {}
@@ -26,6 +27,18 @@ def _own_traceback(error):
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "main.py"]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(error), error)
     return "".join(lines)[-8000:]
+
+def _put_result(answer, value, namespace, hint):
+    # The code's value (else its variable result) as JSON text, or result_not_json saying what to return.
+    if value is None and "result" in namespace:
+        value = namespace["result"]
+    try:
+        answer["result"] = json.dumps(value, default=_default, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        answer["error"] = {
+            "code": "result_not_json",
+            "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None{hint}",
+        }
 
 def _failure(error):
     # The answer's error for what the user's code raised; None for sys.exit() or sys.exit(0).
