@@ -11,6 +11,7 @@
  */
 import { EventSource } from "eventsource";
 import OpenAI from "openai";
+import { call } from "../support/plans";
 import { startTestStack, type TestStack } from "../support/stack";
 
 const arg = (name: string, fallback: number) => {
@@ -22,17 +23,8 @@ const CHARS = arg("--chars", 400);
 const CHUNK = 4;
 
 const ANSWER = "Kyoto temples in autumn. ".repeat(Math.ceil(CHARS / 25)).slice(0, CHARS);
-const PLAN = [
-  {
-    seq_no: 0,
-    type: "calling",
-    parameters: {
-      tool_name: "llm_generate",
-      tool_params: { prompt: "Describe Kyoto." },
-      output_vars: ["final_answer"],
-    },
-  },
-];
+/** One model call whose text is the final answer, as it streams. */
+const PLAN = [call(0, "llm_generate", { prompt: "Describe Kyoto." }, ["final_answer"])];
 
 /** When each chunk of the answer left the server, by index. */
 let sent: number[] = [];

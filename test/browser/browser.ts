@@ -3,12 +3,25 @@
  * headless, no sandbox (CI runs as root in a container), nothing that reaches
  * the internet on its own, and a fresh profile per run.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/**
+ * Fails a browser test's set-up, before any stack starts, where Chromium is not
+ * installed, saying how to install it: a missing browser is a broken machine,
+ * not a test to skip.
+ */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
+    );
+  }
+}
 
 const FLAGS = [
   "--headless",

@@ -4,22 +4,17 @@
  * plan runs to its answer; the task list names the task by its title; a fork
  * opens on an edited plan, with no suggestion (which needs the planner) offered.
  */
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   [stack, browser] = await Promise.all([
     // No LLM: neither a base URL nor a key.
     startTestStack({ env: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined } }),

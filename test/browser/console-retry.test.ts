@@ -6,24 +6,19 @@
  * fails the task with that cause; "Retry" runs it again from its last commit;
  * a task queued for a running slot shows its place in line.
  */
-import { existsSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   [stack, browser] = await Promise.all([
     startTestStack({
       env: { STACKVM_LLM_UNREACHABLE_SECONDS: "8", LLM_TIMEOUT_MS: "1500", LLM_MAX_ATTEMPTS: "1" },

@@ -6,11 +6,10 @@
  * still waiting), and the members of a parallel group shown running at once.
  * Screenshots go to test/screenshots/.
  */
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
@@ -21,11 +20,7 @@ let release: () => void = () => {};
 let gate = new Promise<void>((resolve) => (release = resolve));
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
   stack.llm.on("text", async (req) => {
     await gate;

@@ -5,11 +5,10 @@
  * diff, forking, promoting, and a plan's errors at their instruction. Each test
  * leaves a screenshot in test/screenshots/ for a person to look at.
  */
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
@@ -62,11 +61,7 @@ const bulletsPlan = [
 ];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
   const { llm } = stack;
   llm.on("plan", (req) => {

@@ -14,7 +14,7 @@ import { LocalSandbox } from "@stackvm/local";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
@@ -22,11 +22,7 @@ let sandbox: LocalSandbox;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   sandbox = new LocalSandbox({ ceiling: { time_ms: 20_000 }, log: () => {} });
   [stack, browser] = await Promise.all([
     startTestStack({ sandbox, env: { EMBEDDING_MODEL: "scripted-embedding" } }),

@@ -6,14 +6,13 @@
  * ingest status and error, and a step's cited chunk shown with its document and
  * position. Each test leaves a screenshot in test/screenshots/.
  */
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settledDocuments, uploadDocument } from "../support/knowledge";
 import { type EverythingServer, startEverything } from "../support/mcp-server";
 import { makePdf } from "../support/pdf";
 import { startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 let stack: TestStack;
 let browser: TestBrowser;
@@ -21,11 +20,7 @@ let mcp: EverythingServer;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   [stack, browser, mcp] = await Promise.all([
     startTestStack({ env: { EMBEDDING_MODEL: "scripted-embedding" } }),
     launchBrowser(),

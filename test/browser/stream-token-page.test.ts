@@ -10,21 +10,13 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call } from "../support/plans";
 import { startTestStack, type TestStack } from "../support/stack";
-import { CHROMIUM, launchBrowser, type TestBrowser } from "./browser";
+import { launchBrowser, requireChromium, type TestBrowser } from "./browser";
 
 const ANSWER = "Kyoto in autumn: maples over moss, temple bells at dusk, and tea by the river.";
-const PLAN = [
-  {
-    seq_no: 0,
-    type: "calling",
-    parameters: {
-      tool_name: "llm_generate",
-      tool_params: { prompt: "Describe Kyoto." },
-      output_vars: ["final_answer"],
-    },
-  },
-];
+/** One model call whose text is the final answer, as it streams. */
+const PLAN = [call(0, "llm_generate", { prompt: "Describe Kyoto." }, ["final_answer"])];
 
 /** The page: nothing but a native EventSource on the URL in its hash, and what it saw. */
 const PAGE_HTML = `<!doctype html>
@@ -72,11 +64,7 @@ let pageOrigin: string;
 let release: () => void = () => undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not at ${CHROMIUM}: install it with scripts/setup-system.sh (apt-get install chromium), or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   pageServer = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(PAGE_HTML);

@@ -5,6 +5,7 @@
  * a missing `--goal` is refused with what to do.
  */
 import { describe, expect, it } from "vitest";
+import { askFirst } from "../support/plans";
 import { useTestStack } from "../support/stack";
 import { runCli } from "./run-cli";
 
@@ -41,18 +42,7 @@ describe("stackvm continue", () => {
 
     t.llm.on("plan", {
       reasoning: "ask first",
-      plan: [
-        {
-          seq_no: 0,
-          type: "calling",
-          parameters: {
-            tool_name: "ask_human",
-            tool_params: { question: "Which?" },
-            output_vars: ["a"],
-          },
-        },
-        { seq_no: 1, type: "assign", parameters: { final_answer: "${a}" } },
-      ],
+      plan: askFirst("Which?"),
     });
     const waiting = (await t.api("POST", "/v1/tasks", { goal: "Ask me." })).body.task_id;
     for (let i = 0; i < 400; i++) {

@@ -18,3 +18,9 @@ export const finish = (seq_no: number, value: unknown) => ({
   type: "assign",
   parameters: { final_answer: value },
 });
+
+/** A plan that asks a person `question` first (`ask_human`), then answers with the reply: a task that waits. */
+export const askFirst = (question: string) => [
+  call(0, "ask_human", { question }, ["a"]),
+  finish(1, "${a}"),
+];

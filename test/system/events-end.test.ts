@@ -7,23 +7,15 @@
  */
 import { EventSource } from "eventsource";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call } from "../support/plans";
 import { readSse } from "../support/sse";
 import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 
 const ANSWER = "Kyoto keeps its temples in autumn, maples red over moss gardens.";
-const PLAN = [
-  {
-    seq_no: 0,
-    type: "calling",
-    parameters: {
-      tool_name: "llm_generate",
-      tool_params: { prompt: "Describe Kyoto." },
-      output_vars: ["final_answer"],
-    },
-  },
-];
+/** One model call whose text is the final answer, as it streams. */
+const PLAN = [call(0, "llm_generate", { prompt: "Describe Kyoto." }, ["final_answer"])];
 
 /** Gates on the model's answer: before its first piece, and before its `HELD_AT`th. */
 const HELD_AT = 6;

@@ -6,6 +6,7 @@
  * once, and the streams of a cancelled and a failed task, which must end.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantKey } from "../support/attacker";
 import { readSse } from "../support/sse";
 import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
 
@@ -41,14 +42,7 @@ beforeAll(async () => {
     },
   });
   t.llm.on("text", SECRET);
-  const made = await t.api(
-    "POST",
-    "/v1/admin/tenants/mallory/keys",
-    { name: "m" },
-    { key: ADMIN_KEY },
-  );
-  expect(made.status).toBe(201);
-  mallory = made.body.key;
+  mallory = await tenantKey(t, "mallory", "m");
 });
 afterAll(async () => {
   open();

@@ -9,10 +9,11 @@
  * get a 4xx and leave nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantKey } from "../support/attacker";
 import { settledDocuments, uploadDocument } from "../support/knowledge";
 import type { RecordedRequest } from "../support/llm-server";
 import { makePdf } from "../support/pdf";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 let other: string;
@@ -85,9 +86,7 @@ beforeAll(async () => {
     const file = content.match(/"filename": "([^"]+)"/)?.[1] ?? "none";
     return `Deer roam Nara park, by Todaiji [${id}] (${file}).`;
   });
-  other = (
-    await t.api("POST", "/v1/admin/tenants/intruder/keys", { name: "b" }, { key: ADMIN_KEY })
-  ).body.key;
+  other = await tenantKey(t, "intruder", "b");
 }, 60_000);
 afterAll(async () => {
   await t?.stop();

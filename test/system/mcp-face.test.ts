@@ -16,8 +16,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tenantKey } from "../support/attacker";
 import { call } from "../support/plans";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 let mallory: string;
@@ -84,14 +85,7 @@ const textOf = (result: unknown) =>
 
 beforeAll(async () => {
   t = await startTestStack({ env: { LLM_TIMEOUT_MS: "20000" } });
-  const made = await t.api(
-    "POST",
-    "/v1/admin/tenants/mallory/keys",
-    { name: "m" },
-    { key: ADMIN_KEY },
-  );
-  expect(made.status).toBe(201);
-  mallory = made.body.key;
+  mallory = await tenantKey(t, "mallory", "m");
   expect(
     (
       await t.api("PUT", "/v1/namespaces/travel", {

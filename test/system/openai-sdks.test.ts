@@ -10,11 +10,12 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { ChatOpenAI } from "@langchain/openai";
 import { generateText } from "ai";
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../support/plans";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { ADMIN_KEY, useTestStack } from "../support/stack";
 
-let t: TestStack;
+/** The local stack, started once; its scripted LLM reset before each test. */
+const t = useTestStack();
 let goals = 0;
 
 const PLAN = [call(0, "llm_generate", { prompt: "Say it." }, ["final_answer"])];
@@ -77,14 +78,7 @@ const sdks = {
     }).invoke(text),
 };
 
-beforeAll(async () => {
-  t = await startTestStack({});
-});
-afterAll(async () => {
-  await t?.stop();
-});
 beforeEach(() => {
-  t.llm.reset();
   t.llm.on("plan", { reasoning: "one step writes the answer", plan: PLAN });
 });
 

@@ -11,12 +11,13 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { ChatOpenAI } from "@langchain/openai";
 import { generateObject } from "ai";
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { call, finish } from "../support/plans";
-import { startTestStack, type TestStack } from "../support/stack";
+import { useTestStack } from "../support/stack";
 
-let t: TestStack;
+/** The local stack, started once; its scripted LLM reset before each test. */
+const t = useTestStack();
 
 const City = z.object({ city: z.string(), temples: z.number().int() });
 const KYOTO = { city: "Kyoto", temples: 1600 };
@@ -28,14 +29,7 @@ async function tasksOf(goal: string) {
   return list.body.tasks.filter((x: { goal: string }) => x.goal === goal);
 }
 
-beforeAll(async () => {
-  t = await startTestStack({});
-});
-afterAll(async () => {
-  await t?.stop();
-});
 beforeEach(() => {
-  t.llm.reset();
   t.llm.on("plan", { reasoning: "one step writes the answer", plan: WRITE });
   t.llm.on("final_answer", KYOTO);
 });

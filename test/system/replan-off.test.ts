@@ -4,10 +4,11 @@
  * counted on the scripted server; without it, the same failure is repaired by a
  * plan update.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestStack, type TestStack } from "../support/stack";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTestStack } from "../support/stack";
 
-let t: TestStack;
+/** The local stack, started once; its scripted LLM reset before each test. */
+const t = useTestStack();
 
 const PLAN = [
   { seq_no: 0, type: "assign", parameters: { a: 6 } },
@@ -15,14 +16,7 @@ const PLAN = [
   { seq_no: 2, type: "assign", parameters: { final_answer: "${b}" } },
 ];
 
-beforeAll(async () => {
-  t = await startTestStack({});
-});
-afterAll(async () => {
-  await t?.stop();
-});
 beforeEach(() => {
-  t.llm.reset();
   t.llm.on("plan_update", {
     reasoning: "no division",
     resume_at: 1,

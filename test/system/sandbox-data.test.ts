@@ -5,6 +5,7 @@
  * bubblewrap), with the chart the code saves stored as a file of the step.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { call, finish } from "../support/plans";
 import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
@@ -32,6 +33,12 @@ async function run(plan: unknown[]) {
   return t.waitForTask(created.body.task_id, { timeoutMs: 120_000 });
 }
 
+/** A `run_code` step in Python with `params` (output in `out`), then the final answer `answer`. */
+const pythonThen = (params: object, answer: string) => [
+  call(0, "run_code", { language: "python", ...params }, ["out"]),
+  finish(1, answer),
+];
+
 async function stepOf(taskId: string, seq: number) {
   const res = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits?limit=100`);
   return (res.body.commits as Array<Record<string, any>>).find((c) => c.seq_no === seq)!;
@@ -57,23 +64,16 @@ describe("data analysis with pandas and matplotlib through the whole stack", () 
       "region,amount",
       ...Array.from({ length: 50_000 }, (_, i) => `${regions[i % 4]},${i % 10}`),
     ].join("\n");
-    const task = await run([
-      {
-        seq_no: 0,
-        type: "calling",
-        parameters: {
-          tool_name: "run_code",
-          tool_params: {
-            language: "python",
-            code: ANALYSIS,
-            files: [{ path: "sales.csv", encoding: "utf8", content: csv }],
-            output: "all",
-          },
-          output_vars: ["out"],
+    const task = await run(
+      pythonThen(
+        {
+          code: ANALYSIS,
+          files: [{ path: "sales.csv", encoding: "utf8", content: csv }],
+          output: "all",
         },
-      },
-      { seq_no: 1, type: "assign", parameters: { final_answer: "${out.result}" } },
-    ]);
+        "${out.result}",
+      ),
+    );
     expect(task.status, task.error).toBe("completed");
     // Region r has rows 4k + r, with amount (4k + r) mod 10: the same means, computed here.
     const expected = Object.fromEntries(
@@ -148,38 +148,14 @@ describe("data analysis with pandas and matplotlib through the whole stack", () 
   });
 
   it("fails a pandas step over its memory limit with the memory error, and the next pandas task runs", async () => {
-    const big = await run([
-      {
-        seq_no: 0,
-        type: "calling",
-        parameters: {
-          tool_name: "run_code",
-          tool_params: {
-            language: "python",
-            code: "import numpy\nnumpy.ones(1 << 31, dtype='uint8').sum()",
-          },
-          output_vars: ["out"],
-        },
-      },
-      { seq_no: 1, type: "assign", parameters: { final_answer: "${out}" } },
-    ]);
+    const big = await run(
+      pythonThen({ code: "import numpy\nnumpy.ones(1 << 31, dtype='uint8').sum()" }, "${out}"),
+    );
     expect(big.status).toBe("failed");
     expect(big.error).toMatch(/memory limit of 256 MiB/);
-    const next = await run([
-      {
-        seq_no: 0,
-        type: "calling",
-        parameters: {
-          tool_name: "run_code",
-          tool_params: {
-            language: "python",
-            code: "import pandas as pd\nint(pd.Series([1, 2, 3]).sum())",
-          },
-          output_vars: ["out"],
-        },
-      },
-      { seq_no: 1, type: "assign", parameters: { final_answer: "${out}" } },
-    ]);
+    const next = await run(
+      pythonThen({ code: "import pandas as pd\nint(pd.Series([1, 2, 3]).sum())" }, "${out}"),
+    );
     expect(next).toMatchObject({ status: "completed", final_answer: 6 });
   });
 });

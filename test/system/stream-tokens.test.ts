@@ -9,8 +9,9 @@
 import { createHmac } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantKey } from "../support/attacker";
 import { readSse } from "../support/sse";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { startTestStack, type TestStack } from "../support/stack";
 
 const PAGE = "http://page.example:8080";
 
@@ -21,14 +22,7 @@ const PLAN = [{ seq_no: 0, type: "assign", parameters: { final_answer: "done" } 
 
 beforeAll(async () => {
   t = await startTestStack({ env: { STACKVM_CORS_ORIGINS: `${PAGE},http://other.example` } });
-  const made = await t.api(
-    "POST",
-    "/v1/admin/tenants/mallory/keys",
-    { name: "m" },
-    { key: ADMIN_KEY },
-  );
-  expect(made.status).toBe(201);
-  mallory = made.body.key;
+  mallory = await tenantKey(t, "mallory", "m");
 });
 afterAll(async () => {
   await t?.stop();

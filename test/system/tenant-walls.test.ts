@@ -13,27 +13,18 @@
  * stack's own ports must still be refused; one with nothing opened, where all
  * of loopback must be.
  */
-import type { LookupAddress } from "node:dns";
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { attackerKey, failedCall } from "../support/attacker";
+import {
+  LOOPBACK_SPELLINGS,
+  METADATA_AND_PRIVATE_URLS,
+  resolveWallsName as resolve,
+} from "../support/hostile-addresses";
+import { startTestStack, type TestStack } from "../support/stack";
 
 const MARKER = "walls-marker";
-const PUBLIC = "93.184.215.14";
-
-/** Test names: resolved here, never by DNS. Anything else is refused, so nothing leaves the machine. */
-async function resolve(hostname: string): Promise<LookupAddress[]> {
-  const at = (address: string, family = 4): LookupAddress[] => [{ address, family }];
-  if (hostname === "localhost") return [...at("127.0.0.1"), ...at("::1", 6)];
-  if (hostname === "sneaky.walls.test") return at("127.0.0.1");
-  if (hostname === "mapped.walls.test") return at("::ffff:127.0.0.1", 6);
-  if (hostname === "meta.walls.test") return at("169.254.169.254");
-  if (hostname === "private.walls.test") return at("10.0.0.1");
-  // Rebinding: one public address beside loopback; the connection would take either.
-  if (hostname === "mixed.walls.test") return [...at(PUBLIC), ...at("127.0.0.1")];
-  throw new Error(`no test address for ${hostname}`);
-}
 
 interface Watch {
   /** Requests that carried the marker, per server. */
@@ -58,17 +49,6 @@ function watchMarked(name: string, server: Server) {
       watch.marked[name]!.push(`${req.method} ${req.url}`);
     }
   });
-}
-
-async function attackerKey(t: TestStack): Promise<string> {
-  const made = await t.api(
-    "POST",
-    "/v1/admin/tenants/attacker/keys",
-    { name: "a" },
-    { key: ADMIN_KEY },
-  );
-  expect(made.status, JSON.stringify(made.body)).toBe(201);
-  return made.body.key;
 }
 
 beforeAll(async () => {
@@ -112,23 +92,6 @@ function ownTargets(t: TestStack): Array<[string, number]> {
   ];
 }
 
-/** Spellings of this machine that a URL parser or resolver turns into loopback. */
-const LOOPBACK_SPELLINGS = [
-  "127.0.0.1",
-  "127.1",
-  "0.0.0.0",
-  "[::1]",
-  "[::ffff:127.0.0.1]",
-  "2130706433",
-  "0x7f000001",
-  "0x7f.0.0.1",
-  "0177.0.0.1",
-  "localhost",
-  "sneaky.walls.test",
-  "mapped.walls.test",
-  "mixed.walls.test",
-];
-
 const allowAll = [
   "127.0.0.1",
   "0.0.0.0",
@@ -158,35 +121,6 @@ async function putNamespace(
     { key },
   );
   expect(put.status, JSON.stringify(put.body)).toBe(200);
-}
-
-/** Runs one call step as the attacker and returns the error its task failed with. */
-async function failedCall(
-  t: TestStack,
-  key: string,
-  namespace: string,
-  tool: string,
-  params: unknown,
-) {
-  const plan = [
-    {
-      seq_no: 0,
-      type: "calling",
-      parameters: { tool_name: tool, tool_params: params, output_vars: ["out"] },
-    },
-    { seq_no: 1, type: "assign", parameters: { final_answer: "${out}" } },
-  ];
-  const created = await t.api("POST", "/v1/tasks", { namespace, plan }, { key });
-  expect(created.status, JSON.stringify(created.body)).toBe(202);
-  const task = await t.waitForTask(created.body.task_id, { key, timeoutMs: 60_000 });
-  expect(task.status, JSON.stringify(task)).toBe("failed");
-  const commits = await t.api("GET", `/v1/tasks/${task.task_id}/branches/main/commits`, undefined, {
-    key,
-  });
-  return commits.body.commits.find((c: { error: unknown }) => c.error)?.error as {
-    code: string;
-    message: string;
-  };
 }
 
 function expectNothingArrived() {
@@ -244,13 +178,7 @@ describe("a tenant aiming http_request at the stack's own listeners (loopback op
 
   it("is refused for metadata and private addresses whatever allowed_hosts says", async () => {
     await putNamespace(open, attacker.open, "meta", allowAll);
-    const urls = [
-      "http://169.254.169.254/latest/meta-data/",
-      "http://[::ffff:169.254.169.254]/",
-      "http://meta.walls.test/",
-      "http://10.0.0.1/",
-      "http://private.walls.test/",
-    ];
+    const urls = METADATA_AND_PRIVATE_URLS;
     const errors = await Promise.all(
       urls.map((url) => failedCall(open, attacker.open, "meta", "http_request", { url })),
     );

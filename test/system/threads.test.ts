@@ -10,8 +10,10 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tenantKey } from "../support/attacker";
 import type { RecordedRequest } from "../support/llm-server";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { askFirst } from "../support/plans";
+import { startTestStack, type TestStack } from "../support/stack";
 
 let t: TestStack;
 let other: string;
@@ -62,9 +64,7 @@ async function waitForStatus(taskId: string, statuses: string[]) {
 beforeAll(async () => {
   t = await startTestStack();
   client = new OpenAI({ apiKey: t.apiKey, baseURL: `${t.url}/v1`, maxRetries: 0 });
-  other = (
-    await t.api("POST", "/v1/admin/tenants/intruder/keys", { name: "b" }, { key: ADMIN_KEY })
-  ).body.key;
+  other = await tenantKey(t, "intruder", "b");
 }, 60_000);
 afterAll(async () => {
   await t?.stop();
@@ -282,18 +282,7 @@ describe("continues that are refused", () => {
   it("refuses a task still waiting, and a failed one, with what to do", async () => {
     t.llm.on("plan", {
       reasoning: "ask first",
-      plan: [
-        {
-          seq_no: 0,
-          type: "calling",
-          parameters: {
-            tool_name: "ask_human",
-            tool_params: { question: "Which?" },
-            output_vars: ["a"],
-          },
-        },
-        assign(1, { final_answer: "${a}" }),
-      ],
+      plan: askFirst("Which?"),
     });
     const waiting = (await t.api("POST", "/v1/tasks", { goal: "Ask me." })).body.task_id;
     await waitForStatus(waiting, ["waiting"]);

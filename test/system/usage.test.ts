@@ -5,33 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli";
+import { tenantKey } from "../support/attacker";
+import { call, finish } from "../support/plans";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 const t = useTestStack();
 
-const PLAN = [
-  {
-    seq_no: 0,
-    type: "calling",
-    parameters: {
-      tool_name: "llm_generate",
-      tool_params: { prompt: "Say hi" },
-      output_vars: ["x"],
-    },
-  },
-  { seq_no: 1, type: "assign", parameters: { final_answer: "${x}" } },
-];
+const PLAN = [call(0, "llm_generate", { prompt: "Say hi" }, ["x"]), finish(1, "${x}")];
 
-async function tenant(name: string): Promise<string> {
-  const made = await t.api(
-    "POST",
-    `/v1/admin/tenants/${name}/keys`,
-    { name: "ci" },
-    { key: ADMIN_KEY },
-  );
-  expect(made.status).toBe(201);
-  return made.body.key;
-}
+const tenant = (name: string) => tenantKey(t, name, "ci");
 
 async function runIn(key: string, namespace: string): Promise<void> {
   const created = await t.api("POST", "/v1/tasks", { plan: PLAN, namespace }, { key });

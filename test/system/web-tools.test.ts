@@ -10,44 +10,20 @@
  * resolve privately), on a stack with loopback opened and on one with nothing
  * opened: each is refused with the guard's error, and nothing arrives.
  */
-import type { LookupAddress } from "node:dns";
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attackerKey, failedCall } from "../support/attacker";
+import {
+  LOOPBACK_SPELLINGS,
+  METADATA_AND_PRIVATE_URLS,
+  resolveWallsName as resolve,
+} from "../support/hostile-addresses";
 import type { RecordedRequest } from "../support/llm-server";
 import { type ScriptedSearchProvider, startSearchProvider } from "../support/search-provider";
-import { ADMIN_KEY, startTestStack, type TestStack } from "../support/stack";
+import { startTestStack, type TestStack } from "../support/stack";
 
 const MARKER = "web-walls-marker";
-const PUBLIC = "93.184.215.14";
-
-async function resolve(hostname: string): Promise<LookupAddress[]> {
-  const at = (address: string, family = 4): LookupAddress[] => [{ address, family }];
-  if (hostname === "localhost") return [...at("127.0.0.1"), ...at("::1", 6)];
-  if (hostname === "sneaky.walls.test") return at("127.0.0.1");
-  if (hostname === "mapped.walls.test") return at("::ffff:127.0.0.1", 6);
-  if (hostname === "meta.walls.test") return at("169.254.169.254");
-  if (hostname === "private.walls.test") return at("10.0.0.1");
-  if (hostname === "mixed.walls.test") return [...at(PUBLIC), ...at("127.0.0.1")];
-  throw new Error(`no test address for ${hostname}`);
-}
-
-/** Same spellings as test/system/tenant-walls.test.ts. */
-const LOOPBACK_SPELLINGS = [
-  "127.0.0.1",
-  "127.1",
-  "0.0.0.0",
-  "[::1]",
-  "[::ffff:127.0.0.1]",
-  "2130706433",
-  "0x7f000001",
-  "0x7f.0.0.1",
-  "0177.0.0.1",
-  "localhost",
-  "sneaky.walls.test",
-  "mapped.walls.test",
-  "mixed.walls.test",
-];
 
 const PAGE = `<!doctype html><html><head><title>Kyoto in autumn</title></head><body>
 <nav>MENU</nav><article><h1>Kyoto in autumn</h1>
@@ -122,17 +98,6 @@ afterAll(async () => {
   pages?.close();
 });
 
-async function attackerKey(t: TestStack): Promise<string> {
-  const made = await t.api(
-    "POST",
-    "/v1/admin/tenants/attacker/keys",
-    { name: "a" },
-    { key: ADMIN_KEY },
-  );
-  expect(made.status, JSON.stringify(made.body)).toBe(201);
-  return made.body.key;
-}
-
 async function putNamespace(t: TestStack, key: string, name: string, tools: string[]) {
   const put = await t.api(
     "PUT",
@@ -153,30 +118,6 @@ async function commitsOf(t: TestStack, taskId: string, key?: string) {
     key ? { key } : {},
   );
   return (body.commits as Array<Record<string, any>>).reverse();
-}
-
-/** Runs one call step as the attacker and returns the error its task failed with. */
-async function failedCall(
-  t: TestStack,
-  key: string,
-  namespace: string,
-  tool: string,
-  params: unknown,
-) {
-  const plan = [
-    {
-      seq_no: 0,
-      type: "calling",
-      parameters: { tool_name: tool, tool_params: params, output_vars: ["out"] },
-    },
-    { seq_no: 1, type: "assign", parameters: { final_answer: "${out}" } },
-  ];
-  const created = await t.api("POST", "/v1/tasks", { namespace, plan }, { key });
-  expect(created.status, JSON.stringify(created.body)).toBe(202);
-  const task = await t.waitForTask(created.body.task_id, { key, timeoutMs: 60_000 });
-  expect(task.status, JSON.stringify(task)).toBe("failed");
-  const commits = await commitsOf(t, task.task_id, key);
-  return commits.find((c) => c.error)?.error as { code: string; message: string };
 }
 
 describe("a goal that searches the web and reads a page", () => {
@@ -354,13 +295,7 @@ describe("a tenant aiming web_fetch where the outbound policy refuses", () => {
   }, 60_000);
 
   it("is refused at metadata and private addresses, by literal and by name", async () => {
-    const urls = [
-      "http://169.254.169.254/latest/meta-data/",
-      "http://[::ffff:169.254.169.254]/",
-      "http://meta.walls.test/",
-      "http://10.0.0.1/",
-      "http://private.walls.test/",
-    ];
+    const urls = METADATA_AND_PRIVATE_URLS;
     const errors = await Promise.all(
       urls.map((url) => failedCall(open, attacker.open, "web", "web_fetch", { url })),
     );

@@ -9,9 +9,9 @@
  * `nosniff`, as the blob route serves a step's files.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { MalformedError } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, conflictError, ErrorBody, invalidError, json } from "../schemas";
+import { readUploadBody } from "../upload-body";
 
 const FileParam = z.object({
   file_id: z
@@ -67,37 +67,11 @@ export function registerFileRoutes(app: ApiApp): void {
     }),
     async (c) => {
       const files = c.get("deps").files;
-      const type = (c.req.header("content-type") ?? "").toLowerCase();
-      if (type.startsWith("application/json")) {
-        let body: unknown;
-        try {
-          body = await c.req.json();
-        } catch {
-          throw new MalformedError(
-            'the body is not JSON: send {"filename", "content_type"} for an upload URL',
-          );
-        }
-        return c.json(await files.presign(c.get("tenantId"), body), 201);
+      const upload = await readUploadBody(c.req, "file", "data.xlsx");
+      if ("presign" in upload) {
+        return c.json(await files.presign(c.get("tenantId"), upload.presign), 201);
       }
-      if (!type.startsWith("multipart/form-data")) {
-        throw new MalformedError(
-          `send the file as multipart/form-data with a 'file' part (curl -F file=@data.xlsx), or JSON {"filename", "content_type"} for a presigned upload URL; not ${type || "no content type"}`,
-        );
-      }
-      let form: Record<string, string | File | (string | File)[]>;
-      try {
-        form = await c.req.parseBody({ all: true });
-      } catch {
-        throw new MalformedError("the multipart body cannot be read: check its boundary and parts");
-      }
-      const file = form.file;
-      if (!(file instanceof File)) {
-        throw new MalformedError(
-          Array.isArray(file)
-            ? "send one 'file' part per upload"
-            : "the form has no 'file' part with a file: send it as -F file=@data.xlsx",
-        );
-      }
+      const { file } = upload;
       const info = await files.upload(c.get("tenantId"), {
         filename: file.name,
         contentType: file.type || undefined,

@@ -16,6 +16,7 @@ import {
   json,
   jsonBody,
 } from "../schemas";
+import { readUploadBody } from "../upload-body";
 
 const KbParam = z.object({
   kb: z
@@ -157,38 +158,16 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
       },
     }),
     async (c) => {
-      const type = (c.req.header("content-type") ?? "").toLowerCase();
-      if (type.startsWith("application/json")) {
-        let body: unknown;
-        try {
-          body = await c.req.json();
-        } catch {
-          throw new MalformedError(
-            'the body is not JSON: send {"filename", "content_type"} for an upload URL',
-          );
-        }
-        const answer = await knowledge(c).presign(c.get("tenantId"), c.req.valid("param").kb, body);
+      const upload = await readUploadBody(c.req, "document", "notes.md");
+      if ("presign" in upload) {
+        const answer = await knowledge(c).presign(
+          c.get("tenantId"),
+          c.req.valid("param").kb,
+          upload.presign,
+        );
         return c.json(answer, 201);
       }
-      if (!type.startsWith("multipart/form-data")) {
-        throw new MalformedError(
-          `send the document as multipart/form-data with a 'file' part (curl -F file=@notes.md), or JSON {"filename", "content_type"} for a presigned upload URL; not ${type || "no content type"}`,
-        );
-      }
-      let form: Record<string, string | File | (string | File)[]>;
-      try {
-        form = await c.req.parseBody({ all: true });
-      } catch {
-        throw new MalformedError("the multipart body cannot be read: check its boundary and parts");
-      }
-      const file = form.file;
-      if (!(file instanceof File)) {
-        throw new MalformedError(
-          Array.isArray(file)
-            ? "send one 'file' part per upload"
-            : "the form has no 'file' part with a file: send it as -F file=@notes.md",
-        );
-      }
+      const { file, form } = upload;
       const documentId = form.document_id;
       if (documentId !== undefined && typeof documentId !== "string") {
         throw new MalformedError("document_id must be one text field");

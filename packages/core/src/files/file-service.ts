@@ -16,6 +16,7 @@ import {
 } from "../errors";
 import { randomId, sha256Hex } from "../ids";
 import { checkFilename } from "../knowledge/filename";
+import { presignedUploads } from "../knowledge/presigned-uploads";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { DocumentUploads } from "../ports/uploads";
@@ -146,14 +147,7 @@ export class FileService {
     body: unknown,
   ): Promise<{ file: FileInfo; upload_url: string; expires_in: number }> {
     const input = FilePresignInput.parse(body);
-    const uploads = this.deps.uploads;
-    if (!uploads) {
-      throw new StackVMError(
-        "forbidden",
-        "presigned_uploads_unavailable",
-        "presigned uploads are not configured here: upload the file as multipart/form-data",
-      );
-    }
+    const uploads = presignedUploads(this.deps.uploads);
     const filename = checkFilename(input.filename);
     const contentType = fileType(input.content_type, filename);
     const fileId = newFileId();

@@ -4,25 +4,7 @@
  * was before, backtrack: 80,000 `<` took seconds of the shared process.)
  */
 import { Parser } from "htmlparser2";
-
-/** Elements whose content is not text a reader sees. */
-const SKIPPED = new Set([
-  "script",
-  "style",
-  "noscript",
-  "template",
-  "head",
-  "svg",
-  "iframe",
-  "object",
-]);
-
-/** Elements that start and end a paragraph. */
-const BLOCKS = new Set(
-  "p div section article header footer main aside nav table tr ul ol dl dt dd blockquote pre figure figcaption form hr address details summary".split(
-    " ",
-  ),
-);
+import { BLOCK_ELEMENTS as BLOCKS, HIDDEN_ELEMENTS as SKIPPED } from "./html-elements";
 
 const HEADING = /^h([1-6])$/;
 

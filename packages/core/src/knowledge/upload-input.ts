@@ -6,10 +6,12 @@
 import * as z from "zod";
 import { StackVMError, ValidationError } from "../errors";
 import { randomId } from "../ids";
+import type { DocumentUploads } from "../ports/uploads";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import { DocumentId } from "./model";
 
 export { checkFilename } from "./filename";
+export { presignedUploads } from "./presigned-uploads";
 
 /** `POST .../documents` with JSON: ask for a presigned upload URL. */
 export const PresignInput = z

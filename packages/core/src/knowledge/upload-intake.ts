@@ -5,7 +5,7 @@
  * arrived. Everything is checked before anything is written, so a refused
  * upload leaves nothing behind.
  */
-import { isErrorKind, StackVMError, TooLargeError, ValidationError } from "../errors";
+import { isErrorKind, TooLargeError, ValidationError } from "../errors";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
@@ -26,6 +26,7 @@ import {
   newDocumentId,
   PresignInput,
   parseDocumentId,
+  presignedUploads,
   readableType,
   type Upload,
 } from "./upload-input";
@@ -61,14 +62,7 @@ export class UploadIntake {
     body: unknown,
   ): Promise<{ document: KnowledgeDocument; upload_url: string; expires_in: number }> {
     const input = PresignInput.parse(body);
-    const uploads = this.deps.uploads;
-    if (!uploads) {
-      throw new StackVMError(
-        "forbidden",
-        "presigned_uploads_unavailable",
-        "presigned uploads are not configured here: upload the file as multipart/form-data",
-      );
-    }
+    const uploads = presignedUploads(this.deps.uploads);
     const documentId = input.document_id ?? newDocumentId();
     const filename = checkFilename(input.filename);
     const contentType = readableType(input.content_type, filename);

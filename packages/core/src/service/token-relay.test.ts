@@ -21,6 +21,17 @@ function setup() {
   return { items, relay, target, tick: (ms: number) => (now += ms) };
 }
 
+/** Counts the store's reads (`get`) from now on: how often a step looks for a watcher's mark. */
+function countReads(items: MemoryItemStore): () => number {
+  const get = items.get.bind(items);
+  let reads = 0;
+  items.get = async (key) => {
+    reads++;
+    return get(key);
+  };
+  return () => reads;
+}
+
 describe("TokenRelay", () => {
   it("writes nothing for a step that no client watches", async () => {
     const { items, relay, target } = setup();
@@ -131,18 +142,13 @@ describe("TokenRelay", () => {
 describe("TokenRelay for a watcher who comes mid-step", () => {
   it("hands over the step's text so far once the mark appears, then the rest", async () => {
     const { items, relay, target, tick } = setup();
-    const get = items.get.bind(items);
-    let reads = 0;
-    items.get = async (key) => {
-      reads++;
-      return get(key);
-    };
+    const reads = countReads(items);
     const sink = relay.sink(target);
     sink.delta("llm_generate", "Kyo");
     // The mark is read (not there) before the next piece.
     await new Promise((resolve) => setImmediate(resolve));
     sink.delta("llm_generate", "to ");
-    expect(reads).toBe(1);
+    expect(reads()).toBe(1);
     // A client opens the stream; the step reads the mark again at its next piece after the wait.
     await relay.watch("t1", "task1");
     const cursor = relay.cursor();
@@ -151,19 +157,14 @@ describe("TokenRelay for a watcher who comes mid-step", () => {
     await sink.flush();
     sink.delta("llm_generate", "temples");
     await sink.flush();
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
     const texts = (await relay.read("t1", "task1", cursor)).batches.map((b) => b.event.text);
     expect(texts.join("")).toBe("Kyoto keeps temples");
   });
 
   it("reads the mark of a step nobody watches a few times only: 20 s of text, at most 12 reads", async () => {
     const { items, relay, target, tick } = setup();
-    const get = items.get.bind(items);
-    let reads = 0;
-    items.get = async (key) => {
-      reads++;
-      return get(key);
-    };
+    const reads = countReads(items);
     const sink = relay.sink(target);
     for (let at = 0; at < 20_000; at += 50) {
       sink.delta("llm_generate", "word ");
@@ -171,8 +172,8 @@ describe("TokenRelay for a watcher who comes mid-step", () => {
       tick(50);
     }
     await sink.flush();
-    expect(reads).toBeGreaterThan(1);
-    expect(reads).toBeLessThanOrEqual(12);
+    expect(reads()).toBeGreaterThan(1);
+    expect(reads()).toBeLessThanOrEqual(12);
     expect((await items.query({ pk: "T#t1#K#task1#LIVE" })).items).toEqual([]);
   });
 

@@ -15,8 +15,11 @@
  * The protocol keeps the pipe the host reads (a copy of fd 1); fd 1 itself points
  * at /dev/null, so what native code prints cannot break a line of the protocol,
  * and Python's own print() goes through a writer that counts it against the
- * output limit.
+ * output limit. The working folder's files, the result and the error are
+ * `driver-common-py.ts`, shared with the Pyodide driver.
  */
+import { DRIVER_COMMON_PY } from "./driver-common-py";
+
 export const DATA_CHILD = String.raw`
 import os, sys
 WORKDIR = "/tmp/work"
@@ -109,42 +112,7 @@ def _default(value):
         return value.isoformat()
     raise TypeError(f"a value of type {type(value).__name__} is not JSON")
 
-def _own_traceback(error):
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "main.py"]
-    lines = traceback.format_list(frames) + traceback.format_exception_only(type(error), error)
-    return "".join(lines)[-8000:]
-
-def _collect_files(inputs_seen, max_files, max_bytes):
-    files, total, count = [], 0, 0
-    for root, dirs, names in os.walk(WORKDIR):
-        dirs.sort()
-        for name in sorted(names):
-            full = os.path.join(root, name)
-            path = os.path.relpath(full, WORKDIR)
-            # Regular files only: a link could name a file of the view, a FIFO would block.
-            if not stat.S_ISREG(os.lstat(full).st_mode):
-                continue
-            given = inputs_seen.get(path)
-            # An input file left as it was is not an output, however large it is.
-            if given is not None and os.path.getsize(full) == len(given):
-                with open(full, "rb") as handle:
-                    if handle.read() == given:
-                        continue
-            with open(full, "rb") as handle:
-                data = handle.read(max_bytes + 1)
-            count += 1
-            total += len(data)
-            if count > max_files or total > max_bytes:
-                return files, {
-                    "code": "file_limit",
-                    "message": f"the code wrote more than {max_files} files or {max_bytes} bytes of files; write fewer or smaller files",
-                }
-            try:
-                files.append({"path": path, "encoding": "utf8", "content": data.decode("utf-8")})
-            except UnicodeDecodeError:
-                files.append({"path": path, "encoding": "base64", "content": base64.b64encode(data).decode()})
-    return files, None
-
+${DRIVER_COMMON_PY}
 def _run(code, namespace):
     tree = ast.parse(code, "main.py", "exec")
     last = None
@@ -169,57 +137,19 @@ def _run(code, namespace):
 
 def _main():
     request = _request
-    inputs_seen = {}
-    for file in request["files"]:
-        full = os.path.join(WORKDIR, file["path"])
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        data = file["content"].encode() if file["encoding"] == "utf8" else base64.b64decode(file["content"])
-        with open(full, "wb") as handle:
-            handle.write(data)
-        inputs_seen[file["path"]] = data
+    inputs_seen = _write_inputs(request["files"])
     inputs = request["inputs"]
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "inputs": inputs}
     for name in request["variables"]:
         namespace[name] = inputs[name]
     answer = {"result": None, "error": None, "files": []}
     try:
-        value = _run(request["code"], namespace)
-        if value is None and "result" in namespace:
-            value = namespace["result"]
-        try:
-            answer["result"] = json.dumps(value, default=_default, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            answer["error"] = {
-                "code": "result_not_json",
-                "message": f"the result cannot be turned into JSON ({error}); return dicts, lists, strings, numbers, booleans or None (a DataFrame or an array is turned into lists)",
-            }
-    except SyntaxError as error:
-        answer["error"] = {
-            "code": "syntax_error",
-            "message": f"{type(error).__name__}: {error.msg} (line {error.lineno})",
-            "traceback": "".join(traceback.format_exception_only(type(error), error))[-8000:],
-        }
-    except MemoryError:
-        answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
+        _put_result(answer, _run(request["code"], namespace), namespace, " (a DataFrame or an array is turned into lists)")
     except OSError as error:
         # A mapping refused by the address-space limit (mmap, a thread's stack) is the memory limit too.
-        if error.errno == 12:
-            answer["error"] = {"code": "memory_limit", "message": "MemoryError"}
-        else:
-            answer["error"] = {
-                "code": "runtime_error",
-                "message": f"{type(error).__name__}: {error}"[:4000],
-                "traceback": _own_traceback(error),
-            }
-    except SystemExit as error:
-        if error.code not in (None, 0):
-            answer["error"] = {"code": "runtime_error", "message": f"the code called sys.exit({error.code!r})"}
+        answer["error"] = _failure(MemoryError() if error.errno == 12 else error)
     except BaseException as error:
-        answer["error"] = {
-            "code": "runtime_error",
-            "message": f"{type(error).__name__}: {error}"[:4000],
-            "traceback": _own_traceback(error),
-        }
+        answer["error"] = _failure(error)
     limits = request["limits"]
     try:
         files, file_error = _collect_files(inputs_seen, limits["max_files"], limits["files_bytes"])

@@ -73,6 +73,15 @@ describe("Python in the sandbox: results and inputs", () => {
     ]);
   });
 
+  it("sends back only regular files: a link to one of Pyodide's own files comes back as nothing", async () => {
+    const answer = await py(
+      "import os\nos.symlink(os.__file__, 'os.link')\nopen('kept.txt', 'w').write('mine')\nos.path.islink('os.link')",
+    );
+    expect(answer.error).toBeNull();
+    expect(answer.result).toBe(true);
+    expect(answer.files?.map((f) => f.path)).toEqual(["kept.txt"]);
+  });
+
   it.each([
     ["a syntax error", "1 +", "syntax_error", /SyntaxError/],
     [

@@ -19,6 +19,7 @@ import { Readability } from "@mozilla/readability";
 import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
+import { BLOCK_ELEMENTS as BLOCKS, HIDDEN_ELEMENTS as HIDDEN } from "../../knowledge/html-elements";
 
 /**
  * The most elements, the deepest nesting and the most pieces of text (each `<`
@@ -27,18 +28,16 @@ import TurndownService from "turndown";
  */
 export const READER_LIMITS = { elements: 10_000, depth: 64, texts: 20_000 };
 
-/** Elements Readability does not reach when a page has no article (it then returns null). */
-const NOT_TEXT = ["script", "style", "noscript", "template", "svg", "iframe", "object", "head"];
-
 let turndown: TurndownService | undefined;
 
 function markdownOf(html: string | Node): string {
+  // Hidden elements go: Readability, which would drop them, is not reached when a page has no article.
   turndown ??= new TurndownService({
     headingStyle: "atx",
     codeBlockStyle: "fenced",
     bulletListMarker: "-",
     emDelimiter: "*",
-  }).remove(NOT_TEXT as never);
+  }).remove([...HIDDEN] as never);
   return turndown
     .turndown(html as never)
     .replace(/\n{3,}/g, "\n\n")
@@ -89,23 +88,6 @@ function readerMarkdown(html: string, url: string, pageTitle: string) {
   };
 }
 
-/** Elements whose content a reader does not see. */
-const HIDDEN = new Set([
-  "script",
-  "style",
-  "noscript",
-  "template",
-  "head",
-  "svg",
-  "iframe",
-  "object",
-]);
-/** Elements that start and end a paragraph. */
-const BLOCKS = new Set(
-  "p div section article main header footer aside nav table tr ul ol dl dt dd blockquote pre figure figcaption form hr address details summary".split(
-    " ",
-  ),
-);
 const VOID = new Set("area base br col embed hr img input link meta source track wbr".split(" "));
 
 /** What one pass of the tokenizer learns of a page. */

@@ -2,6 +2,7 @@ import type { LookupAddress } from "node:dns";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, isIP } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { LOOPBACK_LITERALS, PUBLIC_ADDRESS } from "../../../../../test/support/hostile-addresses";
 import { CLOSED_POLICY, LOOPBACK_OPENED, type OutboundPolicy } from "../../net/outbound-policy";
 import { trapOutsideConnections } from "../../testing/net";
 import { testToolContext } from "../../testing/tool-context";
@@ -107,7 +108,7 @@ const DNS: Record<string, string[]> = {
   "private.test": ["10.0.0.1"],
   "meta.test": ["169.254.169.254"],
   "mapped.test": ["::ffff:127.0.0.1"],
-  "mixed.test": ["93.184.215.14", "127.0.0.1"],
+  "mixed.test": [PUBLIC_ADDRESS, "127.0.0.1"],
 };
 const resolve = async (hostname: string): Promise<LookupAddress[]> => {
   const addresses = DNS[hostname];
@@ -222,20 +223,7 @@ describe("web_fetch holds every rule of the outbound policy", () => {
   const closed: OutboundPolicy = { ...CLOSED_POLICY, resolve };
 
   it("refuses every spelling of loopback where the operator opened nothing, before a byte leaves", async () => {
-    const spellings = [
-      "127.0.0.1",
-      "127.1",
-      "0.0.0.0",
-      "[::1]",
-      "[::ffff:127.0.0.1]",
-      "2130706433",
-      "0x7f000001",
-      "0x7f.0.0.1",
-      "0177.0.0.1",
-      "pages.test",
-      "mapped.test",
-      "mixed.test",
-    ];
+    const spellings = [...LOOPBACK_LITERALS, "pages.test", "mapped.test", "mixed.test"];
     for (const host of spellings) {
       const error = await fetchPage({ url: `http://${host}:${port}/article` }, closed).catch(
         (e) => e,
