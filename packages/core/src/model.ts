@@ -275,5 +275,7 @@ export const NamespaceConfig = z.object({
    * sets are warnings, and run as the text they were written. Absent: `strict`.
    */
   plan_compat: PlanCompat.optional(),
+  /** False: failed steps of its tasks are not repaired by a plan update, unless a task says `replan: true`. Absent: true. */
+  replan: z.boolean().optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

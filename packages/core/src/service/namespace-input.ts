@@ -42,6 +42,13 @@ export const NamespaceInput = z
     plan_compat: PlanCompat.optional().describe(
       "stackvm: StackVM compatibility mode for the namespace's plans (docs/plan-language.md); default strict",
     ),
+    /** False: a failed step of its tasks is not repaired by a plan update (a task's own `replan` wins). */
+    replan: z
+      .boolean()
+      .optional()
+      .describe(
+        "false: a step that fails ends its task with its own error, with no plan update (no LLM call), unless the task says replan: true; absent or true: the planner may repair it",
+      ),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -59,6 +66,8 @@ export const Namespace = z.object({
   parallel_width: z.number().int().optional(),
   retention_days: z.number().int().optional(),
   plan_compat: PlanCompat,
+  /** Present (false) only when plan repair is off for the namespace's tasks. */
+  replan: z.boolean().optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });

@@ -111,6 +111,7 @@ export class NamespaceService implements ToolRecords {
           ? { retention_days: stored.retention_days }
           : {}),
         plan_compat: stored.plan_compat === "stackvm" ? "stackvm" : "strict",
+        ...(stored.replan === false ? { replan: false } : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -162,6 +163,7 @@ export class NamespaceService implements ToolRecords {
       ...(input.parallel_width ? { parallel_width: input.parallel_width } : {}),
       ...(input.retention_days ? { retention_days: input.retention_days } : {}),
       ...(input.plan_compat === "stackvm" ? { plan_compat: "stackvm" } : {}),
+      ...(input.replan === false ? { replan: false } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -324,5 +326,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     ...(ns.parallel_width ? { parallel_width: ns.parallel_width } : {}),
     ...(ns.retention_days ? { retention_days: ns.retention_days } : {}),
     ...(ns.plan_compat === "stackvm" ? { plan_compat: "stackvm" as const } : {}),
+    ...(ns.replan === false ? { replan: false } : {}),
   };
 }
