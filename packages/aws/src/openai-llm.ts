@@ -66,8 +66,8 @@ export class OpenAiLlm implements LlmPort {
   }
 
   /** The model's context as the server lists it (llama.cpp, Ollama); undefined elsewhere. */
-  contextTokens(model: string): Promise<number | undefined> {
-    return this.contexts.tokens(model);
+  contextTokens(model: string, options: { fresh?: boolean } = {}): Promise<number | undefined> {
+    return this.contexts.tokens(model, options.fresh === true);
   }
 
   async complete(request: LlmRequest): Promise<LlmResponse> {

@@ -8,7 +8,11 @@
  */
 /** How long one probe may take: a local server answers these at once. */
 const PROBE_TIMEOUT_MS = 3_000;
-/** A server restarted with another context is seen again after this long. */
+/**
+ * How long an answer is kept: a server restarted with another context is seen
+ * after this long, or at once by a prompt that the kept context cannot hold
+ * (`fresh`), or by the next call after the server refused one for its context.
+ */
 const KEEP_MS = 5 * 60_000;
 
 /** Hosts known to list no context (their models' contexts are large and documented). */
@@ -38,11 +42,15 @@ export class ServerContext {
       : `${url.origin}${url.pathname.replace(/\/v1\/?$/, "").replace(/\/$/, "")}`;
   }
 
-  /** The model's context in tokens, or undefined when the server does not say. */
-  tokens(model: string): Promise<number | undefined> {
+  /**
+   * The model's context in tokens, or undefined when the server does not say.
+   * `fresh`: asked of the server now, past the answer kept (a prompt refused
+   * for the context asks, so that a restarted server is seen at once).
+   */
+  tokens(model: string, fresh = false): Promise<number | undefined> {
     if (this.root === undefined) return Promise.resolve(undefined);
     const kept = this.known.get(model);
-    if (kept !== undefined && this.now() - kept.at < KEEP_MS) return kept.tokens;
+    if (!fresh && kept !== undefined && this.now() - kept.at < KEEP_MS) return kept.tokens;
     const tokens = this.probe(this.root, model);
     this.known.set(model, { at: this.now(), tokens });
     return tokens;

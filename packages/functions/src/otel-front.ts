@@ -30,7 +30,10 @@ export function lazyTracing(config: OtelConfig): Tracing {
       (await tracing()).taskEnded(branch, task, branches),
     llm: (port, provider) => ({
       ...(port.contextTokens
-        ? { contextTokens: (model: string) => port.contextTokens!(model) }
+        ? {
+            contextTokens: (model: string, options?: { fresh?: boolean }) =>
+              port.contextTokens!(model, options),
+          }
         : {}),
       complete: async (request) => (await tracing()).llm(port, provider).complete(request),
     }),

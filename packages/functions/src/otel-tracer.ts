@@ -69,7 +69,10 @@ export function otelTracing(config: OtelConfig): Tracing {
     llm(port, provider) {
       return {
         ...(port.contextTokens
-          ? { contextTokens: (model: string) => port.contextTokens!(model) }
+          ? {
+              contextTokens: (model: string, options?: { fresh?: boolean }) =>
+                port.contextTokens!(model, options),
+            }
           : {}),
         complete: (request) =>
           span(

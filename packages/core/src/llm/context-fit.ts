@@ -56,21 +56,29 @@ export interface KnownContext {
 /**
  * The context of each model as the server reports it, else as `LLM_CONTEXT_TOKENS`
  * sets it: asked of the server once per model and lookup (one per session: a step
- * makes few calls). A server that cannot say counts as not saying.
+ * makes few calls). A server that cannot say counts as not saying. `fresh` asks
+ * the server again, past what it or the port remembered: a server restarted with
+ * another context is seen by the next call.
  *
  * @example
  * const contextOf = contextLookup(port, config);
  * fitOutput({ purpose, messages, limit, context: await contextOf(model) });
+ * await contextOf(model, { fresh: true }); // after a refusal for the context
  */
 export function contextLookup(
   port: Pick<LlmPort, "contextTokens">,
   config: Pick<LlmConfig, "contextTokens">,
-): (model: string) => Promise<KnownContext | undefined> {
+): (model: string, options?: { fresh?: boolean }) => Promise<KnownContext | undefined> {
   const contexts = new Map<string, Promise<KnownContext | undefined>>();
-  return (model) => {
-    let known = contexts.get(model);
+  return (model, options = {}) => {
+    let known = options.fresh ? undefined : contexts.get(model);
     if (known === undefined) {
-      known = (port.contextTokens?.(model) ?? Promise.resolve(undefined))
+      const asked = port.contextTokens
+        ? options.fresh
+          ? port.contextTokens(model, { fresh: true })
+          : port.contextTokens(model)
+        : Promise.resolve(undefined);
+      known = asked
         .catch(() => undefined)
         .then((tokens) => {
           if (tokens !== undefined) return { tokens, source: "the server" };

@@ -55,6 +55,8 @@ export interface LlmPort {
    * The context (prompt plus answer, in tokens) the server gives `model`, when the
    * server says (llama.cpp's `/props`, Ollama's `/api/ps`); undefined when it does
    * not or cannot be asked. Must not throw. Absent: the context is not known.
+   * With `fresh`, the server is asked again rather than a remembered answer used
+   * (a prompt refused for the context asks: the server may have been restarted).
    */
-  contextTokens?(model: string): Promise<number | undefined>;
+  contextTokens?(model: string, options?: { fresh?: boolean }): Promise<number | undefined>;
 }
