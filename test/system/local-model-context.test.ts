@@ -73,4 +73,41 @@ describe("a server context too small for the plan prompt", () => {
     expect(second.error).toContain("context of 1,024 tokens (as the server says)");
     expect(t.llm.requests.length).toBe(asked);
   });
+
+  it("sends a prompt whose estimate does not fit but whose count by the server's tokenizer does", async () => {
+    // The plan prompt is some 3,100 tokens by the estimate: 3,300 leaves too little room by it.
+    t.llm.listings = { "/props": { default_generation_settings: { n_ctx: 3300 }, total_slots: 1 } };
+    // llama.cpp's /tokenize, at 4 characters a token (a real tokenizer's rate for English).
+    t.llm.tokenize = (text) => Math.ceil(text.length / 4);
+    t.llm.on("plan", {
+      reasoning: "one step",
+      plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: "Kyoto has temples." } }],
+    });
+    const created = await t.api("POST", "/v1/tasks", {
+      goal: "Describe Kyoto for a first-time visitor",
+    });
+    const task = await t.waitForTask(created.body.task_id as string);
+    expect(task.error ?? null).toBeNull();
+    expect(task.status).toBe("completed");
+    const [plan] = t.llm.requests;
+    expect(plan?.schemaName).toBe("plan");
+    // The answer's limit is the room the counted prompt leaves: more than the estimate's 256.
+    const chars = plan!.messages.reduce((n, m) => n + m.content.length, 0);
+    const limit = Number(plan!.body.max_tokens ?? plan!.body.max_completion_tokens);
+    expect(limit).toBeGreaterThan(256);
+    expect(limit).toBeLessThanOrEqual(3300 - Math.ceil(chars / 4));
+  });
+
+  it("fails a prompt the server's count does not fit either, saying it was counted", async () => {
+    t.llm.listings = { "/props": { default_generation_settings: { n_ctx: 2000 }, total_slots: 1 } };
+    t.llm.tokenize = (text) => Math.ceil(text.length / 4);
+    const created = await t.api("POST", "/v1/tasks", {
+      goal: "Describe Kyoto for a first-time visitor",
+    });
+    const task = await t.waitForTask(created.body.task_id as string);
+    expect(task.status).toBe("failed");
+    expect(task.error).toMatch(/^the plan prompt is [\d,]+ tokens as the server counts them/);
+    expect(task.error).toContain("context of 2,000 tokens (as the server says)");
+    expect(t.llm.requests).toHaveLength(0);
+  });
 });

@@ -15,6 +15,13 @@ const PROBE_TIMEOUT_MS = 3_000;
  */
 const KEEP_MS = 5 * 60_000;
 
+/**
+ * Tokens a chat template puts around each message (and the prompt), beyond its
+ * text: llama.cpp's templates use 3 to 6 (`<|im_start|>role\n … <|im_end|>\n`);
+ * counted high, as the estimate is.
+ */
+const TEMPLATE_TOKENS = 8;
+
 /** Hosts known to list no context (their models' contexts are large and documented). */
 const SILENT_HOSTS = new Set(["api.openai.com"]);
 
@@ -56,6 +63,29 @@ export class ServerContext {
     return tokens;
   }
 
+  /**
+   * The prompt's tokens by the server's own tokenizer: llama.cpp's `POST /tokenize`
+   * of each message's text, plus {@link TEMPLATE_TOKENS} per message for the chat
+   * template's markers around it. Undefined where the server has no such route
+   * (Ollama, OpenAI): the caller keeps its estimate.
+   */
+  async count(messages: readonly { content: string }[]): Promise<number | undefined> {
+    // Asked only for a prompt whose estimate does not fit: a server without the route costs a 404 then.
+    if (this.root === undefined) return undefined;
+    let tokens = TEMPLATE_TOKENS;
+    for (const message of messages) {
+      const answer = await postJson(
+        `${this.root}/tokenize`,
+        { authorization: `Bearer ${this.apiKey}` },
+        { content: message.content, add_special: false },
+      );
+      const list = at(answer, "tokens");
+      if (!Array.isArray(list)) return undefined;
+      tokens += list.length + TEMPLATE_TOKENS;
+    }
+    return tokens;
+  }
+
   private async probe(root: string, model: string): Promise<number | undefined> {
     const headers = { authorization: `Bearer ${this.apiKey}` };
     const props = await getJson(`${root}/props`, headers);
@@ -75,6 +105,29 @@ async function getJson(url: string, headers: Record<string, string>): Promise<un
     // As the LLM client does: no redirect, so the server cannot bounce the probe elsewhere.
     const response = await fetch(url, {
       headers,
+      redirect: "error",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
+async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<unknown> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
       redirect: "error",
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });

@@ -4,7 +4,7 @@
  * on first use, so the start itself loads neither (the worker's cold start,
  * docs/deploy.md). Without an endpoint this is not built at all.
  */
-import { carryTraceContext, loadOnce } from "@stackvm/core";
+import { carryTraceContext, type LlmMessage, loadOnce } from "@stackvm/core";
 import type { OtelConfig } from "./otel-config";
 import type { Tracing } from "./otel-tracer";
 
@@ -33,6 +33,12 @@ export function lazyTracing(config: OtelConfig): Tracing {
         ? {
             contextTokens: (model: string, options?: { fresh?: boolean }) =>
               port.contextTokens!(model, options),
+          }
+        : {}),
+      ...(port.countTokens
+        ? {
+            countTokens: (model: string, messages: readonly LlmMessage[]) =>
+              port.countTokens!(model, messages),
           }
         : {}),
       complete: async (request) => (await tracing()).llm(port, provider).complete(request),

@@ -8,6 +8,7 @@
  */
 import {
   type KnowledgePort,
+  type LlmMessage,
   type LlmPort,
   type LlmRequest,
   type SpanAttributes,
@@ -72,6 +73,12 @@ export function otelTracing(config: OtelConfig): Tracing {
           ? {
               contextTokens: (model: string, options?: { fresh?: boolean }) =>
                 port.contextTokens!(model, options),
+            }
+          : {}),
+        ...(port.countTokens
+          ? {
+              countTokens: (model: string, messages: readonly LlmMessage[]) =>
+                port.countTokens!(model, messages),
             }
           : {}),
         complete: (request) =>

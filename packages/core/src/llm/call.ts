@@ -85,26 +85,40 @@ export function createCaller(deps: LlmSessionDeps, calls: LlmCall[] = []): Calle
   }
 
   /**
-   * The output limit that fits the prompt in the model's context. A prompt that
-   * does not fit a context the server reported earlier asks the server again
-   * before it fails: a server restarted with a larger context is used at once.
+   * The output limit that fits the prompt in the model's context. A prompt whose
+   * (high) estimate does not fit a context the server reported earlier asks the
+   * server again before it fails (a server restarted with a larger context is
+   * used at once), then has the server count it, where it can (llama.cpp): the
+   * real count is some 30% below the estimate, and may fit.
    */
   async function fitted(purpose: LlmPurpose, request: CallRequest): Promise<number> {
-    const fit = (context: KnownContext | undefined) =>
+    const fit = (context: KnownContext | undefined, counted?: number) =>
       fitOutput({
         purpose,
         messages: request.messages,
         limit: request.maxOutputTokens ?? outputLimit(config, purpose),
         context,
+        counted,
       });
-    const known = await contextOf(request.model);
+    let known = await contextOf(request.model);
     try {
       return fit(known);
     } catch (error) {
       if (known?.source !== "the server") throw error;
-      const now = await contextOf(request.model, { fresh: true });
-      if (now === undefined || now.tokens === known.tokens) throw error;
-      return fit(now);
+      const latest = await contextOf(request.model, { fresh: true });
+      if (latest !== undefined && latest.tokens !== known.tokens) {
+        try {
+          return fit(latest);
+        } catch {
+          // Measured against the context the server gives now: counted below.
+        }
+      }
+      known = latest ?? known;
+      const counted = await port
+        .countTokens?.(request.model, request.messages)
+        .catch(() => undefined);
+      if (counted === undefined) throw error;
+      return fit(known, counted);
     }
   }
 

@@ -107,10 +107,12 @@ export function fitOutput(input: {
   messages: readonly LlmMessage[];
   limit: number;
   context: KnownContext | undefined;
+  /** The prompt's tokens as the server counted them; absent: the (high) estimate. */
+  counted?: number | undefined;
 }): number {
-  const { purpose, messages, limit, context } = input;
+  const { purpose, messages, limit, context, counted } = input;
   if (context === undefined) return limit;
-  const prompt = estimatePromptTokens(messages);
+  const prompt = counted ?? estimatePromptTokens(messages);
   const room = context.tokens - prompt;
   const needed = Math.min(limit, MIN_ANSWER_TOKENS);
   if (room >= needed) return Math.min(limit, room);
@@ -118,14 +120,14 @@ export function fitOutput(input: {
   const setting = outputPurposeOf(purpose);
   throw new StepError(
     "llm_context_exceeded",
-    `the ${purpose} prompt is about ${n(prompt)} tokens (${n(promptChars(messages))} characters), ` +
+    `the ${purpose} prompt is ${counted === undefined ? "about " : ""}${n(prompt)} tokens${counted === undefined ? "" : " as the server counts them"} (${n(promptChars(messages))} characters), ` +
       `which leaves ${room > 0 ? `only ${n(room)}` : "no"} tokens for an answer (at least ${n(needed)} needed; ` +
       `the ${setting} output limit is ${n(limit)}) in the LLM server's context of ${n(context.tokens)} tokens ` +
       `(as ${context.source} says): give the server a larger context (llama-server -c, Ollama OLLAMA_CONTEXT_LENGTH or num_ctx) ` +
       `and, if the server does not report it, set LLM_CONTEXT_TOKENS to it; or shorten the goal and inputs`,
     {
       purpose,
-      prompt_tokens_estimate: prompt,
+      ...(counted === undefined ? { prompt_tokens_estimate: prompt } : { prompt_tokens: prompt }),
       prompt_chars: promptChars(messages),
       context_tokens: context.tokens,
       context_source: context.source,

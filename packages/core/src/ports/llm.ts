@@ -59,4 +59,11 @@ export interface LlmPort {
    * (a prompt refused for the context asks: the server may have been restarted).
    */
   contextTokens?(model: string, options?: { fresh?: boolean }): Promise<number | undefined>;
+  /**
+   * The prompt's tokens as the server's own tokenizer counts them (llama.cpp's
+   * `POST /tokenize`, with room for its chat template), when it can; undefined
+   * otherwise. Must not throw. Asked only for a prompt whose estimate does not fit
+   * the context: the estimate is high, and a real count may fit it.
+   */
+  countTokens?(model: string, messages: readonly LlmMessage[]): Promise<number | undefined>;
 }
