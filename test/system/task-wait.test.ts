@@ -113,7 +113,7 @@ describe("GET /v1/tasks/{id}?wait=N", () => {
     for (const bad of ["0", "61", "-5", "1.5", "soon", "", "1e9"]) {
       const refused = await t.api("GET", `/v1/tasks/${taskId}?wait=${bad}`);
       expect(refused.status, bad).toBe(400);
-      expect(refused.body.error.message, bad).toContain("wait");
+      expect(refused.body.error.message, bad).toContain("wait is whole seconds from 1 to 60");
     }
     open();
     await t.waitForTask(taskId);
@@ -126,6 +126,40 @@ describe("GET /v1/tasks/{id}?wait=N", () => {
     // Still running: the 404 did not wait for its end.
     expect((await t.api("GET", `/v1/tasks/${taskId}`)).body.status).toBe("running");
     expect(await t.stack.system.api.streams.count("mallory")).toBe(0);
+    open();
+    await t.waitForTask(taskId);
+  });
+
+  it("long-polls with a stream token of the task, and refuses one of another task at once", async () => {
+    const taskId = await startHeld();
+    const other = await t.api("POST", "/v1/tasks", {
+      plan: [{ seq_no: 0, type: "assign", parameters: { final_answer: 1 } }],
+    });
+    const minted = await t.api("POST", `/v1/tasks/${other.body.task_id}/stream-token`, {});
+    expect(minted.status, JSON.stringify(minted.body)).toBe(201);
+    const token = encodeURIComponent(minted.body.token);
+    const refused = await t.api("GET", `/v1/tasks/${taskId}?wait=60&token=${token}`, undefined, {
+      key: null,
+    });
+    expect([401, 403, 404]).toContain(refused.status);
+    expect((await t.api("GET", `/v1/tasks/${taskId}`)).body.status).toBe("running");
+    const own = await t.api("POST", `/v1/tasks/${taskId}/stream-token`, {});
+    const waited = t.api(
+      "GET",
+      `/v1/tasks/${taskId}?wait=30&token=${encodeURIComponent(own.body.token)}`,
+      undefined,
+      { key: null },
+    );
+    await waitFor(async () => (await t.stack.system.api.streams.count("local")) === 1);
+    open();
+    expect((await waited).body).toMatchObject({ task_id: taskId, status: "completed" });
+  });
+
+  it("refuses wait given twice rather than picking one", async () => {
+    const taskId = await startHeld();
+    const twice = await t.api("GET", `/v1/tasks/${taskId}?wait=1&wait=60`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.message).toContain("wait is whole seconds from 1 to 60, given once");
     open();
     await t.waitForTask(taskId);
   });

@@ -35,12 +35,14 @@ export const MAX_WAIT_SECONDS = 60;
 /** How often a long poll reads the task while it waits. */
 const WAIT_POLL_MS = 250;
 
+const WAIT_RANGE = `wait is whole seconds from 1 to ${MAX_WAIT_SECONDS}, given once (e.g. ?wait=20)`;
+
 const TaskWaitQuery = z.object({
   wait: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_WAIT_SECONDS)
+    .number({ error: WAIT_RANGE })
+    .int({ error: WAIT_RANGE })
+    .min(1, { error: WAIT_RANGE })
+    .max(MAX_WAIT_SECONDS, { error: WAIT_RANGE })
     .optional()
     .openapi({
       description: `Seconds (1 to ${MAX_WAIT_SECONDS}) to wait for the task to end or to stop for a person before answering (a long poll)`,
