@@ -1,9 +1,15 @@
 /**
- * Prints the size of the planner's first prompt and of a plan update's prompt for
- * the default namespace's tools (the built-ins and the knowledge tools): characters
- * and the session's conservative token estimate. `npx tsx scripts/prompt-sizes.ts`
+ * Prints the size of the planner's prompts for the default namespace's tools
+ * (the built-ins and the knowledge tools): the first plan, its repair rounds, and
+ * plan updates after a failed step (with the plan and variables they carry), each
+ * in characters and by the session's conservative token estimate, with the room
+ * it leaves for an answer in a server's context and whether the session would send
+ * it (at least 256 tokens of room). `npx tsx scripts/prompt-sizes.ts`, or with
+ * `CONTEXT=8192` for another context (default 4,096: llama.cpp's and Ollama's).
  */
 
+import { repairExcerpt } from "../packages/core/src/llm/excerpt";
+import { estimatePromptTokens } from "../packages/core/src/llm/tokens";
 import type { Plan } from "../packages/core/src/plan/schema";
 import { planMessages, replanMessages } from "../packages/core/src/planning/prompts";
 import type { LlmMessage } from "../packages/core/src/ports/llm";
@@ -11,64 +17,122 @@ import { describeTool } from "../packages/core/src/tools/describe";
 import { knowledgeTools } from "../packages/core/src/tools/knowledge/index";
 import { builtinTools } from "../packages/core/src/tools/registry";
 
+const CONTEXT = Number(process.env.CONTEXT ?? 4096);
 const search = {} as Parameters<typeof knowledgeTools>[0];
 const tools = [...builtinTools().values(), ...knowledgeTools(search)].map(describeTool);
-const goal =
-  "Summarize the three most cited papers on retrieval-augmented generation and compare them";
-const format = { lang: "English", format: "markdown" };
-const plan: Plan = [
+const base = {
+  goal: "Describe Kyoto for a first-time visitor",
+  responseFormat: {},
+  tools,
+  inputs: {},
+  today: "2026-11-27",
+};
+const generate = (seq_no: number, prompt: string, out: string, context?: string) => ({
+  seq_no,
+  type: "calling",
+  parameters: {
+    tool_name: "llm_generate",
+    tool_params: { prompt, ...(context ? { context } : {}) },
+    output_vars: [out],
+  },
+});
+const plan = [
   {
     seq_no: 0,
     type: "reasoning",
-    parameters: { chain_of_thoughts: "Search, then summarize.", dependency_analysis: "1 needs 0" },
-  },
-  {
-    seq_no: 1,
-    type: "calling",
     parameters: {
-      tool_name: "vector_search",
-      tool_params: { query: "retrieval-augmented generation" },
-      output_vars: ["papers"],
+      chain_of_thoughts:
+        "Gather sights and transport, then write a guide for a first-time visitor.",
+      dependency_analysis: "3 needs 1 and 2",
     },
   },
-  {
-    seq_no: 2,
-    type: "calling",
-    parameters: {
-      tool_name: "llm_generate",
-      tool_params: {
-        prompt: "Summarize and compare the three most cited papers",
-        context: "${papers}",
-      },
-      output_vars: ["final_answer"],
-    },
-  },
+  generate(
+    1,
+    "List the ten sights a first-time visitor to Kyoto should see, with one line each on why.",
+    "sights",
+  ),
+  generate(
+    2,
+    "Describe how to get around Kyoto: buses, subway, bicycles, and passes.",
+    "transport",
+  ),
+  generate(
+    3,
+    "Write a guide for a first-time visitor to Kyoto from these notes.",
+    "final_answer",
+    "${sights}\n${transport}",
+  ),
 ] as Plan;
+// A generated text as a variable: the prompt shows its first 500 characters.
+const text =
+  "Kinkaku-ji, the Golden Pavilion, is a Zen temple whose top two floors are covered in gold leaf. ".repeat(
+    30,
+  );
+const problems =
+  "- plan[2].parameters.tool_params (seq_no 2): unknown parameter 'text' for llm_generate Hint: llm_generate takes prompt, context, response_format\n" +
+  "- plan[3] (seq_no 3): ${guide} is referenced before anything sets it Hint: assign it first or use an existing variable";
+const refused = JSON.stringify({ reasoning: "x".repeat(400), plan });
+/** What `rounds` repair rounds add: the start of the refused answer and its problems, each round. */
+const repairs = (rounds: number): LlmMessage[] =>
+  Array.from({ length: rounds }, () => [
+    { role: "assistant" as const, content: repairExcerpt(refused) },
+    {
+      role: "user" as const,
+      content: `That plan fails validation:\n${problems}\nAnswer the whole corrected JSON again.`,
+    },
+  ]).flat();
 
 function size(name: string, messages: LlmMessage[]) {
   const chars = messages.reduce((n, m) => n + m.content.length, 0);
-  const bytes = messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
-  // The same conservative estimate as the session's (llm/tokens.ts): a token per 3 UTF-8 bytes, 4 per message.
-  const tokens = Math.ceil(bytes / 3) + 4 * messages.length + 3;
+  const tokens = estimatePromptTokens(messages);
+  const room = CONTEXT - tokens;
+  const verdict =
+    room >= 256 ? `sent, answer up to ${Math.min(2048, room)}` : "llm_context_exceeded";
   console.log(
-    `${name}: ${chars} chars, ~${tokens} tokens (estimate), ~${Math.ceil(chars / 4)} at 4 chars/token`,
+    `${name.padEnd(44)} ${String(chars).padStart(6)} chars, ~${String(tokens).padStart(5)} tokens (estimate), room ${String(room).padStart(5)} of ${CONTEXT}: ${verdict}`,
   );
 }
 
-const base = { goal, responseFormat: format, tools, inputs: {}, today: "2026-11-27" };
-size("plan", planMessages(base));
+const first = planMessages(base);
+size("plan", first);
+size("plan, repair round 1", [...first, ...repairs(1)]);
+size("plan, repair round 2", [...first, ...repairs(2)]);
+const update = replanMessages({
+  ...base,
+  plan,
+  pc: 3,
+  variables: { sights: text, transport: text },
+  suggestion: "shorten the context",
+  error: { code: "llm_bad_request", message: "the LLM server answered 400", seq_no: 3 },
+});
+size("plan_update (4-step plan, 2 variables)", update);
+size("plan_update, repair round 1", [...update, ...repairs(1)]);
+size("plan_update, repair round 2", [...update, ...repairs(2)]);
+const parts = Array.from({ length: 12 }, (_, i) => `part${i + 1}`);
+const long = [
+  plan[0]!,
+  ...parts.map((name, i) =>
+    generate(
+      i + 1,
+      `Step ${i + 1}: describe part ${i + 1} of Kyoto for a visitor in three sentences, with names and opening hours.`,
+      name,
+    ),
+  ),
+  generate(
+    13,
+    "Join the parts into one guide.",
+    "final_answer",
+    parts.map((p) => `\${${p}}`).join("\n"),
+  ),
+] as Plan;
 size(
-  "plan_update",
+  "plan_update (14-step plan, 12 variables)",
   replanMessages({
     ...base,
-    plan,
-    pc: 2,
-    variables: {
-      papers: [
-        { chunk_id: "c1", text: "RAG (Lewis et al. 2020) combines a retriever with a generator." },
-      ],
-    },
-    suggestion: "retry with a shorter context",
-    error: { code: "llm_bad_request", message: "the LLM server answered 400", seq_no: 2 },
+    plan: long,
+    pc: 13,
+    variables: Object.fromEntries(parts.map((p) => [p, text])),
+    suggestion: "shorten the context",
+    error: { code: "llm_bad_request", message: "the LLM server answered 400", seq_no: 13 },
   }),
 );

@@ -158,7 +158,7 @@ describe("a real llama.cpp server at its limits", () => {
       embeddingModel: llama.model,
       baseURL: llama.url,
     });
-    const checks = await doctor();
+    const { checks } = await doctor();
     // Unbounded, "reply with ok" would run to the end of the context (finding 1).
     expect(checks.find((c) => c.name === "llm")).toMatchObject({ status: "ok", fix: null });
     const embeddings = checks.find((c) => c.name === "embeddings");

@@ -112,6 +112,24 @@ describe("a real llama.cpp server", () => {
     },
   );
 
+  it("counts a prompt with its own tokenizer (POST /tokenize), for a prompt the estimate does not fit", async () => {
+    const port = new OpenAiLlm({ apiKey: "none", baseURL: llama.url });
+    const counted = await port.countTokens(llama.model, messages);
+    // The server's own count of each text, and 8 a message (and 8 for the prompt) for the template.
+    let tokens = 8;
+    for (const m of messages) {
+      const res = await fetch(`${llama.url.replace(/\/v1$/, "")}/tokenize`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: m.content, add_special: false }),
+      });
+      expect(res.status).toBe(200);
+      tokens += ((await res.json()) as { tokens: number[] }).tokens.length + 8;
+    }
+    expect(counted).toBe(tokens);
+    expect(counted).toBeGreaterThan(16);
+  });
+
   it("accepts any-JSON (json_object) with an output limit", async () => {
     const { seen, port } = recording(new OpenAiLlm({ apiKey: "none", baseURL: llama.url }));
     await session(port)

@@ -58,6 +58,11 @@ export interface ScriptedLlm {
    * emptied by reset): those paths answer 404, as OpenAI's API does.
    */
   listings: Record<string, unknown>;
+  /**
+   * llama.cpp's `POST /tokenize`: the tokens a text counts, by this function;
+   * null (and nulled by reset): the route answers 404, as Ollama's and OpenAI's do.
+   */
+  tokenize: ((text: string) => number) | null;
   /** Forgets rules, queues and recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -322,6 +327,11 @@ export async function startScriptedLlm(
           data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" })),
         });
       }
+      if (req.method === "POST" && path === "/tokenize" && llm.tokenize) {
+        const { content } = JSON.parse((await readBody(req)) || "{}") as { content?: string };
+        const count = llm.tokenize(content ?? "");
+        return sendJson(res, 200, { tokens: Array.from({ length: count }, (_, i) => i) });
+      }
       if (req.method === "POST" && path === "/v1/embeddings") {
         return embeddings(JSON.parse((await readBody(req)) || "{}"), res);
       }
@@ -353,6 +363,7 @@ export async function startScriptedLlm(
     bedrockUrl: bedrock.url,
     streaming: { ...streamDefaults },
     listings: {},
+    tokenize: null,
     requests,
     embeddingRequests,
     on(match: Match, responder: Responder) {
@@ -366,6 +377,7 @@ export async function startScriptedLlm(
     reset() {
       llm.streaming = { ...streamDefaults };
       llm.listings = {};
+      llm.tokenize = null;
       rules = [];
       queues = new Map();
       requests.length = 0;

@@ -53,6 +53,17 @@ export interface DoctorCheck {
   fix: string | null;
 }
 
+/** One answer of the doctor: its checks, when they ran, and whether they are an earlier run's. */
+export interface DoctorRun {
+  checks: DoctorCheck[];
+  /** When the checks ran (ms since the epoch). */
+  checkedAt: number;
+  /** How old the checks are now, in ms (0 for a run made for this request). */
+  ageMs: number;
+  /** True when an earlier run's checks are given again (the doctor runs at most once a minute). */
+  cached: boolean;
+}
+
 export interface ApiDeps {
   tasks: TaskService;
   /** Conversations: `POST /v1/tasks/{id}/continue`, `/v1/threads`, a chat completion's thread. */
@@ -87,5 +98,5 @@ export interface ApiDeps {
   config: ApiConfig;
   log: Log;
   /** The checks of the LLM, embeddings and sandbox, where this process holds them (the local stack). */
-  doctor?: () => Promise<DoctorCheck[]>;
+  doctor?: () => Promise<DoctorRun>;
 }

@@ -1,4 +1,4 @@
 /** @stackvm/api: the HTTP API as a Hono app. */
 export { createApp } from "./app";
-export type { ApiConfig, ApiDeps, DoctorCheck } from "./deps";
+export type { ApiConfig, ApiDeps, DoctorCheck, DoctorRun } from "./deps";
 export type { ApiApp, ApiEnv } from "./env";

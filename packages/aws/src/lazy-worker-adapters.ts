@@ -11,7 +11,7 @@ import type { OpenAiLlmOptions } from "./openai-llm";
 /** Any OpenAI-compatible server: loaded by the first LLM call. */
 export function lazyOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   // `contextTokens` too: without it the worker would never measure a prompt against the server's context.
-  return onFirstUse<Required<LlmPort>>(["complete", "contextTokens"], async () => {
+  return onFirstUse<Required<LlmPort>>(["complete", "contextTokens", "countTokens"], async () => {
     const { OpenAiLlm } = await import("./openai-llm");
     return new OpenAiLlm(options);
   });

@@ -6,6 +6,7 @@
  */
 import {
   isStrictJsonSchema,
+  type LlmMessage,
   type LlmPort,
   type LlmRequest,
   type LlmResponse,
@@ -66,8 +67,13 @@ export class OpenAiLlm implements LlmPort {
   }
 
   /** The model's context as the server lists it (llama.cpp, Ollama); undefined elsewhere. */
-  contextTokens(model: string): Promise<number | undefined> {
-    return this.contexts.tokens(model);
+  contextTokens(model: string, options: { fresh?: boolean } = {}): Promise<number | undefined> {
+    return this.contexts.tokens(model, options.fresh === true);
+  }
+
+  /** The prompt's tokens by the server's tokenizer (llama.cpp's `/tokenize`); undefined elsewhere. */
+  countTokens(_model: string, messages: readonly LlmMessage[]): Promise<number | undefined> {
+    return this.contexts.count(messages);
   }
 
   async complete(request: LlmRequest): Promise<LlmResponse> {

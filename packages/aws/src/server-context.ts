@@ -8,8 +8,19 @@
  */
 /** How long one probe may take: a local server answers these at once. */
 const PROBE_TIMEOUT_MS = 3_000;
-/** A server restarted with another context is seen again after this long. */
+/**
+ * How long an answer is kept: a server restarted with another context is seen
+ * after this long, or at once by a prompt that the kept context cannot hold
+ * (`fresh`), or by the next call after the server refused one for its context.
+ */
 const KEEP_MS = 5 * 60_000;
+
+/**
+ * Tokens a chat template puts around each message (and the prompt), beyond its
+ * text: llama.cpp's templates use 3 to 6 (`<|im_start|>role\n … <|im_end|>\n`);
+ * counted high, as the estimate is.
+ */
+const TEMPLATE_TOKENS = 8;
 
 /** Hosts known to list no context (their models' contexts are large and documented). */
 const SILENT_HOSTS = new Set(["api.openai.com"]);
@@ -38,13 +49,40 @@ export class ServerContext {
       : `${url.origin}${url.pathname.replace(/\/v1\/?$/, "").replace(/\/$/, "")}`;
   }
 
-  /** The model's context in tokens, or undefined when the server does not say. */
-  tokens(model: string): Promise<number | undefined> {
+  /**
+   * The model's context in tokens, or undefined when the server does not say.
+   * `fresh`: asked of the server now, past the answer kept (a prompt refused
+   * for the context asks, so that a restarted server is seen at once).
+   */
+  tokens(model: string, fresh = false): Promise<number | undefined> {
     if (this.root === undefined) return Promise.resolve(undefined);
     const kept = this.known.get(model);
-    if (kept !== undefined && this.now() - kept.at < KEEP_MS) return kept.tokens;
+    if (!fresh && kept !== undefined && this.now() - kept.at < KEEP_MS) return kept.tokens;
     const tokens = this.probe(this.root, model);
     this.known.set(model, { at: this.now(), tokens });
+    return tokens;
+  }
+
+  /**
+   * The prompt's tokens by the server's own tokenizer: llama.cpp's `POST /tokenize`
+   * of each message's text, plus {@link TEMPLATE_TOKENS} per message for the chat
+   * template's markers around it. Undefined where the server has no such route
+   * (Ollama, OpenAI): the caller keeps its estimate.
+   */
+  async count(messages: readonly { content: string }[]): Promise<number | undefined> {
+    // Asked only for a prompt whose estimate does not fit: a server without the route costs a 404 then.
+    if (this.root === undefined) return undefined;
+    let tokens = TEMPLATE_TOKENS;
+    for (const message of messages) {
+      const answer = await postJson(
+        `${this.root}/tokenize`,
+        { authorization: `Bearer ${this.apiKey}` },
+        { content: message.content, add_special: false },
+      );
+      const list = at(answer, "tokens");
+      if (!Array.isArray(list)) return undefined;
+      tokens += list.length + TEMPLATE_TOKENS;
+    }
     return tokens;
   }
 
@@ -67,6 +105,29 @@ async function getJson(url: string, headers: Record<string, string>): Promise<un
     // As the LLM client does: no redirect, so the server cannot bounce the probe elsewhere.
     const response = await fetch(url, {
       headers,
+      redirect: "error",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
+async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<unknown> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
       redirect: "error",
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });

@@ -63,7 +63,7 @@ export function createClient(config: CliConfig): Client {
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new CliError(
         EXIT.unavailable,
-        `cannot reach StackVM at ${config.url} (${why}): start the local stack with \`npm start\`, or set STACKVM_URL to your deployment`,
+        `cannot reach StackVM at ${config.url} (${why}; the address from ${config.urlSource}): start the local stack with \`npm start\`, or set STACKVM_URL to your deployment`,
       );
     }
   }

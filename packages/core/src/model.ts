@@ -280,5 +280,7 @@ export const NamespaceConfig = z.object({
   plan_compat: PlanCompat.optional(),
   /** `adaptive`: the planner writes the next instruction or few after each result. Absent: `up_front`. */
   planning: PlanningMode.optional(),
+  /** False: failed steps of its tasks are not repaired by a plan update, unless a task says `replan: true`. Absent: true. */
+  replan: z.boolean().optional(),
 });
 export type NamespaceConfig = z.infer<typeof NamespaceConfig>;

@@ -41,7 +41,7 @@ function doctor(baseURL = server.url, checkTimeoutMs = 5_000) {
 describe("the doctor's advice", () => {
   it("says a server that answered 500 runs and failed, quoting it, instead of 'start the LLM server'", async () => {
     server.on("text", { fault: "500", message: "failed to load model 'm'" });
-    const [llm] = await doctor()();
+    const [llm] = (await doctor()()).checks;
     expect(llm).toMatchObject({ name: "llm", status: "failed" });
     expect(llm?.detail).toContain("failed to load model 'm'");
     expect(llm?.fix).toContain("runs but failed");
@@ -50,7 +50,7 @@ describe("the doctor's advice", () => {
 
   it("names its own cap on a slow answer, not LLM_TIMEOUT_MS, and says the server runs", async () => {
     server.on("text", { fault: "slow", ms: 3_000, answer: "ok" });
-    const [llm] = await doctor(server.url, 300)();
+    const [llm] = (await doctor(server.url, 300)()).checks;
     expect(llm?.detail).toContain("the doctor's own cap of 0.3 s per check");
     expect(llm?.detail).not.toContain("(LLM_TIMEOUT_MS)");
     expect(llm?.fix).toContain("runs but did not answer");
@@ -65,7 +65,7 @@ describe("the doctor's advice", () => {
       status: 501,
       message: "This server does not support embeddings. Start it with `--embeddings`",
     });
-    const [, embeddings] = await doctor()();
+    const [, embeddings] = (await doctor()()).checks;
     expect(embeddings).toMatchObject({ name: "embeddings", status: "warning" });
     expect(embeddings?.detail).toContain("Start it with `--embeddings`");
     expect(embeddings?.fix).toContain("restart it with --embeddings");
@@ -75,7 +75,7 @@ describe("the doctor's advice", () => {
   it("tells a server that gives no answer at all to be started", async () => {
     const gone = await startScriptedLlm();
     await gone.close();
-    const [llm, embeddings] = await doctor(gone.url)();
+    const [llm, embeddings] = (await doctor(gone.url)()).checks;
     expect(llm?.detail).toContain("could not be reached");
     expect(llm?.fix).toContain(`start the LLM server at ${gone.url}`);
     expect(embeddings?.fix).toContain("start the LLM server");

@@ -21,7 +21,7 @@ const ANSWER: SandboxResponse = {
 };
 
 describe("createDoctor", () => {
-  it("shares one run among the requests that come while it is under way and for a minute after, then runs again", async () => {
+  it("shares one run among the requests that come while it is under way and for a minute after, saying how old it is, then runs again", async () => {
     let time = Date.parse("2026-01-01T00:00:00Z");
     const calls: LlmRequest[] = [];
     let release: () => void = () => undefined;
@@ -51,7 +51,9 @@ describe("createDoctor", () => {
     const [a, b] = await Promise.all([first, second]);
     expect(calls).toHaveLength(1);
     expect(b).toBe(a);
-    expect(a.map((check) => [check.name, check.status])).toEqual([
+    // Both asked while it ran: a run made for them, not an earlier one.
+    expect(a).toMatchObject({ checkedAt: time, ageMs: 0, cached: false });
+    expect(a.checks.map((check) => [check.name, check.status])).toEqual([
       ["llm", "ok"],
       ["embeddings", "unchecked"],
       ["sandbox", "ok"],
@@ -59,10 +61,17 @@ describe("createDoctor", () => {
       ["data libraries", "warning"],
     ]);
     // A tenant asking in a loop within the minute gets the same answer, and costs nothing.
-    for (let i = 0; i < 40; i++) expect(await doctor()).toBe(a);
+    const ranAt = time;
+    for (let i = 0; i < 40; i++) {
+      time += 1_000;
+      const again = await doctor();
+      expect(again.checks).toBe(a.checks);
+      // Said to be the earlier run's, with its age.
+      expect(again).toMatchObject({ checkedAt: ranAt, ageMs: (i + 1) * 1_000, cached: true });
+    }
     expect(calls).toHaveLength(1);
-    time += DOCTOR_CACHE_MS;
-    await doctor();
+    time = ranAt + DOCTOR_CACHE_MS;
+    expect(await doctor()).toMatchObject({ checkedAt: time, ageMs: 0, cached: false });
     expect(calls).toHaveLength(2);
   });
 });
@@ -86,7 +95,7 @@ describe("the doctor's data libraries check", () => {
       embeddingModel: "e",
       baseURL: "http://127.0.0.1:1/v1",
     });
-    return (await doctor()).find((c) => c.name === "data libraries");
+    return (await doctor()).checks.find((c) => c.name === "data libraries");
   };
 
   it("answers the versions the sandbox has when they are the pinned ones", async () => {

@@ -54,7 +54,7 @@ function doctor() {
 describe("the doctor on Bedrock", () => {
   it("checks each model and the embeddings at Amazon Bedrock", async () => {
     server.on("text", "ok");
-    const checks = await doctor()();
+    const checks = (await doctor()()).checks;
     expect(checks.map((c) => [c.name, c.status])).toEqual([
       ["llm", "ok"],
       ["llm", "ok"],
@@ -81,7 +81,7 @@ describe("the doctor on Bedrock", () => {
         : { fault: "status", status: 404, message: "The model does not exist." },
     );
     server.queue("embeddings", { fault: "status", status: 403 });
-    const [nova, haiku, embeddings] = await doctor()();
+    const [nova, haiku, embeddings] = (await doctor()()).checks;
     expect(nova?.fix).toContain(
       "Bedrock model ids or inference profiles offered in BEDROCK_REGION",
     );

@@ -5,7 +5,7 @@
  * process that holds these ports can check them: the local stack does; on AWS
  * the API function holds none of them (only the worker does).
  */
-import type { DoctorCheck } from "@stackvm/api";
+import type { DoctorCheck, DoctorRun } from "@stackvm/api";
 import {
   DATA_LIBRARIES,
   DATA_VERSIONS_PROBE,
@@ -321,25 +321,34 @@ export const DOCTOR_CACHE_MS = 60_000;
 /**
  * Runs every check at once; answers them in a fixed order. Requests that come
  * while a run is under way share it, and for {@link DOCTOR_CACHE_MS} after it
- * they get its answer: however many tenants ask, the server calls the LLM at
- * most once a minute.
+ * they get its answer, marked `cached` with its age: however many tenants ask,
+ * the server calls the LLM at most once a minute, and says so.
  */
 export function createDoctor(
   ports: DoctorPorts,
   /** `checkTimeoutMs`: the cap on one check (15 s); a test sets a small one. */
   options: { cacheMs?: number; now?: () => number; checkTimeoutMs?: number } = {},
-): () => Promise<DoctorCheck[]> {
+): () => Promise<DoctorRun> {
   const cacheMs = options.cacheMs ?? DOCTOR_CACHE_MS;
   const capMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
   const now = options.now ?? Date.now;
-  let running: Promise<DoctorCheck[]> | null = null;
+  let running: Promise<DoctorRun> | null = null;
   let last: { checks: DoctorCheck[]; at: number } | null = null;
   return () => {
-    if (last && now() - last.at < cacheMs) return Promise.resolve(last.checks);
+    const time = now();
+    if (last && time - last.at < cacheMs) {
+      return Promise.resolve({
+        checks: last.checks,
+        checkedAt: last.at,
+        ageMs: Math.max(0, time - last.at),
+        cached: true,
+      });
+    }
     running ??= runChecks(ports, capMs)
       .then((checks) => {
-        last = { checks, at: now() };
-        return checks;
+        const at = now();
+        last = { checks, at };
+        return { checks, checkedAt: at, ageMs: 0, cached: false };
       })
       .finally(() => {
         running = null;

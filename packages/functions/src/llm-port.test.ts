@@ -46,8 +46,8 @@ describe("a port over the steps' and the reasoning roles' servers", () => {
     const steps = recording("steps", 4096);
     const reason = recording("reason", 128_000);
     const port = roleRouted(steps.port, reason.port);
-    expect(await port.contextTokens?.("m", "reason")).toBe(128_000);
-    expect(await port.contextTokens?.("m", "default")).toBe(4096);
+    expect(await port.contextTokens?.("m", { role: "reason" })).toBe(128_000);
+    expect(await port.contextTokens?.("m", { role: "default" })).toBe(4096);
     expect(await port.contextTokens?.("m")).toBe(4096);
   });
 });

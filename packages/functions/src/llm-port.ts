@@ -46,6 +46,7 @@ export function roleRouted(steps: LlmPort, reason: LlmPort): LlmPort {
   const portOf = (role: LlmRequest["role"]) => (isReasoningRole(role) ? reason : steps);
   return {
     complete: (request) => portOf(request.role).complete(request),
-    contextTokens: async (model, role) => portOf(role).contextTokens?.(model, role),
+    contextTokens: async (model, options) => portOf(options?.role).contextTokens?.(model, options),
+    countTokens: async (model, messages, role) => portOf(role).countTokens?.(model, messages, role),
   };
 }

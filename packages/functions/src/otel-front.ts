@@ -4,7 +4,13 @@
  * on first use, so the start itself loads neither (the worker's cold start,
  * docs/deploy.md). Without an endpoint this is not built at all.
  */
-import { carryTraceContext, loadOnce } from "@stackvm/core";
+import {
+  carryTraceContext,
+  type LlmMessage,
+  type LlmPort,
+  type LlmRequest,
+  loadOnce,
+} from "@stackvm/core";
 import type { OtelConfig } from "./otel-config";
 import type { Tracing } from "./otel-tracer";
 
@@ -30,7 +36,21 @@ export function lazyTracing(config: OtelConfig): Tracing {
       (await tracing()).taskEnded(branch, task, branches),
     llm: (port, provider) => ({
       ...(port.contextTokens
-        ? { contextTokens: (model: string) => port.contextTokens!(model) }
+        ? {
+            contextTokens: (
+              model: string,
+              options?: Parameters<NonNullable<LlmPort["contextTokens"]>>[1],
+            ) => port.contextTokens!(model, options),
+          }
+        : {}),
+      ...(port.countTokens
+        ? {
+            countTokens: (
+              model: string,
+              messages: readonly LlmMessage[],
+              role?: LlmRequest["role"],
+            ) => port.countTokens!(model, messages, role),
+          }
         : {}),
       complete: async (request) => (await tracing()).llm(port, provider).complete(request),
     }),

@@ -8,6 +8,7 @@
  */
 import {
   type KnowledgePort,
+  type LlmMessage,
   type LlmPort,
   type LlmRequest,
   type SpanAttributes,
@@ -69,7 +70,21 @@ export function otelTracing(config: OtelConfig): Tracing {
     llm(port, provider) {
       return {
         ...(port.contextTokens
-          ? { contextTokens: (model: string) => port.contextTokens!(model) }
+          ? {
+              contextTokens: (
+                model: string,
+                options?: Parameters<NonNullable<LlmPort["contextTokens"]>>[1],
+              ) => port.contextTokens!(model, options),
+            }
+          : {}),
+        ...(port.countTokens
+          ? {
+              countTokens: (
+                model: string,
+                messages: readonly LlmMessage[],
+                role?: LlmRequest["role"],
+              ) => port.countTokens!(model, messages, role),
+            }
           : {}),
         complete: (request) =>
           span(

@@ -9,10 +9,11 @@
  * back to the queue, nothing is left running. If npm dies without forwarding
  * (SIGKILL), the stack notices it lost its parent and stops too. One stack per
  * data folder; a wrong setting, a busy port or a taken folder ends the start
- * with one line naming it.
+ * with one line naming it. While it runs, `stack.json` in the data folder says
+ * where it listens (`{"url", "port", "pid"}`), so the CLI finds it on any PORT.
  */
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ConfigError, llmBannerLines } from "@stackvm/functions";
 import { consoleLog } from "./console-log";
@@ -21,6 +22,8 @@ import { readLocalSettings } from "./local-settings";
 import { startLocalStack } from "./stack";
 
 const root = resolve(import.meta.dirname, "../../..");
+/** The data folder's file that says where the stack listens: `{"url", "port", "pid"}`. */
+const STACK_FILE = "stack.json";
 const env = process.env;
 
 /** The bootstrap key: STACKVM_BOOTSTRAP_API_KEY, or one made once and kept in the data folder. */
@@ -54,6 +57,12 @@ async function main() {
     await writeFile(boot.file, `${stack.apiKey}\n`);
     await chmod(boot.file, 0o600);
   }
+  // Where this stack listens, for the CLI (packages/cli/src/config.ts): it finds a stack on any PORT.
+  const stackFile = join(settings.dataDir, STACK_FILE);
+  await writeFile(
+    stackFile,
+    `${JSON.stringify({ url: stack.url, port: stack.port, pid: process.pid })}\n`,
+  );
   // Stopped cleanly from the moment the banner says it runs: a signal before the
   // handlers are in place would end the process at once, without stopping what it started.
   let stopping = false;
@@ -65,6 +74,7 @@ async function main() {
     const force = setTimeout(() => process.exit(1), 45_000);
     force.unref();
     await stack.stop();
+    await rm(stackFile, { force: true });
     await lock?.release();
     process.exit(0);
   };

@@ -22,6 +22,18 @@ const Check = z
 const DoctorAnswer = z.object({
   ok: z.boolean().openapi({ description: "False when any check failed" }),
   checks: z.array(Check),
+  checked_at: z.string().openapi({
+    description: "When the server's checks (LLM, embeddings, sandbox) ran",
+    example: "2026-03-01T09:00:00.000Z",
+  }),
+  cached: z.boolean().openapi({
+    description:
+      "True when the checks are an earlier run's, given again (the server runs them at most once a minute)",
+  }),
+  age_seconds: z.number().int().openapi({
+    description: "How old the checks are: 0 for a run made for this request",
+    example: 0,
+  }),
 });
 
 /** Where this process cannot check the LLM, embeddings and sandbox itself. */
@@ -42,7 +54,8 @@ export function registerDoctorRoutes(app: ApiApp): void {
         "Each check answers `ok`, `warning` (works without it: embeddings serve only knowledge bases), " +
         "`failed` or `unchecked`, with what to fix. The LLM check sends one short completion to each " +
         "configured model, which the LLM server may bill; so the server runs the checks at most once a " +
-        "minute, and every request within that minute (any tenant's) gets the same answer.",
+        "minute, and every request within that minute (any tenant's) gets the same answer, with `cached: true`, " +
+        "`checked_at` and `age_seconds` saying how old it is.",
       security: bearer,
       responses: { 200: json(DoctorAnswer, "The checks"), ...commonErrors },
     }),
@@ -54,8 +67,20 @@ export function registerDoctorRoutes(app: ApiApp): void {
         detail: `the API answered and took the key of tenant ${c.get("tenantId")}`,
         fix: null,
       };
-      const checks = [api, ...(deps.doctor ? await deps.doctor() : UNCHECKED)];
-      return c.json({ ok: checks.every((check) => check.status !== "failed"), checks }, 200);
+      const run = deps.doctor
+        ? await deps.doctor()
+        : { checks: UNCHECKED, checkedAt: Date.now(), ageMs: 0, cached: false };
+      const checks = [api, ...run.checks];
+      return c.json(
+        {
+          ok: checks.every((check) => check.status !== "failed"),
+          checks,
+          checked_at: new Date(run.checkedAt).toISOString(),
+          cached: run.cached,
+          age_seconds: Math.floor(run.ageMs / 1000),
+        },
+        200,
+      );
     },
   );
 }

@@ -46,37 +46,62 @@ async function apiCheck(url: string): Promise<Check> {
   }
 }
 
+/** When the server's checks ran, and whether they are an earlier run's given again. */
+interface Freshness {
+  checked_at: string;
+  cached: boolean;
+  age_seconds: number;
+}
+
 /** The key, then the server's own checks (`GET /v1/doctor`); each failure as a check. */
-async function serverChecks(ctx: Context): Promise<Check[]> {
+async function serverChecks(ctx: Context): Promise<{ checks: Check[]; fresh?: Freshness }> {
   try {
-    const answer = await ctx.client.request<{ checks: Check[] }>("GET", "/v1/doctor");
+    const answer = await ctx.client.request<{ checks: Check[] } & Partial<Freshness>>(
+      "GET",
+      "/v1/doctor",
+    );
     const key: Check = { name: "key", status: "ok", detail: "the API key was accepted", fix: null };
-    return [key, ...answer.checks.filter((c) => c.name !== "api")];
+    const checks = [key, ...answer.checks.filter((c) => c.name !== "api")];
+    // A server older than these fields answers without them.
+    if (typeof answer.checked_at !== "string" || typeof answer.cached !== "boolean") {
+      return { checks };
+    }
+    const fresh = {
+      checked_at: answer.checked_at,
+      cached: answer.cached,
+      age_seconds: answer.age_seconds ?? 0,
+    };
+    return { checks, fresh };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     if (error.exitCode === EXIT.auth) {
-      return [
-        {
-          name: "key",
-          status: "failed",
-          detail: error.message,
-          fix: "set STACKVM_API_KEY to a key of this server (the local stack keeps one in .stackvm/api-key)",
-        },
-      ];
+      const key: Check = {
+        name: "key",
+        status: "failed",
+        detail: error.message,
+        fix: "set STACKVM_API_KEY to a key of this server (the local stack keeps one in .stackvm/api-key)",
+      };
+      return { checks: [key] };
     }
     // A server without the route (older), or one that failed: the rest is unknown.
-    return [
-      {
-        name: "server",
-        status: error.exitCode === EXIT.notFound ? "unchecked" : "failed",
-        detail: error.message,
-        fix:
-          error.exitCode === EXIT.notFound
-            ? "this server is older than `stackvm doctor`: update it to check its LLM and sandbox"
-            : "see the server's log",
-      },
-    ];
+    const server: Check = {
+      name: "server",
+      status: error.exitCode === EXIT.notFound ? "unchecked" : "failed",
+      detail: error.message,
+      fix:
+        error.exitCode === EXIT.notFound
+          ? "this server is older than `stackvm doctor`: update it to check its LLM and sandbox"
+          : "see the server's log",
+    };
+    return { checks: [server] };
   }
+}
+
+/** The line that says the checks are an earlier run's, or null when they ran for this request. */
+export function freshnessLine(fresh: Freshness): string | null {
+  if (!fresh.cached) return null;
+  const at = fresh.checked_at.replace(/\.\d+Z$/, "Z").replace("T", " ");
+  return `the server's checks above are ${fresh.age_seconds} s old (run at ${at}), given again: it runs them at most once a minute, so ask again after that for new ones`;
 }
 
 export const doctorCommand: Command = {
@@ -88,14 +113,17 @@ export const doctorCommand: Command = {
   async run(ctx, v) {
     if (!v.json) ctx.out.wait(`checking StackVM at ${ctx.client.url}…`);
     let checks: Check[];
+    let fresh: Freshness | undefined;
     try {
       const api = await apiCheck(ctx.client.url);
-      checks = api.status === "ok" ? [api, ...(await serverChecks(ctx))] : [api];
+      const server = api.status === "ok" ? await serverChecks(ctx) : { checks: [] };
+      checks = [api, ...server.checks];
+      fresh = server.fresh;
     } finally {
       ctx.out.done();
     }
     const failed = checks.filter((c) => c.status === "failed").length;
-    if (v.json) printJson(ctx.out, { ok: failed === 0, checks });
+    if (v.json) printJson(ctx.out, { ok: failed === 0, checks, ...fresh });
     else {
       const { out } = ctx;
       const colour = { ok: "green", warning: "yellow", failed: "red", unchecked: "gray" } as const;
@@ -106,6 +134,8 @@ export const doctorCommand: Command = {
         );
         if (check.fix) out.line(`  ${" ".repeat(12)} fix: ${check.fix}`);
       }
+      const stale = fresh ? freshnessLine(fresh) : null;
+      if (stale) out.line(out.paint("gray", stale));
       out.line();
       out.line(
         failed === 0

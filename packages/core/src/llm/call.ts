@@ -8,7 +8,7 @@
 import type { LlmCall, LlmPurpose } from "../model";
 import type { LlmRequest, LlmResponse } from "../ports/llm";
 import type { Parsed } from "./answers";
-import { contextLookup, fitOutput, outputLimit } from "./context-fit";
+import { contextLookup, fitOutput, type KnownContext, outputLimit } from "./context-fit";
 import { costUsd } from "./cost";
 import { DEFAULT_RETRY_DELAYS, withRetries } from "./retry";
 import { checkSessionBudget } from "./session-budget";
@@ -84,19 +84,49 @@ export function createCaller(deps: LlmSessionDeps, calls: LlmCall[] = []): Calle
     made.record.trace = await storeTrace(deps.trace, trace);
   }
 
+  /**
+   * The output limit that fits the prompt in the model's context. A prompt whose
+   * (high) estimate does not fit a context the server reported earlier asks the
+   * server again before it fails (a server restarted with a larger context is
+   * used at once), then has the server count it, where it can (llama.cpp): the
+   * real count is some 30% below the estimate, and may fit.
+   */
+  async function fitted(purpose: LlmPurpose, request: CallRequest): Promise<number> {
+    const fit = (context: KnownContext | undefined, counted?: number) =>
+      fitOutput({
+        purpose,
+        messages: request.messages,
+        limit: request.maxOutputTokens ?? outputLimit(config, purpose),
+        context,
+        counted,
+      });
+    let known = await contextOf(request.model, { role: request.role });
+    try {
+      return fit(known);
+    } catch (error) {
+      if (known?.source !== "the server") throw error;
+      const latest = await contextOf(request.model, { role: request.role, fresh: true });
+      if (latest !== undefined && latest.tokens !== known.tokens) {
+        try {
+          return fit(latest);
+        } catch {
+          // Measured against the context the server gives now: counted below.
+        }
+      }
+      known = latest ?? known;
+      const counted = await port
+        .countTokens?.(request.model, request.messages, request.role)
+        .catch(() => undefined);
+      if (counted === undefined) throw error;
+      return fit(known, counted);
+    }
+  }
+
   async function call(purpose: LlmPurpose, request: CallRequest, stream = false): Promise<Made> {
     checkBudget();
     await budget.meter?.check();
     // Every call is bounded: its purpose's limit, lowered to the room its prompt leaves.
-    request = {
-      ...request,
-      maxOutputTokens: fitOutput({
-        purpose,
-        messages: request.messages,
-        limit: request.maxOutputTokens ?? outputLimit(config, purpose),
-        context: await contextOf(request.model, request.role),
-      }),
-    };
+    request = { ...request, maxOutputTokens: await fitted(purpose, request) };
     const started = now();
     const tries: TraceAttempt[] = [];
     const sink = stream ? deps.tokens : undefined;
@@ -143,6 +173,11 @@ export function createCaller(deps: LlmSessionDeps, calls: LlmCall[] = []): Calle
     try {
       ({ value: response, attempts } = await withRetries(complete, policy));
     } catch (error) {
+      // The server refused the prompt for its context: what it reports now serves the next call
+      // (a server restarted with a smaller one is measured against it, not refused again).
+      if ((error as { code?: unknown }).code === "llm_context_exceeded") {
+        await contextOf(request.model, { role: request.role, fresh: true }).catch(() => undefined);
+      }
       // The attempts that failed are calls made too: the commit, the trace and `usage` show them.
       const record: LlmCall = {
         purpose,

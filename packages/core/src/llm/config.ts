@@ -36,10 +36,13 @@ export const OUTPUT_PURPOSES = [
 export type OutputPurpose = (typeof OUTPUT_PURPOSES)[number];
 
 /**
- * Output limits (tokens) that fit a server with a 4,096-token context, the default
- * of llama.cpp and Ollama: the default namespace's first plan prompt is about 2,000
- * tokens (2,600 by the session's high estimate, which then lowers the limit to the
- * room it sees), so a plan of up to 2,048 fits. A hosted model with a large context can take more; a reasoning
+ * Output limits (tokens). Each is lowered to the room its prompt leaves in a known
+ * context: the default namespace's first plan prompt is about 3,100 tokens by the
+ * session's high estimate (2,250 by a real tokenizer), which leaves 969 in the
+ * 4,096 of llama.cpp's and Ollama's default; a plan update fits there only when
+ * llama.cpp counts it (docs/local-models.md, `scripts/prompt-sizes.ts`); in 8,192
+ * each is sent.
+ * A hosted model with a large context can take more; a reasoning
  * model counts its hidden thinking against `max_completion_tokens` and needs more
  * (`LLM_MAX_OUTPUT_TOKENS='plan=16000,plan_update=16000'`).
  */

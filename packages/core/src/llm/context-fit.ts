@@ -56,23 +56,32 @@ export interface KnownContext {
 /**
  * The context of each model as the server reports it, else as `LLM_CONTEXT_TOKENS`
  * sets it: asked of the server once per model and lookup (one per session: a step
- * makes few calls). A server that cannot say counts as not saying.
+ * makes few calls). A server that cannot say counts as not saying. `fresh` asks
+ * the server again, past what it or the port remembered: a server restarted with
+ * another context is seen by the next call.
  *
  * @example
  * const contextOf = contextLookup(port, config);
  * fitOutput({ purpose, messages, limit, context: await contextOf(model) });
+ * await contextOf(model, { fresh: true }); // after a refusal for the context
  */
 export function contextLookup(
   port: Pick<LlmPort, "contextTokens">,
   config: Pick<LlmConfig, "contextTokens">,
-): (model: string, role?: LlmRequest["role"]) => Promise<KnownContext | undefined> {
+): (
+  model: string,
+  options?: { role?: LlmRequest["role"]; fresh?: boolean },
+) => Promise<KnownContext | undefined> {
   const contexts = new Map<string, Promise<KnownContext | undefined>>();
-  return (model, role) => {
+  return (model, options = {}) => {
     // The same model name on two roles' servers may have two contexts.
-    const key = `${role ?? "default"} ${model}`;
-    let known = contexts.get(key);
+    const key = `${options.role ?? "default"} ${model}`;
+    let known = options.fresh ? undefined : contexts.get(key);
     if (known === undefined) {
-      known = (port.contextTokens?.(model, role) ?? Promise.resolve(undefined))
+      const asked = port.contextTokens
+        ? port.contextTokens(model, options)
+        : Promise.resolve(undefined);
+      known = asked
         .catch(() => undefined)
         .then((tokens) => {
           if (tokens !== undefined) return { tokens, source: "the server" };
@@ -101,10 +110,12 @@ export function fitOutput(input: {
   messages: readonly LlmMessage[];
   limit: number;
   context: KnownContext | undefined;
+  /** The prompt's tokens as the server counted them; absent: the (high) estimate. */
+  counted?: number | undefined;
 }): number {
-  const { purpose, messages, limit, context } = input;
+  const { purpose, messages, limit, context, counted } = input;
   if (context === undefined) return limit;
-  const prompt = estimatePromptTokens(messages);
+  const prompt = counted ?? estimatePromptTokens(messages);
   const room = context.tokens - prompt;
   const needed = Math.min(limit, MIN_ANSWER_TOKENS);
   if (room >= needed) return Math.min(limit, room);
@@ -112,14 +123,14 @@ export function fitOutput(input: {
   const setting = outputPurposeOf(purpose);
   throw new StepError(
     "llm_context_exceeded",
-    `the ${purpose} prompt is about ${n(prompt)} tokens (${n(promptChars(messages))} characters), ` +
+    `the ${purpose} prompt is ${counted === undefined ? "about " : ""}${n(prompt)} tokens${counted === undefined ? "" : " as the server counts them"} (${n(promptChars(messages))} characters), ` +
       `which leaves ${room > 0 ? `only ${n(room)}` : "no"} tokens for an answer (at least ${n(needed)} needed; ` +
       `the ${setting} output limit is ${n(limit)}) in the LLM server's context of ${n(context.tokens)} tokens ` +
       `(as ${context.source} says): give the server a larger context (llama-server -c, Ollama OLLAMA_CONTEXT_LENGTH or num_ctx) ` +
       `and, if the server does not report it, set LLM_CONTEXT_TOKENS to it; or shorten the goal and inputs`,
     {
       purpose,
-      prompt_tokens_estimate: prompt,
+      ...(counted === undefined ? { prompt_tokens_estimate: prompt } : { prompt_tokens: prompt }),
       prompt_chars: promptChars(messages),
       context_tokens: context.tokens,
       context_source: context.source,

@@ -61,6 +61,22 @@ export interface LlmPort {
    * The context (prompt plus answer, in tokens) the server gives `model`, when the
    * server says (llama.cpp's `/props`, Ollama's `/api/ps`); undefined when it does
    * not or cannot be asked. Must not throw. Absent: the context is not known.
+   * With `fresh`, the server is asked again rather than a remembered answer used
+   * (a prompt refused for the context asks: the server may have been restarted).
    */
-  contextTokens?(model: string, role?: LlmRequest["role"]): Promise<number | undefined>;
+  contextTokens?(
+    model: string,
+    options?: { role?: LlmRequest["role"]; fresh?: boolean },
+  ): Promise<number | undefined>;
+  /**
+   * The prompt's tokens as the server's own tokenizer counts them (llama.cpp's
+   * `POST /tokenize`, with room for its chat template), when it can; undefined
+   * otherwise. Must not throw. Asked only for a prompt whose estimate does not fit
+   * the context: the estimate is high, and a real count may fit it.
+   */
+  countTokens?(
+    model: string,
+    messages: readonly LlmMessage[],
+    role?: LlmRequest["role"],
+  ): Promise<number | undefined>;
 }

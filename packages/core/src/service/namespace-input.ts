@@ -63,6 +63,13 @@ export const NamespaceInput = z
     planning: PlanningMode.optional().describe(
       "adaptive: the planner writes the next instruction or few after each result, until final_answer; default up_front",
     ),
+    /** False: a failed step of its tasks is not repaired by a plan update (a task's own `replan` wins). */
+    replan: z
+      .boolean()
+      .optional()
+      .describe(
+        "false: a step that fails ends its task with its own error, with no plan update (no LLM call), unless the task says replan: true; absent or true: the planner may repair it",
+      ),
   })
   .strict();
 export type NamespaceInput = z.infer<typeof NamespaceInput>;
@@ -82,6 +89,8 @@ export const Namespace = z.object({
   retention_days: z.number().int().optional(),
   plan_compat: PlanCompat,
   planning: PlanningMode.optional(),
+  /** Present (false) only when plan repair is off for the namespace's tasks. */
+  replan: z.boolean().optional(),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 });

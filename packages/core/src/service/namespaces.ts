@@ -115,6 +115,7 @@ export class NamespaceService implements ToolRecords {
           : {}),
         plan_compat: stored.plan_compat === "stackvm" ? "stackvm" : "strict",
         ...(stored.planning === "adaptive" ? { planning: "adaptive" as const } : {}),
+        ...(stored.replan === false ? { replan: false } : {}),
         created_at: stored.created_at as string,
         updated_at: stored.updated_at as string,
       };
@@ -170,6 +171,7 @@ export class NamespaceService implements ToolRecords {
       ...(input.retention_days ? { retention_days: input.retention_days } : {}),
       ...(input.plan_compat === "stackvm" ? { plan_compat: "stackvm" } : {}),
       ...(input.planning === "adaptive" ? { planning: "adaptive" } : {}),
+      ...(input.replan === false ? { replan: false } : {}),
       created_at: (existing?.created_at as string) ?? now,
       updated_at: now,
     });
@@ -334,5 +336,6 @@ function configOf(ns: Namespace): NamespaceConfig {
     ...(ns.retention_days ? { retention_days: ns.retention_days } : {}),
     ...(ns.plan_compat === "stackvm" ? { plan_compat: "stackvm" as const } : {}),
     ...(ns.planning === "adaptive" ? { planning: "adaptive" as const } : {}),
+    ...(ns.replan === false ? { replan: false } : {}),
   };
 }

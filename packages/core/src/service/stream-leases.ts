@@ -56,7 +56,7 @@ export class StreamLeases {
     if (open > limit) {
       await this.deps.leases.delete(tenant, id).catch(() => undefined);
       throw new RateLimitedError(
-        `this tenant already has ${limit} event streams or chat completions open (max_open_streams): close one, or wait for one to end, and try again (the operator can raise max_open_streams)`,
+        `this tenant already has ${limit} event streams, long polls (?wait=) or chat completions open (max_open_streams): close one, or wait for one to end, and try again (the operator can raise max_open_streams)`,
         Math.ceil(RENEW_MS / 1000),
         "too_many_streams",
       );

@@ -49,7 +49,7 @@ export const CreateTaskInput = z
       .boolean()
       .optional()
       .describe(
-        "false: a step that fails ends the task with its own error, with no plan update (no LLM call); absent or true: the planner may repair it",
+        "false: a step that fails ends the task with its own error, with no plan update (no LLM call); true: the planner may repair it, even in a namespace with replan: false; absent: the namespace's replan (default true)",
       ),
     metadata: z.record(z.string(), z.unknown()).default({}),
   })

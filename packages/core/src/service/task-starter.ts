@@ -178,7 +178,8 @@ export class TaskStarter {
       const config: BranchConfig = {
         goal: parsed?.goal ?? input.goal ?? null,
         namespace: resolved.config,
-        ...(input.replan === false ? { replan: false } : {}),
+        // The task's own replan wins over its namespace's (namespace.replan in the copy above).
+        ...(input.replan === undefined ? {} : { replan: input.replan }),
         response_format: responseFormat,
         budget: { ...budget },
         inputs: input.inputs,

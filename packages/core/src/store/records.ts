@@ -89,7 +89,11 @@ export interface BranchConfig {
   evaluation_round: number;
   /** A turn of a thread: the turns before it, which its planner is shown. */
   thread?: ThreadHistory;
-  /** False: a failed step is not repaired by a plan update (the task's `replan`); absent is true. */
+  /**
+   * The task's own `replan`: false, a failed step is not repaired by a plan
+   * update; true, it is even when the namespace turned repair off; absent, the
+   * namespace's (`namespace.replan`), else true.
+   */
   replan?: boolean;
 }
 

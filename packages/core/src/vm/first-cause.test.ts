@@ -67,6 +67,28 @@ describe("whyNotRepaired", () => {
     else expect(why).toMatch(want);
   });
 
+  it.each([
+    [undefined, false, /off for namespace ops \(replan: false;/],
+    [false, undefined, /off for this task \(replan: false\)/],
+    [false, false, /off for this task/],
+    [true, false, null],
+    [undefined, undefined, null],
+  ] as const)("with the task's replan %s and the namespace's %s: %s", (task, ns, want) => {
+    const why = whyNotRepaired(
+      "arithmetic_error",
+      {
+        updates: 0,
+        config: {
+          ...(task === undefined ? {} : { replan: task }),
+          namespace: { name: "ops", ...(ns === undefined ? {} : { replan: ns }) },
+        },
+      },
+      { maxPlanUpdates: 3 },
+    );
+    if (want === null) expect(why).toBeNull();
+    else expect(why).toMatch(want);
+  });
+
   it("writes the cause and the reason as two sentences", () => {
     const text = firstCause({ code: "x", message: "it broke.", seq_no: null }, "then nothing");
     expect(text).toBe("a step failed: [x] it broke. Then nothing.");

@@ -24,11 +24,19 @@ const NOT_REPAIRABLE = new Set(["budget_exceeded", "llm_unreachable", "llm_not_c
 /** Why a failed step is not followed by a plan update; null when one should run. */
 export function whyNotRepaired(
   code: string,
-  branch: Pick<BranchRecord, "updates"> & { config?: Pick<BranchRecord["config"], "replan"> },
+  branch: Pick<BranchRecord, "updates"> & {
+    config?: Pick<BranchRecord["config"], "replan"> & {
+      namespace?: Pick<BranchRecord["config"]["namespace"], "name" | "replan">;
+    };
+  },
   limits: { maxPlanUpdates: number; llmConfigured?: boolean },
 ): string | null {
   if (branch.config?.replan === false) {
     return "no plan update was tried: plan repair is off for this task (replan: false)";
+  }
+  const namespace = branch.config?.namespace;
+  if (branch.config?.replan === undefined && namespace?.replan === false) {
+    return `no plan update was tried: plan repair is off for namespace ${namespace.name} (replan: false; a task's "replan": true turns it on)`;
   }
   if (code === "llm_not_configured" || limits.llmConfigured === false) {
     return "no plan update was tried: no LLM is configured to rewrite the plan";
