@@ -126,7 +126,10 @@ describe("chat completions and models as another tenant", () => {
       messages: [{ role: "user", content: [{ type: "text", text: { $ref: "s3" } }] }],
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ type: "invalid_request_error", param: null });
+    expect(bad.body.error).toMatchObject({
+      type: "invalid_request_error",
+      param: "messages.0.content",
+    });
     const tooMany = await call(mallory, "POST", "/v1/chat/completions", {
       model: "default",
       messages: Array.from({ length: 201 }, () => ({ role: "user", content: "x" })),
@@ -150,7 +153,7 @@ describe("chat completions with hostile input", () => {
         messages: [{ role: "user", content: [{ type: "text", text: "x".repeat(10_001) }] }],
       });
       expect(answer.status).toBe(400);
-      expect(answer.body.error).toMatchObject({ type: "invalid_request_error", param: null });
+      expect(answer.body.error).toMatchObject({ type: "invalid_request_error", param: "goal" });
       expect(answer.body.error.message).toMatch(/goal/);
     });
     expect(writes).toEqual([]);

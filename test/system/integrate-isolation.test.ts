@@ -126,7 +126,7 @@ const NOT_WALKED = [
  * Routes whose isolation their own system tests walk with a second tenant,
  * because their records need set-up of their own (a knowledge base with a
  * document, a waiting branch, an MCP server, a stored blob): knowledge.test.ts,
- * tools.test.ts (HTTP tools and MCP servers), waits.test.ts and mcp.test.ts (a
+ * tools.test.ts (HTTP tools and MCP servers), files.test.ts (an uploaded file), waits.test.ts and mcp.test.ts (a
  * tool's image as a blob), threads.test.ts (a thread, made by a continue). Any
  * other new route still fails the walk.
  */
@@ -140,6 +140,9 @@ const WALKED_ELSEWHERE = [
   "delete /v1/namespaces/{name}/http-tools/{tool}",
   "post /v1/tasks/{task_id}/branches/{name}/input",
   "post /v1/resume/{token}",
+  "get /v1/files/{file_id}",
+  "delete /v1/files/{file_id}",
+  "get /v1/files/{file_id}/content",
   "get /v1/knowledge-bases/{kb}",
   "delete /v1/knowledge-bases/{kb}",
   "post /v1/knowledge-bases/{kb}/documents",

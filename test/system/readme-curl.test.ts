@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeXlsx } from "../support/files";
 import { makePdf } from "../support/pdf";
 import { useTestStack } from "../support/stack";
 
@@ -47,6 +48,7 @@ beforeAll(async () => {
   await mkdir(join(folder, ".stackvm"));
   await writeFile(join(folder, ".stackvm/api-key"), t.apiKey);
   await writeFile(join(folder, "guide.pdf"), makePdf([["The handbook says: be kind."]]));
+  await writeFile(join(folder, "sales.xlsx"), await makeXlsx(["region", "sales"], [["north", 7]]));
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
@@ -66,7 +68,7 @@ describe("the README's curl examples", () => {
     const done = await t.waitForTask(created!.task_id as string);
     expect(done).toMatchObject({ status: "completed", final_answer: 42 });
     // The quick start writes nothing into the folder it runs in (a checkout: biome ci would see it).
-    expect((await readdir(folder)).sort()).toEqual([".stackvm", "guide.pdf"]);
+    expect((await readdir(folder)).sort()).toEqual([".stackvm", "guide.pdf", "sales.xlsx"]);
   });
 
   it("answers every other example without an error", async () => {

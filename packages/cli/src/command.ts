@@ -21,6 +21,8 @@ export interface OptionSpec {
   multiple?: boolean;
   short?: string;
   description: string;
+  /** The name of its value in the help text (`<text>`); default: the flag's own name. */
+  value?: string;
 }
 export type Options = Record<string, OptionSpec>;
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -97,7 +99,7 @@ function wrap(text: string, width: number): string[] {
 export function helpText(command: Command, columns = 80): string {
   const lines = [command.summary, "", `Usage: ${command.usage}`];
   const flags: Array<[string, string]> = Object.entries(command.options).map(([name, option]) => {
-    const arg = option.type === "string" ? ` <${name.replace(/-/g, "_")}>` : "";
+    const arg = option.type === "string" ? ` <${option.value ?? name.replace(/-/g, "_")}>` : "";
     return [`  --${name}${arg}`, option.description + (option.multiple ? " (repeatable)" : "")];
   });
   flags.push(["  -h, --help", "show this help"]);

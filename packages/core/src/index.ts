@@ -133,7 +133,6 @@ export type { StartedTask } from "./service/task-starter";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export { TaskService } from "./service/tasks";
 export { Template, TemplateService } from "./service/templates";
-export type { ContinueTaskInput } from "./service/thread-input";
 export type { ThreadService } from "./service/threads";
 export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";

@@ -20,6 +20,8 @@ const FIELDS = {
   description: { type: "string", description: "what the namespace is for" },
   "planner-instructions": {
     type: "string",
+    // A short value name: the flag's own would push every description out of a narrow terminal.
+    value: "text",
     description: "guidance for the planner, added to its plan prompts (at most 4,000 characters)",
   },
   "plan-compat": {

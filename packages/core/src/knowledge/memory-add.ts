@@ -13,13 +13,12 @@
 import { isErrorKind, StackVMError } from "../errors";
 import { sha256Hex } from "../ids";
 import type { LlmCall } from "../model";
-import { allowedBases } from "./allowed-bases";
+import { allowedBases, type SearchScope } from "./allowed-bases";
 import type { IngestService } from "./ingest";
 import { documentChunks } from "./ingest-read";
 import type { KnowledgeService } from "./knowledge-service";
 import type { IngestUsage } from "./model";
 import { type DocumentRecord, ZERO_INGEST_USAGE } from "./records";
-import type { SearchScope } from "./search";
 
 /** What a plan writes: its text, a title to show as the document's name, and the document's id. */
 export interface MemoryInput {

@@ -4,7 +4,7 @@
  * task's namespace allows, and hand back the embedding call for the step's ledger.
  */
 import type { LlmCall } from "../model";
-import { allowedBases } from "./allowed-bases";
+import { allowedBases, type SearchScope } from "./allowed-bases";
 import type { Embedder } from "./embedder";
 import type { IndexHit, KnowledgeIndex } from "./index-port";
 import type { KnowledgeService } from "./knowledge-service";
@@ -14,13 +14,6 @@ export interface KnowledgeSearchDeps {
   knowledge: Pick<KnowledgeService, "searchable">;
   index: KnowledgeIndex;
   embedder: Embedder;
-}
-
-/** Which knowledge bases a namespace allows: its list, or every one for `default` without a list. */
-export interface SearchScope {
-  tenant: string;
-  namespace: { name: string; knowledge_bases?: readonly string[] | undefined };
-  knowledgeBase?: string | undefined;
 }
 
 export interface GraphAnswer {
@@ -155,4 +148,4 @@ function chunkHit(hit: IndexHit): ChunkHit {
   };
 }
 
-export { allowedBases };
+export { allowedBases, type SearchScope };

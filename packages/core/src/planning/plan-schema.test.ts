@@ -104,7 +104,7 @@ describe("paramsText", () => {
     const runCode = tools.find((t) => t.name === "run_code")!;
     const text = paramsText(runCode.input_schema);
     expect(text).toContain('  language: "javascript"|"python".');
-    expect(text).toContain("  files?: array of {path, encoding, content}.");
+    expect(text).toContain("  files?: array of {path, encoding, content} or {$file, path?");
     expect(text).not.toMatch(/additionalProperties|propertyNames|maxLength/);
   });
 });
