@@ -124,10 +124,8 @@ describe("a retry while the run goes on", () => {
   it("answers LangChain's retry after a timeout (no retry header) with the run still going", async () => {
     const release = hold();
     const counter = counting((n) => {
-      // The second request reaches the run before it ends: the model answers well after it
-      // was sent (a loaded machine may take a second to hand it to the route), and any
-      // further retry meanwhile joins the same run too.
-      if (n === 2) setTimeout(release, 4_000);
+      // The second request reaches the run before it ends: the model answers a moment later.
+      if (n === 2) setTimeout(release, 1_000);
     });
     const text = goal();
     const model = new ChatOpenAI({
