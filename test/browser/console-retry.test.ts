@@ -85,7 +85,7 @@ describe("the console when a step fails", () => {
     stack.llm.on("text", "Danube");
     await page.getByRole("button", { name: "Retry", exact: true }).click();
     await page.locator(".task-head .badge", { hasText: "completed" }).waitFor({ timeout: 20_000 });
-    await page.locator(".answer", { hasText: "Danube" }).waitFor();
+    await page.locator(".answer:not(.writing)", { hasText: "Danube" }).waitFor();
     const task = (await stack.api("GET", `/v1/tasks/${taskId}`)).body;
     expect(task).toMatchObject({ status: "completed", final_answer: "Danube" });
     expect(task.branch).toMatch(/^retry-/);

@@ -62,7 +62,7 @@ describe("the console's conversation card", () => {
     });
     await stack.waitForTask(alone.body.task_id);
     await page.goto(`${stack.url}/ui/tasks/${alone.body.task_id}`);
-    await page.locator(".answer", { hasText: "alone" }).waitFor();
+    await page.locator(".answer:not(.writing)", { hasText: "alone" }).waitFor();
     expect(await page.locator("section.thread").count()).toBe(0);
   });
 });
