@@ -100,34 +100,24 @@ export class ServerContext {
   }
 }
 
-async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
+function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
+  return fetchJson(url, { headers });
+}
+
+function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
+  return fetchJson(url, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A probe's JSON answer, or undefined for any failure: a probe never throws. */
+async function fetchJson(url: string, init: RequestInit): Promise<unknown> {
   try {
     // As the LLM client does: no redirect, so the server cannot bounce the probe elsewhere.
     const response = await fetch(url, {
-      headers,
-      redirect: "error",
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    return await response.json();
-  } catch {
-    return undefined;
-  }
-}
-
-async function postJson(
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<unknown> {
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { ...headers, "content-type": "application/json" },
-      body: JSON.stringify(body),
+      ...init,
       redirect: "error",
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });

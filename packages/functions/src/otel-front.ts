@@ -6,11 +6,9 @@
  */
 import {
   carryTraceContext,
-  type LlmMessage,
-  type LlmPort,
-  type LlmRequest,
   loadOnce,
 } from "@stackvm/core";
+import { sizingOf } from "./llm-sizing";
 import type { OtelConfig } from "./otel-config";
 import type { Tracing } from "./otel-tracer";
 
@@ -35,23 +33,7 @@ export function lazyTracing(config: OtelConfig): Tracing {
     taskEnded: async (branch, task, branches) =>
       (await tracing()).taskEnded(branch, task, branches),
     llm: (port, provider) => ({
-      ...(port.contextTokens
-        ? {
-            contextTokens: (
-              model: string,
-              options?: Parameters<NonNullable<LlmPort["contextTokens"]>>[1],
-            ) => port.contextTokens!(model, options),
-          }
-        : {}),
-      ...(port.countTokens
-        ? {
-            countTokens: (
-              model: string,
-              messages: readonly LlmMessage[],
-              role?: LlmRequest["role"],
-            ) => port.countTokens!(model, messages, role),
-          }
-        : {}),
+      ...sizingOf(port),
       complete: async (request) => (await tracing()).llm(port, provider).complete(request),
     }),
     knowledge: (port) => ({

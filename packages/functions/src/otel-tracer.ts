@@ -8,7 +8,6 @@
  */
 import {
   type KnowledgePort,
-  type LlmMessage,
   type LlmPort,
   type LlmRequest,
   type SpanAttributes,
@@ -17,6 +16,7 @@ import {
   type TraceSpan,
   taskTraceContext,
 } from "@stackvm/core";
+import { sizingOf } from "./llm-sizing";
 import type { OtelConfig } from "./otel-config";
 import { createOtelTracer } from "./otel-sdk";
 
@@ -69,23 +69,7 @@ export function otelTracing(config: OtelConfig): Tracing {
     },
     llm(port, provider) {
       return {
-        ...(port.contextTokens
-          ? {
-              contextTokens: (
-                model: string,
-                options?: Parameters<NonNullable<LlmPort["contextTokens"]>>[1],
-              ) => port.contextTokens!(model, options),
-            }
-          : {}),
-        ...(port.countTokens
-          ? {
-              countTokens: (
-                model: string,
-                messages: readonly LlmMessage[],
-                role?: LlmRequest["role"],
-              ) => port.countTokens!(model, messages, role),
-            }
-          : {}),
+        ...sizingOf(port),
         complete: (request) =>
           span(
             `chat ${request.model}`,

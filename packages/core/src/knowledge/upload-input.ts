@@ -6,7 +6,6 @@
 import * as z from "zod";
 import { StackVMError, ValidationError } from "../errors";
 import { randomId } from "../ids";
-import type { DocumentUploads } from "../ports/uploads";
 import { type DOCUMENT_TYPES, documentType, SUPPORTED_TYPES } from "./extract";
 import { DocumentId } from "./model";
 
