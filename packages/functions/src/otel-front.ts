@@ -4,10 +4,7 @@
  * on first use, so the start itself loads neither (the worker's cold start,
  * docs/deploy.md). Without an endpoint this is not built at all.
  */
-import {
-  carryTraceContext,
-  loadOnce,
-} from "@stackvm/core";
+import { carryTraceContext, loadOnce } from "@stackvm/core";
 import { sizingOf } from "./llm-sizing";
 import type { OtelConfig } from "./otel-config";
 import type { Tracing } from "./otel-tracer";
