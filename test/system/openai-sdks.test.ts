@@ -45,6 +45,15 @@ function counting(onSend: (n: number) => void = () => {}) {
   return { fetch: fetcher as typeof fetch, sent: () => sent };
 }
 
+/** Resolves once `check` answers true (checked every 50 ms, for up to 20 s). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the run did not end in 20 s");
+}
+
 /** A goal no other test uses, so that its tasks can be counted. */
 function goal(): string {
   goals += 1;
@@ -137,6 +146,32 @@ describe("a retry while the run goes on", () => {
     const done = await model.invoke(text);
     expect(done.content).toBe(ANSWER);
     expect(counter.sent()).toBeGreaterThanOrEqual(2);
+    expect((await tasksOf(text)).map((x) => x.status)).toEqual(["completed"]);
+  }, 60_000);
+
+  it("answers LangChain's try sent after the run ended, when no earlier try was answered, with that run", async () => {
+    const release = hold();
+    const text = goal();
+    let sent = 0;
+    // Each try times out; the third is sent only once the run has ended, as happens
+    // when the model answers between LangChain's second timeout and its next try.
+    const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
+      sent += 1;
+      if (sent === 3) {
+        release();
+        await until(async () => (await tasksOf(text))[0]?.status === "completed");
+      }
+      return fetch(input, init);
+    };
+    const model = new ChatOpenAI({
+      model: "default",
+      apiKey: t.apiKey,
+      timeout: 1_000,
+      configuration: { baseURL: `${t.url}/v1`, fetch: fetcher as typeof fetch },
+    });
+    const done = await model.invoke(text);
+    expect(done.content).toBe(ANSWER);
+    expect(sent).toBeGreaterThanOrEqual(3);
     expect((await tasksOf(text)).map((x) => x.status)).toEqual(["completed"]);
   }, 60_000);
 

@@ -7,10 +7,13 @@
  * - with an `Idempotency-Key`, the same key and body within 24 hours answer the
  *   same run, as for `POST /v1/tasks`;
  * - without one, the same body from the same tenant within
- *   {@link CHAT_RETRY_SECONDS} answers the same run while it has not ended,
- *   and whatever its end when the request says it is a retry (`openai`'s
- *   `x-stainless-retry-count` above 0); a request sent again after its run
- *   ended, with no such header, is a new question and starts a new run.
+ *   {@link CHAT_RETRY_SECONDS} answers the same run while it has not ended;
+ *   after its end, when the request says it is a retry (`openai`'s
+ *   `x-stainless-retry-count` above 0) or when no request for that run was
+ *   answered (the client gave up on each before the end: LangChain sends no
+ *   retry header, and its third try can come after the run ended). A request
+ *   sent again once its run ended and was answered is a new question, and
+ *   starts a new run.
  *
  * A run that ended without an answer is answered so that the SDKs do not retry
  * it at all (`x-should-retry: false`, and a 4xx status none of them retries:
@@ -34,23 +37,39 @@ export interface RetrySignals {
 const ENDED = new Set(["completed", "failed", "cancelled"]);
 
 /** Starts the request's run, or answers the run the same request started before. */
-export function startChatRun(
+export async function startChatRun(
   tasks: TaskService,
   tenant: string,
   request: ChatCompletionRequest,
   input: CreateTaskInput,
   signals: RetrySignals,
-): Promise<StartedTask> {
+): Promise<ChatRun> {
   if (signals.idempotencyKey !== undefined) {
-    return tasks.start(tenant, input, `chat~${signals.idempotencyKey}`);
+    return {
+      ...(await tasks.start(tenant, input, `chat~${signals.idempotencyKey}`)),
+      answer: none,
+    };
   }
   const retried = Number.parseInt(signals.retryCount ?? "0", 10) > 0;
   const fingerprint = sha256Hex(new TextEncoder().encode(JSON.stringify(request)));
-  return tasks.startOnce(tenant, input, `chatreq~${fingerprint}`, {
+  const key = `chatreq~${fingerprint}`;
+  const started = await tasks.startOnce(tenant, input, key, {
     seconds: CHAT_RETRY_SECONDS,
-    reuse: (task) => retried || !ENDED.has(task.status),
+    reuse: (task, answered) => retried || !answered || !ENDED.has(task.status),
   });
+  return { ...started, answer: () => tasks.markAnswered(tenant, key, started.task.task_id) };
 }
+
+/** A chat request's run, and what notes that the request was answered. */
+export type ChatRun = StartedTask & {
+  /**
+   * Called just before the answer is sent to a client still connected: the
+   * same request sent again after the run ended is then a new question.
+   */
+  answer: () => Promise<void>;
+};
+
+const none = () => Promise.resolve();
 
 /** The metadata field a thread's turn started by a chat request keeps that request's key in. */
 export const CHAT_REQUEST_FIELD = "chat_request";

@@ -91,7 +91,7 @@ export function registerOpenAiRoutes(app: ApiApp): void {
       // The run is followed to its end: a slot of the tenant's open streams, taken
       // before the task starts, so that a refusal (429) starts nothing.
       const lease = await deps.streams.open(tenant);
-      let started: Awaited<ReturnType<typeof deps.tasks.start>>;
+      let started: Awaited<ReturnType<typeof startOrContinue>>;
       try {
         const headers = c.req.valid("header");
         started = await startOrContinue(deps, tenant, c.req.header(THREAD_HEADER), request, input, {
@@ -122,6 +122,9 @@ export function registerOpenAiRoutes(app: ApiApp): void {
           await lease.close();
         }
         const final = ended ?? (await deps.tasks.get(tenant, task.task_id));
+        // A client that gave up before the end (a timeout) sends the request again:
+        // only an answer that reaches a connected client makes a repeat a new question.
+        if (ended && !c.req.raw.signal.aborted) await started.answer();
         const failed = runError(final);
         if (failed) {
           // Sent again, the request would answer this same run: no SDK need retry it.
@@ -185,6 +188,7 @@ export function registerOpenAiRoutes(app: ApiApp): void {
                 await send({ ...chunk({}), choices: [], usage: usageOf(event.task.usage) });
               }
               await stream.write("data: [DONE]\n\n");
+              if (!abort.signal.aborted) await started.answer();
             }
           },
           (error) => {
@@ -285,5 +289,12 @@ async function startOrContinue(
 ) {
   const thread = requestedThread(header, request);
   if (thread === null) return startChatRun(deps.tasks, tenant, request, input, signals);
-  return continueThread(deps, tenant, thread, input, chatRequestKey(thread, request, signals));
+  const turn = await continueThread(
+    deps,
+    tenant,
+    thread,
+    input,
+    chatRequestKey(thread, request, signals),
+  );
+  return { ...turn, answer: () => Promise.resolve() };
 }

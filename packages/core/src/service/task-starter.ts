@@ -57,6 +57,17 @@ export interface StartedTask {
   warnings: PlanProblem[];
 }
 
+/** How {@link TaskStarter.startOnce} holds a request's key. */
+export interface StartOnceOptions {
+  /** How long the key answers the same run. */
+  seconds: number;
+  /**
+   * Whether a request sent again answers the held task: `answered` says the
+   * request that started it was answered (`markAnswered`).
+   */
+  reuse: (task: TaskRecord, answered: boolean) => boolean;
+}
+
 /** Starts tasks, and repairs the starts a crash cut short. */
 export class TaskStarter {
   constructor(private readonly deps: TaskStarterDeps) {}
@@ -78,14 +89,15 @@ export class TaskStarter {
    * Starts a task once per `key` within `seconds` (the chat face's retried
    * request): while a claim holds the key, a start answers the claim's task
    * when `reuse` says so (`replayed`), and otherwise takes the key over and
-   * starts a new task. A start that is refused lets the key go, so that a
-   * refusal leaves nothing behind.
+   * starts a new task. `reuse` is told whether the claim's request was
+   * answered ({@link markAnswered}). A start that is refused lets the key go,
+   * so that a refusal leaves nothing behind.
    */
   async startOnce(
     tenant: string,
     input: CreateTaskInput,
     key: string,
-    options: { seconds: number; reuse: (task: TaskRecord) => boolean },
+    options: StartOnceOptions,
   ): Promise<StartedTask> {
     const { store, clock } = this.deps;
     const itemKey = idempotencyKey(tenant, key);
@@ -103,7 +115,8 @@ export class TaskStarter {
       if (!claim.held) continue;
       const heldId = String(claim.held.task_id);
       const held = await store.getTask(tenant, heldId);
-      if (held && claim.held.body_hash === fields.body_hash && options.reuse(held)) {
+      const answered = claim.held.answered === true;
+      if (held && claim.held.body_hash === fields.body_hash && options.reuse(held, answered)) {
         return { task: held, replayed: true, warnings: [] };
       }
       claimed = await store.idempotency.takeOver(itemKey, heldId, fields, now, options.seconds);
@@ -115,6 +128,16 @@ export class TaskStarter {
       await store.idempotency.release(itemKey, taskId);
       throw error;
     }
+  }
+
+  /**
+   * Notes that the request that started `taskId` through {@link startOnce}
+   * with `key` was answered: a request sent again is then a new question
+   * once that task has ended, where before it was a retry of a request whose
+   * answer never arrived.
+   */
+  markAnswered(tenant: string, key: string, taskId: string): Promise<void> {
+    return this.deps.store.idempotency.markAnswered(idempotencyKey(tenant, key), taskId);
   }
 
   /**

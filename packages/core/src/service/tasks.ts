@@ -24,7 +24,7 @@ import { RunAdmission } from "./run-admission";
 import { TaskControls } from "./task-controls";
 import type { CreateTaskInput } from "./task-input";
 import { TaskReads } from "./task-reads";
-import { type StartedTask, TaskStarter } from "./task-starter";
+import { type StartedTask, type StartOnceOptions, TaskStarter } from "./task-starter";
 
 export interface TaskServiceDeps {
   store: TaskStore;
@@ -103,9 +103,14 @@ export class TaskService {
     tenant: string,
     input: CreateTaskInput,
     key: string,
-    options: { seconds: number; reuse: (task: TaskRecord) => boolean },
+    options: StartOnceOptions,
   ): Promise<StartedTask> {
     return this.starter.startOnce(tenant, input, key, options);
+  }
+
+  /** {@link TaskStarter.markAnswered}: the request `startOnce` held under `key` was answered. */
+  markAnswered(tenant: string, key: string, taskId: string): Promise<void> {
+    return this.starter.markAnswered(tenant, key, taskId);
   }
 
   /** {@link TaskStarter.create}: starts a task, or finishes the same start made again. */

@@ -34,6 +34,20 @@ describe("IdempotencyStore", () => {
     expect(await store.claim(key, { task_id: "c" }, 1_061, 60)).toEqual({ claimed: true });
   });
 
+  it("marks a claim answered only while it holds the task it was made for", async () => {
+    const store = new IdempotencyStore(new MemoryItemStore());
+    await store.markAnswered(key, "none");
+    expect(await store.get(key)).toBeNull();
+    await store.claim(key, { task_id: "a" }, 1_000, 60);
+    await store.markAnswered(key, "b");
+    expect((await store.get(key))?.answered).toBeUndefined();
+    await store.markAnswered(key, "a");
+    expect(await store.get(key)).toMatchObject({ task_id: "a", answered: true });
+    // A takeover (a new question) starts unanswered.
+    expect(await store.takeOver(key, "a", { task_id: "c" }, 1_010, 60)).toBe(true);
+    expect((await store.get(key))?.answered).toBeUndefined();
+  });
+
   it("lets one of many takeovers of the same claim win", async () => {
     const store = new IdempotencyStore(new MemoryItemStore());
     await store.claim(key, { task_id: "held" }, 1_000, 60);

@@ -65,6 +65,18 @@ export class IdempotencyStore {
     }
   }
 
+  /**
+   * Notes on the claim that holds `heldTaskId` that its request was answered
+   * (`answered: true`); nothing when another claim holds the key now.
+   */
+  async markAnswered(key: ItemKey, heldTaskId: string): Promise<void> {
+    await this.items
+      .update(key, { set: [[["answered"], true]] }, { equals: { task_id: heldTaskId } })
+      .catch((error: unknown) => {
+        if (!isErrorKind(error, "conflict")) throw error;
+      });
+  }
+
   /** The claim that holds `key`, expired or not (the table's TTL removes it later). */
   get(key: ItemKey): Promise<Item | null> {
     return this.items.get(key);
