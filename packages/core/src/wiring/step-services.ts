@@ -89,6 +89,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
   });
   const files = new FileService({
     files: stores.files,
+    storage: quotas,
     blobs,
     clock,
     maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,
