@@ -176,7 +176,11 @@ describe("stackvm run", () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     const task = JSON.parse(run.stdout);
-    expect(task).toMatchObject({ status: "completed", final_answer: "Mango is great." });
+    expect(task).toMatchObject({
+      status: "completed",
+      final_answer: "Mango is great.",
+      planning: "adaptive",
+    });
     const mine = t.llm.requests.filter((r) =>
       r.messages.some((m) => m.content.includes("Praise a fruit, step by step.")),
     );
