@@ -230,10 +230,9 @@ export function NamespacesPage() {
                 <td>
                   <strong>{ns.name}</strong>
                   {ns.planning === "adaptive" ? (
-                    <span class="muted small" data-planning="adaptive">
-                      {" "}
-                      · planned adaptively
-                    </span>
+                    <div class="muted small" data-planning="adaptive">
+                      planned adaptively
+                    </div>
                   ) : null}
                   {ns.description ? <div class="muted small">{ns.description}</div> : null}
                 </td>
