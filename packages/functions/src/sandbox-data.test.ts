@@ -1,12 +1,15 @@
-import { spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { SandboxRequest, SandboxResponse } from "@stackvm/core/sandbox-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  FAKE_REQUEST_ID,
+  type RuntimeApiFake,
+  type RuntimeExchange,
+  startRuntimeApiFake,
+} from "./runtime-api-fake";
 
 // The data function's entry as Lambda runs it: its own runtime, against a
 // loopback server that answers the Runtime API's documented requests. It runs
@@ -16,94 +19,28 @@ const ENTRY = join(import.meta.dirname, "sandbox-data.ts");
 const RUNTIME_UID = 64_300;
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
-interface Exchange {
-  /** What the runtime posted, and where. */
-  posted: { path: string; body: unknown; headers: IncomingMessage["headers"] }[];
-  nextCalls: number;
-  exitCode: number | null;
-}
-
-let server: Server;
+let fake: RuntimeApiFake;
 let port = 0;
-let pending: { event: unknown; exchange: Exchange } | null = null;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      const current = pending;
-      if (!current) {
-        res.writeHead(500).end();
-        return;
-      }
-      if (req.method === "GET" && req.url === "/2018-06-01/runtime/invocation/next") {
-        current.exchange.nextCalls += 1;
-        if (current.exchange.nextCalls > 1) return; // a second run never comes: hold it
-        res.writeHead(200, {
-          "content-type": "application/json",
-          "lambda-runtime-aws-request-id": "req-1",
-          "lambda-runtime-deadline-ms": String(Date.now() + 60_000),
-        });
-        res.end(JSON.stringify(current.event));
-        return;
-      }
-      current.exchange.posted.push({
-        path: req.url ?? "",
-        body: body ? JSON.parse(body) : null,
-        headers: req.headers,
-      });
-      res.writeHead(202, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  port = typeof address === "object" && address ? address.port : 0;
+  fake = await startRuntimeApiFake();
+  port = fake.port;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await fake.close();
 });
 
 /** Starts the entry for one event and waits for it to exit. */
-async function invokeOnce(event: unknown): Promise<Exchange> {
-  const exchange: Exchange = { posted: [], nextCalls: 0, exitCode: null };
-  pending = { event, exchange };
-  const tmp = mkdtempSync(join(tmpdir(), "stackvm-data-runtime-"));
-  chownSync(tmp, RUNTIME_UID, RUNTIME_UID);
-  chmodSync(tmp, 0o700);
-  try {
-    const child = spawn(process.execPath, ["--import", TSX, ENTRY], {
-      uid: RUNTIME_UID,
-      gid: RUNTIME_UID,
-      stdio: ["ignore", "ignore", "pipe"],
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        TMPDIR: tmp,
-        AWS_LAMBDA_RUNTIME_API: `127.0.0.1:${port}`,
-        AWS_LAMBDA_FUNCTION_NAME: "SandboxData",
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "2048",
-      },
-    });
-    let stderr = "";
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    exchange.exitCode = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-      child.on("exit", (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-    });
-    if (exchange.posted.length === 0) throw new Error(`the runtime posted nothing: ${stderr}`);
-    return exchange;
-  } finally {
-    pending = null;
-    rmSync(tmp, { recursive: true, force: true });
-  }
+async function invokeOnce(event: unknown): Promise<RuntimeExchange> {
+  const exchange = await fake.invokeOnce(
+    [process.execPath, "--import", TSX, ENTRY],
+    event,
+    RUNTIME_UID,
+  );
+  if (exchange.posted.length === 0)
+    throw new Error(`the runtime posted nothing: ${exchange.stderr}`);
+  return exchange;
 }
 
 /** "gone" when the process is dead (absent, or a zombie waiting for its reaper), else its state. */
@@ -124,9 +61,9 @@ const request = (code: string, extra: Partial<SandboxRequest> = {}): SandboxRequ
   ...extra,
 });
 
-function answerOf(exchange: Exchange): SandboxResponse {
+function answerOf(exchange: RuntimeExchange): SandboxResponse {
   expect(exchange.posted.map((p) => p.path)).toEqual([
-    "/2018-06-01/runtime/invocation/req-1/response",
+    `/2018-06-01/runtime/invocation/${FAKE_REQUEST_ID}/response`,
   ]);
   return exchange.posted[0]?.body as SandboxResponse;
 }
