@@ -71,8 +71,8 @@ const token = aws.ecr.getAuthorizationTokenOutput({ registryId: repository.regis
 const image = new Image("SandboxDataImage", {
   context: {
     location: $output(
-      buildDataImageContext(join($cli.paths.work, "sandbox-data-image"), $cli.paths.root).then(
-        () => join($cli.paths.work, "sandbox-data-image"),
+      buildDataImageContext(join($cli.paths.work, "sandbox-data-image"), $cli.paths.root).then(() =>
+        join($cli.paths.work, "sandbox-data-image"),
       ),
     ),
   },
