@@ -244,7 +244,7 @@ function dataEngine(
   if (!bubblewrap) {
     return {
       launch: null,
-      refusal: `Python that imports ${LIBRARY_NAMES} is refused here: the data engine runs native code, so it runs only behind the bubblewrap boundary, which this sandbox does not have (on AWS, the plain Python sandbox has the standard library only); use the standard library, or run the stack where bubblewrap works`,
+      refusal: `Python that imports ${LIBRARY_NAMES} is refused here: the data engine runs native code, so it runs only behind the bubblewrap boundary, which this sandbox does not have (on AWS such code runs in the data sandbox function, SandboxData, which the worker uses when STACKVM_SANDBOX_DATA_FUNCTION is set: deploy it with infra/sandbox-data.ts); use the standard library, or run the stack where bubblewrap works`,
     };
   }
   if (!existsSync(SYSTEM_PYTHON)) {
