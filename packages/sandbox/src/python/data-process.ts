@@ -6,6 +6,7 @@
  * bwrap installs before CPython starts (`seccomp.ts`).
  */
 import { existsSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Bubblewrap, boundaryArgs, DEFAULT_RLIMITS } from "./containment";
 import { DATA_CHILD } from "./data-child-py";
@@ -68,7 +69,11 @@ export function dataChildCommand(launch: DataLaunch, run: DataRun): ChildSpawn {
   if (launch.bubblewrap === null) {
     // No namespaces: the child installs the filter itself, then runs as the runner's user.
     const child = launch.seccomp ? SECCOMP_PRELUDE + DATA_CHILD : DATA_CHILD;
-    return { command: [...limits, launch.python, "-I", "-B", "-c", child], uid: null };
+    // Its folders go under the runner's temporary folder, which the sweep empties.
+    return {
+      command: [...limits, launch.python, "-I", "-B", "-c", child, tmpdir()],
+      uid: null,
+    };
   }
   const seccomp = launch.seccomp ? ["--seccomp", String(SECCOMP_FD)] : [];
   return {
