@@ -142,6 +142,7 @@ export function memorySystem(
   const lifecycle = taskLifecycle(store, clock);
   const step: StepDeps = {
     store,
+    held: stores.heldResults,
     blobs,
     queue,
     clock,
