@@ -14,6 +14,7 @@ export {
   RetryableError,
   StackVMError,
   StepError,
+  StoreRefusedError,
   TooLargeError,
   UnauthorizedError,
   ValidationError,
@@ -175,7 +176,9 @@ export { DEFAULT_SEARCH_PRICE_USD } from "./tools/web/web-search";
 export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export { carryTraceContext, enqueueNext, sendWake } from "./vm/enqueue";
-export { StepMessage, WebhookMessage } from "./vm/message";
+export { runMember } from "./vm/member";
+export type { StepRef } from "./vm/message";
+export { MemberMessage, memberStep, StepMessage, WebhookMessage } from "./vm/message";
 export type { UnreadableMessage } from "./vm/queue-message";
 export { parseQueueMessage } from "./vm/queue-message";
 export { runStep } from "./vm/step";

@@ -23,7 +23,7 @@
  * bound in bytes (`commitViews`): a worker finds the commits it wrote again
  * without a read.
  */
-import { ConflictError, isErrorKind } from "../errors";
+import { ConflictError, isErrorKind, StoreRefusedError } from "../errors";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
@@ -233,9 +233,20 @@ export class TaskStore {
     return this.#withPlan(after as unknown as BranchRecord);
   }
 
-  /** Writes a commit once: a second write of the same (task, branch, parent) is a `ConflictError`. */
+  /**
+   * Writes a commit once: a second write of the same (task, branch, parent) is a
+   * `ConflictError`. A commit holding a value the store cannot hold is a
+   * `StoreRefusedError` (the item store answers it with a `TypeError`: its rules,
+   * `item-rules.ts`, or the DynamoDB marshaller), which the step turns into an
+   * error commit; any other `TypeError` is a bug and goes up as one.
+   */
   async putCommit(commit: CommitRecord): Promise<void> {
-    await this.items.put({ ...commit }, { exists: false });
+    try {
+      await this.items.put({ ...commit }, { exists: false });
+    } catch (error) {
+      if (error instanceof TypeError) throw new StoreRefusedError(error.message, error);
+      throw error;
+    }
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
     this.#keepView(commit);
   }
