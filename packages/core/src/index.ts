@@ -140,6 +140,8 @@ export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers"
 export type { UsageReport } from "./service/usage-report";
 export { WaitService } from "./service/waits";
 export { WebhookService } from "./service/webhooks";
+export type { HeldResult, HeldValue } from "./store/held-result-store";
+export { HeldResultStore } from "./store/held-result-store";
 export {
   checkChanges,
   checkCondition,
