@@ -14,7 +14,6 @@ export {
   RetryableError,
   StackVMError,
   StepError,
-  StoreRefusedError,
   TooLargeError,
   UnauthorizedError,
   ValidationError,
@@ -140,7 +139,7 @@ export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers"
 export type { UsageReport } from "./service/usage-report";
 export { WaitService } from "./service/waits";
 export { WebhookService } from "./service/webhooks";
-export type { HeldResult, HeldValue } from "./store/held-result-store";
+export type { HeldValue } from "./store/held-result-store";
 export { HeldResultStore } from "./store/held-result-store";
 export {
   checkChanges,
@@ -179,7 +178,6 @@ export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export { carryTraceContext, enqueueNext, sendWake } from "./vm/enqueue";
 export { runMember } from "./vm/member";
-export type { StepRef } from "./vm/message";
 export { MemberMessage, memberStep, StepMessage, WebhookMessage } from "./vm/message";
 export type { UnreadableMessage } from "./vm/queue-message";
 export { parseQueueMessage } from "./vm/queue-message";

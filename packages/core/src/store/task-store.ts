@@ -23,12 +23,12 @@
  * bound in bytes (`commitViews`): a worker finds the commits it wrote again
  * without a read.
  */
-import { ConflictError, isErrorKind, StoreRefusedError } from "../errors";
+import { ConflictError, isErrorKind } from "../errors";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
 import { IdempotencyStore } from "./idempotency-store";
-import { mergeUpdated } from "./item-rules";
+import { mergeUpdated, throwAsRefusal } from "./item-rules";
 import {
   BRANCH_PREFIX,
   branchKey,
@@ -233,20 +233,9 @@ export class TaskStore {
     return this.#withPlan(after as unknown as BranchRecord);
   }
 
-  /**
-   * Writes a commit once: a second write of the same (task, branch, parent) is a
-   * `ConflictError`. A commit holding a value the store cannot hold is a
-   * `StoreRefusedError` (the item store answers it with a `TypeError`: its rules,
-   * `item-rules.ts`, or the DynamoDB marshaller), which the step turns into an
-   * error commit; any other `TypeError` is a bug and goes up as one.
-   */
+  /** Writes a commit once (again: `ConflictError`); a value it cannot hold: `StoreRefusedError`. */
   async putCommit(commit: CommitRecord): Promise<void> {
-    try {
-      await this.items.put({ ...commit }, { exists: false });
-    } catch (error) {
-      if (error instanceof TypeError) throw new StoreRefusedError(error.message, error);
-      throw error;
-    }
+    await this.items.put({ ...commit }, { exists: false }).catch(throwAsRefusal);
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
     this.#keepView(commit);
   }
