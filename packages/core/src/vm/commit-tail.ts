@@ -27,12 +27,14 @@ export interface StepWork {
 export interface Committed {
   outcome: StepOutcome;
   branch: BranchRecord | null;
+  /** A join's commit that stays in the group: the join commits the next held result itself. */
+  joinGoesOn: boolean;
 }
 
 /**
- * Commits the step's work after the branch's head. `goesOn` says, of the branch
- * as moved, whether the caller commits the next step itself (a group's join):
- * then nothing is enqueued.
+ * Commits the step's work after the branch's head. For a group's join
+ * (`joining`), a commit that stays in the group (the head move kept its mark:
+ * `vm/commit.ts`) enqueues nothing: the join commits the next held result.
  *
  * @example
  * const { outcome } = await commitStep(deps, branch, work, messageId);
@@ -43,7 +45,7 @@ export async function commitStep(
   work: StepWork,
   /** The queue's id of the message, carried into the step's log lines. */
   messageId?: string,
-  goesOn?: (moved: BranchRecord) => boolean,
+  joining = false,
 ): Promise<Committed> {
   const { calls, durationMs } = work;
   const commit = await buildCommit(deps, branch, work.draft, calls, durationMs);
@@ -51,7 +53,7 @@ export async function commitStep(
     buildCommit(deps, branch, draftForFailure(deps, branch, failure), calls, durationMs);
   const { commit: written, outcome } = await writeCommit(deps, branch, commit, failed, messageId);
   const moved = await moveHead(deps, branch, written);
-  if (!moved) return { outcome: { outcome: "duplicate" }, branch: null };
+  if (!moved) return { outcome: { outcome: "duplicate" }, branch: null, joinGoesOn: false };
   deps.onCommit?.(written, moved);
   deps.log.info("step committed", {
     ...(messageId ? { message_id: messageId } : {}),
@@ -68,11 +70,16 @@ export async function commitStep(
   if (branch.waiting && written.status_after === "running" && deps.onResume) {
     await deps.onResume(moved);
   }
+  // The mark stays only on a running commit whose PC is the group's next member;
+  // a cancel asked for meanwhile is the next step's to commit.
+  const joinGoesOn =
+    joining && moved.status === "running" && !!moved.group && !moved.cancel_requested;
   const committed = {
     outcome: { outcome, commit: written.commit_id, status: written.status_after },
     branch: moved,
+    joinGoesOn,
   };
-  if (goesOn?.(moved)) return committed;
+  if (joinGoesOn) return committed;
   if (written.status_after === "running") {
     await enqueueNext(deps, moved, written.commit_id);
   } else if (deps.onTerminal) {

@@ -26,10 +26,6 @@ export const joins = (branch: BranchRecord): branch is BranchRecord & { group: G
   !branch.pending &&
   branch.plan !== null;
 
-/** True when the step after this commit takes the next held result of its group. */
-export const joinContinues = (branch: BranchRecord): boolean =>
-  branch.status === "running" && joins(branch);
-
 /**
  * For a step message whose head is not the branch's: "go on" when it is the join
  * of the branch's complete group and the joiner died between two member commits

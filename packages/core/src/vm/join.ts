@@ -21,7 +21,7 @@ import { commitStep, type StepWork } from "./commit-tail";
 import { draftForFailure } from "./decide";
 import { type BranchRef, enqueueJoin } from "./enqueue";
 import { findInstruction } from "./execute";
-import { joinContinues, joins } from "./group-mark";
+import { joins } from "./group-mark";
 import type { Draft } from "./pending";
 import { carriedCalls } from "./retrying";
 import type { StepDeps } from "./step-deps";
@@ -41,9 +41,13 @@ export async function joinGroup(
   let at: BranchRecord = branch;
   for (;;) {
     const work = await heldWork(deps, at as Joining);
-    const { outcome, branch: moved } = await commitStep(deps, at, work, messageId, joinContinues);
+    const {
+      outcome,
+      branch: moved,
+      joinGoesOn,
+    } = await commitStep(deps, at, work, messageId, true);
     // Another worker moved the head, or the group is left (the next step is enqueued).
-    if (!moved || !joinContinues(moved)) return outcome;
+    if (!moved || !joinGoesOn) return outcome;
     at = moved;
   }
 }
