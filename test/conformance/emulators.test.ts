@@ -20,6 +20,7 @@ import { startEmulators } from "../../packages/local/src/emulators";
 import { blobsSuite } from "./blobs.suite";
 import { itemStoreSuite } from "./item-store.suite";
 import { queueSuite } from "./queue.suite";
+import { stepStoresSuite } from "./step-stores.suite";
 
 const names = { table: "conformance", queue: "steps", dlq: "steps-dlq", bucket: "conformance" };
 
@@ -48,6 +49,11 @@ afterAll(async () => {
 itemStoreSuite("DynamoItemStore on dynalite", async () => {
   const { clients } = await stack();
   return { store: new DynamoItemStore(clients.doc, names.table) };
+});
+
+stepStoresSuite("DynamoItemStore on dynalite", async () => {
+  const { clients } = await stack();
+  return new DynamoItemStore(clients.doc, names.table);
 });
 
 queueSuite("SqsQueue on fauxqs", async () => {

@@ -9,8 +9,11 @@ import { blobsSuite } from "./blobs.suite";
 import { itemStoreSuite } from "./item-store.suite";
 import { knowledgeIndexSuite } from "./knowledge-index.suite";
 import { queueSuite } from "./queue.suite";
+import { stepStoresSuite } from "./step-stores.suite";
 
 itemStoreSuite("MemoryItemStore", async () => ({ store: new MemoryItemStore() }));
+
+stepStoresSuite("MemoryItemStore", async () => new MemoryItemStore());
 
 queueSuite("MemoryQueue", async () => {
   const queue = new MemoryQueue();

@@ -8,10 +8,13 @@
  * and its enqueue; a fork at the third member's commit; a namespace that runs one
  * member at a time; bad settings and another tenant.
  */
-import type { StepMessage } from "@stackvm/core";
+import type { MemberMessage, StepMessage } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
 import { readSse } from "../support/sse";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
+
+/** A step or a member message, as the queue is sent it. */
+type QueuedBody = (StepMessage & { member?: undefined }) | MemberMessage;
 
 const t = useTestStack();
 
@@ -104,7 +107,7 @@ describe("parallel groups", () => {
     const send = queue.send.bind(queue);
     queue.send = async (body, options) => {
       await send(body, options);
-      if ((body as StepMessage).member !== undefined) {
+      if ((body as QueuedBody).member !== undefined) {
         // A second delivery in a group of its own, so that it may run beside the first.
         await send(body, {
           groupId: `${options.groupId}-again`,
@@ -144,8 +147,8 @@ describe("parallel groups", () => {
     };
     // Dies after the last member's commit, before sending the step after the group.
     queue.send = async (body, options) => {
-      const m = body as StepMessage;
-      if (m.task_id === taskId && m.member === undefined && died.length === 1) {
+      const m = body as QueuedBody;
+      if (m.task_id === taskId && m.kind === "step" && died.length === 1) {
         const branch = await store.getBranch("local", taskId, "main");
         if (branch?.pc === 4 && branch.head === m.head) {
           died.push("enqueue");

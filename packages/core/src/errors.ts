@@ -94,6 +94,19 @@ export class TooLargeError extends StackVMError {
   }
 }
 
+/**
+ * The store refused a record for what it holds, not for a condition: a value it
+ * cannot hold (the item store's rules answer a `TypeError`, `store/item-rules.ts`),
+ * which the same write would meet on every try. Raised at the store's boundary
+ * (`TaskStore.putCommit`), so that a `TypeError` anywhere else stays a bug.
+ */
+export class StoreRefusedError extends StackVMError {
+  override readonly name = "StoreRefusedError";
+  constructor(message: string, cause?: unknown) {
+    super("invalid", "store_refused", message, { cause });
+  }
+}
+
 export class RateLimitedError extends StackVMError {
   override readonly name = "RateLimitedError";
   constructor(message: string, retryAfterSeconds: number, code = "rate_limited") {

@@ -139,6 +139,8 @@ export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers"
 export type { UsageReport } from "./service/usage-report";
 export { WaitService } from "./service/waits";
 export { WebhookService } from "./service/webhooks";
+export type { HeldValue } from "./store/held-result-store";
+export { HeldResultStore } from "./store/held-result-store";
 export {
   checkChanges,
   checkCondition,
@@ -175,7 +177,8 @@ export { DEFAULT_SEARCH_PRICE_USD } from "./tools/web/web-search";
 export { afterStepFailure } from "./vm/after-failure";
 export { deadLetterReason, endDeadLetteredBranch } from "./vm/dead-letter";
 export { carryTraceContext, enqueueNext, sendWake } from "./vm/enqueue";
-export { StepMessage, WebhookMessage } from "./vm/message";
+export { runMember } from "./vm/member";
+export { MemberMessage, memberStep, StepMessage, WebhookMessage } from "./vm/message";
 export type { UnreadableMessage } from "./vm/queue-message";
 export { parseQueueMessage } from "./vm/queue-message";
 export { runStep } from "./vm/step";

@@ -11,7 +11,8 @@ import {
   type ItemStore,
   KnowledgeStore,
   type Log,
-  StepMessage,
+  memberStep,
+  parseQueueMessage,
   type TaskStore,
 } from "@stackvm/core";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
@@ -50,12 +51,14 @@ export function createDlqHandler(deps: DlqDeps) {
           });
           continue;
         }
-        const parsed = StepMessage.safeParse(body);
-        if (!parsed.success) {
+        const parsed = parseQueueMessage(record.body);
+        const message = parsed.ok ? parsed.message : null;
+        if (message?.kind !== "step" && message?.kind !== "member") {
           deps.log.error("DLQ message is not a step message", { message_id: record.messageId });
           continue;
         }
-        const m = parsed.data;
+        // A group member's branch ends as the step after its group's base would.
+        const m = message.kind === "member" ? memberStep(message) : message;
         const receives = record.attributes.ApproximateReceiveCount;
         // The last error, as the worker wrote it on the branch (`vm/retrying.ts`).
         const last = (await deps.store.getBranch(m.tenant_id, m.task_id, m.branch))?.retrying;

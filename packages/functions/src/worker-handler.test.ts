@@ -1,5 +1,5 @@
 import { CreateTaskInput, runStep, TooLargeError, type WebhookService } from "@stackvm/core";
-import { memorySystem } from "@stackvm/core/testing";
+import { FakeLlm, memorySystem } from "@stackvm/core/testing";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createWorkerHandler } from "./worker-handler";
@@ -183,6 +183,51 @@ describe("createWorkerHandler", () => {
     const answer = await handler({ Records: [record(early, "m-early", "g")] } as SQSEvent, context);
     expect(answer.batchItemFailures).toEqual([{ itemIdentifier: "m-early" }]);
     expect(lines).toEqual([["info", "wake early: hidden until due"]]);
+  });
+
+  it("runs a group member message an earlier release sent (a step with `member`) as a member, as an upgrade finds it in the queue", async () => {
+    const llm = new FakeLlm((request) => `answer to ${String(request.messages.at(-1)?.content)}`);
+    const sys = memorySystem({ llm });
+    const gen = (seq: number, out: string, prompt: string) => ({
+      seq_no: seq,
+      type: "calling",
+      parameters: { tool_name: "llm_generate", tool_params: { prompt }, output_vars: out },
+    });
+    const group = [gen(0, "a", "A"), gen(1, "b", "B"), gen(2, "c", "C"), gen(3, "d", "D")];
+    const { task } = await sys.tasks.create(
+      "acme",
+      CreateTaskInput.parse({ plan: [...group, gen(4, "final_answer", "${a} ${b} ${c} ${d}")] }),
+    );
+    const handler = createWorkerHandler(sys.step, noWebhooks);
+    // The plan's commit, then the step that starts the group: it runs member 0 and sends the others.
+    for (const id of ["m-plan", "m-group"]) {
+      const [m] = await sys.queue.receive(1);
+      await handler({ Records: [record(m!.body, id, "g")] }, context);
+      await sys.queue.delete(m!.receiptHandle);
+    }
+    const sent = (await sys.queue.receive(10)).map((m) => JSON.parse(m.body));
+    expect(sent.map((m) => [m.kind, m.member])).toEqual([
+      ["member", 1],
+      ["member", 2],
+      ["member", 3],
+    ]);
+    // As the previous release wrote them: step messages with `member`, the group's base as head.
+    const old = sent.map(({ kind: _, base, ...rest }) => ({ ...rest, kind: "step", head: base }));
+    const answer = await handler(
+      { Records: old.map((m, i) => record(m, `m-old${i}`, `g${i}`)) },
+      context,
+    );
+    expect(answer.batchItemFailures).toEqual([]);
+    // Each ran as its member and the last one joined: the group's four commits, in plan order.
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    expect(commits.map((c) => [c.type, c.seq_no]).reverse()).toEqual([
+      ["plan", null],
+      ["step", 0],
+      ["step", 1],
+      ["step", 2],
+      ["step", 3],
+    ]);
+    expect(commits[0]!.outputs.d).toBe("answer to D");
   });
 
   it("runs a step message written before messages had a kind, as an upgrade finds it in the queue", async () => {

@@ -10,7 +10,10 @@ import {
   afterStepFailure,
   type IngestMessage,
   type IngestPort,
+  type MemberMessage,
+  memberStep,
   parseQueueMessage,
+  runMember,
   runStep,
   type StepDeps,
   type StepMessage,
@@ -24,6 +27,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 /** The log line of a message dropped unread, by the kind it claimed. */
 const DROPPED = {
   step: "dropped a malformed queue message",
+  member: "dropped a malformed group member message",
   webhook: "dropped a webhook message this worker cannot read",
   ingest: "dropped a knowledge message this worker cannot handle",
 } as const;
@@ -77,18 +81,19 @@ export function createWorkerHandler(
     );
   };
 
-  /** One step, in its span where tracing is set (a child of the task's root span). */
-  const handleStep = (record: SQSRecord, message: StepMessage): Promise<void> => {
+  /** One step or group member, in its span where tracing is set (a child of the task's root span). */
+  const handleStep = (record: SQSRecord, message: StepMessage | MemberMessage): Promise<void> => {
     if (!deps.tracer) return runOne(record, message);
     const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
+    const step = message.kind === "member" ? memberStep(message) : message;
     return deps.tracer.span(
       "step",
       {
         "stackvm.tenant": message.tenant_id,
         "stackvm.task_id": message.task_id,
         "stackvm.branch": message.branch,
-        "stackvm.head": message.head ?? undefined,
-        "stackvm.member": message.member,
+        "stackvm.head": step.head ?? undefined,
+        "stackvm.member": message.kind === "member" ? message.member : undefined,
         "stackvm.attempt": attempt,
         "gen_ai.conversation.id": message.task_id,
         "langfuse.session.id": message.task_id,
@@ -101,14 +106,17 @@ export function createWorkerHandler(
     );
   };
 
-  /** One step; the after-failure policy (`afterStepFailure`) says whether its message comes back. */
+  /** One step or member, by its entry; the after-failure policy (`afterStepFailure`) says whether its message comes back. */
   const runOne = async (
     record: SQSRecord,
-    message: StepMessage,
+    message: StepMessage | MemberMessage,
     traced?: (attributes: Record<string, string>) => void,
   ): Promise<void> => {
     try {
-      const outcome = await runStep(deps, message, record.messageId);
+      const outcome =
+        message.kind === "member"
+          ? await runMember(deps, message, record.messageId)
+          : await runStep(deps, message, record.messageId);
       deps.log.debug("step outcome", { message_id: record.messageId, ...outcome });
       traced?.({
         "stackvm.outcome": outcome.outcome,
@@ -117,7 +125,9 @@ export function createWorkerHandler(
           : {}),
       });
     } catch (error) {
-      const after = await afterStepFailure(deps, message, error, {
+      // A member's failure is recorded against the step after its group's base.
+      const step = message.kind === "member" ? memberStep(message) : message;
+      const after = await afterStepFailure(deps, step, error, {
         messageId: record.messageId,
         receiptHandle: record.receiptHandle,
         receives: Number(record.attributes.ApproximateReceiveCount) || 1,
@@ -146,6 +156,7 @@ export function createWorkerHandler(
       case "ingest":
         return handleIngest(record, message);
       case "step":
+      case "member":
         return handleStep(record, message);
     }
   };

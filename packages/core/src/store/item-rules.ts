@@ -6,9 +6,19 @@
  * at times stricter (a value that the document client would silently drop, such
  * as a function, is refused): memory may be stricter than DynamoDB, never looser.
  */
-import { MalformedError, TooLargeError } from "../errors";
+import { MalformedError, StoreRefusedError, TooLargeError } from "../errors";
 import { shapeProblem } from "../plan/json-shape";
 import type { Changes, Condition, Item, ItemKey, Query } from "../ports/item-store";
+
+/**
+ * Rethrows an item store's refusal by these rules (a `TypeError`: a value it
+ * cannot hold) as the `StoreRefusedError` the step makes an error commit of
+ * (`vm/commit.ts`); anything else as it is. Used where a record's values come
+ * from a step (`TaskStore.putCommit`), so that a `TypeError` elsewhere stays a bug.
+ */
+export function throwAsRefusal(error: unknown): never {
+  throw error instanceof TypeError ? new StoreRefusedError(error.message, error) : error;
+}
 
 /** DynamoDB's item size limit. */
 export const MAX_ITEM_BYTES = 400 * 1024;

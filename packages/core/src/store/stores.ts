@@ -12,6 +12,7 @@ import type { ItemStore } from "../ports/item-store";
 import { ApiKeyStore } from "./api-key-store";
 import { ExpiryStore } from "./expiry-store";
 import { FileStore } from "./file-store";
+import { HeldResultStore } from "./held-result-store";
 import { KnowledgeStore } from "./knowledge-store";
 import { LiveTextStore } from "./live-text-store";
 import { NamespaceStore } from "./namespace-store";
@@ -44,6 +45,8 @@ export interface Stores {
   threads: ThreadStore;
   files: FileStore;
   sweepIndex: SweepIndex;
+  /** Parallel groups' member results until their join (`vm/group.ts`). */
+  heldResults: HeldResultStore;
 }
 
 /** Every family's store over `items`; `tasks` may be given (one TaskStore keeps caches). */
@@ -65,5 +68,6 @@ export function createStores(items: ItemStore, tasks = new TaskStore(items)): St
     files: new FileStore(items),
     sweepIndex: new SweepIndex(items),
     expiries: new ExpiryStore(items),
+    heldResults: new HeldResultStore(items),
   };
 }

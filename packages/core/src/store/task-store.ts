@@ -28,7 +28,7 @@ import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
 import type { Changes, Condition, Item, ItemKey, ItemStore } from "../ports/item-store";
 import { IdempotencyStore } from "./idempotency-store";
-import { mergeUpdated } from "./item-rules";
+import { mergeUpdated, throwAsRefusal } from "./item-rules";
 import {
   BRANCH_PREFIX,
   branchKey,
@@ -233,9 +233,9 @@ export class TaskStore {
     return this.#withPlan(after as unknown as BranchRecord);
   }
 
-  /** Writes a commit once: a second write of the same (task, branch, parent) is a `ConflictError`. */
+  /** Writes a commit once (again: `ConflictError`); a value it cannot hold: `StoreRefusedError`. */
   async putCommit(commit: CommitRecord): Promise<void> {
-    await this.items.put({ ...commit }, { exists: false });
+    await this.items.put({ ...commit }, { exists: false }).catch(throwAsRefusal);
     if (commit.plan) this.#keepPlan(`${commit.pk}/${commit.commit_id}`, commit.plan);
     this.#keepView(commit);
   }

@@ -11,6 +11,7 @@ import type { Resolver } from "../net/resolver";
 import { silentLog } from "../ports/log";
 import type { SchedulerPort, ScheduleTimer } from "../ports/scheduler";
 import type { TenantQuotas } from "../service/quotas";
+import { runMember } from "../vm/member";
 import { parseQueueMessage } from "../vm/queue-message";
 import { runStep } from "../vm/step";
 import type { TerminalHook } from "../vm/step-deps";
@@ -94,7 +95,7 @@ export function integrateSystem(options: IntegrateOptions = {}) {
         return;
       }
       if (body.kind === "ingest") throw new Error("this system has no knowledge to ingest into");
-      await runStep(step, body);
+      await (body.kind === "member" ? runMember(step, body) : runStep(step, body));
     });
   return {
     ...base.ports,

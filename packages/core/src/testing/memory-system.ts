@@ -28,7 +28,9 @@ import { codeToolSource } from "../tools/code-tool";
 import { builtinTools } from "../tools/registry";
 import type { Tool } from "../tools/tool";
 import { deadLetterReason, endDeadLetteredBranch } from "../vm/dead-letter";
-import { StepMessage } from "../vm/message";
+import { runMember } from "../vm/member";
+import { type MemberMessage, memberStep, type StepMessage } from "../vm/message";
+import { parseQueueMessage } from "../vm/queue-message";
 import { runStep } from "../vm/step";
 import type { StepDeps } from "../vm/step-deps";
 import { wireTaskServices } from "../wiring/task-services";
@@ -142,6 +144,7 @@ export function memorySystem(
   const lifecycle = taskLifecycle(store, clock);
   const step: StepDeps = {
     store,
+    held: stores.heldResults,
     blobs,
     queue,
     clock,
@@ -178,14 +181,16 @@ export function memorySystem(
   const drain = async () => {
     const result = await queue.drain(async (message) => {
       try {
-        await runStep(step, StepMessage.parse(JSON.parse(message.body)));
+        const body = queuedStep(message.body);
+        await (body.kind === "member" ? runMember(step, body) : runStep(step, body));
       } catch (error) {
         lastErrors.set(message.messageId, error instanceof Error ? error.message : String(error));
         throw error;
       }
     });
     for (const dead of queue.deadLetters.slice(deadSeen)) {
-      const m = StepMessage.parse(JSON.parse(dead.body));
+      const body = queuedStep(dead.body);
+      const m = body.kind === "member" ? memberStep(body) : body;
       const reason = deadLetterReason(m, dead.receiveCount - 1, lastErrors.get(dead.messageId));
       const branch = await endDeadLetteredBranch(store, m, reason, clock.now());
       if (branch) await lifecycle.onTerminal(branch);
@@ -215,4 +220,13 @@ export function memorySystem(
     step,
     drain,
   };
+}
+
+/** A queued step or member message, as the worker reads it; anything else is a test's mistake. */
+function queuedStep(body: string): StepMessage | MemberMessage {
+  const parsed = parseQueueMessage(body);
+  if (parsed.ok && (parsed.message.kind === "step" || parsed.message.kind === "member")) {
+    return parsed.message;
+  }
+  throw new Error(`not a step or member message: ${body.slice(0, 200)}`);
 }

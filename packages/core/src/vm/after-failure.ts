@@ -11,8 +11,8 @@
  *   tried again (`retrying`), and the message comes back after that delay (or
  *   after the error's `Retry-After` when the record could not be written).
  */
-import { classifyFailure } from "../errors";
-import type { StepMessage } from "./message";
+import { failedStep } from "./failed-step";
+import type { StepRef } from "./message";
 import { failRefusedStep, isStoreRefusal } from "./record-bounds";
 import { DEFAULT_LLM_UNREACHABLE_MS, recordRetry } from "./retrying";
 import type { StepDeps } from "./step-deps";
@@ -34,7 +34,8 @@ export interface StepDelivery {
  */
 export async function afterStepFailure(
   deps: StepDeps,
-  message: StepMessage,
+  /** The step that failed: a member message's is the step after its group's base (`memberStep`). */
+  message: StepRef,
   error: unknown,
   delivery: StepDelivery,
 ): Promise<"done" | "retry"> {
@@ -52,11 +53,11 @@ export async function afterStepFailure(
     await failRefusedStep(deps, message, error);
     return "done";
   }
-  const decision = classifyFailure(error);
+  const failed = failedStep(error);
   if ((error as { code?: unknown }).code === "wait_not_due") {
     deps.log.info("wake early: hidden until due", where);
-    if (decision.action === "retry" && decision.afterSeconds !== undefined) {
-      await hideFor(deps, delivery, decision.afterSeconds);
+    if (failed.does === "retry" && failed.afterSeconds !== undefined) {
+      await hideFor(deps, delivery, failed.afterSeconds);
     }
     return "retry";
   }
@@ -75,8 +76,8 @@ export async function afterStepFailure(
   });
   const delay = retrying
     ? Math.max(0, Math.round((Date.parse(retrying.next_attempt_at) - deps.clock.now()) / 1000))
-    : decision.action === "retry"
-      ? decision.afterSeconds
+    : failed.does === "retry"
+      ? failed.afterSeconds
       : undefined;
   if (delay !== undefined) await hideFor(deps, delivery, delay);
   return "retry";

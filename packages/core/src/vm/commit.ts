@@ -9,7 +9,7 @@
  *   (`record-bounds.ts`): a small error commit takes its place at once.
  * - The head moves only from the expected parent (a conditional update); the
  *   same update counts the step's usage and clears what the commit ends (a wait,
- *   a retry record, a group's mark).
+ *   a retry record, a group's mark: `groupMarkChanges`).
  */
 import { isErrorKind, type StepError } from "../errors";
 import type { LlmCall } from "../model";
@@ -18,7 +18,6 @@ import { commitId, commitSk, sweepIndex } from "../store/keys";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { ATTRIBUTE_LIMIT, spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import { nextChain } from "./fenwick";
-import { groupExit } from "./group";
 import type { Draft } from "./pending";
 import { boundCommit, isStoreRefusal, refusalFailure } from "./record-bounds";
 import { countsAsStep } from "./step-count";
@@ -100,7 +99,9 @@ export async function writeCommit(
   try {
     return await putOrTake(deps, branch, commit);
   } catch (error) {
-    if (!isStoreRefusal(error) && !(error instanceof TypeError)) throw error;
+    // A value the store cannot hold is refused at its boundary (`StoreRefusedError`,
+    // `TaskStore.putCommit`): a `TypeError` here is a bug, and the message is retried.
+    if (!isStoreRefusal(error)) throw error;
     // The same commit would be refused on every try (`record-bounds.ts`): the step
     // fails now, with a small error commit in its place.
     const failure = refusalFailure(error, commit);
@@ -170,7 +171,7 @@ export async function moveHead(
   // it is missing): changing index keys on every step would write the index each time.
   if (running && !branch.gsi1pk) set.push(...sweepIndex(branch, commit.created_at));
   const calls = commit.llm_calls;
-  const group = groupExit(branch, commit);
+  const group = groupMarkChanges(branch, commit);
   set.push(...group.set);
   const remove = [
     ...(running ? [] : [["gsi1pk"], ["gsi1sk"]]),
@@ -202,4 +203,26 @@ export async function moveHead(
     if (isErrorKind(error, "conflict")) return null;
     throw error;
   }
+}
+
+/**
+ * What a commit changes of the branch's parallel group mark (`vm/group.ts`): the
+ * commit that leaves the group removes it and leaves `group_joined` (the base),
+ * so that a join message redelivered after a crash before the next enqueue
+ * resumes the branch (`joinedAt`); the next commit removes that.
+ */
+function groupMarkChanges(
+  branch: BranchRecord,
+  commit: CommitRecord,
+): { set: Array<[string[], unknown]>; remove: string[][] } {
+  const joined = branch.group_joined ? [["group_joined"]] : [];
+  if (!branch.group) return { set: [], remove: joined };
+  const stays =
+    commit.type === "step" &&
+    commit.status_after === "running" &&
+    commit.pc_after !== null &&
+    branch.group.members.includes(commit.pc_after) &&
+    commit.pc_after !== branch.group.members[0];
+  if (stays) return { set: [], remove: [] };
+  return { set: [[["group_joined"], branch.group.base]], remove: [["group"], ["group_base"]] };
 }

@@ -6,11 +6,11 @@
 import { isErrorKind } from "../errors";
 import type { BranchRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import type { StepMessage } from "./message";
+import type { StepRef } from "./message";
 
 /** What a dead-lettered step's branch says: the step, the deliveries, the last error and the fix. */
 export function deadLetterReason(
-  m: StepMessage,
+  m: StepRef,
   receives: number | string,
   lastError?: string,
 ): string {
@@ -25,7 +25,7 @@ export function deadLetterReason(
  */
 export async function endDeadLetteredBranch(
   store: TaskStore,
-  m: StepMessage,
+  m: StepRef,
   reason: string,
   now: number,
 ): Promise<BranchRecord | null> {

@@ -4,11 +4,12 @@
  * of its commit; `draftForFailure` turns a failure into the draft of an `error`
  * commit; `memberRunner` runs a parallel group's member as `decide` runs a calling.
  */
-import { classifyFailure, StackVMError } from "../errors";
+import { StackVMError } from "../errors";
 import type { LlmSession } from "../llm/types";
 import type { BranchRecord } from "../store/records";
 import { answerSchemaOf, checkFinalAnswer } from "./answer-schema";
 import { executeInstruction, findInstruction } from "./execute";
+import { failedStep } from "./failed-step";
 import { firstCause, whyNotRepaired } from "./first-cause";
 import type { MemberRunner } from "./group-held";
 import { checkOutputs } from "./output-limits";
@@ -163,13 +164,13 @@ export async function decide(
  * (`vm/first-cause.ts`), or the end of the branch with its first cause.
  */
 export function draftForFailure(deps: StepDeps, branch: BranchRecord, error: unknown): Draft {
-  const decision = classifyFailure(error);
-  if (decision.action === "retry") throw error;
+  const decision = failedStep(error);
+  if (decision.does === "retry") throw error;
   const planning = branch.head === null || branch.pending !== null;
   const failure = { code: decision.code, message: decision.message, seq_no: branch.pc };
   const why = planning
     ? null
-    : decision.action === "fail"
+    : !decision.replan
       ? "no plan update was tried: a plan cannot change this failure"
       : whyNotRepaired(decision.code, branch, deps);
   const canReplan = !planning && why === null;

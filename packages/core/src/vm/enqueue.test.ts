@@ -53,7 +53,7 @@ describe("enqueue", () => {
     {
       send: "a group's member",
       run: (q: Queue) => enqueueMember({ queue: q }, branch, "c1", 2),
-      body: '{"v":1,"kind":"step","tenant_id":"acme","task_id":"task1","branch":"main","head":"c1","member":2}',
+      body: '{"v":1,"kind":"member","tenant_id":"acme","task_id":"task1","branch":"main","base":"c1","member":2}',
       groupId: "acme:task1:main#m2",
       deduplicationId: "7c05eda1434d0accd320b8ddbf8395331353a619",
     },
@@ -74,7 +74,7 @@ describe("enqueue", () => {
     expect(sent).toEqual([
       { body: c.body, options: { groupId: c.groupId, deduplicationId: c.deduplicationId } },
     ]);
-    // What is sent reads back as the step message it names.
+    // What is sent reads back as the step (or member) message it names.
     expect(parseQueueMessage(c.body)).toEqual({ ok: true, message: JSON.parse(c.body) });
   });
 

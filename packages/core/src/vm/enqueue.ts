@@ -1,6 +1,7 @@
 /**
- * The one door of step messages to the queue: every "run the step after `head`"
- * is built and sent here, with its message group and deduplication id.
+ * The one door of step and member messages to the queue: every "run the step
+ * after `head`" and "run member `seq` of the group after `base`" is built and
+ * sent here, with its message group and deduplication id.
  *
  * The ids are the protocol (a message sent twice within the queue's five minutes
  * is delivered once; a branch's steps are delivered in order, one at a time), and
@@ -14,6 +15,10 @@
  * | member     | `{tenant}:{task}:{branch}` (≤100) `#m{seq}` | digest("member", task, branch, base, seq) |
  * | wake       | `wake:{tenant}:{task}:{branch}:{wait}` | digest("wake", task, branch, wait)       |
  *
+ * A member is a message of its own kind (`MemberMessage`, kind `member`); its
+ * ids are the ones it had as a step message with `member`, so that one sent
+ * before the upgrade and its resend after it are still delivered once.
+ *
  * A member and a wake each have a message group of their own: members run at
  * once, and a wake (which may hide itself until due) holds back no cancel or
  * answer queued for its branch.
@@ -24,7 +29,7 @@ import type { Queue, QueueSendOptions } from "../ports/queue";
 import { taskTraceContext } from "../ports/tracer";
 import type { Wake } from "../ports/wake";
 import type { BranchRecord } from "../store/records";
-import { branchGroupId, type StepMessage } from "./message";
+import { branchGroupId, type MemberMessage, type StepMessage } from "./message";
 
 /** The branch a step message names. */
 export type BranchRef = Pick<BranchRecord, "tenant_id" | "task_id" | "name">;
@@ -40,8 +45,8 @@ export type StepSend =
   /** The wake of a waiting branch (`vm/wait.ts`). */
   | { reason: "wake"; waitId: string };
 
-/** The step message "run the instruction after commit `head`" (for a member: run member `member`). */
-export function stepMessage(branch: BranchRef, head: string | null, member?: number): StepMessage {
+/** The step message "run the instruction after commit `head`". */
+export function stepMessage(branch: BranchRef, head: string | null): StepMessage {
   return {
     v: 1,
     kind: "step",
@@ -49,12 +54,26 @@ export function stepMessage(branch: BranchRef, head: string | null, member?: num
     task_id: branch.task_id,
     branch: branch.name,
     head,
-    ...(member === undefined ? {} : { member }),
-    ...(carryTrace
-      ? { trace: taskTraceContext(branch.tenant_id, branch.task_id).traceparent }
-      : {}),
+    ...traceOf(branch),
   };
 }
+
+/** The member message "run member `seq` of the group that started after commit `base`". */
+export function memberMessage(branch: BranchRef, base: string, seq: number): MemberMessage {
+  return {
+    v: 1,
+    kind: "member",
+    tenant_id: branch.tenant_id,
+    task_id: branch.task_id,
+    branch: branch.name,
+    base,
+    member: seq,
+    ...traceOf(branch),
+  };
+}
+
+const traceOf = (branch: BranchRef): { trace?: string } =>
+  carryTrace ? { trace: taskTraceContext(branch.tenant_id, branch.task_id).traceparent } : {};
 
 let carryTrace = false;
 
@@ -69,8 +88,10 @@ export function carryTraceContext(on: boolean): void {
 }
 
 /** The message group and deduplication id of a step message sent for `send`. */
-export function stepRoute(message: StepMessage, send: StepSend): QueueSendOptions {
-  const { task_id: task, branch, head } = message;
+export function stepRoute(message: StepMessage | MemberMessage, send: StepSend): QueueSendOptions {
+  const { task_id: task, branch } = message;
+  // A member's ids name its group's base where a step's name its head.
+  const head = message.kind === "member" ? message.base : message.head;
   switch (send.reason) {
     case "next":
       return {
@@ -95,8 +116,12 @@ export function stepRoute(message: StepMessage, send: StepSend): QueueSendOption
   }
 }
 
-/** Sends one step message: the only `queue.send` of step messages. */
-async function sendStep(deps: { queue: Queue }, message: StepMessage, send: StepSend) {
+/** Sends one step or member message: the only `queue.send` of them. */
+async function sendStep(
+  deps: { queue: Queue },
+  message: StepMessage | MemberMessage,
+  send: StepSend,
+) {
   await deps.queue.send(message, stepRoute(message, send));
 }
 
@@ -131,7 +156,7 @@ export async function enqueueMember(
   base: string,
   seq: number,
 ): Promise<void> {
-  await sendStep(deps, stepMessage(branch, base, seq), { reason: "member", seq });
+  await sendStep(deps, memberMessage(branch, base, seq), { reason: "member", seq });
 }
 
 /** Enqueues the wake message: the step after `head`, in the wake's own message group. */

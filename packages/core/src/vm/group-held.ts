@@ -1,38 +1,21 @@
 /**
  * A parallel group's member results (`vm/group.ts`): each member runs in its own
- * invocation and holds its result apart, at `G#{bid}#{base}#{seq_no}`, until the
+ * invocation and holds its result apart (`store/held-result-store.ts`) until the
  * group is complete and the join commits the results one by one, in plan order.
  */
-import { classifyFailure, type StackVMError } from "../errors";
+import type { StackVMError } from "../errors";
 import { digest } from "../ids";
 import type { LlmCall } from "../model";
 import type { Instruction } from "../plan/schema";
+import type { HeldValue } from "../store/held-result-store";
 import type { BranchRecord, GroupRecord } from "../store/records";
 import { ATTRIBUTE_LIMIT, spillRecord, spillValue, taskBlobPrefix } from "../store/values";
 import type { Execution } from "./execute";
 import { findInstruction } from "./execute";
+import { failedStep } from "./failed-step";
 import { checkOutputs } from "./output-limits";
-import { carryCalls, failingSince, unreachableBound, unreachableFailure } from "./retrying";
+import { failingSince, unreachableBound, unreachableFailure } from "./retrying";
 import type { StepDeps } from "./step-deps";
-
-/** A member's result, held apart until the group is complete. */
-export interface HeldResult {
-  pk: string;
-  sk: string;
-  seq_no: number;
-  base: string;
-  inputs: unknown;
-  /** As stored (large values spilled to blobs). */
-  outputs: Record<string, unknown>;
-  pc_after: number | null;
-  details: Record<string, unknown> | null;
-  /** A failed member: the error as `classifyFailure` will see it again. */
-  error: { kind: string; code: string; message: string; details?: unknown } | null;
-  llm_calls: LlmCall[];
-  started_at: string;
-  finished_at: string;
-  duration_ms: number;
-}
 
 /**
  * Runs one member's instruction (the step's own executor, with the member's
@@ -51,7 +34,7 @@ export async function runHeld(
   branch: BranchRecord,
   seq: number,
   runner: MemberRunner,
-): Promise<Omit<HeldResult, "pk" | "sk">> {
+): Promise<HeldValue> {
   const group = branch.group as GroupRecord;
   const prefix = taskBlobPrefix(branch.tenant_id, branch.task_id);
   const started = deps.clock.now();
@@ -82,11 +65,8 @@ export async function runHeld(
     const error =
       unreachableFailure(failingSince(branch, started), thrown, now, unreachableBound(deps)) ??
       thrown;
-    const decision = classifyFailure(error);
-    if (decision.action === "retry") {
-      carryCalls(error, ran.calls());
-      throw error;
-    }
+    const failed = failedStep(error, ran.calls());
+    if (failed.does === "retry") throw error;
     const e = error as Partial<StackVMError>;
     const finished = deps.clock.now();
     return {
@@ -97,8 +77,8 @@ export async function runHeld(
       details: null,
       error: {
         kind: e.kind ?? "step",
-        code: decision.code,
-        message: decision.message,
+        code: failed.code,
+        message: failed.message,
         ...(e.details === undefined ? {} : { details: e.details }),
       },
       llm_calls: ran.calls(),

@@ -6,7 +6,9 @@ import { validatePlan } from "../plan/validate";
 import { CreateTaskInput } from "../service/task-input";
 import { FakeLlm, memorySystem } from "../testing/memory-system";
 import { context } from "../testing/plan-fixtures";
-import { StepMessage } from "./message";
+import { runMember } from "./member";
+import type { MemberMessage } from "./message";
+import { parseQueueMessage } from "./queue-message";
 import { runStep } from "./step";
 
 const gen = (seq: number, out: string, prompt: string, extra: Record<string, unknown> = {}) => ({
@@ -122,8 +124,8 @@ describe("parallel groups in the step protocol", () => {
     expect(linear[1]!.llm_calls).toHaveLength(1);
     expect(linear[3]!.details?.group).toMatchObject({ members: [0, 1, 2, 3] });
     expect(task.usage.steps).toBe(5);
-    const members = sys.queue.sent.filter((s) => (s.body as StepMessage).member !== undefined);
-    expect(members.map((m) => (m.body as StepMessage).member).sort()).toEqual([1, 2, 3]);
+    const members = sys.queue.sent.filter((s) => (s.body as MemberMessage).member !== undefined);
+    expect(members.map((m) => (m.body as MemberMessage).member).sort()).toEqual([1, 2, 3]);
     const branch = await sys.store.getBranch("acme", taskId, "main");
     expect(branch!.group ?? null).toBeNull();
     expect(branch!.group_base ?? null).toBeNull();
@@ -136,11 +138,17 @@ describe("parallel groups in the step protocol", () => {
     const original = sys.step;
     const seenMembers = new Set<number>();
     await sys.queue.drain(async (message) => {
-      const parsed = StepMessage.parse(JSON.parse(message.body));
-      await runStep(original, parsed);
-      if (parsed.member !== undefined && !seenMembers.has(parsed.member)) {
-        seenMembers.add(parsed.member);
-        await runStep(original, parsed);
+      const parsed = parseQueueMessage(message.body);
+      if (!parsed.ok) throw new Error("unreadable message");
+      const body = parsed.message;
+      if (body.kind === "member") {
+        await runMember(original, body);
+        if (!seenMembers.has(body.member)) {
+          seenMembers.add(body.member);
+          await runMember(original, body);
+        }
+      } else if (body.kind === "step") {
+        await runStep(original, body);
       }
     });
     const { commits } = await sys.branches.commits("acme", taskId, "main", 100, null);

@@ -4,7 +4,6 @@
  * swap in a plan or one instruction given by the client, or have the judge read
  * the final answer (`evaluate`).
  */
-import { classifyFailure } from "../errors";
 import type { LlmSession } from "../llm/types";
 import type { Status } from "../model";
 import type { Plan } from "../plan/schema";
@@ -12,6 +11,7 @@ import type { BranchRecord, CommitRecord, PendingWork } from "../store/records";
 import { loadValue, taskBlobPrefix } from "../store/values";
 import { prepareTools } from "../tools/prepare";
 import type { Tool } from "../tools/tool";
+import { failedStep } from "./failed-step";
 import type { StepDeps } from "./step-deps";
 import { loadVariables } from "./variables";
 
@@ -175,13 +175,14 @@ async function evaluate(deps: StepDeps, branch: BranchRecord, session: LlmSessio
       },
     };
   } catch (error) {
-    const decision = classifyFailure(error);
-    if (decision.action === "retry") throw error;
+    // A failure the queue retries goes up to the step, which carries its calls.
+    const failed = failedStep(error);
+    if (failed.does === "retry") throw error;
     return {
       ...base,
       error: {
-        code: decision.code,
-        message: `the answer could not be judged: ${decision.message}`,
+        code: failed.code,
+        message: `the answer could not be judged: ${failed.message}`,
       },
       details: { verdict: null, round },
     };

@@ -29,6 +29,27 @@ describe("parseQueueMessage", () => {
     });
   });
 
+  it("reads a member message sent by an earlier release (a step with `member`) as a member of the group after its head", () => {
+    const old =
+      '{"v":1,"kind":"step","tenant_id":"a","task_id":"t","branch":"main","head":"c","member":2}';
+    expect(parseQueueMessage(old)).toEqual({
+      ok: true,
+      message: {
+        v: 1,
+        kind: "member",
+        tenant_id: "a",
+        task_id: "t",
+        branch: "main",
+        base: "c",
+        member: 2,
+      },
+    });
+    // Such a body had a base always: one without is refused as a member message.
+    const headless =
+      '{"v":1,"kind":"step","tenant_id":"a","task_id":"t","branch":"main","head":null,"member":2}';
+    expect(parseQueueMessage(headless)).toMatchObject({ ok: false, kind: "member" });
+  });
+
   it.each([
     {
       kind: "step",
@@ -39,6 +60,17 @@ describe("parseQueueMessage", () => {
         task_id: "t",
         branch: "main",
         head: "c",
+      },
+    },
+    {
+      kind: "member",
+      body: {
+        v: 1,
+        kind: "member",
+        tenant_id: "a",
+        task_id: "t",
+        branch: "main",
+        base: "c",
         member: 1,
       },
     },

@@ -2,10 +2,14 @@
  * Every message the step queue carries, as one union told apart by `kind`, and
  * the one parser the worker reads a body with.
  *
- * - `step` (`StepMessage`): run the step after `head` (also a group's member, a
- *   join, and a waiting branch's wake: those differ by message group and
- *   deduplication id, `vm/enqueue.ts`, not by body). Bodies written before
- *   `kind` existed have none: they are step messages.
+ * - `step` (`StepMessage`): run the step after `head` (also a group's join and
+ *   a waiting branch's wake: those differ by message group and deduplication
+ *   id, `vm/enqueue.ts`, not by body). Bodies written before `kind` existed
+ *   have none: they are step messages.
+ * - `member` (`MemberMessage`): run one member of a parallel group and hold its
+ *   result (`vm/member.ts`). Releases before this kind sent a step message with
+ *   `member` (and the base as `head`): such a body is read as a member message,
+ *   so that one left in a queue across an upgrade still runs its member.
  * - `webhook` (`WebhookMessage`): one attempt of an outgoing webhook.
  * - `ingest` (`IngestMessage`): a knowledge document's ingest, delete or drop.
  *
@@ -15,10 +19,10 @@
  */
 import type * as z from "zod";
 import { IngestMessage } from "../knowledge/ingest-message";
-import { StepMessage, WebhookMessage } from "./message";
+import { LegacyMemberMessage, MemberMessage, StepMessage, WebhookMessage } from "./message";
 
 /** A message of the step queue, by its `kind`. */
-export type QueueMessage = StepMessage | WebhookMessage | IngestMessage;
+export type QueueMessage = StepMessage | MemberMessage | WebhookMessage | IngestMessage;
 
 /** The kinds of {@link QueueMessage}. */
 export type QueueMessageKind = QueueMessage["kind"];
@@ -36,6 +40,7 @@ export type ParsedQueueMessage =
 
 const SCHEMAS = {
   step: StepMessage,
+  member: MemberMessage,
   webhook: WebhookMessage,
   // Built with the first ingest message a worker reads, not at its cold start.
   get ingest() {
@@ -60,8 +65,20 @@ export function parseQueueMessage(body: string): ParsedQueueMessage {
   }
   const claimed = (json as { kind?: unknown } | null)?.kind;
   // Anything but a known other kind is read as a step message, whose schema says what is wrong.
-  const kind: QueueMessageKind = claimed === "webhook" || claimed === "ingest" ? claimed : "step";
+  const kind: QueueMessageKind =
+    claimed === "webhook" || claimed === "ingest" || claimed === "member" ? claimed : "step";
+  if (kind === "step" && typeof json === "object" && json !== null && "member" in json) {
+    return legacyMember(json);
+  }
   const parsed = SCHEMAS[kind].safeParse(json);
   if (!parsed.success) return { ok: false, kind, issues: parsed.error.issues };
   return { ok: true, message: parsed.data };
+}
+
+/** A member message as an earlier release sent it (a step message with `member`), read as one. */
+function legacyMember(json: object): ParsedQueueMessage {
+  const parsed = LegacyMemberMessage.safeParse(json);
+  if (!parsed.success) return { ok: false, kind: "member", issues: parsed.error.issues };
+  const { kind: _, head, ...rest } = parsed.data;
+  return { ok: true, message: { ...rest, kind: "member", base: head } };
 }

@@ -211,3 +211,64 @@ describe("a refused step redelivered", () => {
     expect(sys.queue.pending()).toEqual([]);
   });
 });
+
+describe("a TypeError at the commit write", () => {
+  const plan = [
+    { seq_no: 0, type: "assign", parameters: { a: 1 } },
+    { seq_no: 1, type: "assign", parameters: { b: "${a} + 1" } },
+    { seq_no: 2, type: "assign", parameters: { final_answer: "${b}" } },
+  ];
+  const isB = (item: Record<string, unknown>) =>
+    item.type === "step" && Object.hasOwn(item.outputs as object, "b");
+
+  it("from the store's rules (a value it cannot hold) fails the step at once with an error commit", async () => {
+    const sys = memorySystem({ maxPlanUpdates: 0 });
+    const put = sys.items.put.bind(sys.items);
+    let refused = 0;
+    // As `item-rules.ts` refuses a value in both adapters.
+    Object.assign(sys.items, {
+      put: async (item: Record<string, unknown>, condition?: unknown) => {
+        if (isB(item)) {
+          refused++;
+          throw new TypeError("value.outputs.b: the number 1e-200 cannot be stored exactly");
+        }
+        return put(item as never, condition as never);
+      },
+    });
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    await sys.drain();
+    expect(refused).toBe(1);
+    const got = await sys.tasks.get("acme", task.task_id);
+    expect(got.status).toBe("failed");
+    expect(got.error).toMatch(/the store refused the step's commit: .*cannot be stored exactly/);
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    expect(commits[0]).toMatchObject({
+      type: "error",
+      seq_no: 1,
+      error: { code: "record_refused" },
+    });
+  });
+
+  it("from a bug is no refusal: no error commit, the message is retried and the task goes on", async () => {
+    const sys = memorySystem({ maxPlanUpdates: 0 });
+    const store = sys.step.store;
+    const putCommit = store.putCommit.bind(store);
+    let bugs = 0;
+    // A programming error on the way to the store, once: not the store refusing a value.
+    store.putCommit = async (commit: CommitRecord) => {
+      if (bugs === 0 && isB(commit as unknown as Record<string, unknown>)) {
+        bugs++;
+        const missing = undefined as unknown as { id: string };
+        return void missing.id;
+      }
+      return putCommit(commit);
+    };
+    const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
+    await sys.drain();
+    expect(bugs).toBe(1);
+    const got = await sys.tasks.get("acme", task.task_id);
+    expect(got.status).toBe("completed");
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    expect(commits.map((c) => c.type).reverse()).toEqual(["plan", "step", "step", "step"]);
+  });
+});

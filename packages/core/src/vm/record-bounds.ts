@@ -19,7 +19,7 @@ import type { Blobs } from "../ports/blobs";
 import { itemSize, MAX_ITEM_BYTES } from "../store/item-rules";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import { isStoredRef, spillValue } from "../store/values";
-import type { StepMessage } from "./message";
+import type { StepRef } from "./message";
 import type { StepDeps } from "./step-deps";
 
 /** What a commit may weigh in the store, with room under the 400 KB item limit. */
@@ -95,7 +95,7 @@ export function refusalFailure(error: unknown, commit: CommitRecord): StepError 
  */
 export async function failRefusedStep(
   deps: Pick<StepDeps, "store" | "clock" | "onTerminal">,
-  message: StepMessage,
+  message: StepRef,
   error: unknown,
 ): Promise<BranchRecord | null> {
   const what = (error as Error | null)?.message ?? String(error);

@@ -10,28 +10,16 @@
  * longer than `llmUnreachableMs` (`STACKVM_LLM_UNREACHABLE_SECONDS`), the step
  * records the failure and the branch ends with that cause.
  */
-import { classifyFailure, isErrorKind, StackVMError } from "../errors";
+import { isErrorKind, StackVMError } from "../errors";
 import type { LlmCall } from "../model";
 import type { Clock } from "../ports/clock";
 import type { RetryingRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
-import type { StepMessage } from "./message";
+import { callsCarriedBy, failedStep } from "./failed-step";
+import type { StepRef } from "./message";
 
 /** At most this many carried calls are kept on a retrying branch (about 300 bytes each). */
 const MAX_CARRIED_CALLS = 200;
-
-/** The calls a failed step made, kept with its error until `recordRetry` writes them. */
-const carried = new WeakMap<object, LlmCall[]>();
-
-/**
- * Hands the calls a step made to the retry record of its failure: the error goes
- * up to the queue's handler, which writes `retrying` (`recordRetry`).
- */
-export function carryCalls(error: unknown, calls: readonly LlmCall[]): void {
-  if (typeof error === "object" && error !== null && calls.length > 0) {
-    carried.set(error, [...(carried.get(error) ?? []), ...calls]);
-  }
-}
 
 /** The calls made by earlier deliveries of the branch's failing step, for its next commit. */
 export function carriedCalls(branch: { retrying?: RetryingRecord | null }): LlmCall[] {
@@ -77,8 +65,8 @@ export function retryDelaySeconds(
   elapsedMs: number,
   unreachableMs: number,
 ): number {
-  const decision = classifyFailure(error);
-  const asked = decision.action === "retry" ? decision.afterSeconds : undefined;
+  const failed = failedStep(error);
+  const asked = failed.does === "retry" ? failed.afterSeconds : undefined;
   const backoff = asked ?? Math.min(5 * 2 ** Math.max(0, attempt - 1), 120);
   if (!isLlmUnreachable(error)) return backoff;
   return Math.max(1, Math.min(backoff, Math.ceil((unreachableMs - elapsedMs) / 1000)));
@@ -115,7 +103,7 @@ export function unreachableFailure(
  */
 export async function recordRetry(
   deps: { store: TaskStore; clock: Clock },
-  message: StepMessage,
+  message: StepRef,
   error: unknown,
   attempt: number,
   maxAttempts: number,
@@ -141,10 +129,9 @@ export async function recordRetry(
       since,
     };
     // Bounded, so that a step failing for days keeps a record the store takes; the oldest go.
-    const calls = [
-      ...(branch.retrying?.llm_calls ?? []),
-      ...(carried.get(error as object) ?? []),
-    ].slice(-MAX_CARRIED_CALLS);
+    const calls = [...(branch.retrying?.llm_calls ?? []), ...callsCarriedBy(error)].slice(
+      -MAX_CARRIED_CALLS,
+    );
     if (calls.length > 0) retrying.llm_calls = calls;
     const version = branch.retry_version ?? 0;
     try {

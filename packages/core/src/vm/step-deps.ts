@@ -14,6 +14,7 @@ import type { Queue } from "../ports/queue";
 import type { SandboxPort } from "../ports/sandbox";
 import type { Tracer } from "../ports/tracer";
 import type { WakePort } from "../ports/wake";
+import type { HeldResultStore } from "../store/held-result-store";
 import type { BranchRecord, CommitRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import type { ToolRegistry } from "../tools/registry";
@@ -26,6 +27,8 @@ export type TerminalHook = (branch: BranchRecord) => Promise<void>;
 
 export interface StepDeps {
   store: TaskStore;
+  /** The held results of parallel groups' members (`vm/group.ts`). */
+  held: HeldResultStore;
   blobs: Blobs;
   queue: Queue;
   clock: Clock;

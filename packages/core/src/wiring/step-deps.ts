@@ -50,6 +50,7 @@ export function wireStepDeps(
   return {
     meter: (tenant, taskId, branch) => monthMeter(quotas, stores.quotas, tenant, taskId, branch),
     store: stores.tasks,
+    held: stores.heldResults,
     blobs: ports.blobs,
     queue: ports.queue,
     clock: ports.clock,
