@@ -47,7 +47,7 @@ export {
   KnowledgeService,
   type PdfLimits,
 } from "./knowledge";
-export { type AsyncPort, lazyPort } from "./lazy-port";
+export { lazyPort } from "./lazy-port";
 export { LlmConfig, loadLlmConfig } from "./llm/config";
 export { createLlmSession } from "./llm/session";
 export { isStrictJsonSchema } from "./llm/strict-schema";

@@ -11,6 +11,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, TaskIdParam } from "../schemas";
+import { BLOBS_ROUTES } from "./blobs.paths";
 
 const BlobParams = TaskIdParam.extend({
   sha256: z
@@ -33,8 +34,7 @@ const BlobQuery = z.object({
 export function registerBlobRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/blobs/{sha256}",
+      ...BLOBS_ROUTES.getTaskBlob,
       summary: "Download a blob a step stored (a tool's image, a sandbox's file)",
       description:
         'A step\'s output names a stored blob as `{"$ref": "s3", "size", "sha256"}` (an MCP tool\'s ' +

@@ -9,6 +9,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { DoctorCheck } from "../deps";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json } from "../schemas";
+import { DOCTOR_ROUTES } from "./doctor.paths";
 
 const Check = z
   .object({
@@ -47,8 +48,7 @@ const UNCHECKED: DoctorCheck[] = ["llm", "embeddings", "sandbox"].map((name) => 
 export function registerDoctorRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/doctor",
+      ...DOCTOR_ROUTES.runDoctor,
       summary: "Check the API, the key, the LLM, the embeddings and the sandbox",
       description:
         "Each check answers `ok`, `warning` (works without it: embeddings serve only knowledge bases), " +

@@ -12,6 +12,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, conflictError, ErrorBody, invalidError, json } from "../schemas";
 import { readUploadBody } from "../upload-body";
+import { FILES_ROUTES } from "./files.paths";
 
 const FileParam = z.object({
   file_id: z
@@ -41,8 +42,7 @@ const INLINE =
 export function registerFileRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/files",
+      ...FILES_ROUTES.uploadFile,
       summary: "Upload a file (multipart), or ask for a presigned upload URL (JSON)",
       description:
         "Send `multipart/form-data` with one `file` part, of any type (its content type, or else its " +
@@ -83,8 +83,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/files",
+      ...FILES_ROUTES.listFiles,
       summary: "List the tenant's files",
       security: bearer,
       request: {
@@ -112,8 +111,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/files/{file_id}",
+      ...FILES_ROUTES.getFile,
       summary: "Read a file's metadata (a presigned upload is taken in here)",
       security: bearer,
       request: { params: FileParam },
@@ -125,8 +123,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/files/{file_id}/content",
+      ...FILES_ROUTES.getFileContent,
       summary: "Download a file's bytes",
       description:
         "Displayable types (images, plain text, CSV, JSON, PDF) are sent inline, anything else as an " +
@@ -165,8 +162,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/files/{file_id}",
+      ...FILES_ROUTES.deleteFile,
       summary: "Delete a file and its bytes",
       description:
         "A task step that names the file afterwards fails with `file_not_found`; a new task naming it is refused (422).",

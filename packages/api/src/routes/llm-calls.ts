@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { LlmCallTrace } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, CommitParams, commonErrors, json } from "../schemas";
+import { LLM_CALLS_ROUTES } from "./llm-calls.paths";
 
 const LlmCallParams = CommitParams.extend({
   n: z
@@ -17,8 +18,7 @@ const LlmCallParams = CommitParams.extend({
 export function registerLlmCallRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}",
+      ...LLM_CALLS_ROUTES.getLlmCall,
       summary: "Read one LLM call of a commit: its messages, parameters and answer",
       description:
         "`n` counts the commit's `llm_calls` from 0. The trace holds the request as sent " +

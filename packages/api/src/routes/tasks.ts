@@ -17,6 +17,7 @@ import {
   TaskIdParam,
 } from "../schemas";
 import { PlanProblemSchema } from "./plans";
+import { TASKS_ROUTES } from "./tasks.paths";
 
 const Created = z
   .object({
@@ -94,8 +95,7 @@ const TaskList = z.object({ tasks: z.array(Task), next_cursor: z.string().nullab
 export function registerTaskRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks",
+      ...TASKS_ROUTES.createTask,
       summary: "Start a task",
       description:
         "Starts a task from a goal (the planner writes the plan) or a plan (validated, then run as is). " +
@@ -139,8 +139,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks",
+      ...TASKS_ROUTES.listTasks,
       summary: "List tasks, newest first",
       security: bearer,
       request: { query: Paging.extend({ status: Status.optional() }) },
@@ -159,8 +158,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}",
+      ...TASKS_ROUTES.getTask,
       summary: "Read a task",
       description:
         "With `wait` (1 to 60 seconds), a long poll: the answer comes as soon as the task ends (completed, " +
@@ -198,8 +196,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/cancel",
+      ...TASKS_ROUTES.cancelTask,
       summary: "Cancel a task",
       description: "Every running branch stops at its next step boundary with a `cancel` commit.",
       security: bearer,
@@ -216,8 +213,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/tasks/{task_id}",
+      ...TASKS_ROUTES.deleteTask,
       summary: "Delete a task with its commits, branches and artifacts",
       security: bearer,
       request: { params: TaskIdParam },

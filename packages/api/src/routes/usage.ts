@@ -6,6 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors } from "../schemas";
+import { USAGE_ROUTES } from "./usage.paths";
 
 /** Mirrors `MAX_USAGE_MONTHS` in core's `service/usage-report.ts`. */
 const MAX_MONTHS = 36;
@@ -56,8 +57,7 @@ const UsageQuery = z.object({
 export function registerUsageRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/usage",
+      ...USAGE_ROUTES.getUsage,
       summary: "This tenant's usage by month and namespace",
       description:
         "This month first, then each earlier month with any usage, back `months` months. `tokens` and " +

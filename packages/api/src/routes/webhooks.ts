@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { QuotaOverrides, TenantQuotas } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json } from "../schemas";
+import { WEBHOOKS_ROUTES } from "./webhooks.paths";
 
 const Secret = z.object({ secret: z.string() }).openapi("WebhookSecret");
 
@@ -28,8 +29,7 @@ const TenantParam = z.object({
 export function registerWebhookRoutes(app: ApiApp): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/webhook-secret",
+      ...WEBHOOKS_ROUTES.getWebhookSecret,
       summary: "The secret that signs this tenant's outgoing webhooks",
       description:
         "Outgoing webhooks carry the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and " +
@@ -53,8 +53,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/admin/tenants/{tenant}/quotas",
+      ...WEBHOOKS_ROUTES.getTenantQuotas,
       summary: "A tenant's quotas and this month's usage (operator only)",
       security: bearer,
       request: { params: TenantParam },
@@ -68,8 +67,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "put",
-      path: "/v1/admin/tenants/{tenant}/quotas",
+      ...WEBHOOKS_ROUTES.putTenantQuotas,
       summary: "Override a tenant's quotas (operator only)",
       description:
         "The body replaces the tenant's overrides; a field left out takes the configured default. " +
