@@ -18,7 +18,7 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
-export { FileService } from "./files/file-service";
+export type { FileService } from "./files/file-service";
 export type { FileInfo } from "./files/records";
 export { sha256Hex } from "./ids";
 export { loadJsonSchemaCompiler } from "./json-schema/compile";

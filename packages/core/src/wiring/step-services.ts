@@ -6,7 +6,8 @@
  * system adds the API's services to it (`api-services.ts`), and the test
  * systems build both over the in-memory ports: one wiring everywhere.
  */
-import { FileService } from "../files/file-service";
+import type { FileService } from "../files/file-service";
+import { lazyPort } from "../lazy-port";
 import { webhookTargetCheck, webhookUrlCheck } from "../net/webhook-url";
 import { evaluationHook } from "../service/evaluation";
 import { type Lifecycle, taskLifecycle } from "../service/lifecycle";
@@ -18,7 +19,8 @@ import {
   quotaTerminalHook,
   taskAdmission,
 } from "../service/quotas";
-import { Retention } from "../service/retention";
+import type { Retention } from "../service/retention";
+import { retentionHook } from "../service/retention-hook";
 import { RunningSlots } from "../service/running-slots";
 import { TemplateService } from "../service/templates";
 import { TokenRelay } from "../service/token-relay";
@@ -87,13 +89,17 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     timeoutMs: hooks.timeoutMs ?? 10_000,
     ...(hooks.resolve ? { resolve: hooks.resolve } : {}),
   });
-  const files = new FileService({
-    files: stores.files,
-    blobs,
-    clock,
-    maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,
-    ...(ports.uploads ? { uploads: ports.uploads } : {}),
-    ...(options.files?.maxFileBytes ? { maxFileBytes: options.files.maxFileBytes } : {}),
+  // Loaded on first use: the worker reads a file only for a task started with one.
+  const files = lazyPort<FileService>(async () => {
+    const { FileService } = await import("../files/file-service");
+    return new FileService({
+      files: stores.files,
+      blobs,
+      clock,
+      maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,
+      ...(ports.uploads ? { uploads: ports.uploads } : {}),
+      ...(options.files?.maxFileBytes ? { maxFileBytes: options.files.maxFileBytes } : {}),
+    });
   });
   const { tasks, branches } = wireTaskServices({
     readyFile: (tenant, id) => files.ready(tenant, id),
@@ -132,13 +138,17 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
   // Live LLM text, from the worker's steps to the API's event streams.
   const tokens = new TokenRelay({ live: stores.liveText, clock, log });
   // Finished tasks expire after their namespace's, the tenant's or the deployment's days.
-  const retention = new Retention({
-    store,
-    expiries: stores.expiries,
-    blobs: ports.blobs,
-    clock,
-    log,
-    tenantDays: async (tenant) => (await quotas.limits(tenant)).retention_days,
+  // Loaded on first use (a task's end, the sweep, a keep).
+  const retention = lazyPort<Retention>(async () => {
+    const { Retention } = await import("../service/retention");
+    return new Retention({
+      store,
+      expiries: stores.expiries,
+      blobs: ports.blobs,
+      clock,
+      log,
+      tenantDays: async (tenant) => (await quotas.limits(tenant)).retention_days,
+    });
   });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, clock, {
@@ -154,7 +164,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
       ...(options.afterTerminal ?? []),
       webhooks.terminalHook(),
       quotaTerminalHook(slots),
-      retention.terminalHook(),
+      retentionHook(retention),
     ],
   });
   const step = wireStepDeps(ports, options, {
