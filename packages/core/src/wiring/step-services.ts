@@ -22,7 +22,7 @@ import {
 import type { Retention } from "../service/retention";
 import { retentionHook } from "../service/retention-hook";
 import { RunningSlots } from "../service/running-slots";
-import { TemplateService } from "../service/templates";
+import type { TemplateService } from "../service/templates";
 import { TokenRelay } from "../service/token-relay";
 import { WaitService } from "../service/waits";
 import { WebhookService } from "../service/webhooks";
@@ -116,11 +116,15 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
     ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
   });
-  const templates = new TemplateService({
-    templates: stores.templates,
-    clock,
-    tasks: tasks.reads,
-    branches,
+  // Loaded on first use: a plan saved as a template or read from one.
+  const templates = lazyPort<TemplateService>(async () => {
+    const { TemplateService } = await import("../service/templates");
+    return new TemplateService({
+      templates: stores.templates,
+      clock,
+      tasks: tasks.reads,
+      branches,
+    });
   });
   const waits = new WaitService({
     store,
@@ -137,8 +141,8 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
   });
   // Live LLM text, from the worker's steps to the API's event streams.
   const tokens = new TokenRelay({ live: stores.liveText, clock, log });
-  // Finished tasks expire after their namespace's, the tenant's or the deployment's days.
-  // Loaded on first use (a task's end, the sweep, a keep).
+  // Finished tasks expire after their namespace's, the tenant's or the deployment's days;
+  // loaded on first use (a task's end, the sweep, a keep).
   const retention = lazyPort<Retention>(async () => {
     const { Retention } = await import("../service/retention");
     return new Retention({
