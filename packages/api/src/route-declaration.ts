@@ -2,13 +2,16 @@
  * How a route file declares its routes so that the API's start can route them
  * without loading the file (`lazy-routes.ts`): each `routes/x.ts` has a tiny
  * `routes/x.paths.ts` naming its routes, in its order, as
- * `operationId: "METHOD /path/{param}"`, and `x.ts` builds each route from its
- * entry (`createRoute({ ...X_ROUTES.getThing, summary, ... })`). A route's
+ * `operationId: "METHOD /path/{param}"`; `route-groups.ts` hands it to `x.ts`'s
+ * register function, which builds each route from its entry
+ * (`createRoute({ ...routes.getThing, summary, ... })`). A route's
  * method, path and operationId are so written once: the start registers them
  * from the declaration, the document takes them from the route, and the file
  * cannot register a route its declaration does not name (`chainsOf` throws).
  * The declaration imports nothing but this file, so a bundle's start, which
- * holds every module a static import reaches, holds no route's code.
+ * holds every module a static import reaches, holds no route's code; and the
+ * route file imports only its type, so the declaration is not also a module of
+ * the group's chunk (which would make it a chunk of its own).
  */
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -39,7 +42,8 @@ export type RouteDeclaration<R extends Record<string, RouteLine>> = {
  * export const RETRY_ROUTES = declareRoutes("retry", {
  *   retryTask: "POST /v1/tasks/{task_id}/retry",
  * });
- * // in retry.ts: createRoute({ ...RETRY_ROUTES.retryTask, summary: "...", ... })
+ * // in retry.ts, registerRetryRoutes(app, routes: typeof RETRY_ROUTES):
+ * // createRoute({ ...routes.retryTask, summary: "...", ... })
  */
 export function declareRoutes<const R extends Record<string, RouteLine>>(
   file: string,

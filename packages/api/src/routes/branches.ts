@@ -17,12 +17,12 @@ import {
   Paging,
   TaskIdParam,
 } from "../schemas";
-import { BRANCHES_ROUTES } from "./branches.paths";
+import type { BRANCHES_ROUTES } from "./branches.paths";
 
-export function registerBranchRoutes(app: ApiApp): void {
+export function registerBranchRoutes(app: ApiApp, routes: typeof BRANCHES_ROUTES): void {
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.listBranches,
+      ...routes.listBranches,
       summary: "List a task's branches",
       security: bearer,
       request: { params: TaskIdParam },
@@ -42,7 +42,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.getBranch,
+      ...routes.getBranch,
       summary: "Read a branch with its state at the head",
       security: bearer,
       request: { params: BranchParams },
@@ -56,7 +56,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.listCommits,
+      ...routes.listCommits,
       summary: "List the commits reachable from a branch head, newest first",
       description: "Follows parents back to the root: commits before the fork point are included.",
       security: bearer,
@@ -81,7 +81,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.forkBranch,
+      ...routes.forkBranch,
       summary: "Fork a branch at a commit",
       description:
         "With none of `suggestion`, `plan`, `step`, the branch re-executes from the commit with the plan it had. " +
@@ -106,7 +106,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.promoteBranch,
+      ...routes.promoteBranch,
       summary: "Make this branch the task's result branch",
       security: bearer,
       request: { params: BranchParams },
@@ -120,7 +120,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.deleteBranch,
+      ...routes.deleteBranch,
       summary: "Delete a branch and the commits no other branch reaches",
       security: bearer,
       request: { params: BranchParams },
@@ -135,7 +135,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.getCommit,
+      ...routes.getCommit,
       summary: "Read a commit",
       security: bearer,
       request: { params: CommitParams },
@@ -152,7 +152,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.getCommitState,
+      ...routes.getCommitState,
       summary: "The VM state at a commit",
       security: bearer,
       request: { params: CommitParams },
@@ -166,7 +166,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...BRANCHES_ROUTES.getCommitDiff,
+      ...routes.getCommitDiff,
       summary: "Diff a commit against its parent or another commit",
       security: bearer,
       request: {

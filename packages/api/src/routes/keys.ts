@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json, jsonBody } from "../schemas";
-import { KEYS_ROUTES } from "./keys.paths";
+import type { KEYS_ROUTES } from "./keys.paths";
 
 const KeyInfo = z
   .object({ key_id: z.string(), name: z.string(), prefix: z.string(), created_at: z.string() })
@@ -12,10 +12,10 @@ const KeyInfo = z
 const NewKey = KeyInfo.extend({ key: z.string() }).openapi("NewApiKey");
 const KeyInput = z.object({ name: z.string().min(1).max(100) }).strict();
 
-export function registerKeyRoutes(app: ApiApp): void {
+export function registerKeyRoutes(app: ApiApp, routes: typeof KEYS_ROUTES): void {
   app.openapi(
     createRoute({
-      ...KEYS_ROUTES.createKey,
+      ...routes.createKey,
       summary: "Create an API key for the caller's tenant",
       description:
         "`key` is shown only in this answer; the service keeps a hash. `key_id` (what lists show and `DELETE` takes) is random and shows nothing of the key; `prefix` shows the key up to four characters of its secret.",
@@ -29,7 +29,7 @@ export function registerKeyRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KEYS_ROUTES.listKeys,
+      ...routes.listKeys,
       summary: "List the tenant's API keys (never the keys themselves)",
       security: bearer,
       responses: { 200: json(z.object({ keys: z.array(KeyInfo) }), "Keys"), ...commonErrors },
@@ -39,7 +39,7 @@ export function registerKeyRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KEYS_ROUTES.deleteKey,
+      ...routes.deleteKey,
       summary: "Revoke an API key",
       security: bearer,
       request: {
@@ -61,7 +61,7 @@ export function registerKeyRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KEYS_ROUTES.createTenantKey,
+      ...routes.createTenantKey,
       summary: "Create an API key for any tenant (operator only)",
       description: "Needs `STACKVM_ADMIN_KEY` as the bearer; creates the tenant if new.",
       security: bearer,

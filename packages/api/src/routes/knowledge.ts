@@ -17,7 +17,7 @@ import {
   jsonBody,
 } from "../schemas";
 import { readUploadBody } from "../upload-body";
-import { KNOWLEDGE_ROUTES } from "./knowledge.paths";
+import type { KNOWLEDGE_ROUTES } from "./knowledge.paths";
 
 const KbParam = z.object({
   kb: z
@@ -73,10 +73,10 @@ function knowledge(c: { get(key: "deps"): ApiEnv["Variables"]["deps"] }) {
   return service;
 }
 
-export function registerKnowledgeRoutes(app: ApiApp): void {
+export function registerKnowledgeRoutes(app: ApiApp, routes: typeof KNOWLEDGE_ROUTES): void {
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.createKnowledgeBase,
+      ...routes.createKnowledgeBase,
       summary: "Create a knowledge base",
       security: bearer,
       request: jsonBody(KnowledgeBaseInput),
@@ -92,7 +92,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.listKnowledgeBases,
+      ...routes.listKnowledgeBases,
       summary: "List knowledge bases",
       security: bearer,
       responses: {
@@ -105,7 +105,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.getKnowledgeBase,
+      ...routes.getKnowledgeBase,
       summary: "Read a knowledge base",
       security: bearer,
       request: { params: KbParam },
@@ -116,7 +116,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.deleteKnowledgeBase,
+      ...routes.deleteKnowledgeBase,
       summary: "Delete a knowledge base, its documents and their chunks",
       security: bearer,
       request: { params: KbParam },
@@ -130,7 +130,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.uploadDocument,
+      ...routes.uploadDocument,
       summary: "Upload a document (multipart), or ask for a presigned upload URL (JSON)",
       description:
         "Send `multipart/form-data` with a `file` part (plain text, Markdown, HTML, PDF, JSON or CSV, " +
@@ -180,7 +180,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.listDocuments,
+      ...routes.listDocuments,
       summary: "List a knowledge base's documents with their ingest status",
       security: bearer,
       request: {
@@ -214,7 +214,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.getDocument,
+      ...routes.getDocument,
       summary: "Read a document: status, progress, chunks, error",
       security: bearer,
       request: { params: DocParams },
@@ -228,7 +228,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...KNOWLEDGE_ROUTES.deleteDocument,
+      ...routes.deleteDocument,
       summary: "Delete a document and its chunks",
       security: bearer,
       request: { params: DocParams },

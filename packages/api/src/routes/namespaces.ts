@@ -7,7 +7,7 @@ import { Namespace, NamespaceInput } from "@stackvm/core/api-records";
 import { describeTool } from "@stackvm/core/tool-description";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
-import { NAMESPACES_ROUTES } from "./namespaces.paths";
+import type { NAMESPACES_ROUTES } from "./namespaces.paths";
 
 const NameParam = z.object({
   name: z
@@ -37,10 +37,10 @@ const ToolsQuery = z.object({
     }),
 });
 
-export function registerNamespaceRoutes(app: ApiApp): void {
+export function registerNamespaceRoutes(app: ApiApp, routes: typeof NAMESPACES_ROUTES): void {
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.listTools,
+      ...routes.listTools,
       summary: "List the tools a namespace can call, or the built-ins",
       security: bearer,
       request: { query: ToolsQuery },
@@ -59,7 +59,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.listNamespaces,
+      ...routes.listNamespaces,
       summary: "List namespaces",
       security: bearer,
       responses: {
@@ -73,7 +73,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.putNamespace,
+      ...routes.putNamespace,
       summary: "Create or replace a namespace",
       security: bearer,
       request: { params: NameParam, ...jsonBody(NamespaceInput) },
@@ -89,7 +89,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.getNamespace,
+      ...routes.getNamespace,
       summary: "Read a namespace",
       security: bearer,
       request: { params: NameParam },
@@ -101,7 +101,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.deleteNamespace,
+      ...routes.deleteNamespace,
       summary: "Delete a namespace and its code tools",
       security: bearer,
       request: { params: NameParam },
@@ -122,7 +122,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.addCodeTool,
+      ...routes.addCodeTool,
       summary: "Save a code tool in a namespace",
       description:
         "A program (typically the final code of a `code_task`) that plans in this namespace can call like any tool; it runs in the sandbox with the tool's input as its inputs.",
@@ -143,7 +143,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...NAMESPACES_ROUTES.deleteCodeTool,
+      ...routes.deleteCodeTool,
       summary: "Delete a code tool",
       security: bearer,
       request: { params: ToolParams },

@@ -5,14 +5,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json, TaskIdParam } from "../schemas";
-import { RETENTION_ROUTES } from "./retention.paths";
+import type { RETENTION_ROUTES } from "./retention.paths";
 
 const Kept = z.object({ keep: z.boolean() }).openapi("TaskKeep");
 
-export function registerRetentionRoutes(app: ApiApp): void {
+export function registerRetentionRoutes(app: ApiApp, routes: typeof RETENTION_ROUTES): void {
   for (const [route, keep] of [
-    [RETENTION_ROUTES.keepTask, true],
-    [RETENTION_ROUTES.unkeepTask, false],
+    [routes.keepTask, true],
+    [routes.unkeepTask, false],
   ] as const) {
     app.openapi(
       createRoute({

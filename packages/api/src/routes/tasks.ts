@@ -17,7 +17,7 @@ import {
   TaskIdParam,
 } from "../schemas";
 import { PlanProblemSchema } from "./plans";
-import { TASKS_ROUTES } from "./tasks.paths";
+import type { TASKS_ROUTES } from "./tasks.paths";
 
 const Created = z
   .object({
@@ -92,10 +92,10 @@ async function waitForTask(
 
 const TaskList = z.object({ tasks: z.array(Task), next_cursor: z.string().nullable() });
 
-export function registerTaskRoutes(app: ApiApp): void {
+export function registerTaskRoutes(app: ApiApp, routes: typeof TASKS_ROUTES): void {
   app.openapi(
     createRoute({
-      ...TASKS_ROUTES.createTask,
+      ...routes.createTask,
       summary: "Start a task",
       description:
         "Starts a task from a goal (the planner writes the plan) or a plan (validated, then run as is). " +
@@ -139,7 +139,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TASKS_ROUTES.listTasks,
+      ...routes.listTasks,
       summary: "List tasks, newest first",
       security: bearer,
       request: { query: Paging.extend({ status: Status.optional() }) },
@@ -158,7 +158,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TASKS_ROUTES.getTask,
+      ...routes.getTask,
       summary: "Read a task",
       description:
         "With `wait` (1 to 60 seconds), a long poll: the answer comes as soon as the task ends (completed, " +
@@ -196,7 +196,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TASKS_ROUTES.cancelTask,
+      ...routes.cancelTask,
       summary: "Cancel a task",
       description: "Every running branch stops at its next step boundary with a `cancel` commit.",
       security: bearer,
@@ -213,7 +213,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TASKS_ROUTES.deleteTask,
+      ...routes.deleteTask,
       summary: "Delete a task with its commits, branches and artifacts",
       security: bearer,
       request: { params: TaskIdParam },

@@ -8,7 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Template } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, CommitParams, commonErrors, invalidError, json, Paging } from "../schemas";
-import { TEMPLATES_ROUTES } from "./templates.paths";
+import type { TEMPLATES_ROUTES } from "./templates.paths";
 
 const TemplateParams = z.object({
   template_id: z
@@ -23,10 +23,10 @@ const TemplateList = z.object({
   next_cursor: z.string().nullable(),
 });
 
-export function registerTemplateRoutes(app: ApiApp): void {
+export function registerTemplateRoutes(app: ApiApp, routes: typeof TEMPLATES_ROUTES): void {
   app.openapi(
     createRoute({
-      ...TEMPLATES_ROUTES.savePlanAsTemplate,
+      ...routes.savePlanAsTemplate,
       summary: "Save the plan at this commit as a reusable template",
       description:
         "Saved with the task's goal in the task's namespace. A later task whose goal is the same " +
@@ -49,7 +49,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TEMPLATES_ROUTES.listTemplates,
+      ...routes.listTemplates,
       summary: "List saved templates",
       security: bearer,
       request: { query: Paging.extend({ namespace: z.string().min(1).max(64).optional() }) },
@@ -68,7 +68,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TEMPLATES_ROUTES.getTemplate,
+      ...routes.getTemplate,
       summary: "Read a template",
       security: bearer,
       request: { params: TemplateParams },
@@ -82,7 +82,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TEMPLATES_ROUTES.deleteTemplate,
+      ...routes.deleteTemplate,
       summary: "Delete a template",
       security: bearer,
       request: { params: TemplateParams },

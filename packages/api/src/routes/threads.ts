@@ -16,7 +16,7 @@ import {
   Paging,
   TaskIdParam,
 } from "../schemas";
-import { THREADS_ROUTES } from "./threads.paths";
+import type { THREADS_ROUTES } from "./threads.paths";
 
 const Continued = z
   .object({
@@ -70,10 +70,10 @@ const ThreadIdParam = z.object({
     .openapi({ param: { name: "thread_id", in: "path" } }),
 });
 
-export function registerThreadRoutes(app: ApiApp): void {
+export function registerThreadRoutes(app: ApiApp, routes: typeof THREADS_ROUTES): void {
   app.openapi(
     createRoute({
-      ...THREADS_ROUTES.continueTask,
+      ...routes.continueTask,
       summary: "Continue a completed task as the next turn of its thread",
       description:
         "Starts a new task, the next turn of the task's thread, whose goal is `goal` and whose inputs are the " +
@@ -125,7 +125,7 @@ export function registerThreadRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...THREADS_ROUTES.listThreads,
+      ...routes.listThreads,
       summary: "List threads (tasks continued at least once)",
       security: bearer,
       request: { query: Paging },
@@ -148,7 +148,7 @@ export function registerThreadRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...THREADS_ROUTES.getThread,
+      ...routes.getThread,
       summary: "Read a thread: its turns and its lines",
       security: bearer,
       request: { params: ThreadIdParam },

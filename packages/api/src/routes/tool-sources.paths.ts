@@ -1,8 +1,8 @@
 /**
  * The routes `tool-sources.ts` registers, by name (each one's OpenAPI operationId), in
  * its order: declared apart from it so that the API's start routes them without
- * loading it (`route-groups.ts`). The file takes each route's method and path
- * from here.
+ * loading it (`route-groups.ts`), which hands it to the file's register
+ * function: each route's method, path and operationId come from here.
  */
 import { declareRoutes } from "../route-declaration";
 

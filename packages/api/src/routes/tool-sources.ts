@@ -8,7 +8,7 @@ import { HttpToolDefinition } from "@stackvm/core";
 import { McpServer, McpServerDefinition } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
-import { TOOL_SOURCES_ROUTES } from "./tool-sources.paths";
+import type { TOOL_SOURCES_ROUTES } from "./tool-sources.paths";
 
 const NameParam = z.object({
   name: z
@@ -39,10 +39,10 @@ const HttpToolInfo = z
   })
   .openapi("HttpTool");
 
-export function registerToolSourceRoutes(app: ApiApp): void {
+export function registerToolSourceRoutes(app: ApiApp, routes: typeof TOOL_SOURCES_ROUTES): void {
   app.openapi(
     createRoute({
-      ...TOOL_SOURCES_ROUTES.addMcpServer,
+      ...routes.addMcpServer,
       summary: "Add an MCP server to a namespace",
       description:
         "Lists the server's tools once (Streamable HTTP) and stores it; plans call its tools as `server.tool`. Headers named in `secret_headers` are stored encrypted and never returned. The URL's host must be in the namespace's `allowed_hosts`.",
@@ -64,7 +64,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TOOL_SOURCES_ROUTES.listMcpServers,
+      ...routes.listMcpServers,
       summary: "List a namespace's MCP servers",
       security: bearer,
       request: { params: NameParam },
@@ -83,7 +83,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TOOL_SOURCES_ROUTES.refreshMcpServer,
+      ...routes.refreshMcpServer,
       summary: "List an MCP server's tools again now",
       security: bearer,
       request: { params: ServerParams },
@@ -100,7 +100,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TOOL_SOURCES_ROUTES.deleteMcpServer,
+      ...routes.deleteMcpServer,
       summary: "Remove an MCP server",
       security: bearer,
       request: { params: ServerParams },
@@ -115,7 +115,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TOOL_SOURCES_ROUTES.addHttpTool,
+      ...routes.addHttpTool,
       summary: "Add an HTTP tool to a namespace",
       description:
         "An endpoint of yours that plans call like any tool: the worker sends the input as JSON, signed with the tenant's webhook secret (Standard Webhooks), with the step's idempotency key; the answer must be JSON and match `output_schema` when given.",
@@ -133,7 +133,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...TOOL_SOURCES_ROUTES.deleteHttpTool,
+      ...routes.deleteHttpTool,
       summary: "Delete an HTTP tool",
       security: bearer,
       request: { params: HttpToolParams },

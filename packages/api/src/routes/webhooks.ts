@@ -6,7 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { QuotaOverrides, TenantQuotas } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json } from "../schemas";
-import { WEBHOOKS_ROUTES } from "./webhooks.paths";
+import type { WEBHOOKS_ROUTES } from "./webhooks.paths";
 
 const Secret = z.object({ secret: z.string() }).openapi("WebhookSecret");
 
@@ -26,10 +26,10 @@ const TenantParam = z.object({
     .openapi({ param: { name: "tenant", in: "path" }, example: "acme" }),
 });
 
-export function registerWebhookRoutes(app: ApiApp): void {
+export function registerWebhookRoutes(app: ApiApp, routes: typeof WEBHOOKS_ROUTES): void {
   app.openapi(
     createRoute({
-      ...WEBHOOKS_ROUTES.getWebhookSecret,
+      ...routes.getWebhookSecret,
       summary: "The secret that signs this tenant's outgoing webhooks",
       description:
         "Outgoing webhooks carry the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and " +
@@ -53,7 +53,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...WEBHOOKS_ROUTES.getTenantQuotas,
+      ...routes.getTenantQuotas,
       summary: "A tenant's quotas and this month's usage (operator only)",
       security: bearer,
       request: { params: TenantParam },
@@ -67,7 +67,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      ...WEBHOOKS_ROUTES.putTenantQuotas,
+      ...routes.putTenantQuotas,
       summary: "Override a tenant's quotas (operator only)",
       description:
         "The body replaces the tenant's overrides; a field left out takes the configured default. " +
