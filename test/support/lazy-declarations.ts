@@ -74,10 +74,79 @@ export function lazyRouteModules(): string[] {
   });
 }
 
-/** Every route line the groups declare, in both forms: `METHOD /a/{b}` and `METHOD /a/:b`. */
-export function declaredRouteLines(): Set<string> {
-  const lines = ROUTE_GROUPS.flatMap((group) =>
-    group.routes.flatMap((route) => [route, route.replace(/:(\w+)/g, "{$1}")]),
-  );
+/**
+ * Route lines (Hono's `METHOD /a/:b`) in each form a list would write them:
+ * `METHOD /a/{b}`, `METHOD /a/:b`, and with the method in lower case (as the
+ * OpenAPI registry and the document's keys spell it).
+ */
+export function routeLineForms(routes: readonly string[]): Set<string> {
+  const lines = routes.flatMap((route) => {
+    const forms = [route, route.replace(/:(\w+)/g, "{$1}")];
+    return [...forms, ...forms.map((line) => line.replace(/^\w+/, (m) => m.toLowerCase()))];
+  });
   return new Set(lines);
+}
+
+/** Every route line the groups declare, in each of its forms. */
+export const declaredRouteLines = (): Set<string> =>
+  routeLineForms(ROUTE_GROUPS.flatMap((group) => group.routes));
+
+/** A source file's path (repository-relative) and text, as the checks below read it. */
+export interface SourceText {
+  file: string;
+  text: string;
+}
+
+/** The runtime sources of the packages that serve the API (clients, the console and the CLI, call it). */
+export function serverSources(): SourceText[] {
+  return runtimeSources()
+    .filter((file) => /\/packages\/(api|functions|local|core|aws)\/src\//.test(file))
+    .map((file) => ({ file: relative(root, file), text: readFileSync(file, "utf8") }));
+}
+
+/** The text without its comments' lines, so that a path named in a JSDoc example is no list. */
+const codeLines = (text: string): string[] =>
+  text.split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*\*)/.test(line));
+
+/**
+ * String literals that write a declared route again outside the file's own
+ * declaration (`routes/*.paths.ts`): a route line (`"GET /v1/x/{id}"`, or with
+ * `:id`), or a declared path alone. Each is a second list to keep by hand.
+ */
+export function handKeptRouteLines(
+  sources: readonly SourceText[],
+  declared: Set<string>,
+): string[] {
+  const paths = new Set([...declared].map((line) => line.split(" ")[1] ?? ""));
+  return sources.flatMap(({ file, text }) => {
+    if (/routes\/[\w-]+\.paths\.ts$/.test(file)) return [];
+    return codeLines(text).flatMap((line) =>
+      [...line.matchAll(/"([^"\n]+)"/g)]
+        .map((m) => m[1] ?? "")
+        .filter((literal) => declared.has(literal) || paths.has(literal))
+        .map((literal) => `${file} writes "${literal}", which its route file declares`),
+    );
+  });
+}
+
+/**
+ * Lists of a port's method names kept by hand beside a loader: an array of
+ * method names handed with an async loader (`wrap(["get", "put"], async () => ...)`),
+ * anywhere, or, in a lazy adapter's file (`lazy-*.ts`), a method forwarded by
+ * name to what a loader answers (`get: async (id) => (await load()).get(id)`).
+ * `lazyPort` takes its methods from the port's type instead. (Fronts that are
+ * more than a port loaded late, such as the LLM session's, whose record of calls
+ * is its own, or the tracing front's, which flushes only what it loaded, forward
+ * their few methods themselves.)
+ */
+export function handKeptMethodLists(sources: readonly SourceText[]): string[] {
+  const nameList =
+    /\w+(?:<[^>(]*>)?\(\s*\[\s*"[a-z]\w*"(?:\s*,\s*"[a-z]\w*")*\s*,?\s*\]\s*,\s*async\b/g;
+  const forwarded = /\b(\w+): async \([^)]*\) =>\s*\(await \w+\(\)\)\.\1\(/g;
+  return sources.flatMap(({ file, text }) => [
+    ...[...text.matchAll(nameList)].map((m) => `${file} lists method names: ${m[0]}`),
+    ...(/(^|\/)lazy-[\w-]+\.ts$/.test(file)
+      ? [...text.matchAll(forwarded)].map((m) => `${file} forwards ${m[1]} by hand`)
+      : []),
+  ]);
 }
