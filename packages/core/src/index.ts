@@ -129,7 +129,7 @@ export {
 } from "./service/stream-tokens";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
-export { CreateTaskInput } from "./service/task-input";
+export type { CreateTaskInput } from "./service/task-input";
 export type { StartedTask } from "./service/task-starter";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export { TaskService } from "./service/tasks";

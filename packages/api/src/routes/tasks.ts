@@ -2,8 +2,7 @@
  * `/v1/tasks`: start, list, read, cancel, delete.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { CreateTaskInput } from "@stackvm/core";
-import { Status, Task } from "@stackvm/core/api-records";
+import { CreateTaskInput, Status, Task } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
 import {
