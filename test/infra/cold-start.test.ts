@@ -101,6 +101,21 @@ describe("a function's cold start", () => {
     expect(inBundle("api", /packages\/core\/src\/model\.ts$/)).toBe(true);
   });
 
+  it("keeps every module that any code imports on first use out of each start", () => {
+    // Read from the bundle's own import graph: a module some code loads with
+    // import() lands in the start when anything on the start path imports it too,
+    // a re-export nobody reads included (docs/deploy.md, "Cold starts").
+    for (const name of ["api", "worker", "sweep"]) {
+      const lazy = built[name]?.lazyInputs ?? [];
+      expect(lazy.length, name).toBeGreaterThan(10);
+      const eager = new Set(built[name]?.eagerInputs);
+      expect(
+        lazy.filter((input) => eager.has(input)),
+        name,
+      ).toEqual([]);
+    }
+  });
+
   it("keeps every module a lazy port declares out of each start that carries it", () => {
     // Read from the lazyPort(...) calls themselves (test/support/lazy-declarations.ts):
     // a lazy adapter or service added later is checked as soon as it is declared.
