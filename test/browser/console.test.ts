@@ -421,6 +421,57 @@ describe("the web console", () => {
     await page.getByRole("status").filter({ hasText: "Saved namespace research" }).waitFor();
     const edited = (await stack.api("GET", "/v1/namespaces/research")).body;
     expect(edited).toMatchObject({ ...hidden, description: "Facts, edited" });
+    expect(edited.planning).toBeUndefined();
+
+    // The planning mode is the form's to set: adaptive, then shown in the list.
+    await row.getByRole("button", { name: "Edit" }).click();
+    expect(await page.getByLabel(/^Planning/).inputValue()).toBe("up_front");
+    await page.getByLabel(/^Planning/).selectOption("adaptive");
+    await page.getByRole("button", { name: "Save namespace" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved namespace research" }).waitFor();
+    expect((await stack.api("GET", "/v1/namespaces/research")).body).toMatchObject({
+      ...hidden,
+      planning: "adaptive",
+    });
+    await row.locator('[data-planning="adaptive"]').waitFor();
+    await browser.screenshot(page, "11b-namespace-adaptive");
+  });
+
+  it("starts a task planned as its namespace says or as the form chooses, and shows the mode on its page", async () => {
+    const put = await stack.api("PUT", "/v1/namespaces/stepwise", {
+      allowed_tools: ["llm_generate"],
+      allowed_hosts: [],
+      description: "planned a step at a time",
+      planning: "adaptive",
+    });
+    expect(put.status).toBe(200);
+    const start = async (goal: string, planning?: string) => {
+      const page = await open("/ui/tasks/new");
+      await page.getByLabel("Goal", { exact: true }).fill(goal);
+      await page.getByLabel("Namespace").selectOption("stepwise");
+      const mode = page.getByLabel("Planning");
+      // The default option names the namespace's mode.
+      await expect.poll(() => mode.locator("option").first().textContent()).toContain("adaptive");
+      if (planning) await mode.selectOption(planning);
+      await page.getByRole("button", { name: "Start task" }).click();
+      await page.waitForURL(/\/ui\/tasks\/tsk_/);
+      await page.locator(".task-head .badge", { hasText: "completed" }).waitFor();
+      return page;
+    };
+    const planPrompt = (goal: string) =>
+      stack.llm.requests.find(
+        (r) => r.schemaName === "plan" && r.messages.some((m) => m.content.includes(goal)),
+      )!.messages[0]!.content;
+
+    const adaptive = await start("Tell me about otters, one step at a time");
+    expect(await adaptive.locator('[data-fact="planning"]').textContent()).toBe("adaptive");
+    expect(planPrompt("one step at a time")).toContain("This task is planned adaptively");
+    await browser.screenshot(adaptive, "11c-task-adaptive");
+
+    const upFront = await start("Tell me about otters, all planned first", "up_front");
+    expect(await upFront.locator('[data-fact="planning"]').textContent()).toBe("up front");
+    expect(planPrompt("all planned first")).not.toContain("planned adaptively");
+    await stack.api("DELETE", "/v1/namespaces/stepwise");
   });
 
   it("creates a trigger with its secret shown once, and a schedule that it pauses", async () => {

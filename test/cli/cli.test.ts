@@ -161,6 +161,41 @@ describe("stackvm run", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
   });
+
+  it("plans adaptively with --planning adaptive, and refuses a mode it does not know", async () => {
+    // The first plan stops before final_answer; the planner is asked again once it has run.
+    t.llm.on("plan", { reasoning: "the fruit first", plan: PLAN.slice(0, 1) });
+    t.llm.on("plan_update", { reasoning: "now praise it", resume_at: 1, plan: PLAN });
+    const run = await cli([
+      "run",
+      "--goal",
+      "Praise a fruit, step by step.",
+      "--planning",
+      "adaptive",
+      "--json",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const task = JSON.parse(run.stdout);
+    expect(task).toMatchObject({
+      status: "completed",
+      final_answer: "Mango is great.",
+      planning: "adaptive",
+    });
+    const mine = t.llm.requests.filter((r) =>
+      r.messages.some((m) => m.content.includes("Praise a fruit, step by step.")),
+    );
+    expect(mine.map((r) => r.schemaName).filter((n) => n.startsWith("plan"))).toEqual([
+      "plan",
+      "plan_update",
+    ]);
+    expect(mine[0]!.messages[0]!.content).toContain("This task is planned adaptively");
+
+    const bad = await cli(["run", "--goal", "x", "--planning", "reactive"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--planning is up_front or adaptive, not 'reactive'");
+    const help = await cli(["run", "--help"]);
+    expect(help.stdout).toMatch(/--planning <mode>\s+up_front \(whole plan first\) or adaptive/);
+  });
 });
 
 describe("stackvm read commands", () => {
@@ -303,6 +338,30 @@ describe("stackvm read commands", () => {
       (await t.api("GET", "/v1/namespaces/steered")).body.planner_instructions,
     ).toBeUndefined();
     await t.api("DELETE", "/v1/namespaces/steered");
+  });
+
+  it("sets a namespace's planning mode, shows it, and refuses one it does not know", async () => {
+    const create = await cli([
+      "namespace",
+      "create",
+      "stepwise",
+      "--allowed-tools",
+      "llm_generate",
+      "--planning",
+      "adaptive",
+    ]);
+    expect(create.code, create.stderr).toBe(0);
+    expect(create.stdout).toContain("planning       adaptive");
+    expect((await t.api("GET", "/v1/namespaces/stepwise")).body.planning).toBe("adaptive");
+    const bad = await cli(["namespace", "update", "stepwise", "--planning", "react"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--planning is up_front or adaptive, not 'react'");
+    expect((await t.api("GET", "/v1/namespaces/stepwise")).body.planning).toBe("adaptive");
+    const back = await cli(["namespace", "update", "stepwise", "--planning", "up_front"]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toContain("planning       up_front");
+    expect((await t.api("GET", "/v1/namespaces/stepwise")).body.planning).toBeUndefined();
+    await t.api("DELETE", "/v1/namespaces/stepwise");
   });
 
   it("creates a key for a tenant with the operator key, and only with it", async () => {

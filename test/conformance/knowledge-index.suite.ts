@@ -124,6 +124,20 @@ export function knowledgeIndexSuite(
       expect(hits.map((h) => [h.id, h.text])).toEqual([["doc1-c0", "new text"]]);
     });
 
+    it("keeps every document of writers side by side on one knowledge base (an upload's ingest beside a plan's knowledge_add)", async () => {
+      const t = tenant();
+      await index.replaceDocument(t, "kb", "doc0", [chunk("doc0", 0, axis(0))]);
+      const docs = Array.from({ length: 6 }, (_, n) => `doc${n + 1}`);
+      await Promise.all([
+        ...docs.map((d, n) => index.replaceDocument(t, "kb", d, [chunk(d, 0, axis(n + 1))])),
+        // The first document replaced beside them, as a redelivered ingest does.
+        index.replaceDocument(t, "kb", "doc0", [chunk("doc0", 0, axis(0), "again")]),
+      ]);
+      const rows = await index.get(t, "kb", ["doc0-c0", ...docs.map((d) => `${d}-c0`)]);
+      expect(rows.map((r) => r.id).sort()).toEqual(["doc0-c0", ...docs.map((d) => `${d}-c0`)]);
+      expect(rows.find((r) => r.id === "doc0-c0")?.text).toBe("again");
+    });
+
     it("deletes one document's rows and keeps the others", async () => {
       const t = tenant();
       await index.replaceDocument(t, "kb", "doc1", [chunk("doc1", 0, axis(0))]);

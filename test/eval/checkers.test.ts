@@ -10,7 +10,7 @@ import { check, numberIn, type Outcome } from "./checkers";
 import { fillPlaceholders, loadCases } from "./dataset";
 import type { CaseResult } from "./metrics";
 import { totalsOf } from "./metrics";
-import { compareTable, type EvalRun } from "./report";
+import { compareTable, type EvalRun, modesTable } from "./report";
 
 const done = (final_answer: unknown): Outcome => ({
   status: "completed",
@@ -101,6 +101,7 @@ describe("comparing two runs", () => {
   const row = (id: string, right: boolean, llm_calls: number): CaseResult => ({
     id,
     feature: "assign",
+    planning: "up_front",
     checker: "exact",
     kind: "goal",
     status: "completed",
@@ -141,5 +142,25 @@ describe("comparing two runs", () => {
     );
     expect(table).toMatch(/c\s+- \| yes/);
     expect(table).toMatch(/TOTAL\s+1\/2 \| 3\/3 \(\+2\)/);
+  });
+
+  it("shows both planning modes side by side: solved, steps, calls, tokens, and why a mode missed", () => {
+    const adaptive = (r: CaseResult, change: Partial<CaseResult>): CaseResult => ({
+      ...r,
+      planning: "adaptive",
+      ...change,
+    });
+    const up = [row("a", true, 1), { ...row("b", false, 1), reason: "0 is not within 0 of 12" }];
+    const ad = [
+      adaptive(row("a", true, 2), { plan_updates: 1 }),
+      adaptive(row("b", true, 2), { steps: 3, plan_updates: 1, input_tokens: 300 }),
+    ];
+    const table = modesTable(up, ad);
+    expect(table).toMatch(/solved up \| ad\s+steps up \| ad/);
+    expect(table).toMatch(
+      /b\s+no \| yes\s+2 \| 3\s+0 \| 1\s+1 \| 2\s+110 \| 310\s+up front: completed: 0 is not within 0 of 12/,
+    );
+    expect(table).toMatch(/TOTAL\s+1\/2 \| 2\/2\s+4 \| 5\s+0 \| 2\s+2 \| 4\s+220 \| 420/);
+    expect(table).toContain("solved only adaptive: b\nsolved only up front: none");
   });
 });

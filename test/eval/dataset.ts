@@ -10,6 +10,16 @@ import { join, resolve } from "node:path";
 import * as z from "zod";
 import { Checker } from "./checkers";
 
+/**
+ * How the eval plans a case's task: `up_front`, the whole plan before the
+ * first step, or `adaptive`, the next instruction or few after each result.
+ * The eval runs every case in each mode it is asked for (both by default), so
+ * a case does not choose one; its script answers either (`when` on the text
+ * "planned adaptively" tells an adaptive planning call apart).
+ */
+export const PlanningMode = z.enum(["up_front", "adaptive"]);
+export type PlanningMode = z.infer<typeof PlanningMode>;
+
 /** The folder of the shipped cases. */
 export const CASES_DIR = resolve(import.meta.dirname, "cases");
 
@@ -90,8 +100,6 @@ export const EvalCase = z
     inputs: z.record(z.string(), z.unknown()).optional(),
     response_format: z.record(z.string(), z.unknown()).optional(),
     budget: z.record(z.string(), z.number()).optional(),
-    /** `adaptive`: the planner writes the next instruction or few after each result. */
-    planning: z.enum(["up_front", "adaptive"]).optional(),
     documents: z.array(EvalDocument).optional(),
     code_tools: z.array(EvalCodeTool).optional(),
     needs: z.array(Need).optional(),

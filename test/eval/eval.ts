@@ -1,12 +1,14 @@
 /**
- * `npm run eval`: runs the dataset's cases as ordinary tasks against a model
- * and prints a table (per case and in total: plan valid on the first try,
- * planner attempts, plan updates, completed, right, LLM calls, tokens, cost,
- * wall time); saves the run as JSON; compares two saved runs. The guide is
- * docs/eval.md.
+ * `npm run eval`: runs the dataset's cases as ordinary tasks against a model,
+ * once planned up front and once adaptively, and prints a table per mode (per
+ * case and in total: plan valid on the first try, planner attempts, plan
+ * updates, completed, right, LLM calls, tokens, cost, wall time) and the two
+ * modes side by side; saves each mode's run as JSON; compares two saved runs.
+ * The guide is docs/eval.md.
  *
  *   npm run eval                                 # the model of OPENAI_BASE_URL/LLM_MODEL (or Bedrock), in-process stack
  *   npm run eval -- --scripted                   # the dataset's own scripted answers (no model needed)
+ *   npm run eval -- --planning adaptive          # one planning mode only (default: both)
  *   npm run eval -- --url http://localhost:3000  # a running stack (STACKVM_API_KEY or .stackvm/api-key)
  *   npm run eval -- --compare a.json b.json
  */
@@ -15,10 +17,10 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ApiClient } from "./api";
 import { evalApiKey, UsageError } from "./api-key";
-import { type EvalCase, fillPlaceholders, loadCases, type Need } from "./dataset";
+import { type EvalCase, fillPlaceholders, loadCases, type Need, PlanningMode } from "./dataset";
 import { startEvalStack } from "./local";
 import { type CaseResult, totalsOf } from "./metrics";
-import { compareTable, type EvalRun, runTable } from "./report";
+import { compareTable, type EvalRun, modesTable, runTable } from "./report";
 import { runCases } from "./runner";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -30,10 +32,11 @@ const USAGE = `npm run eval -- [options]
   --fixture-server      with --url: the stack reaches this machine's loopback (STACKVM_OPEN_PRIVATE_RANGES=127.0.0.1)
   --cases PATH          a case file or folder (default test/eval/cases)
   --only IDS            only these cases (comma-separated ids or features)
+  --planning MODE       up_front, adaptive or both (default both: each case runs in each mode)
   --concurrency N       cases at once (default 2; 8 scripted)
   --case-timeout S      seconds a case may run before it is cancelled (default 600)
   --label TEXT          what this run evaluates (default the model names)
-  --out FILE            where to save the run (default .stackvm/eval/<timestamp>.json)
+  --out FILE            where to save the run (default .stackvm/eval/<timestamp>.json; -<mode> added per mode)
   --compare A B         print two saved runs side by side`;
 
 const NO_MODEL =
@@ -50,6 +53,7 @@ async function main(): Promise<number> {
       "fixture-server": { type: "boolean", default: false },
       cases: { type: "string" },
       only: { type: "string" },
+      planning: { type: "string", default: "both" },
       concurrency: { type: "string" },
       "case-timeout": { type: "string" },
       label: { type: "string" },
@@ -70,6 +74,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  const modes = planningModes(values.planning);
   const concurrency = positiveInt(values.concurrency, values.scripted ? 8 : 2, "--concurrency");
   const caseTimeoutMs = positiveInt(values["case-timeout"], 600, "--case-timeout") * 1000;
   let cases = await loadCases(values.cases ? resolve(values.cases) : undefined);
@@ -88,6 +93,7 @@ async function main(): Promise<number> {
   let llm: Record<string, unknown> | null = null;
   let stackLabel: string;
   let stop = async () => {};
+  let resetScript = () => {};
   if (values.url) {
     if (values.scripted) throw new UsageError("--scripted starts its own stack: leave out --url");
     const keyFile = join(resolve(root, process.env.STACKVM_DATA_DIR ?? ".stackvm"), "api-key");
@@ -125,50 +131,87 @@ async function main(): Promise<number> {
     }
     ({ api, llm, fixtureUrl, available } = local);
     stop = local.stop;
+    resetScript = local.resetScript;
     stackLabel = "in-process local stack (in memory)";
   }
   const label = values.label ?? (values.scripted ? "scripted" : (modelLabel(llm) ?? stackLabel));
   process.stdout.write(
-    `eval ${runId}: ${cases.length} cases, ${concurrency} at once, on ${stackLabel}\n  model: ${label}\n\n`,
+    `eval ${runId}: ${cases.length} cases, ${concurrency} at once, planned ${modes.join(" and ")}, on ${stackLabel}\n  model: ${label}\n`,
   );
 
-  let results: CaseResult[];
+  const byMode = new Map<PlanningMode, CaseResult[]>();
+  const runs: { run: EvalRun; out: string }[] = [];
   try {
     const filled: EvalCase[] = cases.map((c) =>
       fixtureUrl ? fillPlaceholders(c, { fixture_url: fixtureUrl }) : c,
     );
-    results = await runCases(filled, {
-      api,
-      runId,
-      concurrency,
-      caseTimeoutMs,
-      available,
-      onResult: (r) =>
-        process.stdout.write(
-          `  ${r.right ? "right" : r.status === "skipped" ? "skip " : "WRONG"}  ${r.id} (${(r.wall_ms / 1000).toFixed(1)} s)${r.right ? "" : `: ${r.reason.slice(0, 120)}`}\n`,
-        ),
-    });
+    // One mode after the other: the scripted model tells a case's requests apart by its goal alone.
+    for (const planning of modes) {
+      resetScript();
+      process.stdout.write(`\nplanned ${planning}:\n`);
+      const modeStarted = new Date();
+      const results = await runCases(filled, {
+        api,
+        runId,
+        planning,
+        concurrency,
+        caseTimeoutMs,
+        available,
+        onResult: (r) =>
+          process.stdout.write(
+            `  ${r.right ? "right" : r.status === "skipped" ? "skip " : "WRONG"}  ${r.id} (${(r.wall_ms / 1000).toFixed(1)} s)${r.right ? "" : `: ${r.reason.slice(0, 120)}`}\n`,
+          ),
+      });
+      byMode.set(planning, results);
+      runs.push({
+        run: {
+          version: 1,
+          run_id: runId,
+          label: `${label}, planned ${planning}`,
+          planning,
+          llm,
+          stack: stackLabel,
+          started_at: modeStarted.toISOString(),
+          finished_at: new Date().toISOString(),
+          totals: totalsOf(results),
+          results,
+        },
+        out: outFile(values.out, started, modes.length > 1 ? planning : undefined),
+      });
+    }
   } finally {
     await stop();
   }
-  const run: EvalRun = {
-    version: 1,
-    run_id: runId,
-    label,
-    llm,
-    stack: stackLabel,
-    started_at: started.toISOString(),
-    finished_at: new Date().toISOString(),
-    totals: totalsOf(results),
-    results,
-  };
-  const out = values.out
-    ? resolve(values.out)
-    : join(root, ".stackvm", "eval", `${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  await mkdir(resolve(out, ".."), { recursive: true });
-  await writeFile(out, `${JSON.stringify(run, null, 2)}\n`);
-  process.stdout.write(`\n${runTable(results)}\n\nsaved ${out}\n`);
+  for (const { run, out } of runs) {
+    await mkdir(resolve(out, ".."), { recursive: true });
+    await writeFile(out, `${JSON.stringify(run, null, 2)}\n`);
+    process.stdout.write(`\nplanned ${run.planning}:\n${runTable(run.results)}\n\nsaved ${out}\n`);
+  }
+  const upFront = byMode.get("up_front");
+  const adaptive = byMode.get("adaptive");
+  if (upFront && adaptive)
+    process.stdout.write(
+      `\nboth modes (up = up_front, ad = adaptive):\n${modesTable(upFront, adaptive)}\n`,
+    );
   return 0;
+}
+
+/** `--planning`: one mode, or both in the order they run. */
+function planningModes(text: string | undefined): PlanningMode[] {
+  if (text === undefined || text === "both") return ["up_front", "adaptive"];
+  const mode = PlanningMode.safeParse(text);
+  if (!mode.success)
+    throw new UsageError(`--planning is up_front, adaptive or both, not '${text}'`);
+  return [mode.data];
+}
+
+/** Where a mode's run is saved: `--out` or a timestamped file, with the mode in its name when both run. */
+function outFile(out: string | undefined, started: Date, mode: PlanningMode | undefined): string {
+  const file = out
+    ? resolve(out)
+    : join(root, ".stackvm", "eval", `${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  if (!mode) return file;
+  return file.endsWith(".json") ? `${file.slice(0, -5)}-${mode}.json` : `${file}-${mode}`;
 }
 
 /** The models a run evaluates, from the stack's banner. */

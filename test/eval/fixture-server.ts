@@ -27,6 +27,17 @@ const ROUTES: Record<string, unknown> = {
     { name: "Tomas", team: "search", since: 2021 },
     { name: "Wen", team: "billing", since: 2016 },
   ],
+  // The adaptive cases' data: what the next step must be is only known once these are read.
+  "/inventory": {
+    warehouses: [
+      { name: "north", units: { "CUP-2": 5, "TEA-7": 1 } },
+      { name: "south", units: { "CUP-2": 7, "PEN-1": 40 } },
+    ],
+  },
+  "/shipping": { tool: "per_item_fee", since: "2026-03-01" },
+  "/log/1": { page: 1, pages: 3, entries: ["INFO start", "ERROR disk full", "INFO retry"] },
+  "/log/2": { page: 2, pages: 3, entries: ["ERROR timeout", "INFO ok"] },
+  "/log/3": { page: 3, pages: 3, entries: ["ERROR disk full", "ERROR timeout", "INFO stop"] },
 };
 
 /** Starts the server on a free loopback port; `url` has no trailing slash. */

@@ -20,6 +20,8 @@ export interface EvalStack {
   available: Set<Need>;
   /** What the scripted model could not answer (scripted runs only). */
   unanswered: string[];
+  /** Makes every scripted answer unused again, before the cases run in another planning mode. */
+  resetScript(): void;
   stop(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export async function startEvalStack(options: {
     fixtureUrl: fixture.url,
     available: new Set<Need>(["fixture_server"]),
     unanswered: script?.unanswered ?? [],
+    resetScript: () => script?.reset(),
     async stop() {
       await stack.stop();
       await llm?.close();

@@ -3,11 +3,14 @@
  * `usage` (every LLM call, planning included), its commits (the plan commit's
  * planner answers, plan updates), and the wall time the eval saw.
  */
+import type { PlanningMode } from "./dataset";
 
 /** The numbers of one case; `docs/eval.md` says what each column means. */
 export interface CaseResult {
   id: string;
   feature: string;
+  /** How the task was planned: the whole plan up front, or a few instructions after each result. */
+  planning: PlanningMode;
   /** The checker's kind: exact, number, regex, contains, judge, error. */
   checker: string;
   /** `goal`: the model plans; `plan`: the case gives the plan. */

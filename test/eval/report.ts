@@ -3,6 +3,7 @@
  * runs side by side. Plain text, columns padded, so it reads in a terminal and
  * pastes into an issue.
  */
+import type { PlanningMode } from "./dataset";
 import { type CaseResult, type Totals, totalsOf } from "./metrics";
 
 /** A saved run, as `.stackvm/eval/<timestamp>.json` holds it. */
@@ -11,6 +12,8 @@ export interface EvalRun {
   run_id: string;
   /** What was evaluated: the model(s) and where the stack was. */
   label: string;
+  /** How its tasks were planned (runs saved before both modes were run have none: up front). */
+  planning?: PlanningMode;
   llm: Record<string, unknown> | null;
   stack: string;
   started_at: string;
@@ -169,4 +172,58 @@ export function compareTable(a: EvalRun, b: EvalRun): string {
     pair(`$${usd(ta.cost_usd)}`, `$${usd(tb.cost_usd)}`),
   ]);
   return `A: ${a.label} (${a.started_at})\nB: ${b.label} (${b.started_at})\n\n${columns([head, ...rows])}`;
+}
+
+/**
+ * The same cases planned both ways, side by side: per case whether it was
+ * solved (right), its steps, plan updates, LLM calls and tokens in each mode,
+ * and why the mode that missed it missed it (the checker's or the task's
+ * reason); then the totals, and which cases only one mode solved. This is
+ * where a goal whose next action depends on a result shows what adaptive
+ * planning buys, and what it costs in planning calls.
+ */
+export function modesTable(upFront: CaseResult[], adaptive: CaseResult[]): string {
+  const ids = [...new Set([...upFront.map((r) => r.id), ...adaptive.map((r) => r.id)])];
+  const find = (results: CaseResult[], id: string) =>
+    results.find((r) => r.id === id && r.status !== "skipped");
+  const pair = (x: string, y: string) => `${x} | ${y}`;
+  const why = (r: CaseResult | undefined, mode: string) =>
+    r && !r.right ? `${mode}: ${r.status}: ${r.reason}`.slice(0, 100) : "";
+  const head = [
+    "case",
+    "solved up | ad",
+    "steps up | ad",
+    "updates up | ad",
+    "llm calls up | ad",
+    "tokens up | ad",
+    "why not",
+  ];
+  const rows = ids.map((id) => {
+    const x = find(upFront, id);
+    const y = find(adaptive, id);
+    const cell = (f: (r: CaseResult) => string) => pair(x ? f(x) : "-", y ? f(y) : "-");
+    return [
+      id,
+      cell((r) => yes(r.right)),
+      cell((r) => String(r.steps)),
+      cell((r) => String(r.plan_updates)),
+      cell((r) => String(r.llm_calls)),
+      cell((r) => String(tokens(r))),
+      [why(x, "up front"), why(y, "adaptive")].filter(Boolean).join("; "),
+    ];
+  });
+  const [tu, ta] = [totalsOf(upFront), totalsOf(adaptive)];
+  rows.push([
+    "TOTAL",
+    pair(`${tu.right}/${tu.ran}`, `${ta.right}/${ta.ran}`),
+    pair(String(tu.steps), String(ta.steps)),
+    pair(String(tu.plan_updates), String(ta.plan_updates)),
+    pair(String(tu.llm_calls), String(ta.llm_calls)),
+    pair(String(tu.input_tokens + tu.output_tokens), String(ta.input_tokens + ta.output_tokens)),
+    "",
+  ]);
+  const only = (a: CaseResult[], b: CaseResult[]) =>
+    ids.filter((id) => find(a, id)?.right === true && find(b, id)?.right === false);
+  const list = (names: string[]) => (names.length ? names.join(", ") : "none");
+  return `${columns([head, ...rows])}\nsolved only adaptive: ${list(only(adaptive, upFront))}\nsolved only up front: ${list(only(upFront, adaptive))}`;
 }

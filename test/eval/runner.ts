@@ -8,7 +8,7 @@
  */
 import { type ApiClient, describe } from "./api";
 import { check, checkerKind } from "./checkers";
-import type { EvalCase, Need } from "./dataset";
+import type { EvalCase, Need, PlanningMode } from "./dataset";
 import { judge } from "./judge";
 import { type CaseResult, taskNumbers } from "./metrics";
 import { backoff } from "./poll";
@@ -19,6 +19,8 @@ export interface RunOptions {
   runId: string;
   /** Cases run at once. */
   concurrency: number;
+  /** How every task of this run is planned (sent as the task's `planning`). */
+  planning: PlanningMode;
   /** How long one case may run before its task is cancelled. */
   caseTimeoutMs: number;
   /** The longest wait between two reads of a running task (reads start at 100 ms and back off to it). */
@@ -53,7 +55,7 @@ export async function runCases(cases: EvalCase[], options: RunOptions): Promise<
       // A case the eval could not follow (the API stopped answering, say) is reported, not fatal to the run.
       const result = await runCase(c, { ...options, shared, builtins, cleanup }).catch(
         (error: unknown): CaseResult => ({
-          ...blank(c),
+          ...blank(c, options.planning),
           status: "eval_error",
           reason: (error as Error).message,
         }),
@@ -77,7 +79,7 @@ interface CaseContext extends RunOptions {
 }
 
 async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
-  const base = blank(c);
+  const base = blank(c, ctx.planning);
   const missing = (c.needs ?? []).filter((n) => !ctx.available.has(n));
   if (missing.length > 0)
     return { ...base, status: "skipped", reason: `needs ${missing.join(", ")} (docs/eval.md)` };
@@ -99,7 +101,7 @@ async function runCase(c: EvalCase, ctx: CaseContext): Promise<CaseResult> {
     ...(c.inputs ? { inputs: c.inputs } : {}),
     ...(c.response_format ? { response_format: c.response_format } : {}),
     ...(c.budget ? { budget: c.budget } : {}),
-    ...(c.planning ? { planning: c.planning } : {}),
+    planning: ctx.planning,
     namespace,
     metadata: { eval_run: ctx.runId, eval_case: c.id },
   });
@@ -276,10 +278,11 @@ async function builtinTools(api: ApiClient): Promise<string[]> {
   return (tools as { name: string }[]).map((t) => t.name);
 }
 
-function blank(c: EvalCase): CaseResult {
+function blank(c: EvalCase, planning: PlanningMode): CaseResult {
   return {
     id: c.id,
     feature: c.feature,
+    planning,
     checker: checkerKind(c.check),
     kind: c.plan ? "plan" : "goal",
     status: "skipped",

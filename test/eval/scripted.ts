@@ -37,6 +37,8 @@ export function purposeOf(request: RecordedRequest, text: string): ScriptedPurpo
  * A responder for the scripted server that answers for all `cases` at once.
  * Each call consumes entries as `ScriptedAnswer` says; `unanswered` lists what
  * no entry answered (a test asserts it stays empty for a good dataset).
+ * `reset` makes every entry unused again, so that the same cases run once more
+ * (the eval runs them once per planning mode).
  *
  * @example
  * const script = scriptFor(cases);
@@ -45,8 +47,11 @@ export function purposeOf(request: RecordedRequest, text: string): ScriptedPurpo
 export function scriptFor(cases: EvalCase[]): {
   respond: (request: RecordedRequest) => Answer;
   unanswered: string[];
+  reset: () => void;
 } {
-  const left = new Map(cases.map((c) => [c.id, c.scripted.map((e) => ({ ...e, used: false }))]));
+  const fresh = () =>
+    new Map(cases.map((c) => [c.id, c.scripted.map((e) => ({ ...e, used: false }))]));
+  let left = fresh();
   const byGoal = [...cases].sort((a, b) => b.goal.length - a.goal.length);
   const byDocument = new Map<string, EvalCase>();
   for (const c of cases) {
@@ -92,7 +97,13 @@ export function scriptFor(cases: EvalCase[]): {
     return { fault: "status", status: 400, message: `eval script, ${what}` };
   }
 
-  return { respond, unanswered };
+  return {
+    respond,
+    unanswered,
+    reset: () => {
+      left = fresh();
+    },
+  };
 }
 
 function answerOf(entry: ScriptedAnswer): Answer {

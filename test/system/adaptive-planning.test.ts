@@ -151,12 +151,15 @@ describe("an adaptive task", () => {
     const task = await t.waitForTask(created.body.task_id);
     expect(task.status, JSON.stringify(task.error)).toBe("completed");
     expect(task.final_answer).toBe("Kyoto");
+    // The task says how it was planned (its page in the console shows it).
+    expect(task.planning).toBe("adaptive");
     // Without adaptive planning the same first plan is refused: it never sets final_answer.
     t.llm.queue("plan", ...[1, 2, 3].map(() => ({ reasoning: "decode first", plan: [FIRST] })));
     const upFront = await t.api("POST", "/v1/tasks", { goal: "Decode K-Y-T." });
     const failed = await t.waitForTask(upFront.body.task_id);
     expect(failed.status).toBe("failed");
     expect(failed.error).toContain("final_answer");
+    expect(failed.planning).toBeUndefined();
   });
 
   it("runs a plan the client started and the planner continues", async () => {

@@ -245,6 +245,44 @@ describe("a file a step writes", () => {
 });
 
 describe("hostile files", () => {
+  it("refuses an upload past the tenant's file storage quota with 409, keeps nothing, and counts a delete back", async () => {
+    const made = await t.api(
+      "POST",
+      "/v1/admin/tenants/roomy/keys",
+      { name: "r" },
+      { key: ADMIN_KEY },
+    );
+    const key = made.body.key as string;
+    const quota = await t.api(
+      "PUT",
+      "/v1/admin/tenants/roomy/quotas",
+      { file_storage_bytes: 1500 },
+      { key: ADMIN_KEY },
+    );
+    expect(quota.status).toBe(200);
+    const put = (n: number) =>
+      uploadFile(
+        t,
+        { name: "a.bin", type: "application/octet-stream", bytes: new Uint8Array(n) },
+        key,
+      );
+    const first = await put(1000);
+    expect(first.status).toBe(201);
+    const refused = await put(600);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("file_storage_full");
+    expect(refused.body.error.message).toMatch(/1000 used/);
+    expect((await t.api("GET", "/v1/files", undefined, { key })).body.files).toHaveLength(1);
+    const report = await t.api("GET", "/v1/admin/tenants/roomy/quotas", undefined, {
+      key: ADMIN_KEY,
+    });
+    expect(report.body.usage.file_bytes).toBe(1000);
+    expect(
+      (await t.api("DELETE", `/v1/files/${first.body.file_id}`, undefined, { key })).status,
+    ).toBe(204);
+    expect((await put(600)).status).toBe(201);
+  });
+
   it("refuses an upload over the limit with 413 and keeps nothing", async () => {
     const before = (await t.api("GET", "/v1/files")).body.files.length;
     const res = await uploadFile(t, {

@@ -10,6 +10,7 @@ import { createHmac } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tenantKey } from "../support/attacker";
+import { call } from "../support/plans";
 import { readSse } from "../support/sse";
 import { startTestStack, type TestStack } from "../support/stack";
 
@@ -189,6 +190,31 @@ describe("a stream token attacked", () => {
     // Nothing was done: the task is still there, as it was.
     expect((await t.api("GET", `/v1/tasks/${taskId}`)).body.status).toBe("completed");
     expect((await t.api("GET", `/v1/tasks/${taskId}/branches`)).body.branches).toHaveLength(1);
+  });
+
+  it("opens its task's commits but not their LLM calls' traces, which hold the whole prompts", async () => {
+    t.llm.on("text", "Said.");
+    const created = await t.api("POST", "/v1/tasks", {
+      plan: [call(0, "llm_generate", { prompt: "Say it." }, ["final_answer"])],
+    });
+    const taskId = created.body.task_id as string;
+    await t.waitForTask(taskId);
+    const { token } = await tokenFor(taskId);
+    const commits = await t.api("GET", `/v1/tasks/${taskId}/branches/main/commits?limit=5`);
+    const withCall = commits.body.commits.find(
+      (c: { llm_calls?: unknown[] }) => (c.llm_calls?.length ?? 0) > 0,
+    );
+    expect(withCall).toBeDefined();
+    const path = `/v1/tasks/${taskId}/commits/${withCall.commit_id}/llm-calls/0`;
+    expect((await t.api("GET", path)).status).toBe(200);
+    for (const variant of [path, `${path}?raw=1`, path.replace("llm-calls", "llm-calls/")]) {
+      const answer = await withToken("GET", variant, token);
+      expect(answer.status, variant).toBe(403);
+      expect(answer.body.error.code).toBe("stream_token_scope");
+    }
+    expect(
+      (await withToken("GET", `/v1/tasks/${taskId}/commits/${withCall.commit_id}`, token)).status,
+    ).toBe(200);
   });
 
   it("opens no other task through a path written to look like its own", async () => {

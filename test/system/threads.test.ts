@@ -33,6 +33,7 @@ const PLANS: Record<string, unknown[]> = {
     assign(1, { final_answer: "${temple}" }),
   ],
   "Summarise.": [assign(0, { final_answer: "${city}: ${temple}" })],
+  "Name its old gate.": [assign(0, { final_answer: "Rashomon in ${city}" })],
 };
 
 const userText = (request: RecordedRequest) => request.messages.at(-1)?.content ?? "";
@@ -241,6 +242,60 @@ describe("threads over the chat face", () => {
     const thread = (await t.api("GET", `/v1/threads/${first.task_id}`)).body;
     // The first turn, the request and its retry as one turn, the keyed request and its retry as one.
     expect(thread.turns).toHaveLength(3);
+    // What the request is known by stays out of the turn's metadata, which the client reads.
+    const turn = await t.api("GET", `/v1/tasks/${once.response.headers.get("x-stackvm-task-id")}`);
+    expect(turn.body.metadata).toHaveProperty("thread_id");
+    expect(turn.body.metadata).not.toHaveProperty("chat_request");
+  });
+
+  it("answers a threaded request whose tries all timed out, sent again after its turn ended, with that turn", async () => {
+    const first = await start("Pick a city.");
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    t.llm.streaming = {
+      beforeChunk: (_i, _text, request) =>
+        request.schemaName === "plan" && goalOf(request) === "Name its old gate."
+          ? released
+          : undefined,
+    };
+    // LangChain's way: no retry header, a new request after each timeout.
+    const send = (timeoutMs?: number) =>
+      fetch(`${t.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${t.apiKey}`,
+          "content-type": "application/json",
+          "x-stackvm-thread": first.task_id,
+        },
+        body: JSON.stringify({
+          model: "default",
+          messages: [{ role: "user", content: "Name its old gate." }],
+        }),
+        ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      });
+    for (let i = 0; i < 2; i++) await expect(send(700)).rejects.toThrow();
+    release();
+    const turns = async () => (await t.api("GET", `/v1/threads/${first.task_id}`)).body.turns;
+    for (let i = 0; i < 400 && (await turns()).at(-1)?.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await turns()).map((x: { status: string }) => x.status)).toEqual([
+      "completed",
+      "completed",
+    ]);
+    const third = await send();
+    expect(third.status).toBe(200);
+    expect(
+      ((await third.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]
+        ?.message.content,
+    ).toBe("Rashomon in Kyoto");
+    expect(third.headers.get("x-stackvm-task-id")).toBe((await turns())[1].task_id);
+    expect(await turns()).toHaveLength(2);
+    // Answered now: the same question once more is a new turn (a chat front end's "regenerate").
+    expect((await send()).status).toBe(200);
+    expect(await turns()).toHaveLength(3);
   });
 
   it("refuses another tenant's thread and a malformed thread id, starting nothing", async () => {

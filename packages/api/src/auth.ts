@@ -71,6 +71,14 @@ async function streamToken(
       "stream_token_scope",
     );
   }
+  // A page holds the token: the LLM calls' traces (the whole prompts, with the
+  // namespace's planner instructions and the tools' descriptions) stay with the key.
+  if (segments.includes("llm-calls")) {
+    throw new ForbiddenError(
+      "a stream token does not open the LLM calls' traces (they hold the whole prompts): read them with an API key, from your server",
+      "stream_token_scope",
+    );
+  }
   const grant = await c.get("deps").streamTokens.verify(token);
   if (!grant) {
     throw new UnauthorizedError(

@@ -66,6 +66,8 @@ export function lanceEmulatorStorage(
  */
 export class LanceKnowledgeIndex implements KnowledgeIndex {
   readonly #connections = new Map<string, Promise<Connection>>();
+  /** Each table's last write in this process (`#serial`). */
+  readonly #writes = new Map<string, Promise<void>>();
   #lance: Promise<LanceDb> | undefined;
 
   constructor(private readonly options: LanceKnowledgeIndexOptions) {}
@@ -77,8 +79,17 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
     rows: IndexRow[],
   ): Promise<void> {
     checkIndexName("document", documentId);
-    const db = await this.#db(tenant);
     const name = checkIndexName("knowledge base", knowledgeBase);
+    return this.#serial(tenant, name, () => this.#replace(tenant, name, documentId, rows));
+  }
+
+  async #replace(
+    tenant: string,
+    name: string,
+    documentId: string,
+    rows: IndexRow[],
+  ): Promise<void> {
+    const db = await this.#db(tenant);
     const table = await this.#open(db, name);
     const data = rows.map(toRecord);
     if (table === null) {
@@ -90,7 +101,7 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
       } catch (error) {
         // Another writer created it meanwhile: add to theirs.
         if (!/already exists/i.test(String(error))) throw error;
-        return this.replaceDocument(tenant, knowledgeBase, documentId, rows);
+        return this.#replace(tenant, name, documentId, rows);
       }
     }
     try {
@@ -104,23 +115,49 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
 
   async deleteDocument(tenant: string, knowledgeBase: string, documentId: string): Promise<void> {
     checkIndexName("document", documentId);
-    const table = await this.#open(
-      await this.#db(tenant),
-      checkIndexName("knowledge base", knowledgeBase),
-    );
-    if (table === null) return;
-    try {
-      await table.delete(`document_id = '${documentId}'`);
-    } finally {
-      table.close();
-    }
+    const name = checkIndexName("knowledge base", knowledgeBase);
+    return this.#serial(tenant, name, async () => {
+      const table = await this.#open(await this.#db(tenant), name);
+      if (table === null) return;
+      try {
+        await table.delete(`document_id = '${documentId}'`);
+      } finally {
+        table.close();
+      }
+    });
   }
 
   async dropKnowledgeBase(tenant: string, knowledgeBase: string): Promise<void> {
-    const db = await this.#db(tenant);
     const name = checkIndexName("knowledge base", knowledgeBase);
-    if (!(await db.tableNames()).includes(name)) return;
-    await db.dropTable(name);
+    return this.#serial(tenant, name, async () => {
+      const db = await this.#db(tenant);
+      if (!(await db.tableNames()).includes(name)) return;
+      await db.dropTable(name);
+    });
+  }
+
+  /**
+   * Runs the writes of one table one after another in this process. Each write
+   * is a delete and an add, two of Lance's commits: two replaces of one document
+   * side by side (a redelivered ingest beside the first, an ingest beside a
+   * plan's `knowledge_add`) could both delete before either added, leaving its
+   * rows twice. Across processes Lance's own commit check (S3's conditional
+   * writes) keeps every commit; a row that still ends up twice is answered once
+   * (`search`, `get`), and the document's next replace removes both.
+   */
+  #serial<T>(tenant: string, name: string, write: () => Promise<T>): Promise<T> {
+    const key = `${tenant}/${name}`;
+    const before = this.#writes.get(key) ?? Promise.resolve();
+    const run = before.then(write, write);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#writes.set(key, settled);
+    void settled.then(() => {
+      if (this.#writes.get(key) === settled) this.#writes.delete(key);
+    });
+    return run;
   }
 
   async search(tenant: string, query: IndexSearch): Promise<IndexHit[]> {
@@ -150,8 +187,7 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
         }
       }),
     );
-    return perBase
-      .flat()
+    return onceEach(perBase.flat())
       .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
       .slice(0, query.topK);
   }
@@ -168,7 +204,7 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
     try {
       const list = ids.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
       const rows = await table.query().where(`id IN (${list})`).limit(ids.length).toArray();
-      return rows.map((row) => toHit(row as Record<string, unknown>, knowledgeBase, 0));
+      return onceEach(rows.map((row) => toHit(row as Record<string, unknown>, knowledgeBase, 0)));
     } finally {
       table.close();
     }
@@ -228,6 +264,17 @@ export class LanceKnowledgeIndex implements KnowledgeIndex {
     this.#lance ??= import("@lancedb/lancedb");
     return this.#lance;
   }
+}
+
+/** The hits with each (knowledge base, id) once: the first seen (`#serial` says when a row is twice). */
+function onceEach(hits: IndexHit[]): IndexHit[] {
+  const seen = new Set<string>();
+  return hits.filter((hit) => {
+    const key = `${hit.knowledge_base}\u0000${hit.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function toRecord(row: IndexRow): Record<string, unknown> {

@@ -155,6 +155,8 @@ export const Task = z.object({
   waiting_for_slot: SlotWait.optional(),
   /** Only on a task exempt from retention (`keep`). */
   keep: z.literal(true).optional(),
+  /** Only on a task planned adaptively (its own `planning` or its namespace's); absent: planned up front. */
+  planning: PlanningMode.optional(),
   /** Only on a turn of a thread after the first: the thread, its turn number, the task and branch it continues. */
   thread: z
     .object({

@@ -110,6 +110,10 @@ const Env = z.object({
   STACKVM_MONTHLY_COST_BUDGET_USD: z.coerce.number().check(z.gte(0)).optional(),
   // Finished tasks are deleted this many days after they end (docs/observability.md); unset: kept.
   STACKVM_RETENTION_DAYS: z.coerce.number().check(z.int(), z.gte(1), z.lte(36_500)).optional(),
+  /** Bytes of uploaded files a tenant may keep at once (10 GiB); `none`: no limit. */
+  STACKVM_FILE_STORAGE_BYTES: z
+    .union([z.literal("none"), z.coerce.number().check(z.int(), z.gte(0))])
+    .default(10 * 1024 ** 3),
   // Outgoing webhooks: attempts stay within the queue's maxReceiveCount (5).
   // Loopback and private ranges outgoing requests may reach (outbound-policy.ts); none by default.
   STACKVM_OPEN_PRIVATE_RANGES: z.string().optional(),
@@ -224,6 +228,7 @@ export interface RuntimeConfig {
     monthly_token_budget: number | null;
     monthly_cost_budget_usd: number | null;
     retention_days: number | null;
+    file_storage_bytes: number | null;
   };
   webhooks: { maxAttempts: number; backoffBaseSeconds: number; timeoutMs: number };
   stalledAfterSeconds: number;
@@ -360,6 +365,8 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
       monthly_token_budget: e.STACKVM_MONTHLY_TOKEN_BUDGET ?? null,
       monthly_cost_budget_usd: e.STACKVM_MONTHLY_COST_BUDGET_USD ?? null,
       retention_days: e.STACKVM_RETENTION_DAYS ?? null,
+      file_storage_bytes:
+        e.STACKVM_FILE_STORAGE_BYTES === "none" ? null : e.STACKVM_FILE_STORAGE_BYTES,
     },
     webhooks: {
       maxAttempts: e.STACKVM_WEBHOOK_MAX_ATTEMPTS,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { createAwsClients, DynamoItemStore, S3Blobs, SqsQueue } from "@stackvm/aws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +68,31 @@ describe("startEmulators", () => {
       expect(await blobs.get(`T#local/${id}`, ref.sha256)).toEqual(bytes);
       expect(await receive()).toEqual([JSON.stringify({ v: 1, id })]);
     });
+  });
+
+  it("honours S3's conditional writes, as LanceDB's commits need (If-None-Match, If-Match)", async () => {
+    const emulators = await startEmulators({ dataDir: null });
+    const clients = createAwsClients(emulators);
+    try {
+      await clients.s3.send(new CreateBucketCommand({ Bucket: "conditional" }));
+      const put = (Body: string, condition: { IfNoneMatch?: string; IfMatch?: string }) =>
+        clients.s3
+          .send(new PutObjectCommand({ Bucket: "conditional", Key: "k", Body, ...condition }))
+          .then(
+            (r) => r.ETag ?? "",
+            (e: { name: string }) => e.name,
+          );
+      const etag = await put("one", { IfNoneMatch: "*" });
+      expect(etag).toMatch(/^"/);
+      expect(await put("again", { IfNoneMatch: "*" })).toBe("PreconditionFailed");
+      expect(await put("two", { IfMatch: '"not-it"' })).toBe("PreconditionFailed");
+      expect(await put("two", { IfMatch: etag })).toMatch(/^"/);
+      const read = await clients.s3.send(new GetObjectCommand({ Bucket: "conditional", Key: "k" }));
+      expect(await read.Body?.transformToString()).toBe("two");
+    } finally {
+      clients.destroy();
+      await emulators.stop();
+    }
   });
 
   it("starts empty every time without a data folder", async () => {

@@ -71,9 +71,6 @@ export type ChatRun = StartedTask & {
 
 const none = () => Promise.resolve();
 
-/** The metadata field a thread's turn started by a chat request keeps that request's key in. */
-export const CHAT_REQUEST_FIELD = "chat_request";
-
 /** What a chat request that continues a thread is known by, when it is sent again. */
 export interface ChatRequestKey {
   /** The `Idempotency-Key`, else a fingerprint of the thread and the request's body. */
@@ -84,8 +81,8 @@ export interface ChatRequestKey {
 
 /**
  * The key of a request that continues `thread`: a retry of it answers the turn it
- * started, as {@link startChatRun} does for a cold start. The turn keeps the key in
- * its metadata (`chat_request`), since the thread's latest turn is then that turn.
+ * started, as {@link startChatRun} does for a cold start (`openai/thread.ts`
+ * holds the key for that turn).
  */
 export function chatRequestKey(
   thread: string,

@@ -6,11 +6,11 @@
  * earlier messages of the request are not passed on: the thread holds the
  * earlier turns' goals, answers and variables.
  */
-import type { CreateTaskInput, StartedTask } from "@stackvm/core";
+import type { CreateTaskInput } from "@stackvm/core";
 import { StackVMError } from "@stackvm/core";
 import { ContinueTaskInput } from "@stackvm/core/api-records";
 import type { ApiDeps } from "../deps";
-import { answersAgain, CHAT_REQUEST_FIELD, type ChatRequestKey } from "./once";
+import { answersAgain, CHAT_RETRY_SECONDS, type ChatRequestKey, type ChatRun } from "./once";
 import type { ChatCompletionRequest } from "./schemas";
 
 /** The header that names the thread a completion continues, and that the answer names it in. */
@@ -33,35 +33,37 @@ export function requestedThread(
   return named;
 }
 
-/** Starts the next turn of `thread` from its latest turn, with the request's goal and metadata. */
+/**
+ * Starts the next turn of `thread` from its latest turn, with the request's goal
+ * and metadata; the same request sent again (an SDK's retry) answers the turn it
+ * started, held under its key for {@link CHAT_RETRY_SECONDS}, by the rule of
+ * `startChatRun`: while the turn runs, and after its end when the request says it
+ * is a retry or no request for it was answered.
+ */
 export async function continueThread(
   deps: Pick<ApiDeps, "threads" | "tasks">,
   tenant: string,
   thread: string,
   input: CreateTaskInput,
   request: ChatRequestKey,
-): Promise<StartedTask & { thread_id: string }> {
-  const latest = await deps.threads.latest(tenant, thread);
-  // The same request sent again (an SDK's retry) answers the turn it started, which
-  // is the thread's latest turn by now, instead of a second turn or a 409 on it.
-  const last = await deps.tasks.record(tenant, latest);
-  if (
-    last.metadata[CHAT_REQUEST_FIELD] === request.key &&
-    answersAgain(last.status, request.retried)
-  ) {
+): Promise<ChatRun & { thread_id: string }> {
+  const key = `chatturn~${request.key}`;
+  const answer = (taskId: string) => () => deps.tasks.markAnswered(tenant, key, taskId);
+  const held = await deps.tasks.heldRun(tenant, key);
+  if (held && answersAgain(held.task.status, request.retried || !held.answered)) {
     return {
-      task: last,
+      task: held.task,
       replayed: true,
       warnings: [],
-      thread_id: last.thread?.thread_id ?? thread,
+      thread_id: held.task.thread?.thread_id ?? thread,
+      answer: answer(held.task.task_id),
     };
   }
+  const latest = await deps.threads.latest(tenant, thread);
   const { conversation: _, ...inputs } = input.inputs;
-  const next = ContinueTaskInput.parse({
-    goal: input.goal,
-    inputs,
-    metadata: { ...input.metadata, [CHAT_REQUEST_FIELD]: request.key },
-  });
+  const next = ContinueTaskInput.parse({ goal: input.goal, inputs, metadata: input.metadata });
   // Two copies of the request side by side continue the same turn under one key: one turn.
-  return deps.threads.continue(tenant, latest, next, request.key);
+  const started = await deps.threads.continue(tenant, latest, next, request.key);
+  await deps.tasks.holdRun(tenant, key, started.task.task_id, CHAT_RETRY_SECONDS);
+  return { ...started, answer: answer(started.task.task_id) };
 }

@@ -60,6 +60,10 @@ export function registerFileRoutes(app: ApiApp, routes: typeof FILES_ROUTES): vo
           ]),
           "The file (multipart), or the file and its presigned upload URL (JSON)",
         ),
+        409: json(
+          ErrorBody,
+          "The tenant's files would hold more than its `file_storage_bytes` quota (`file_storage_full`)",
+        ),
         413: json(ErrorBody, "The upload is over STACKVM_KNOWLEDGE_MAX_UPLOAD_BYTES (`too_large`)"),
         ...commonErrors,
         ...invalidError,

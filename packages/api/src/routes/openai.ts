@@ -286,12 +286,5 @@ async function startOrContinue(
 ) {
   const thread = requestedThread(header, request);
   if (thread === null) return startChatRun(deps.tasks, tenant, request, input, signals);
-  const turn = await continueThread(
-    deps,
-    tenant,
-    thread,
-    input,
-    chatRequestKey(thread, request, signals),
-  );
-  return { ...turn, answer: () => Promise.resolve() };
+  return continueThread(deps, tenant, thread, input, chatRequestKey(thread, request, signals));
 }

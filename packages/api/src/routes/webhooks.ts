@@ -15,7 +15,12 @@ const Quotas = z
     tenant: z.string(),
     quotas: TenantQuotas(),
     overrides: QuotaOverrides(),
-    usage: z.object({ month: z.string(), tokens: z.number(), cost_usd: z.number() }),
+    usage: z.object({
+      month: z.string(),
+      tokens: z.number(),
+      cost_usd: z.number(),
+      file_bytes: z.number().openapi({ description: "Bytes the tenant's uploaded files hold now" }),
+    }),
   })
   .openapi("TenantQuotas");
 

@@ -5,6 +5,7 @@
 import type { Namespace } from "@stackvm/core";
 import { type Command, JSON_OPTION, printJson } from "../command";
 import { CliError, EXIT, usage } from "../exit-codes";
+import { planningFlag } from "../planning-flag";
 
 const FIELDS = {
   "allowed-tools": {
@@ -28,6 +29,12 @@ const FIELDS = {
     type: "string",
     description: "strict (default) or stackvm: StackVM compatibility mode for its plans",
   },
+  planning: {
+    type: "string",
+    value: "mode",
+    description:
+      "up_front (default: whole plan first) or adaptive (next steps after each result) for its tasks",
+  },
 } as const;
 
 const path = (name: string) => `/v1/namespaces/${encodeURIComponent(name)}`;
@@ -41,6 +48,7 @@ function show(ns: Namespace): string[] {
     ...(ns.planner_instructions ? [`instructions   ${ns.planner_instructions}`] : []),
     ...(ns.code_tools.length ? [`code tools     ${ns.code_tools.join(", ")}`] : []),
     `plan compat    ${ns.plan_compat ?? "strict"}`,
+    `planning       ${ns.planning ?? "up_front"}`,
   ];
 }
 
@@ -73,11 +81,13 @@ export const namespaceCommands: Command[] = [
     name: "namespace create",
     summary: "Create a namespace (fails if it exists: use update).",
     usage:
-      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--planner-instructions "..."] [--plan-compat strict|stackvm] [--json]',
+      'stackvm namespace create NAME --allowed-tools TOOL [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--planner-instructions "..."] [--plan-compat strict|stackvm] [--planning up_front|adaptive] [--json]',
     options: { ...FIELDS, ...JSON_OPTION },
     args: ["NAME"],
     async run(ctx, v, [name]) {
       const compat = planCompat(v["plan-compat"], "namespace create");
+      const planning =
+        v.planning === undefined ? undefined : planningFlag(v.planning, "namespace create");
       const exists = await ctx.client.request("GET", path(name!)).then(
         () => true,
         (error: unknown) => {
@@ -99,6 +109,7 @@ export const namespaceCommands: Command[] = [
           description: v.description ?? "",
           ...(v["planner-instructions"] ? { planner_instructions: v["planner-instructions"] } : {}),
           ...(compat ? { plan_compat: compat } : {}),
+          ...(planning ? { planning } : {}),
         },
       });
       if (v.json) printJson(ctx.out, ns);
@@ -110,20 +121,23 @@ export const namespaceCommands: Command[] = [
     name: "namespace update",
     summary: "Change a namespace; flags not given keep their values.",
     usage:
-      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--planner-instructions "..."] [--plan-compat strict|stackvm] [--json]',
+      'stackvm namespace update NAME [--allowed-tools TOOL ...] [--allowed-hosts HOST ...] [--description "..."] [--planner-instructions "..."] [--plan-compat strict|stackvm] [--planning up_front|adaptive] [--json]',
     options: { ...FIELDS, ...JSON_OPTION },
     args: ["NAME"],
     async run(ctx, v, [name]) {
       const compat = planCompat(v["plan-compat"], "namespace update");
+      const planning =
+        v.planning === undefined ? undefined : planningFlag(v.planning, "namespace update");
       if (
         !v["allowed-tools"] &&
         !v["allowed-hosts"] &&
         v.description === undefined &&
         v["planner-instructions"] === undefined &&
-        compat === undefined
+        compat === undefined &&
+        planning === undefined
       ) {
         throw usage(
-          "nothing to change: give --allowed-tools, --allowed-hosts, --description, --planner-instructions or --plan-compat",
+          "nothing to change: give --allowed-tools, --allowed-hosts, --description, --planner-instructions, --plan-compat or --planning",
           "namespace update",
         );
       }
@@ -138,6 +152,7 @@ export const namespaceCommands: Command[] = [
             ? {}
             : { planner_instructions: v["planner-instructions"] }),
           plan_compat: compat ?? current.plan_compat ?? "strict",
+          ...(planning ? { planning } : {}),
         },
       });
       if (v.json) printJson(ctx.out, ns);

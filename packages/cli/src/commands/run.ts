@@ -8,6 +8,7 @@ import type { Branch, Task } from "@stackvm/core";
 import { type Command, type Context, parseJsonFlag, printJson, readJsonFile } from "../command";
 import { EXIT, usage } from "../exit-codes";
 import { follow } from "../follow";
+import { planningFlag } from "../planning-flag";
 import {
   addCommit,
   answerText,
@@ -135,7 +136,7 @@ export const runCommand: Command = {
   name: "run",
   summary: "Start a task from a goal (or a plan) and show each step live until the answer.",
   usage:
-    'stackvm run --goal "..." [--response-format \'{"lang":"Japanese"}\'] [--namespace NAME] [--plan FILE [--name NAME]] [--evaluate] [--json]',
+    'stackvm run --goal "..." [--response-format \'{"lang":"Japanese"}\'] [--namespace NAME] [--plan FILE [--name NAME]] [--planning up_front|adaptive] [--evaluate] [--json]',
   options: {
     goal: { type: "string", description: "what the task must achieve" },
     "response-format": {
@@ -145,6 +146,12 @@ export const runCommand: Command = {
     namespace: { type: "string", description: "the namespace whose tools it may use" },
     plan: { type: "string", description: "a JSON file with a plan to run as is" },
     name: { type: "string", description: "the task's name, its title in `stackvm tasks`" },
+    planning: {
+      type: "string",
+      value: "mode",
+      description:
+        "up_front (whole plan first) or adaptive (next steps after each result); default: the namespace's",
+    },
     evaluate: { type: "boolean", description: "have the judge check the answer" },
     json: { type: "boolean", description: "print only the final task as JSON" },
   },
@@ -168,6 +175,7 @@ export const runCommand: Command = {
       body.response_format = format;
     }
     if (v.namespace) body.namespace = v.namespace;
+    if (v.planning !== undefined) body.planning = planningFlag(v.planning, "run");
     if (v.evaluate) body.evaluate = true;
     const created = await ctx.client.request<{ task_id: string }>("POST", "/v1/tasks", { body });
     return followTask(ctx, created.task_id, v.json === true);

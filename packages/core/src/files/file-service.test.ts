@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_QUOTAS, QuotaService } from "../service/quotas";
 import { FileStore } from "../store/file-store";
+import { QuotaStore } from "../store/quota-store";
+import { TaskStore } from "../store/task-store";
 import { MemoryBlobs, MemoryItemStore, MemoryUploads } from "../testing";
 import { resolveSandboxFiles } from "./file-refs";
 import { FileService } from "./file-service";
@@ -121,5 +124,98 @@ describe("FileService", () => {
         1000,
       ),
     ).rejects.toMatchObject({ code: "files_too_large" });
+  });
+
+  describe("with the tenant's file storage quota", () => {
+    function withQuota(limit: number) {
+      const base = setup();
+      const clock = { now: () => base.now.t };
+      const quotaStore = new QuotaStore(base.items);
+      const quotas = new QuotaService({
+        quotaStore,
+        store: new TaskStore(base.items),
+        clock,
+        defaults: { ...DEFAULT_QUOTAS, file_storage_bytes: limit },
+      });
+      const service = new FileService({
+        files: base.files,
+        blobs: base.blobs,
+        uploads: base.uploads,
+        storage: quotas,
+        clock,
+        maxUploadBytes: 1000,
+        maxFileBytes: 5000,
+      });
+      return { ...base, service, quotas, quotaStore };
+    }
+    const up = (service: FileService, n: number, tenant = "acme") =>
+      service.upload(tenant, { filename: "a.bin", contentType: undefined, bytes: bytes(n) });
+
+    it("refuses the upload that would pass the quota, keeping nothing of it, and counts a delete back", async () => {
+      const { service, quotaStore } = withQuota(1500);
+      const first = await up(service, 1000);
+      await expect(up(service, 600)).rejects.toMatchObject({
+        kind: "conflict",
+        code: "file_storage_full",
+        message: expect.stringContaining("DELETE /v1/files/{id}"),
+      });
+      expect((await service.list("acme", null, 100)).files).toHaveLength(1);
+      expect(await quotaStore.fileBytes("acme")).toBe(1000);
+      // Another tenant's room is its own.
+      await up(service, 1000, "other");
+      await service.delete("acme", first.file_id);
+      expect(await quotaStore.fileBytes("acme")).toBe(0);
+      await up(service, 600);
+      expect(await quotaStore.fileBytes("acme")).toBe(600);
+    });
+
+    it("counts one of two deletes at once, and none of many uploads side by side past the quota", async () => {
+      const { service, quotaStore } = withQuota(2500);
+      const uploads = await Promise.allSettled(Array.from({ length: 6 }, () => up(service, 1000)));
+      expect(uploads.filter((u) => u.status === "fulfilled")).toHaveLength(2);
+      expect(await quotaStore.fileBytes("acme")).toBe(2000);
+      const kept = (await service.list("acme", null, 100)).files;
+      expect(kept).toHaveLength(2);
+      await Promise.allSettled([
+        service.delete("acme", kept[0]!.file_id),
+        service.delete("acme", kept[0]!.file_id),
+      ]);
+      expect(await quotaStore.fileBytes("acme")).toBe(1000);
+    });
+
+    it("fails a presigned upload that arrives past the quota, and counts one of two reads", async () => {
+      const { service, uploads, quotaStore } = withQuota(4000);
+      const { file } = await service.presign("acme", { filename: "big.bin" });
+      uploads.put(fileUploadKey("acme", file.file_id), bytes(3000));
+      await Promise.all([service.get("acme", file.file_id), service.get("acme", file.file_id)]);
+      expect(await quotaStore.fileBytes("acme")).toBe(3000);
+      const second = (await service.presign("acme", { filename: "more.bin" })).file;
+      uploads.put(fileUploadKey("acme", second.file_id), bytes(1500));
+      expect(await service.get("acme", second.file_id)).toMatchObject({
+        status: "failed",
+        error: { code: "file_storage_full" },
+      });
+      expect(await quotaStore.fileBytes("acme")).toBe(3000);
+    });
+
+    it("gives back nothing for a file stored before the quota was counted", async () => {
+      const { service, files, quotaStore } = withQuota(1500);
+      await files.create({
+        tenant_id: "acme",
+        file_id: "file_00000000000000000000",
+        filename: "old.bin",
+        content_type: "application/octet-stream",
+        size: 900,
+        sha256: "",
+        status: "ready",
+        upload: "multipart",
+        error: null,
+        created_at: "2026-11-01T00:00:00Z",
+        updated_at: "2026-11-01T00:00:00Z",
+      });
+      await up(service, 100);
+      await service.delete("acme", "file_00000000000000000000");
+      expect(await quotaStore.fileBytes("acme")).toBe(100);
+    });
   });
 });

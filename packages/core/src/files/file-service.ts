@@ -59,8 +59,17 @@ export interface FileUpload {
   bytes: Uint8Array;
 }
 
+/** The tenant's room for files (`QuotaService`): bytes counted as a file is stored, given back when deleted. */
+export interface FileStorage {
+  /** Counts the bytes, or refuses (409 `file_storage_full`) when the tenant's files would hold too much. */
+  reserveFileBytes(tenant: string, bytes: number): Promise<void>;
+  releaseFileBytes(tenant: string, bytes: number): Promise<void>;
+}
+
 export interface FileServiceDeps {
   files: FileStore;
+  /** The tenant's file storage quota; none: not counted. */
+  storage?: FileStorage;
   blobs: Blobs;
   clock: Clock;
   /** The largest file one multipart upload carries (the API's upload body limit). */
@@ -120,20 +129,25 @@ export class FileService {
       );
     }
     const fileId = newFileId();
-    const ref = await this.deps.blobs.put(
-      fileBlobPrefix(tenant, fileId),
-      upload.bytes,
-      contentType,
-    );
+    // Counted before anything is stored: a crash after this counts bytes never
+    // kept (the tenant has less room, never more than its quota).
+    const counted = await this.#reserve(tenant, upload.bytes.byteLength);
     const record = this.#record(tenant, fileId, filename, contentType, "multipart");
-    record.size = ref.size;
-    record.sha256 = ref.sha256;
-    record.status = "ready";
     try {
+      const ref = await this.deps.blobs.put(
+        fileBlobPrefix(tenant, fileId),
+        upload.bytes,
+        contentType,
+      );
+      record.size = ref.size;
+      record.sha256 = ref.sha256;
+      record.status = "ready";
+      if (counted) record.counted = true;
       await this.deps.files.create(record);
     } catch (error) {
-      // Nothing is left of a refused upload: not its bytes either.
+      // Nothing is left of a refused upload: not its bytes, nor their count.
       await this.deps.blobs.deletePrefix(fileBlobPrefix(tenant, fileId));
+      if (counted) await this.deps.storage?.releaseFileBytes(tenant, upload.bytes.byteLength);
       throw error;
     }
     return presentFile(record);
@@ -205,9 +219,21 @@ export class FileService {
   async delete(tenant: string, fileId: string): Promise<void> {
     await this.#find(tenant, fileId);
     // The bytes first: a crash between the two leaves a record whose read says
-    // its bytes are gone, and a second delete finishes the job.
+    // its bytes are gone, and a second delete finishes the job. The count goes
+    // last, given back by the delete that removed the record (of two deletes at
+    // once, one): a crash before it keeps the bytes counted, never less.
     await this.deps.blobs.deletePrefix(fileBlobPrefix(tenant, fileId));
-    await this.deps.files.delete(tenant, fileId);
+    const removed = await this.deps.files.delete(tenant, fileId);
+    if (removed?.counted && this.deps.storage) {
+      await this.deps.storage.releaseFileBytes(tenant, removed.size);
+    }
+  }
+
+  /** Counts `bytes` against the tenant's quota; false when no quota is kept here. */
+  async #reserve(tenant: string, bytes: number): Promise<boolean> {
+    if (!this.deps.storage) return false;
+    await this.deps.storage.reserveFileBytes(tenant, bytes);
+    return true;
   }
 
   async #find(tenant: string, fileId: string): Promise<FileRecord> {
@@ -233,6 +259,7 @@ export class FileService {
     const size = await uploads.size(key);
     const now = new Date(this.deps.clock.now()).toISOString();
     let changes: Array<[string[], unknown]>;
+    let counted = 0;
     if (size === null) {
       const waited = this.deps.clock.now() - Date.parse(record.created_at);
       if (waited <= (FILE_UPLOAD_URL_SECONDS + 600) * 1000) return record;
@@ -256,16 +283,28 @@ export class FileService {
           "the upload was empty: PUT a file with content to a new upload URL",
         );
       } else {
-        const ref = await this.deps.blobs.put(
-          fileBlobPrefix(tenant, fileId),
-          bytes,
-          record.content_type,
-        );
-        changes = [
-          [["status"], "ready"],
-          [["size"], ref.size],
-          [["sha256"], sha256Hex(bytes)],
-        ];
+        let full: StackVMError | null = null;
+        try {
+          if (await this.#reserve(tenant, bytes.byteLength)) counted = bytes.byteLength;
+        } catch (error) {
+          if (!isErrorKind(error, "conflict")) throw error;
+          full = error as StackVMError;
+        }
+        if (full) {
+          changes = [...failed(full.code, full.message), [["size"], bytes.byteLength]];
+        } else {
+          const ref = await this.deps.blobs.put(
+            fileBlobPrefix(tenant, fileId),
+            bytes,
+            record.content_type,
+          );
+          changes = [
+            [["status"], "ready"],
+            [["size"], ref.size],
+            [["sha256"], sha256Hex(bytes)],
+            ...(counted > 0 ? ([[["counted"], true]] as Array<[string[], unknown]>) : []),
+          ];
+        }
       }
     }
     let updated: FileRecord;
@@ -277,6 +316,8 @@ export class FileService {
         { exists: true, equals: { status: "pending" } },
       );
     } catch (error) {
+      // Another read took the upload in first (and counted it): this count goes back.
+      if (counted > 0) await this.deps.storage?.releaseFileBytes(tenant, counted);
       if (isErrorKind(error, "conflict"))
         return (await this.deps.files.get(tenant, fileId)) ?? record;
       throw error;

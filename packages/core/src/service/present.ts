@@ -99,6 +99,10 @@ export class Presenter {
         ? { llm_call: inFlightOf(result, this.now())! }
         : {}),
       ...(task.keep ? { keep: true as const } : {}),
+      // The result branch's copy of the namespace holds the mode the task started with.
+      ...(result?.config.namespace.planning === "adaptive"
+        ? { planning: "adaptive" as const }
+        : {}),
     };
   }
 

@@ -128,9 +128,10 @@ describe("QuotaService.report", () => {
         monthly_token_budget: null,
         monthly_cost_budget_usd: null,
         retention_days: null,
+        file_storage_bytes: 10 * 1024 ** 3,
       },
       overrides: { max_running_tasks: 3 },
-      usage: { month: sys.quotas.month(), tokens: 0, cost_usd: 0 },
+      usage: { month: sys.quotas.month(), tokens: 0, cost_usd: 0, file_bytes: 0 },
     });
     expect(get.mock.calls.filter(([key]) => key.sk === "QUOTAS")).toHaveLength(1);
     await sys.quotas.limits("acme");

@@ -25,7 +25,7 @@
  */
 import * as z from "zod";
 import { buildOnce } from "../build-once";
-import { isErrorKind, RateLimitedError } from "../errors";
+import { isErrorKind, RateLimitedError, StackVMError } from "../errors";
 import type { BudgetLeft } from "../llm/types";
 import { loadOnce } from "../load-once";
 import type { SlotWait } from "../model";
@@ -54,6 +54,8 @@ export const TenantQuotas = buildOnce(() =>
       monthly_cost_budget_usd: z.number().check(z.gte(0)).nullable(),
       /** Finished tasks are deleted this many days after they end (`retention.ts`); null: kept. */
       retention_days: z.number().check(z.int(), z.gte(1), z.lte(36_500)).nullable(),
+      /** Bytes of uploaded files (`POST /v1/files`) the tenant may keep at once; null: no limit. */
+      file_storage_bytes: z.number().check(z.int(), z.gte(0)).nullable(),
     })
     .strict(),
 );
@@ -70,6 +72,7 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   monthly_token_budget: null,
   monthly_cost_budget_usd: null,
   retention_days: null,
+  file_storage_bytes: 10 * 1024 ** 3,
 };
 
 /** The month's usage of a tenant. */
@@ -85,7 +88,8 @@ export interface QuotaReport {
   /** The limits in force: the overrides over the defaults. */
   quotas: TenantQuotas;
   overrides: QuotaOverrides;
-  usage: MonthUsage;
+  /** The month's usage, and the bytes its uploaded files hold now. */
+  usage: MonthUsage & { file_bytes: number };
 }
 
 export interface QuotaServiceDeps {
@@ -145,11 +149,34 @@ export class QuotaService {
    * const report = await quotas.report("acme", overrides);
    */
   async report(tenant: string, written?: QuotaOverrides): Promise<QuotaReport> {
-    const [overrides, usage] = await Promise.all([
+    const [overrides, usage, fileBytes] = await Promise.all([
       written ? QuotaOverrides().parse(written) : this.overrides(tenant),
       this.usage(tenant),
+      this.deps.quotaStore.fileBytes(tenant),
     ]);
-    return { tenant, quotas: this.#remember(tenant, overrides), overrides, usage };
+    const quotas = this.#remember(tenant, overrides);
+    return { tenant, quotas, overrides, usage: { ...usage, file_bytes: fileBytes } };
+  }
+
+  /**
+   * Counts `bytes` of a file the tenant is storing; 409 `file_storage_full`
+   * when its files would then hold more than `file_storage_bytes`, and
+   * nothing is counted.
+   */
+  async reserveFileBytes(tenant: string, bytes: number): Promise<void> {
+    const limit = (await this.limits(tenant)).file_storage_bytes;
+    if (await this.deps.quotaStore.addFileBytes(tenant, bytes, limit)) return;
+    const used = await this.deps.quotaStore.fileBytes(tenant);
+    throw new StackVMError(
+      "conflict",
+      "file_storage_full",
+      `this file (${bytes} bytes) would take the tenant's files past their ${limit} bytes (${used} used): delete files you no longer need (DELETE /v1/files/{id}), or ask the operator to raise file_storage_bytes`,
+    );
+  }
+
+  /** Counts `bytes` fewer of the tenant's files: one was deleted, or a counted store did not finish. */
+  releaseFileBytes(tenant: string, bytes: number): Promise<void> {
+    return this.deps.quotaStore.removeFileBytes(tenant, bytes);
   }
 
   /** Counts one API request; `RateLimitedError` (429 with Retry-After) past the limit. */

@@ -141,6 +141,32 @@ export class TaskStarter {
   }
 
   /**
+   * The task `key` holds now ({@link holdRun}), and whether the request that
+   * started it was answered; null when no unexpired hold names a task that is there.
+   */
+  async heldRun(
+    tenant: string,
+    key: string,
+  ): Promise<{ task: TaskRecord; answered: boolean } | null> {
+    const item = await this.deps.store.idempotency.get(idempotencyKey(tenant, key));
+    const now = Math.floor(this.deps.clock.now() / 1000);
+    if (!item || (typeof item.ttl === "number" && item.ttl < now)) return null;
+    const task = await this.deps.store.getTask(tenant, String(item.task_id));
+    return task ? { task, answered: item.answered === true } : null;
+  }
+
+  /** Holds `key` for `taskId` for `seconds`: a thread's turn a chat request started elsewhere. */
+  holdRun(tenant: string, key: string, taskId: string, seconds: number): Promise<void> {
+    const now = Math.floor(this.deps.clock.now() / 1000);
+    return this.deps.store.idempotency.hold(
+      idempotencyKey(tenant, key),
+      { task_id: taskId },
+      now,
+      seconds,
+    );
+  }
+
+  /**
    * Starts a task: writes it and its `main` branch, enqueues the first step (or,
    * past the tenant's running tasks, lists it as waiting). All or nothing: sizes
    * are checked before the first write, and a failure after it undoes what was

@@ -113,6 +113,16 @@ export class TaskService {
     return this.starter.markAnswered(tenant, key, taskId);
   }
 
+  /** {@link TaskStarter.heldRun}: the task a request's key holds, and whether it was answered. */
+  heldRun(tenant: string, key: string): Promise<{ task: TaskRecord; answered: boolean } | null> {
+    return this.starter.heldRun(tenant, key);
+  }
+
+  /** {@link TaskStarter.holdRun}: holds a request's key for the task it started. */
+  holdRun(tenant: string, key: string, taskId: string, seconds: number): Promise<void> {
+    return this.starter.holdRun(tenant, key, taskId, seconds);
+  }
+
   /** {@link TaskStarter.create}: starts a task, or finishes the same start made again. */
   create(
     tenant: string,

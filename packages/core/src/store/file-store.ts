@@ -2,6 +2,7 @@
  * The tenants' uploaded files (`files/records.ts`): `FILE#{id}` under the
  * tenant, listed newest id last (ids are random; the list is by id).
  */
+import { isErrorKind } from "../errors";
 import type { Changes, Condition, ItemStore } from "../ports/item-store";
 import { FILE_PREFIX, fileKey, tenantPk } from "./keys";
 import type { Page } from "./task-store";
@@ -21,6 +22,8 @@ export interface FileRecord {
   sha256: string;
   status: FileStatus;
   upload: "multipart" | "presigned";
+  /** Its bytes count in the tenant's `file_storage_bytes` (files stored before that quota do not). */
+  counted?: boolean;
   error: { code: string; message: string } | null;
   created_at: string;
   updated_at: string;
@@ -65,7 +68,19 @@ export class FileStore {
     return { items: page.items as unknown as FileRecord[], cursor: page.cursor };
   }
 
-  async delete(tenant: string, fileId: string): Promise<void> {
-    await this.items.delete(fileKey(tenant, fileId));
+  /**
+   * Deletes the record; answers it as it was, or null when no record was there
+   * (of two deletes at once, one gets the record).
+   */
+  async delete(tenant: string, fileId: string): Promise<FileRecord | null> {
+    const record = await this.get(tenant, fileId);
+    if (!record) return null;
+    try {
+      await this.items.delete(fileKey(tenant, fileId), { exists: true });
+    } catch (error) {
+      if (isErrorKind(error, "conflict")) return null;
+      throw error;
+    }
+    return record;
   }
 }

@@ -65,6 +65,16 @@ export class IdempotencyStore {
     }
   }
 
+  /** Holds `key` with `fields` for `seconds` from `nowSeconds`, whatever held it before. */
+  async hold(
+    key: ItemKey,
+    fields: Record<string, unknown>,
+    nowSeconds: number,
+    seconds: number,
+  ): Promise<void> {
+    await this.items.put({ ...key, ...fields, ttl: nowSeconds + seconds });
+  }
+
   /**
    * Notes on the claim that holds `heldTaskId` that its request was answered
    * (`answered: true`); nothing when another claim holds the key now.

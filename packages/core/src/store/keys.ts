@@ -192,6 +192,11 @@ export const templateKey = (tenant: string, id: string): ItemKey => ({
 export const quotasKey = (tenant: string): ItemKey => ({ pk: tenantPk(tenant), sk: "QUOTAS" });
 /** The one-second window of a tenant's API requests. */
 export const requestRateKey = (tenant: string): ItemKey => ({ pk: tenantPk(tenant), sk: "RATE" });
+/** The bytes of the tenant's uploaded files, counted as they are stored and deleted (`service/quotas.ts`). */
+export const fileBytesKey = (tenant: string): ItemKey => ({
+  pk: tenantPk(tenant),
+  sk: "FILEBYTES",
+});
 /** Trigger deliveries with a bad signature are counted apart from the tenant's requests. */
 export const badSignatureRateKey = (tenant: string): ItemKey => ({
   pk: tenantPk(tenant),

@@ -1,16 +1,17 @@
 /**
  * The stored side of a tenant's quotas: its overrides (`QUOTAS`), its request
  * rate windows (`RATE`, `RATE#BAD_SIGNATURE`), its month's usage
- * (`USAGE#{month}`) and what each branch's calls charged to the month as they
- * were made (`METERED#{task}#{branch}`). The conditions that make counting safe
+ * (`USAGE#{month}`), what each branch's calls charged to the month as they
+ * were made (`METERED#{task}#{branch}`) and the bytes of its files (`FILEBYTES`). The conditions that make counting safe
  * live here; what they mean lives in `service/quotas.ts`.
  */
 import { isErrorKind } from "../errors";
 import type { Usage } from "../model";
-import type { Condition, Item, ItemStore } from "../ports/item-store";
+import type { Changes, Condition, Item, ItemStore } from "../ports/item-store";
 import {
   badSignatureRateKey,
   branchKey,
+  fileBytesKey,
   meteredKey,
   NAMESPACE_USAGE_INFIX,
   namespaceUsageKey,
@@ -114,6 +115,31 @@ export class QuotaStore {
       previous === null ? { exists: false } : { equals: { window: previous } };
     const item = { ...rateKey(tenant, kind), tenant_id: tenant, window, count: 1 };
     return this.#conditional(() => this.items.put(item, condition));
+  }
+
+  /**
+   * Counts `bytes` more of the tenant's stored files, if the count stays at
+   * most `limit` (null: no limit), in one conditional update; false when it
+   * would not.
+   */
+  async addFileBytes(tenant: string, bytes: number, limit: number | null): Promise<boolean> {
+    if (limit !== null && bytes > limit) return false;
+    const changes: Changes = { set: [[["tenant_id"], tenant]], add: [[["bytes"], bytes]] };
+    return this.#conditional(() =>
+      limit === null
+        ? this.items.update(fileBytesKey(tenant), changes)
+        : this.items.update(fileBytesKey(tenant), changes, { below: { bytes: limit - bytes + 1 } }),
+    );
+  }
+
+  /** Counts `bytes` fewer of the tenant's stored files (a file deleted, or a counted upload refused). */
+  async removeFileBytes(tenant: string, bytes: number): Promise<void> {
+    await this.items.update(fileBytesKey(tenant), { add: [[["bytes"], -bytes]] });
+  }
+
+  /** The bytes of the tenant's stored files, as counted. */
+  async fileBytes(tenant: string): Promise<number> {
+    return countOf((await this.items.get(fileBytesKey(tenant)))?.bytes);
   }
 
   async getUsage(tenant: string, month: string): Promise<Spent> {

@@ -94,6 +94,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     const { FileService } = await import("../files/file-service");
     return new FileService({
       files: stores.files,
+      storage: quotas,
       blobs,
       clock,
       maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,

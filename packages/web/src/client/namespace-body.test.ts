@@ -23,18 +23,20 @@ const edits = {
   allowed_tools: ["http_request"],
   allowed_hosts: ["a.example"],
   planner_instructions: "Prefer one llm_generate.",
+  planning: "up_front" as const,
 };
 
 describe("the namespace editor's body", () => {
   it("keeps the settings the form does not show, and takes the form's fields", () => {
+    // The form's planning wins over the saved one: choosing up front turns adaptive off.
     expect(namespaceBody(saved, edits)).toEqual({
       ...edits,
       sandbox_limits: { time_ms: 5000 },
       knowledge_bases: ["docs"],
       parallel_width: 2,
       plan_compat: "stackvm",
-      planning: "adaptive",
     });
+    expect(namespaceBody(saved, { ...edits, planning: "adaptive" }).planning).toBe("adaptive");
   });
 
   it("sends only the form's fields for a new namespace, and nothing read-only", () => {
@@ -52,6 +54,7 @@ describe("the namespace editor's body", () => {
       "description",
       "plan_compat",
       "planner_instructions",
+      "planning",
     ]);
   });
 });

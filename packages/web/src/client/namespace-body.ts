@@ -2,8 +2,7 @@
  * The body the namespace editor PUTs. `PUT /v1/namespaces/{name}` replaces the
  * whole namespace, and the editor shows only some of its settings: an edit sends
  * back the ones it does not show, as read just before saving, or they would be
- * reset (knowledge bases, parallel width, sandbox limits, StackVM compatibility,
- * adaptive planning).
+ * reset (knowledge bases, parallel width, sandbox limits, StackVM compatibility).
  */
 import type { Namespace } from "@stackvm/core";
 
@@ -14,6 +13,8 @@ export interface NamespaceEdits {
   allowed_hosts: string[];
   /** The planner's instructions; empty: none. */
   planner_instructions: string;
+  /** How its tasks' plans are written, unless a task says otherwise (`up_front` is saved as absent). */
+  planning: "up_front" | "adaptive";
 }
 
 /** `current`: the namespace as saved (null for a new one); `edits`: the form's fields. */
@@ -27,7 +28,6 @@ export function namespaceBody(
     if (current.knowledge_bases !== undefined) kept.knowledge_bases = current.knowledge_bases;
     if (current.parallel_width !== undefined) kept.parallel_width = current.parallel_width;
     if (current.plan_compat !== undefined) kept.plan_compat = current.plan_compat;
-    if (current.planning !== undefined) kept.planning = current.planning;
   }
   return { ...kept, ...edits };
 }

@@ -74,6 +74,9 @@ function NamespaceForm(props: {
   const [tools, setTools] = useState<string[]>(props.editing?.allowed_tools ?? []);
   const [hosts, setHosts] = useState((props.editing?.allowed_hosts ?? []).join("\n"));
   const [instructions, setInstructions] = useState(props.editing?.planner_instructions ?? "");
+  const [planning, setPlanning] = useState<"up_front" | "adaptive">(
+    props.editing?.planning ?? "up_front",
+  );
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -90,6 +93,7 @@ function NamespaceForm(props: {
         allowed_tools: tools,
         allowed_hosts: hosts.split(/[\s,]+/).filter(Boolean),
         planner_instructions: instructions,
+        planning,
       });
       await api.put(`/v1/namespaces/${seg(name)}`, body);
       props.onSaved();
@@ -155,6 +159,21 @@ function NamespaceForm(props: {
         value={instructions}
         onInput={(e: Event) => setInstructions((e.target as HTMLTextAreaElement).value)}
       />
+      <label for="ns-planning">Planning (a task may choose otherwise)</label>
+      <select
+        id="ns-planning"
+        value={planning}
+        onChange={(e: Event) =>
+          setPlanning((e.target as HTMLSelectElement).value as "up_front" | "adaptive")
+        }
+      >
+        <option value="up_front" selected={planning === "up_front"}>
+          up front: the whole plan before the first step
+        </option>
+        <option value="adaptive" selected={planning === "adaptive"}>
+          adaptive: the next step or few after each result (explore, then decide)
+        </option>
+      </select>
       <div class="actions">
         <button type="submit" class="primary" disabled={save.pending}>
           Save namespace
@@ -210,6 +229,11 @@ export function NamespacesPage() {
               <tr data-namespace={ns.name}>
                 <td>
                   <strong>{ns.name}</strong>
+                  {ns.planning === "adaptive" ? (
+                    <div class="muted small" data-planning="adaptive">
+                      planned adaptively
+                    </div>
+                  ) : null}
                   {ns.description ? <div class="muted small">{ns.description}</div> : null}
                 </td>
                 <td>

@@ -23,6 +23,9 @@ const EXAMPLE_PLAN = `[
   {"seq_no": 1, "type": "assign", "parameters": {"final_answer": "\${a} * \${b}"}}
 ]`;
 
+/** How the task's plan is written (`planning` of `POST /v1/tasks`). */
+type PlanningChoice = "up_front" | "adaptive";
+
 /** The answer of `POST /v1/plans/validate`. */
 interface PlanVerdict {
   valid: boolean;
@@ -70,6 +73,8 @@ export function NewTaskPage() {
   const [lang, setLang] = useState("");
   const [format, setFormat] = useState("");
   const [namespace, setNamespace] = useState("default");
+  /** Empty: the namespace's planning mode. */
+  const [planning, setPlanning] = useState<"" | PlanningChoice>("");
   const [maxSteps, setMaxSteps] = useState("200");
   const [evaluate, setEvaluate] = useState(false);
   const [inputsText, setInputsText] = useState("");
@@ -78,6 +83,8 @@ export function NewTaskPage() {
   const [error, setError] = useState<unknown>(null);
   const [pending, setPending] = useState(false);
   const namespaces = useLoad(() => api.get<{ namespaces: Namespace[] }>("/v1/namespaces"), []);
+  const namespaceMode =
+    namespaces.data?.namespaces.find((ns) => ns.name === namespace)?.planning ?? "up_front";
 
   /** Inputs as an object, or an ApiError that says how to write them. */
   const readInputs = (): Record<string, unknown> | undefined => {
@@ -147,6 +154,7 @@ export function NewTaskPage() {
       }
       body.budget = { max_steps: steps };
       if (evaluate) body.evaluate = true;
+      if (planning) body.planning = planning;
       const inputs = readInputs();
       if (inputs) body.inputs = inputs;
     } catch (e) {
@@ -266,6 +274,25 @@ export function NewTaskPage() {
             </select>
           </div>
         </div>
+
+        <label for="planning">Planning</label>
+        <select
+          id="planning"
+          value={planning}
+          onChange={(e: Event) =>
+            setPlanning((e.target as HTMLSelectElement).value as "" | PlanningChoice)
+          }
+        >
+          <option value="" selected={planning === ""}>
+            the namespace's ({namespaceMode === "adaptive" ? "adaptive" : "up front"})
+          </option>
+          <option value="up_front" selected={planning === "up_front"}>
+            up front: the whole plan before the first step
+          </option>
+          <option value="adaptive" selected={planning === "adaptive"}>
+            adaptive: the next step or few after each result (explore, then decide)
+          </option>
+        </select>
 
         <details>
           <summary>Budget, evaluation and inputs</summary>

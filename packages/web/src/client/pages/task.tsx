@@ -155,6 +155,19 @@ export function TaskPage(props: { taskId: string }) {
             <dd>{task.namespace}</dd>
           </div>
           <div>
+            <dt>Planning</dt>
+            <dd
+              data-fact="planning"
+              title={
+                task.planning === "adaptive"
+                  ? "the planner writes the next instruction or few after each result"
+                  : "the whole plan was written before the first step"
+              }
+            >
+              {task.planning === "adaptive" ? "adaptive" : "up front"}
+            </dd>
+          </div>
+          <div>
             <dt>Result branch</dt>
             <dd data-fact="branch">{task.branch}</dd>
           </div>
