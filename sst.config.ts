@@ -23,6 +23,7 @@ export default $config({
     await import("./infra/storage");
     await import("./infra/queue");
     await import("./infra/sandbox");
+    await import("./infra/sandbox-data");
     await import("./infra/knowledge");
     await import("./infra/worker");
     await import("./infra/schedules");

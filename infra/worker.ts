@@ -11,6 +11,7 @@ import { knowledge } from "./knowledge";
 import { observabilityEnvironment } from "./observability";
 import { deadLetterQueue, llmTimeoutMsWithin, queue, workerTimeoutSeconds } from "./queue";
 import { sandbox } from "./sandbox";
+import { sandboxData, sandboxDataFunction } from "./sandbox-data";
 import { wakeEnvironment, wakePermissions } from "./schedules";
 import {
   llmEnvironment,
@@ -42,6 +43,7 @@ export const workerSubscription = queue.subscribe(
       bucket,
       queue,
       sandbox,
+      sandboxData,
       knowledge,
       ...workerLlmSecrets,
       ...Object.values(webSearchSecrets),
@@ -58,6 +60,8 @@ export const workerSubscription = queue.subscribe(
       STACKVM_BUCKET: bucket.name,
       STACKVM_QUEUE_URL: queue.url,
       STACKVM_SANDBOX_FUNCTION: sandbox.name,
+      // Python that imports the data libraries goes to the data function.
+      STACKVM_SANDBOX_DATA_FUNCTION: sandboxDataFunction.name,
       STACKVM_KNOWLEDGE_FUNCTION: knowledge.name,
       ...wakeEnvironment,
       ...toolSecretsEnvironment,

@@ -77,6 +77,7 @@ export const requiredEnvironment: Record<Role, string[]> = {
     "STACKVM_BUCKET",
     "STACKVM_QUEUE_URL",
     "STACKVM_SANDBOX_FUNCTION",
+    "STACKVM_SANDBOX_DATA_FUNCTION",
     "STACKVM_KNOWLEDGE_FUNCTION",
     "STACKVM_LLM_TRACE_RETENTION_DAYS",
     "STACKVM_WAKE_GROUP",
@@ -393,51 +394,48 @@ export const checks: Record<string, Check> = {
         `the sandbox's role must have no policy, allows ${sandbox.statements.flatMap((s) => s.actions).join(", ")}`,
       );
     }
-    const managed = asArray(sandbox.role?.inputs.managedPolicyArns).map(String);
-    const extra = managed.filter((arn) => !sandboxManagedPolicies.includes(arn));
-    if (extra.length > 0)
-      problems.push(`the sandbox's role must hold no other policy, holds ${extra.join(", ")}`);
-    const roleArn = sandbox.role?.state.arn;
-    const roleName = sandbox.role?.state.name;
-    for (const attached of graph.resources.filter((r) =>
-      [
-        "aws:iam/rolePolicy:RolePolicy",
-        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-      ].includes(r.type),
-    )) {
-      if (attached.inputs.role === roleArn || attached.inputs.role === roleName) {
-        problems.push(`the sandbox's role gets a policy from ${attached.name}`);
-      }
-    }
-    const vpc = sandbox.lambda.inputs.vpcConfig as
-      | { subnetIds?: string[]; securityGroupIds?: string[] }
-      | undefined;
-    const subnetIds = vpc?.subnetIds ?? [];
-    const groupIds = vpc?.securityGroupIds ?? [];
-    if (subnetIds.length === 0 || groupIds.length === 0)
-      problems.push("the sandbox must run in a VPC");
-    for (const id of groupIds) {
-      const group = graph.resources.find(
-        (r) => r.type === "aws:ec2/securityGroup:SecurityGroup" && r.id === id,
-      );
-      if (!group) problems.push(`the sandbox's security group ${id} is not defined by the app`);
-      else if (asArray(group.inputs.ingress).length + asArray(group.inputs.egress).length > 0) {
-        problems.push(`the sandbox's security group ${group.name} must have no rules`);
-      }
-    }
-    const outward = graph.resources.filter((r) =>
-      /^aws:ec2\/(internetGateway|natGateway|egressOnlyInternetGateway|route|vpcEndpoint|vpcPeeringConnection|transitGatewayVpcAttachment):/.test(
-        r.type,
-      ),
+    problems.push(...roleAndNetworkProblems(graph, "the sandbox", sandbox.lambda, sandbox.role));
+    return problems;
+  },
+
+  sandboxDataLockdown(graph) {
+    const lambda = graph.resources.find(
+      (r) => r.type === "aws:lambda/function:Function" && r.name === SANDBOX_DATA_FUNCTION,
     );
-    for (const r of outward)
-      problems.push(`the sandbox's network must have no way out, but ${r.name} (${r.type}) exists`);
-    for (const id of subnetIds) {
-      const subnet = graph.resources.find((r) => r.type === "aws:ec2/subnet:Subnet" && r.id === id);
-      if (!subnet) problems.push(`the sandbox's subnet ${id} is not defined by the app`);
-      else if (subnet.inputs.mapPublicIpOnLaunch !== false)
-        problems.push(`subnet ${subnet.name} must not map public IPs`);
-    }
+    if (!lambda) return [`the data sandbox function (${SANDBOX_DATA_FUNCTION}) is missing`];
+    const role = byArn(graph, lambda.inputs.role);
+    const problems: string[] = [];
+    if (lambda.inputs.packageType !== "Image")
+      problems.push(
+        `the data sandbox must be an image function, is ${String(lambda.inputs.packageType)}`,
+      );
+    if (typeof lambda.inputs.imageUri !== "string" || !/@sha256:/.test(lambda.inputs.imageUri))
+      problems.push("the data sandbox's image must be the built one, pinned by its digest");
+    const architectures = asArray(lambda.inputs.architectures).map(String);
+    if (JSON.stringify(architectures) !== JSON.stringify(["x86_64"]))
+      problems.push(
+        `the data sandbox must be x86_64 (Debian's packages and its seccomp filter), is ${architectures.join(", ") || "unset"}`,
+      );
+    const memory = Number(lambda.inputs.memorySize);
+    if (!(memory >= LAMBDA_MEMORY_MB.min && memory <= LAMBDA_MEMORY_MB.max))
+      problems.push(`the data sandbox's memory (${memory} MB) is outside Lambda's 128 to 10240 MB`);
+    const timeout = Number(lambda.inputs.timeout);
+    if (!(timeout > 0 && timeout <= LAMBDA_TIMEOUT_S))
+      problems.push(`the data sandbox's timeout (${timeout} s) is outside Lambda's 900 s`);
+    const env = (lambda.inputs.environment as { variables?: Record<string, string> } | undefined)
+      ?.variables;
+    if (env && Object.keys(env).length > 0)
+      problems.push(
+        `the data sandbox must have no environment, has ${Object.keys(env).join(", ")}`,
+      );
+    if (!trustsOnly(role, "lambda.amazonaws.com"))
+      problems.push("the data sandbox's role must trust only Lambda");
+    const statements = roleStatements(role);
+    if (statements.length > 0)
+      problems.push(
+        `the data sandbox's role must have no policy, allows ${statements.flatMap((s) => s.actions).join(", ")}`,
+      );
+    problems.push(...roleAndNetworkProblems(graph, "the data sandbox", lambda, role));
     return problems;
   },
 
@@ -455,30 +453,14 @@ export const checks: Record<string, Check> = {
 
   sandboxInvokers(graph) {
     const roles = byRole(graph);
-    const arn = String(roles.sandbox?.lambda.state.arn);
-    const problems = functions(graph)
-      .filter(
-        (f) =>
-          f.build.functionID !== roles.worker?.build.functionID &&
-          f.statements.some((s) => allows(s, "lambda:InvokeFunction", arn)),
-      )
-      .map((f) => `only the worker may invoke the sandbox, but ${f.build.functionID} may too`);
-    if (!roles.worker?.statements.some((s) => allows(s, "lambda:InvokeFunction", arn))) {
-      problems.push("the worker may not invoke the sandbox");
-    }
-    for (const permission of ofType(graph, "aws:lambda/permission:Permission")) {
-      if (
-        permission.inputs.function === roles.sandbox?.lambda.state.name ||
-        permission.inputs.function === arn
-      ) {
-        problems.push(
-          `the sandbox must have no resource policy, but ${permission.name} lets ${permission.inputs.principal} invoke it`,
-        );
-      }
-    }
-    return problems;
+    const data = graph.resources.find(
+      (r) => r.type === "aws:lambda/function:Function" && r.name === SANDBOX_DATA_FUNCTION,
+    );
+    return [
+      ...invokedOnlyByWorker(graph, "the sandbox", roles.sandbox?.lambda, roles.worker),
+      ...invokedOnlyByWorker(graph, "the data sandbox", data, roles.worker),
+    ];
   },
-
   secrets(graph) {
     const problems: string[] = [];
     const roles = byRole(graph);
@@ -768,6 +750,100 @@ export const checks: Record<string, Check> = {
     return problems;
   },
 };
+
+/**
+ * What keeps a sandbox function (the sandbox, and the data sandbox) from doing
+ * anything but compute: a role with only Lambda's log and VPC policies, and
+ * the VPC with no way out.
+ */
+function roleAndNetworkProblems(
+  graph: InfraGraph,
+  label: string,
+  lambda: Resource,
+  role: Resource | undefined,
+): string[] {
+  const problems: string[] = [];
+  const managed = asArray(role?.inputs.managedPolicyArns).map(String);
+  const extra = managed.filter((arn) => !sandboxManagedPolicies.includes(arn));
+  if (extra.length > 0)
+    problems.push(`${label}'s role must hold no other policy, holds ${extra.join(", ")}`);
+  const roleArn = role?.state.arn;
+  const roleName = role?.state.name;
+  for (const attached of graph.resources.filter((r) =>
+    ["aws:iam/rolePolicy:RolePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment"].includes(
+      r.type,
+    ),
+  )) {
+    if (attached.inputs.role === roleArn || attached.inputs.role === roleName) {
+      problems.push(`${label}'s role gets a policy from ${attached.name}`);
+    }
+  }
+  const vpc = lambda.inputs.vpcConfig as
+    | { subnetIds?: string[]; securityGroupIds?: string[] }
+    | undefined;
+  const subnetIds = vpc?.subnetIds ?? [];
+  const groupIds = vpc?.securityGroupIds ?? [];
+  if (subnetIds.length === 0 || groupIds.length === 0) problems.push(`${label} must run in a VPC`);
+  for (const id of groupIds) {
+    const group = graph.resources.find(
+      (r) => r.type === "aws:ec2/securityGroup:SecurityGroup" && r.id === id,
+    );
+    if (!group) problems.push(`${label}'s security group ${id} is not defined by the app`);
+    else if (asArray(group.inputs.ingress).length + asArray(group.inputs.egress).length > 0) {
+      problems.push(`${label}'s security group ${group.name} must have no rules`);
+    }
+  }
+  const outward = graph.resources.filter((r) =>
+    /^aws:ec2\/(internetGateway|natGateway|egressOnlyInternetGateway|route|vpcEndpoint|vpcPeeringConnection|transitGatewayVpcAttachment):/.test(
+      r.type,
+    ),
+  );
+  for (const r of outward)
+    problems.push(`${label}'s network must have no way out, but ${r.name} (${r.type}) exists`);
+  for (const id of subnetIds) {
+    const subnet = graph.resources.find((r) => r.type === "aws:ec2/subnet:Subnet" && r.id === id);
+    if (!subnet) problems.push(`${label}'s subnet ${id} is not defined by the app`);
+    else if (subnet.inputs.mapPublicIpOnLaunch !== false)
+      problems.push(`subnet ${subnet.name} must not map public IPs`);
+  }
+  return problems;
+}
+
+/** Only the worker's role may invoke this function, and it has no resource policy. */
+function invokedOnlyByWorker(
+  graph: InfraGraph,
+  label: string,
+  lambda: Resource | undefined,
+  worker: FunctionView | undefined,
+): string[] {
+  if (!lambda) return [`${label} function is missing`];
+  const arn = String(lambda.state.arn);
+  const problems = functions(graph)
+    .filter(
+      (f) =>
+        f.build.functionID !== worker?.build.functionID &&
+        f.statements.some((s) => allows(s, "lambda:InvokeFunction", arn)),
+    )
+    .map((f) => `only the worker may invoke ${label}, but ${f.build.functionID} may too`);
+  if (!worker?.statements.some((s) => allows(s, "lambda:InvokeFunction", arn))) {
+    problems.push(`the worker may not invoke ${label}`);
+  }
+  for (const permission of ofType(graph, "aws:lambda/permission:Permission")) {
+    if (permission.inputs.function === lambda?.state.name || permission.inputs.function === arn) {
+      problems.push(
+        `${label} must have no resource policy, but ${permission.name} lets ${permission.inputs.principal} invoke it`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The data sandbox's Lambda (an image function, not an SST build). */
+export const SANDBOX_DATA_FUNCTION = "SandboxDataFunction";
+
+/** Lambda's bounds for a function's memory (MB) and timeout (s). */
+const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 };
+const LAMBDA_TIMEOUT_S = 900;
 
 function asArray(value: unknown): unknown[] {
   return value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];

@@ -6,7 +6,7 @@
  * mutated configuration.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkGraph, checks, handlers } from "./check-graph";
+import { checkGraph, checks, handlers, SANDBOX_DATA_FUNCTION } from "./check-graph";
 import { functions, type InfraGraph, named, ofType, type Resource } from "./infra-graph";
 import { evaluateInfra, projectRoot } from "./sst-harness";
 
@@ -22,6 +22,9 @@ function mutated(mutate: (g: InfraGraph) => void): InfraGraph {
   mutate(copy);
   return copy;
 }
+
+const dataFunction = (g: InfraGraph) =>
+  named(g, "aws:lambda/function:Function", SANDBOX_DATA_FUNCTION) as Resource;
 
 const fnOf = (g: InfraGraph, handler: string) => {
   const view = functions(g).find((f) => f.build.handler === handler);
@@ -267,6 +270,73 @@ describe("checkGraph on a mutated graph", () => {
       (g) => {
         const build = fnOf(g, handlers.sandbox).build;
         build.bundleFiles = build.bundleFiles?.filter((f) => !f.endsWith("quickjs-worker.ts"));
+      },
+    ],
+    [
+      "the data sandbox built for arm64",
+      "sandboxDataLockdown",
+      (g) => {
+        dataFunction(g).inputs.architectures = ["arm64"];
+      },
+    ],
+    [
+      "the data sandbox as a zip function",
+      "sandboxDataLockdown",
+      (g) => {
+        dataFunction(g).inputs.packageType = "Zip";
+      },
+    ],
+    [
+      "an environment on the data sandbox",
+      "sandboxDataLockdown",
+      (g) => {
+        dataFunction(g).inputs.environment = { variables: { SST_KEY: "k" } };
+      },
+    ],
+    [
+      "the data sandbox's role allowed to read the bucket",
+      "sandboxDataLockdown",
+      (g) => {
+        const role = g.resources.find((r) => r.state.arn === dataFunction(g).inputs.role)!;
+        role.inputs.inlinePolicies = [
+          {
+            name: "inline",
+            policy: JSON.stringify({
+              Statement: [{ Effect: "Allow", Action: ["s3:GetObject"], Resource: ["*"] }],
+            }),
+          },
+        ];
+      },
+    ],
+    [
+      "the data sandbox outside the VPC",
+      "sandboxDataLockdown",
+      (g) => {
+        delete dataFunction(g).inputs.vpcConfig;
+      },
+    ],
+    [
+      "a resource policy that lets anyone invoke the data sandbox",
+      "sandboxInvokers",
+      (g) => {
+        g.resources.push({
+          type: "aws:lambda/permission:Permission",
+          name: "SandboxDataPublic",
+          id: "p",
+          inputs: { function: dataFunction(g).state.name, principal: "*" },
+          state: {},
+        });
+      },
+    ],
+    [
+      "the data sandbox not invocable by the worker",
+      "sandboxInvokers",
+      (g) => {
+        const worker = fnOf(g, handlers.worker);
+        const arn = String(dataFunction(g).state.arn);
+        worker.role!.inputs.inlinePolicies = (
+          worker.role!.inputs.inlinePolicies as { name: string; policy: string }[]
+        ).map((p) => ({ ...p, policy: p.policy.replaceAll(arn, `${arn}-other`) }));
       },
     ],
     [

@@ -199,6 +199,15 @@ function mocks(resources: Resource[]) {
           return { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/test`, userId: "TEST" };
         case "aws:index/getAvailabilityZones:getAvailabilityZones":
           return { names: [`${REGION}a`, `${REGION}b`, `${REGION}c`], zoneIds: ["use1-az1"] };
+        case "aws:ecr/getAuthorizationToken:getAuthorizationToken":
+          // The data sandbox's image push (infra/sandbox-data.ts).
+          return {
+            authorizationToken: "dGVzdDp0ZXN0",
+            userName: "AWS",
+            password: "test-ecr-password",
+            proxyEndpoint: `https://${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com`,
+            id: REGION,
+          };
         case "aws:iam/getPolicyDocument:getPolicyDocument":
           // The data source echoes its statements, and none as undefined (SST
           // then adds no inline policy, which AWS would refuse if empty).
@@ -253,6 +262,19 @@ function fakeOutputs(type: string, logical: string, inputs: Record<string, unkno
       return { name, arn: `arn:aws:scheduler:${at}:schedule-group/${name}` };
     case "aws:scheduler/schedule:Schedule":
       return { name, arn: `arn:aws:scheduler:${at}:schedule/default/${name}` };
+    case "aws:ecr/repository:Repository":
+      return {
+        name,
+        arn: `arn:aws:ecr:${at}:repository/${name}`,
+        registryId: ACCOUNT,
+        repositoryUrl: `${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/${name}`,
+      };
+    case "docker-build:index:Image":
+      // The built image as the provider reports it: its pushed tag at a digest.
+      return {
+        digest: `sha256:${"0".repeat(64)}`,
+        ref: `${String((inputs.tags as string[] | undefined)?.[0] ?? logical)}@sha256:${"0".repeat(64)}`,
+      };
     case "random:index/randomBytes:RandomBytes":
       return { base64: Buffer.from(logical).toString("base64"), hex: "00" };
     case "aws:cloudwatch/logGroup:LogGroup":

@@ -60,6 +60,7 @@ const Env = z.object({
   STACKVM_DLQ_URL: z.string().url().optional(),
   STACKVM_BUCKET: z.string().check(z.minLength(1)),
   STACKVM_SANDBOX_FUNCTION: z.string().check(z.minLength(1)).optional(),
+  STACKVM_SANDBOX_DATA_FUNCTION: z.string().check(z.minLength(1)).optional(),
   STACKVM_KNOWLEDGE_FUNCTION: z.string().check(z.minLength(1)).optional(),
   STACKVM_ADMIN_KEY: z
     .string()
@@ -192,6 +193,12 @@ export interface RuntimeConfig {
   queueUrl: string;
   bucket: string;
   sandboxFunction: string | null;
+  /**
+   * The data sandbox function (`STACKVM_SANDBOX_DATA_FUNCTION`): Python that
+   * imports numpy, pandas, matplotlib or openpyxl runs there; null, and the
+   * sandbox function refuses it.
+   */
+  sandboxDataFunction: string | null;
   /** The knowledge function the worker invokes for searches and ingest (`STACKVM_KNOWLEDGE_FUNCTION`). */
   knowledgeFunction: string | null;
   adminKey: string | null;
@@ -328,6 +335,7 @@ export function loadConfig(env: Record<string, string | undefined>): RuntimeConf
     queueUrl: e.STACKVM_QUEUE_URL,
     bucket: e.STACKVM_BUCKET,
     sandboxFunction: e.STACKVM_SANDBOX_FUNCTION ?? null,
+    sandboxDataFunction: e.STACKVM_SANDBOX_DATA_FUNCTION ?? null,
     knowledgeFunction: e.STACKVM_KNOWLEDGE_FUNCTION ?? null,
     adminKey: e.STACKVM_ADMIN_KEY ?? null,
     publicUrl: e.STACKVM_PUBLIC_URL ?? null,

@@ -7,18 +7,27 @@ import { lazyLambdaKnowledge, lazyLambdaSandbox } from "@stackvm/aws/lambda-work
 import { awsPorts } from "./aws-system";
 import { ConfigError } from "./config";
 import { llmPort } from "./llm-port";
+import { routeSandbox } from "./sandbox-route";
 import { stepMetrics } from "./step-metrics";
 import { createStepSystem } from "./step-system";
 import { createWorkerHandler } from "./worker-handler";
 
-// The worker is the only function that invokes the sandbox, the knowledge
+// The worker is the only function that invokes the sandbox (and the data
+// sandbox, for Python that imports the data libraries), the knowledge
 // function and the LLM; each client loads on first use (a step that calls none
 // of them does not pay for it). LanceDB and the PDF reader are in the
 // knowledge function, not here.
 const { config, ports, options } = awsPorts(
   process.env,
   (config) =>
-    config.sandboxFunction ? lazyLambdaSandbox(config.region, config.sandboxFunction) : null,
+    config.sandboxFunction
+      ? routeSandbox(
+          lazyLambdaSandbox(config.region, config.sandboxFunction),
+          config.sandboxDataFunction
+            ? lazyLambdaSandbox(config.region, config.sandboxDataFunction)
+            : null,
+        )
+      : null,
   (config) => llmPort(config),
 );
 if (config.knowledgeFunction === null) {

@@ -22,9 +22,13 @@ export type NetworkIsolation = z.infer<typeof NetworkIsolation>;
  * - `instance`: the instance is the boundary (Lambda's Firecracker micro-VM, no
  *   namespaces inside); after each run the runner kills every process of its user
  *   but itself and empties `/tmp`, before the next child starts;
+ * - `single-run`: the data function on Lambda: the instance is the boundary and
+ *   serves one run, then the process exits so that Lambda starts a fresh
+ *   instance for the next; it runs only the data engine (CPython with the data
+ *   libraries, its seccomp filter installed by the child), swept as `instance`;
  * - `none`: no boundary; Python is refused unless `allowUncontained`.
  */
-export const Containment = z.enum(["bubblewrap", "instance", "none"]);
+export const Containment = z.enum(["bubblewrap", "instance", "single-run", "none"]);
 export type Containment = z.infer<typeof Containment>;
 
 export interface SandboxConfig {

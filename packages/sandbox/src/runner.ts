@@ -59,7 +59,8 @@ export class SandboxRunner {
   readonly #config: SandboxConfig;
   readonly #log: SandboxLog;
   readonly #javascript = new JavaScriptEngine();
-  readonly #python: PythonEngine;
+  /** Pyodide; null on the data function (`single-run`), which runs only the data engine. */
+  readonly #python: PythonEngine | null;
   /** Why Python is refused, or null when it may run. */
   readonly #pythonRefusal: string | null;
   /** CPython with the data libraries, for Python that imports them; null where it cannot be contained. */
@@ -77,24 +78,32 @@ export class SandboxRunner {
       });
     }
     const python = pythonBoundary(config, this.#log);
+    const singleRun = config.containment === "single-run";
     this.#pythonRefusal = python.refusal;
-    this.#python = new PythonEngine({
-      prlimit,
-      unshare: python.unshare,
-      bubblewrap: python.bubblewrap,
-      ...(python.sweep ? { sweep: python.sweep } : {}),
-      ...(config.openBridge ? { openBridge: true } : {}),
-      snapshot: options.pythonSnapshot,
-      warn: (message) => this.#log("warn", `sandbox: ${message}`),
-    });
-    const data = dataEngine(python.bubblewrap, python.refusal, prlimit);
+    this.#python = singleRun
+      ? null
+      : new PythonEngine({
+          prlimit,
+          unshare: python.unshare,
+          bubblewrap: python.bubblewrap,
+          ...(python.sweep ? { sweep: python.sweep } : {}),
+          ...(config.openBridge ? { openBridge: true } : {}),
+          snapshot: options.pythonSnapshot,
+          warn: (message) => this.#log("warn", `sandbox: ${message}`),
+        });
+    const data = singleRun
+      ? singleRunDataEngine(prlimit)
+      : dataEngine(python.bubblewrap, python.refusal, prlimit);
     this.#dataRefusal = data.refusal;
     this.#data = data.launch
       ? new PythonEngine({
           prlimit,
           unshare: null,
-          bubblewrap: python.bubblewrap,
+          bubblewrap: data.launch.bubblewrap,
           data: data.launch,
+          // Without bwrap's pid namespace, the sweep is what ends a run's strays;
+          // on the data function it runs before the answer goes out.
+          ...(singleRun && python.sweep ? { sweep: python.sweep, oneRun: true } : {}),
           warn: (message) => this.#log("warn", `sandbox: ${message}`),
         })
       : null;
@@ -108,8 +117,8 @@ export class SandboxRunner {
     const skipPython = this.#pythonRefusal !== null || this.#config.warmPython === false;
     const memory = resolveSandboxLimits({}, this.#config.ceiling).memory_mib;
     await Promise.all([
-      this.#javascript.warm(),
-      skipPython ? Promise.resolve() : this.#python.warm(memory),
+      this.#python ? this.#javascript.warm() : Promise.resolve(),
+      skipPython || !this.#python ? Promise.resolve() : this.#python.warm(memory),
       skipPython || !this.#data ? Promise.resolve() : this.#data.warm(memory),
     ]);
   }
@@ -154,7 +163,7 @@ export class SandboxRunner {
 
   /** Ends every worker and child process. */
   async close(): Promise<void> {
-    await Promise.all([this.#javascript.close(), this.#python.close(), this.#data?.close()]);
+    await Promise.all([this.#javascript.close(), this.#python?.close(), this.#data?.close()]);
   }
 
   #limits(request: ParsedSandboxRequest, remainingMs: number | undefined): SandboxLimits {
@@ -167,11 +176,16 @@ export class SandboxRunner {
   }
 
   #run(request: ParsedSandboxRequest, limits: SandboxLimits): Promise<RunOutcome> {
+    if (!this.#python && !(request.language === "python" && importsDataLibraries(request.code))) {
+      return Promise.resolve(failedOutcome(sandboxError("refused", DATA_FUNCTION_ONLY)));
+    }
     if (request.language === "javascript") return this.#javascript.run(request, limits);
     if (this.#pythonRefusal) {
       return Promise.resolve(failedOutcome(sandboxError("refused", this.#pythonRefusal)));
     }
-    if (!importsDataLibraries(request.code)) return this.#python.run(request, limits);
+    if (this.#python && !importsDataLibraries(request.code)) {
+      return this.#python.run(request, limits);
+    }
     if (!this.#data) {
       return Promise.resolve(
         failedOutcome(sandboxError("refused", this.#dataRefusal ?? "the data engine is off")),
@@ -184,6 +198,37 @@ export class SandboxRunner {
 const LIBRARY_NAMES = Object.keys(DATA_LIBRARIES)
   .filter((name) => name !== "python")
   .join(", ");
+
+const DATA_FUNCTION_ONLY = `this is the data sandbox function: it runs only Python that imports ${LIBRARY_NAMES}; the worker sends JavaScript and other Python to the sandbox function`;
+
+/**
+ * The data function on Lambda (`single-run`): no bubblewrap (a Lambda instance
+ * has no user namespaces), so the instance is the boundary and serves one run;
+ * the child installs the seccomp filter itself, with internet sockets refused
+ * (the Runtime API listens on the instance's loopback). Only on x86_64, the
+ * filter's architecture: elsewhere the engine is refused rather than run bare.
+ */
+function singleRunDataEngine(prlimit: string | null): {
+  launch: Omit<DataLaunch, "seccomp"> | null;
+  refusal: string | null;
+} {
+  if (process.arch !== "x64") {
+    return {
+      launch: null,
+      refusal: `Python that imports ${LIBRARY_NAMES} is refused: the data function's seccomp filter is built for x86_64, and this function is ${process.arch}; deploy it as x86_64 (infra/sandbox-data.ts)`,
+    };
+  }
+  if (!existsSync(SYSTEM_PYTHON)) {
+    return {
+      launch: null,
+      refusal: `Python that imports ${LIBRARY_NAMES} is refused: ${SYSTEM_PYTHON} is not in the data function's image; rebuild it from infra/sandbox-data/Dockerfile`,
+    };
+  }
+  return {
+    launch: { python: SYSTEM_PYTHON, prlimit, bubblewrap: null, binds: [], inetSockets: false },
+    refusal: null,
+  };
+}
 
 /**
  * Whether Python that imports the data libraries can run here, and how: CPython
@@ -199,7 +244,7 @@ function dataEngine(
   if (!bubblewrap) {
     return {
       launch: null,
-      refusal: `Python that imports ${LIBRARY_NAMES} is refused here: the data engine runs native code, so it runs only behind the bubblewrap boundary, which this sandbox does not have (on AWS, the plain Python sandbox has the standard library only); use the standard library, or run the stack where bubblewrap works`,
+      refusal: `Python that imports ${LIBRARY_NAMES} is refused here: the data engine runs native code, so it runs only behind the bubblewrap boundary, which this sandbox does not have (on AWS such code runs in the data sandbox function, SandboxData, which the worker uses when STACKVM_SANDBOX_DATA_FUNCTION is set: deploy it with infra/sandbox-data.ts); use the standard library, or run the stack where bubblewrap works`,
     };
   }
   if (!existsSync(SYSTEM_PYTHON)) {

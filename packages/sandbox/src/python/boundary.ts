@@ -33,7 +33,7 @@ export interface PythonBoundary {
 /** The boundary this machine can give Python, with a loud log line where it is weaker than asked. */
 export function pythonBoundary(config: SandboxConfig, log: Log): PythonBoundary {
   const containment = config.containment ?? "bubblewrap";
-  if (containment === "instance") {
+  if (containment === "instance" || containment === "single-run") {
     return { bubblewrap: null, unshare: null, sweep: instanceSweep(log), refusal: null };
   }
   let why = "no OS boundary was asked for (STACKVM_SANDBOX_CONTAINMENT=none)";

@@ -22,18 +22,21 @@ import { DRIVER_COMMON_PY } from "./driver-common-py";
 
 export const DATA_CHILD = String.raw`
 import os, sys
-WORKDIR = "/tmp/work"
+# The child's temporary folder: bwrap's private /tmp, or (the data function on
+# Lambda, no bwrap) the runner's, given as the first argument.
+_TMP = sys.argv[1] if len(sys.argv) > 1 else "/tmp"
+WORKDIR = _TMP + "/work"
 os.environ.clear()
 os.environ.update({
     "MPLBACKEND": "Agg",
-    "MPLCONFIGDIR": "/tmp/.matplotlib",
+    "MPLCONFIGDIR": _TMP + "/.matplotlib",
     # Debian's default settings, not the host's /etc/matplotlibrc (the child has no /etc).
     "MATPLOTLIBRC": "/usr/share/matplotlib/mpl-data/matplotlibrc",
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     # Caches (fontconfig writes one at boot) stay out of the working folder, whose files come back.
-    "HOME": "/tmp/home",
-    "XDG_CACHE_HOME": "/tmp/.cache",
+    "HOME": _TMP + "/home",
+    "XDG_CACHE_HOME": _TMP + "/.cache",
     "TZ": "UTC",
 })
 _proto = os.dup(1)

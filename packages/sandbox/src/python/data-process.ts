@@ -6,10 +6,12 @@
  * bwrap installs before CPython starts (`seccomp.ts`).
  */
 import { existsSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Bubblewrap, boundaryArgs, DEFAULT_RLIMITS } from "./containment";
 import { DATA_CHILD } from "./data-child-py";
 import { type ChildSpawn, UID_POOL } from "./pyodide-process";
+import { SECCOMP_PRELUDE } from "./seccomp-py";
 
 /** The system's CPython, which Debian's python3-numpy and the others are built for. */
 export const SYSTEM_PYTHON = "/usr/bin/python3";
@@ -21,11 +23,20 @@ export const SECCOMP_FD = 3;
 export interface DataLaunch {
   python: string;
   prlimit: string | null;
-  bubblewrap: Bubblewrap;
+  /**
+   * The boundary; null on the data function on Lambda, where the instance is
+   * the boundary and serves one run (no user namespaces there for bwrap).
+   */
+  bubblewrap: Bubblewrap | null;
   /** Host files bound read-only, beyond the system folders (see `dataBinds`). */
   binds: ReadonlyArray<readonly [string, string]>;
-  /** bwrap is given a seccomp program on `SECCOMP_FD`. */
+  /**
+   * A seccomp program comes on `SECCOMP_FD`: bwrap installs it, or, without
+   * bwrap, the child itself before anything else (`seccomp-py.ts`).
+   */
   seccomp: boolean;
+  /** Whether the filter leaves internet sockets alone (default true; false without bwrap). */
+  inetSockets?: boolean;
 }
 
 /** A data child's limits, as a Pyodide child's. */
@@ -55,6 +66,15 @@ export function dataChildCommand(launch: DataLaunch, run: DataRun): ChildSpawn {
         "--",
       ]
     : [];
+  if (launch.bubblewrap === null) {
+    // No namespaces: the child installs the filter itself, then runs as the runner's user.
+    const child = launch.seccomp ? SECCOMP_PRELUDE + DATA_CHILD : DATA_CHILD;
+    // Its folders go under the runner's temporary folder, which the sweep empties.
+    return {
+      command: [...limits, launch.python, "-I", "-B", "-c", child, tmpdir()],
+      uid: null,
+    };
+  }
   const seccomp = launch.seccomp ? ["--seccomp", String(SECCOMP_FD)] : [];
   return {
     command: [

@@ -162,6 +162,12 @@ export class PyodideProcess {
   #buffer = "";
   #stderr = "";
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * The child process itself ended (`exit`), while a process it started may
+   * still hold its pipes open (which `exited`, on `close`, waits for). Without a
+   * pid namespace, the sweep that kills such a process waits only for this.
+   */
+  readonly ended: Promise<void>;
   readonly ready: Promise<void>;
 
   /** `snapshotFd`: an open descriptor of the memory snapshot, handed to the child as its fd 3. */
@@ -179,6 +185,10 @@ export class PyodideProcess {
     this.exited = new Promise((resolve) => {
       this.#child.once("close", (code, signal) => resolve({ code, signal }));
       this.#child.once("error", () => resolve({ code: null, signal: null }));
+    });
+    this.ended = new Promise((resolve) => {
+      this.#child.once("exit", () => resolve());
+      this.#child.once("error", () => resolve());
     });
     this.#child.stdout?.setEncoding("utf8");
     this.#child.stdout?.on("data", (chunk: string) => this.#read(chunk));

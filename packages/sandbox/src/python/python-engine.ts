@@ -76,6 +76,11 @@ export interface PythonEngineOptions {
    * the child imports the libraries while it waits for its request.
    */
   data?: Omit<DataLaunch, "seccomp">;
+  /**
+   * Serve one run, then start no other child (the data function on Lambda,
+   * whose process exits after its answer). The sweep still runs after it.
+   */
+  oneRun?: boolean;
 }
 
 const DEFAULT_BASE_DATA_MIB = 1024;
@@ -118,30 +123,39 @@ export class PythonEngine implements Engine {
   /** The snapshot maker and the calibration probe while they boot: a close ends them rather than waits for them. */
   readonly #booting = new Set<PyodideProcess>();
   readonly #sweep: (() => Promise<void>) | null;
+  readonly #oneRun: boolean;
+  /** The one run of a `oneRun` engine was taken. */
+  #spent = false;
   /** The sweep after the last run; the next child starts only once it is done. */
   #swept: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(options: PythonEngineOptions) {
-    const pyodideEntry = createRequire(import.meta.url).resolve("pyodide/pyodide.mjs");
+    // The data engine never starts Pyodide, and the data function's image has none.
+    const pyodideDir = options.data
+      ? ""
+      : dirname(createRequire(import.meta.url).resolve("pyodide/pyodide.mjs"));
     this.#launch = {
       node: process.execPath,
-      pyodideDir: dirname(pyodideEntry),
+      pyodideDir,
       prlimit: options.prlimit,
       unshare: options.unshare,
       bubblewrap: options.bubblewrap,
       openBridge: options.openBridge === true,
     };
     this.#sweep = options.sweep ?? null;
+    this.#oneRun = options.oneRun === true;
     this.#baseDataMib = options.baseDataMib ?? DEFAULT_BASE_DATA_MIB;
     this.#warn = options.warn ?? (() => {});
-    this.#data = options.data ? { ...options.data, seccomp: this.#openSeccomp() } : null;
+    this.#data = options.data
+      ? { ...options.data, seccomp: this.#openSeccomp(options.data.inetSockets) }
+      : null;
     this.#useSnapshot = options.snapshot !== false && this.#data === null;
   }
 
   /** Writes the data children's seccomp program to a file that only descriptors keep. */
-  #openSeccomp(): boolean {
-    const program = seccompProgram();
+  #openSeccomp(inetSockets: boolean | undefined): boolean {
+    const program = seccompProgram(process.arch, { inetSockets: inetSockets !== false });
     if (!program) {
       this.#warn(
         `the data engine runs without its seccomp filter: it is built for x86_64, and this machine is ${process.arch}`,
@@ -189,13 +203,15 @@ export class PythonEngine implements Engine {
 
   async run(request: ParsedSandboxRequest, limits: SandboxLimits): Promise<RunOutcome> {
     if (this.#closed) throw new Error("the Python engine is closed");
+    if (this.#spent) throw new Error("the Python engine served its one run");
     if (this.#warm?.memoryMib !== limits.memory_mib) this.#prestart(limits.memory_mib);
     const taken = this.#warm as Warm;
     // The next run gets a fresh child; this one serves exactly one run. Where a
     // sweep follows each run, the next child starts after it, so that nothing a
     // run left behind can reach the child that serves the next one.
     this.#warm = null;
-    if (!this.#sweep) this.#prestart(limits.memory_mib);
+    if (this.#oneRun) this.#spent = true;
+    else if (!this.#sweep) this.#prestart(limits.memory_mib);
     const child = await taken.process;
     if (!child) throw new Error("the Python engine is closed");
     this.#running.add(child);
@@ -218,7 +234,8 @@ export class PythonEngine implements Engine {
 
   /** Waits for the child's end, sweeps the instance, then starts the next child. */
   async #afterRun(child: PyodideProcess, memoryMib: number): Promise<void> {
-    await child.exited;
+    // Its own end, not its pipes': a stray it started may hold those until the sweep.
+    await child.ended;
     this.#swept = (this.#sweep as () => Promise<void>)();
     await this.#swept;
     if (!this.#warm) this.#prestart(memoryMib);
@@ -242,7 +259,7 @@ export class PythonEngine implements Engine {
   #prestart(memoryMib: number): void {
     const previous = this.#warm;
     if (previous) void previous.process.then((child) => child?.kill());
-    if (this.#closed) {
+    if (this.#closed || this.#spent) {
       this.#warm = null;
       return;
     }

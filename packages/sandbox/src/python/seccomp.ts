@@ -12,7 +12,13 @@
  * - tracing and reading other processes (`ptrace`, `process_vm_readv/writev`),
  *   `perf_event_open`, `bpf`, `userfaultfd`, `io_uring`, the kernel keyring,
  *   file handles (`open_by_handle_at`), modules, `kexec`, swap, `reboot`;
- * - any other ABI than the native one (a 32-bit or x32 system call kills the process).
+ * - any other ABI than the native one (a 32-bit or x32 system call kills the process);
+ * - optionally (`inetSockets: false`, the data function on Lambda) internet
+ *   sockets: `socket(AF_INET | AF_INET6, ...)` answers EPERM. On Lambda the
+ *   child shares the runner's network, where the Runtime API listens on
+ *   loopback; without this a run could answer its own invocation and then
+ *   fetch the next one. Behind bubblewrap the empty network namespace does
+ *   that job, so the filter leaves sockets alone there.
  *
  * Built for x86_64 (the machines that run the data engine: Debian's packages on
  * the developers' and CI machines); `seccompProgram` answers null elsewhere and
@@ -70,6 +76,9 @@ export const REFUSED_SYSCALLS_X86_64: Readonly<Record<string, number>> = {
 };
 const CLONE_X86_64 = 56;
 const CLONE3_X86_64 = 435;
+const SOCKET_X86_64 = 41;
+const AF_INET = 2;
+const AF_INET6 = 10;
 
 // Classic BPF opcodes.
 const LD_W_ABS = 0x20;
@@ -78,15 +87,36 @@ const JGE_K = 0x35;
 const JSET_K = 0x45;
 const RET_K = 0x06;
 
-type Label = "deny" | "nosys" | "clone" | "allow" | "kill";
+type Label = "deny" | "nosys" | "clone" | "socket" | "allow" | "kill";
 type Op =
   | { code: number; k: number }
   | { code: number; k: number; jt: Label | 0; jf: Label | 0 }
   | { label: Label };
 
+export interface SeccompOptions {
+  /** Whether `socket(AF_INET | AF_INET6)` is allowed (default true). */
+  inetSockets?: boolean;
+}
+
 /** The filter for this machine's architecture, or null where it is not x86_64. */
-export function seccompProgram(arch: string = process.arch): Buffer | null {
+export function seccompProgram(
+  arch: string = process.arch,
+  options: SeccompOptions = {},
+): Buffer | null {
   if (arch !== "x64") return null;
+  const socketRule: Op[] =
+    options.inetSockets === false ? [{ code: JEQ_K, k: SOCKET_X86_64, jt: "socket", jf: 0 }] : [];
+  const socketCheck: Op[] =
+    options.inetSockets === false
+      ? [
+          { label: "socket" },
+          // The domain is the first argument's low 32 bits.
+          { code: LD_W_ABS, k: 16 },
+          { code: JEQ_K, k: AF_INET, jt: "deny", jf: 0 },
+          { code: JEQ_K, k: AF_INET6, jt: "deny", jf: 0 },
+          { code: RET_K, k: SECCOMP_RET_ALLOW },
+        ]
+      : [];
   const ops: Op[] = [
     { code: LD_W_ABS, k: 4 },
     { code: JEQ_K, k: AUDIT_ARCH_X86_64, jt: 0, jf: "kill" },
@@ -100,6 +130,7 @@ export function seccompProgram(arch: string = process.arch): Buffer | null {
     })),
     { code: JEQ_K, k: CLONE3_X86_64, jt: "nosys", jf: 0 },
     { code: JEQ_K, k: CLONE_X86_64, jt: "clone", jf: 0 },
+    ...socketRule,
     { label: "allow" },
     { code: RET_K, k: SECCOMP_RET_ALLOW },
     { label: "clone" },
@@ -108,6 +139,7 @@ export function seccompProgram(arch: string = process.arch): Buffer | null {
     { code: JSET_K, k: CLONE_NEW_FLAGS, jt: "deny", jf: 0 },
     // BPF jumps only forward: a second allow.
     { code: RET_K, k: SECCOMP_RET_ALLOW },
+    ...socketCheck,
     { label: "deny" },
     { code: RET_K, k: SECCOMP_RET_ERRNO | EPERM },
     { label: "nosys" },
