@@ -18,7 +18,7 @@
  * - Code splitting (`nodejs.splitting`): each dynamic `import()` becomes a chunk
  *   loaded on first use, so a cold start does not parse the clients that most
  *   invocations never call (S3, EventBridge Scheduler, OpenAI, Lambda, the
- *   console's assets; see packages/aws/src/on-first-use.ts). Measured by
+ *   console's assets; see packages/core/src/lazy-port.ts). Measured by
  *   `npm run bundle`: the api's cold import about 40% shorter.
  * - esbuild plugins (`nodejs.plugins`, infra/esbuild-plugins.mjs): zod's error
  *   messages in English only, 260 KB less for the api to load at each cold start.

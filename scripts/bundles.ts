@@ -124,6 +124,8 @@ export interface Bundle {
   eagerInputs: string[];
   /** Every input file of the bundle. */
   allInputs: string[];
+  /** The input files some code of the bundle imports on first use (`import()`). */
+  lazyInputs: string[];
 }
 
 /**
@@ -195,6 +197,15 @@ export function measure(metafile: Metafile): Bundle {
     heaviest: [...byPackage.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4),
     eagerInputs,
     allInputs: Object.entries(outputs).flatMap(([, output]) => Object.keys(output.inputs)),
+    lazyInputs: [
+      ...new Set(
+        Object.values(metafile.inputs).flatMap((input) =>
+          input.imports
+            .filter((i) => i.kind === "dynamic-import" && !i.external)
+            .map((i) => i.path),
+        ),
+      ),
+    ],
   };
 }
 

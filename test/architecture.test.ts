@@ -11,6 +11,13 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportedNames, namesImportedFrom } from "./support/core-exports";
 import { coreLayerOf, importCycles, importGraph, upwardImports } from "./support/import-graph";
+import {
+  declaredRouteLines,
+  handKeptMethodLists,
+  handKeptRouteLines,
+  routeLineForms,
+  serverSources,
+} from "./support/lazy-declarations";
 import { sourceFiles } from "./support/source-files";
 
 const root = resolve(import.meta.dirname, "..");
@@ -140,6 +147,45 @@ describe("the architecture", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("keeps no second list of what loads on first use: routes and port methods are declared once", () => {
+    // A route's method and path are written in its file's declaration (routes/*.paths.ts)
+    // only; a lazy port's methods come from its type (core's lazyPort).
+    const sources = serverSources();
+    expect(handKeptRouteLines(sources, declaredRouteLines())).toEqual([]);
+    expect(handKeptMethodLists(sources)).toEqual([]);
+  });
+
+  it("sees a route written again and a port's methods listed by hand", () => {
+    const declared = routeLineForms(["POST /v1/notes", "GET /v1/notes/:note_id"]);
+    const sources = [
+      {
+        file: "packages/api/src/routes/notes.paths.ts",
+        text: 'x = { addNote: "POST /v1/notes" };',
+      },
+      {
+        file: "packages/api/src/route-list.ts",
+        text: 'const routes = ["GET /v1/notes/:note_id"];',
+      },
+      {
+        file: "packages/api/src/ids.ts",
+        text: 'const ids = { "get /v1/notes/{note_id}": "getNote" };',
+      },
+      { file: "packages/api/src/docs.ts", text: ' * `"POST /v1/notes"` in a comment is no list' },
+      {
+        file: "packages/aws/src/lazy-notes.ts",
+        text: 'return onFirstUse<Notes>(["add", "get"], async () => new S3Notes());\nget: async (id) => (await load()).get(id),',
+      },
+    ];
+    expect(handKeptRouteLines(sources, declared)).toEqual([
+      'packages/api/src/route-list.ts writes "GET /v1/notes/:note_id", which its route file declares',
+      'packages/api/src/ids.ts writes "get /v1/notes/{note_id}", which its route file declares',
+    ]);
+    expect(handKeptMethodLists(sources)).toEqual([
+      'packages/aws/src/lazy-notes.ts lists method names: onFirstUse<Notes>(["add", "get"], async',
+      "packages/aws/src/lazy-notes.ts forwards get by hand",
+    ]);
   });
 
   it("exports from core's entry point only what other packages import", () => {

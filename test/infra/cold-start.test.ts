@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Bundle, bundle, entries, requestsOnce } from "../../scripts/bundles";
+import { lazyPortModules, lazyRouteModules } from "../support/lazy-declarations";
 import { projectRoot } from "./sst-harness";
 
 const built: Record<string, Bundle> = {};
@@ -85,8 +86,11 @@ describe("a function's cold start", () => {
   });
 
   it("registers the API's routes at start but loads each group's code, and builds its schemas, on the group's first request", () => {
-    // routes/ui.ts only mounts the console, whose own script loads on its page.
-    expect(atStart("api", /packages\/api\/src\/routes\/(?!ui\.ts$)/)).toEqual([]);
+    // routes/ui.ts only mounts the console, whose own script loads on its page; each
+    // routes/*.paths.ts is the tiny declaration the start routes by (route-declaration.ts).
+    expect(atStart("api", /packages\/api\/src\/routes\/(?!ui\.ts$)(?![\w-]+\.paths\.ts$)/)).toEqual(
+      [],
+    );
     expect(
       atStart("api", /packages\/api\/src\/(openapi-document|openai\/schemas|schemas)\.ts$/),
     ).toEqual([]);
@@ -95,6 +99,48 @@ describe("a function's cold start", () => {
     expect(atStart("api", recordsAndPlans)).toEqual([]);
     expect(inBundle("api", /packages\/api\/src\/routes\/tasks\.ts$/)).toBe(true);
     expect(inBundle("api", /packages\/core\/src\/model\.ts$/)).toBe(true);
+  });
+
+  it("keeps every module that any code imports on first use out of each start", () => {
+    // Read from the bundle's own import graph: a module some code loads with
+    // import() lands in the start when anything on the start path imports it too,
+    // a re-export nobody reads included (docs/deploy.md, "Cold starts").
+    for (const name of ["api", "worker", "sweep"]) {
+      const lazy = built[name]?.lazyInputs ?? [];
+      expect(lazy.length, name).toBeGreaterThan(10);
+      const eager = new Set(built[name]?.eagerInputs);
+      expect(
+        lazy.filter((input) => eager.has(input)),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it("keeps every module a lazy port declares out of each start that carries it", () => {
+    // Read from the lazyPort(...) calls themselves (test/support/lazy-declarations.ts):
+    // a lazy adapter or service added later is checked as soon as it is declared.
+    const modules = lazyPortModules();
+    expect(modules).toContain("packages/aws/src/s3-blobs.ts");
+    expect(modules).toContain("packages/core/src/planning/planner.ts");
+    for (const name of ["api", "worker", "sweep"]) {
+      const inputs = new Set(built[name]?.allInputs);
+      const carried = modules.filter((module) => inputs.has(module));
+      expect(carried.length, name).toBeGreaterThan(0);
+      const eager = new Set(built[name]?.eagerInputs);
+      expect(
+        carried.filter((module) => eager.has(module)),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it("loads each route group's file, from route-groups.ts, on its first request and not at the API's start", () => {
+    const files = lazyRouteModules();
+    expect(files.length).toBeGreaterThan(20);
+    const eager = new Set(built.api?.eagerInputs);
+    const inputs = new Set(built.api?.allInputs);
+    expect(files.filter((file) => eager.has(file))).toEqual([]);
+    expect(files.filter((file) => !inputs.has(file))).toEqual([]);
   });
 
   it("answers from the built API in a fresh process: a task's start, then the OpenAPI document, which loads every group", async () => {

@@ -25,6 +25,7 @@ export const CORE_LAYERS: readonly (readonly [layer: string, folders: readonly s
       "errors",
       "ids",
       "load-once",
+      "lazy-port",
       "build-once",
       "sandbox",
       "plan",

@@ -5,13 +5,28 @@
  * waits again, and another tenant's task holding the same bytes stay; and a
  * deletion cut short is finished by the next sweep.
  */
-import { LLM_TRACE_ROOT, taskBlobPrefix } from "@stackvm/core";
+import { LLM_TRACE_ROOT, silentLog, taskBlobPrefix } from "@stackvm/core";
 import { describe, expect, it } from "vitest";
+// The class itself: the stack builds its own on first use, behind a port that shows no internals.
+import { Retention, type RetentionDeps } from "../../packages/core/src/service/retention";
 import { ADMIN_KEY, useTestStack } from "../support/stack";
 
 /** The stack's clock, moved forward by the test (never backward). */
 let offsetMs = 0;
 const t = useTestStack({ clock: { now: () => Date.now() + offsetMs } });
+
+/** What the stack's own sweep is built from (`wiring/step-services.ts`), for a sweep of the test's. */
+const retentionDeps = () => {
+  const system = t.stack.system;
+  return {
+    store: system.store,
+    expiries: system.stores.expiries,
+    blobs: system.ports.blobs,
+    clock: system.ports.clock,
+    log: silentLog,
+    tenantDays: async (tenant: string) => (await system.quotas.limits(tenant)).retention_days,
+  } satisfies RetentionDeps;
+};
 
 const BIG = "otter ".repeat(30_000); // over the item limit: stored as a blob
 const PLAN = [
@@ -292,14 +307,13 @@ describe("retention", () => {
     const from = commits.body.commits.find((c: { seq_no: number | null }) => c.seq_no === 0);
     // A sweep of its own over the stack's stores, whose read of the task's branches
     // lets a fork in just after it: the fork comes between the sweep's decision and its deletion.
-    const stack = t.stack.system.retention;
-    const deps = (stack as unknown as { deps: Record<string, unknown> }).deps;
-    const store = deps.store as { listBranches: (...a: unknown[]) => Promise<unknown[]> };
+    const deps = retentionDeps();
+    const store = deps.store;
     let fork: { status: number; body: { name?: string } } | null = null;
     const racing = new Proxy(store, {
       get(target, prop, receiver) {
         if (prop !== "listBranches") return Reflect.get(target, prop, receiver);
-        return async (...args: unknown[]) => {
+        return async (...args: Parameters<typeof target.listBranches>) => {
           const listed = await target.listBranches(...args);
           fork ??= await t.api(
             "POST",
@@ -311,8 +325,7 @@ describe("retention", () => {
         };
       },
     });
-    const Sweep = stack.constructor as new (d: Record<string, unknown>) => typeof stack;
-    const sweep = new Sweep({ ...deps, store: racing });
+    const sweep = new Retention({ ...deps, store: racing });
     await sweep.expire({ tenant_id: "ret-race", task_id: taskId, expires_at: "" } as never);
     expect(fork).not.toBeNull();
     const task = await t.api("GET", `/v1/tasks/${taskId}`, undefined, { key });
@@ -343,22 +356,20 @@ describe("retention", () => {
     const key = await tenant("ret-keep-race", { retention_days: 30 });
     const taskId = await finished(key, { plan: PLAN });
     await marked("ret-keep-race", taskId);
-    const stack = t.stack.system.retention;
-    const deps = (stack as unknown as { deps: Record<string, unknown> }).deps;
-    const store = deps.store as { listBranches: (...a: unknown[]) => Promise<unknown[]> };
+    const deps = retentionDeps();
+    const store = deps.store;
     let kept: { status: number; body: unknown } | null = null;
     const racing = new Proxy(store, {
       get(target, prop, receiver) {
         if (prop !== "listBranches") return Reflect.get(target, prop, receiver);
-        return async (...args: unknown[]) => {
+        return async (...args: Parameters<typeof target.listBranches>) => {
           const listed = await target.listBranches(...args);
           kept ??= await t.api("PUT", `/v1/tasks/${taskId}/keep`, undefined, { key });
           return listed;
         };
       },
     });
-    const Sweep = stack.constructor as new (d: Record<string, unknown>) => typeof stack;
-    const sweep = new Sweep({ ...deps, store: racing });
+    const sweep = new Retention({ ...deps, store: racing });
     await sweep.expire({ tenant_id: "ret-keep-race", task_id: taskId, expires_at: "" } as never);
     // The keep was answered 200 while the sweep decided: the task is there, and kept.
     expect(kept!.status).toBe(200);

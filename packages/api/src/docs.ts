@@ -73,17 +73,18 @@ async function asset(name: string): Promise<ArrayBuffer> {
 
 /** The spec's routes that are not JSON API, listed in the document so that it names them all. */
 export function describeNonApiRoutes(app: ApiApp): void {
-  const page = (path: string, summary: string, type: string) =>
+  const page = (operationId: string, path: string, summary: string, type: string) =>
     app.openAPIRegistry.registerPath({
       method: "get",
       path,
+      operationId,
       summary,
       responses: { 200: { description: summary, content: { [type]: { schema: {} } } } },
     });
-  page("/healthz", 'Health check without auth: `{"ok": true}`', "application/json");
-  page("/openapi.json", "This OpenAPI 3.1 document", "application/json");
-  page("/docs", "The interactive API reference (no internet needed)", "text/html");
-  page("/ui", "The web console", "text/html");
+  page("getHealth", "/healthz", 'Health check without auth: `{"ok": true}`', "application/json");
+  page("getOpenApiDocument", "/openapi.json", "This OpenAPI 3.1 document", "application/json");
+  page("getDocsPage", "/docs", "The interactive API reference (no internet needed)", "text/html");
+  page("getConsole", "/ui", "The web console", "text/html");
 }
 
 /** Registers `/docs` and its assets, served from swagger-ui-dist. */

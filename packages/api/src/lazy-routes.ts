@@ -1,6 +1,7 @@
 /**
  * Routes whose code loads on their group's first request. The app registers
- * every route of `route-groups.ts` at start by its method and path alone, so
+ * every route of `route-groups.ts` (each file's declaration, `routes/*.paths.ts`)
+ * at start by its method and path alone, so
  * that Hono's router (which takes no route after its first match) knows them
  * all, and `405`, `Allow` and the order of matching are as if each group were
  * registered whole. On a group's first request its file is imported, its
@@ -46,7 +47,8 @@ export function registerLazyRoutes(app: ApiApp, groups: readonly RouteGroup[]): 
 /**
  * A group's routes registered on an app of its own: each route's handlers, in
  * order (its middleware, its validators, then its handler), by `METHOD /path`.
- * Throws when the group registers other routes than `route-groups.ts` lists.
+ * Throws when the group registers other routes than its declaration names
+ * (`routes/*.paths.ts`, which `route-groups.ts` reads).
  */
 export function chainsOf(group: RouteGroup, register: (app: ApiApp) => void): Map<string, Chain> {
   const groupApp = newApiApp();
@@ -59,7 +61,7 @@ export function chainsOf(group: RouteGroup, register: (app: ApiApp) => void): Ma
   const registered = [...chains.keys()];
   if (registered.join("\n") !== group.routes.join("\n")) {
     throw new Error(
-      `routes/${group.name}.ts registers ${JSON.stringify(registered)}, but route-groups.ts lists ${JSON.stringify(group.routes)}: make the list say what the file registers, in its order`,
+      `routes/${group.name}.ts registers ${JSON.stringify(registered)}, but route-groups.ts lists ${JSON.stringify(group.routes)} from routes/${group.name}.paths.ts: make the declaration say what the file registers, in its order, and build each route from it`,
     );
   }
   return chains;

@@ -1,10 +1,11 @@
 /** Presigned uploads to S3 (the API answers their URLs): the S3 client loads on first use. */
+
 import type { DocumentUploads } from "@stackvm/core";
+import { lazyPort } from "@stackvm/core";
 import type { AwsClientsOptions } from "./client-config";
-import { onFirstUse } from "./on-first-use";
 
 export function lazyS3Uploads(options: AwsClientsOptions, bucket: string): DocumentUploads {
-  return onFirstUse<DocumentUploads>(["presignPut", "size", "get"], async () => {
+  return lazyPort<DocumentUploads>(async () => {
     const [{ S3Uploads }, { s3Client }] = await Promise.all([
       import("./s3-uploads"),
       import("./s3-blobs"),

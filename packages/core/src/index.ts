@@ -18,7 +18,7 @@ export {
   UnauthorizedError,
   ValidationError,
 } from "./errors";
-export { FileService } from "./files/file-service";
+export type { FileService } from "./files/file-service";
 export type { FileInfo } from "./files/records";
 export { sha256Hex } from "./ids";
 export { loadJsonSchemaCompiler } from "./json-schema/compile";
@@ -47,6 +47,7 @@ export {
   KnowledgeService,
   type PdfLimits,
 } from "./knowledge";
+export { lazyPort } from "./lazy-port";
 export { LlmConfig, loadLlmConfig } from "./llm/config";
 export { createLlmSession } from "./llm/session";
 export { isStrictJsonSchema } from "./llm/strict-schema";
@@ -128,11 +129,12 @@ export {
 } from "./service/stream-tokens";
 export type { SweepDeps } from "./service/sweep";
 export { sweepStalled } from "./service/sweep";
-export { CreateTaskInput } from "./service/task-input";
+export type { CreateTaskInput } from "./service/task-input";
 export type { StartedTask } from "./service/task-starter";
 export { START_REPAIR_AFTER_MS } from "./service/task-starts";
 export { TaskService } from "./service/tasks";
-export { Template, TemplateService } from "./service/templates";
+export { Template } from "./service/template-record";
+export type { TemplateService } from "./service/templates";
 export type { ThreadService } from "./service/threads";
 export { ToolSourceService } from "./service/tool-sources";
 export { CreateTriggerInput, Trigger, TriggerService } from "./service/triggers";

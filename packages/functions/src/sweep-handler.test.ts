@@ -1,6 +1,5 @@
 import {
   CLOSED_POLICY,
-  CreateTaskInput,
   type Item,
   type ItemStore,
   loadLlmConfig,
@@ -8,6 +7,7 @@ import {
   StepMessage,
   silentLog,
 } from "@stackvm/core";
+import { CreateTaskInput } from "@stackvm/core/api-records";
 import { MemoryBlobs, MemoryItemStore, MemoryQueue } from "@stackvm/core/testing";
 import { describe, expect, it } from "vitest";
 import { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";

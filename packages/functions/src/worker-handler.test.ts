@@ -1,4 +1,5 @@
-import { CreateTaskInput, runStep, TooLargeError, type WebhookService } from "@stackvm/core";
+import { runStep, TooLargeError, type WebhookService } from "@stackvm/core";
+import { CreateTaskInput } from "@stackvm/core/api-records";
 import { FakeLlm, memorySystem } from "@stackvm/core/testing";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";

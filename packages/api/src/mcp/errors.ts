@@ -9,9 +9,10 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../env";
+import { MCP_ROUTES } from "../routes/mcp.paths";
 
 /** The path of the MCP server face. */
-export const MCP_PATH = "/mcp";
+export const MCP_PATH = MCP_ROUTES.mcp.path;
 
 /** JSON-RPC's codes (and the -32000 range the MCP SDK's transports use for HTTP-level errors). */
 export const JSON_RPC = {

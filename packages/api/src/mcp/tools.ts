@@ -8,13 +8,8 @@
  * the two kinds cannot collide: a template id starts `tpl_`, a namespace tool
  * `run_`.
  */
-import {
-  type CreateTaskInput,
-  CreateTaskInput as CreateTaskInputSchema,
-  type Namespace,
-  planInputs,
-  type Template,
-} from "@stackvm/core";
+import { type CreateTaskInput, type Namespace, planInputs, type Template } from "@stackvm/core";
+import { CreateTaskInput as CreateTaskInputSchema } from "@stackvm/core/api-records";
 import * as z from "zod";
 import type { ApiDeps } from "../deps";
 

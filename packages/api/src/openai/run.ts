@@ -7,7 +7,8 @@
  * follows in one piece.
  */
 import type { Task, TaskEvents, TaskService } from "@stackvm/core";
-import { CreateTaskInput, StackVMError } from "@stackvm/core";
+import { StackVMError } from "@stackvm/core";
+import { CreateTaskInput } from "@stackvm/core/api-records";
 import { answerFormat } from "./fields";
 import type { ChatCompletionRequest, ChatMessage } from "./schemas";
 

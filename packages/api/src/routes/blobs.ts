@@ -11,6 +11,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, TaskIdParam } from "../schemas";
+import type { BLOBS_ROUTES } from "./blobs.paths";
 
 const BlobParams = TaskIdParam.extend({
   sha256: z
@@ -30,11 +31,10 @@ const BlobQuery = z.object({
   }),
 });
 
-export function registerBlobRoutes(app: ApiApp): void {
+export function registerBlobRoutes(app: ApiApp, routes: typeof BLOBS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/blobs/{sha256}",
+      ...routes.getTaskBlob,
       summary: "Download a blob a step stored (a tool's image, a sandbox's file)",
       description:
         'A step\'s output names a stored blob as `{"$ref": "s3", "size", "sha256"}` (an MCP tool\'s ' +

@@ -17,12 +17,12 @@ import {
   Paging,
   TaskIdParam,
 } from "../schemas";
+import type { BRANCHES_ROUTES } from "./branches.paths";
 
-export function registerBranchRoutes(app: ApiApp): void {
+export function registerBranchRoutes(app: ApiApp, routes: typeof BRANCHES_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/branches",
+      ...routes.listBranches,
       summary: "List a task's branches",
       security: bearer,
       request: { params: TaskIdParam },
@@ -42,8 +42,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/branches/{name}",
+      ...routes.getBranch,
       summary: "Read a branch with its state at the head",
       security: bearer,
       request: { params: BranchParams },
@@ -57,8 +56,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/branches/{name}/commits",
+      ...routes.listCommits,
       summary: "List the commits reachable from a branch head, newest first",
       description: "Follows parents back to the root: commits before the fork point are included.",
       security: bearer,
@@ -83,8 +81,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/branches",
+      ...routes.forkBranch,
       summary: "Fork a branch at a commit",
       description:
         "With none of `suggestion`, `plan`, `step`, the branch re-executes from the commit with the plan it had. " +
@@ -109,8 +106,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/branches/{name}/promote",
+      ...routes.promoteBranch,
       summary: "Make this branch the task's result branch",
       security: bearer,
       request: { params: BranchParams },
@@ -124,8 +120,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/tasks/{task_id}/branches/{name}",
+      ...routes.deleteBranch,
       summary: "Delete a branch and the commits no other branch reaches",
       security: bearer,
       request: { params: BranchParams },
@@ -140,8 +135,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/commits/{commit_id}",
+      ...routes.getCommit,
       summary: "Read a commit",
       security: bearer,
       request: { params: CommitParams },
@@ -158,8 +152,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/commits/{commit_id}/state",
+      ...routes.getCommitState,
       summary: "The VM state at a commit",
       security: bearer,
       request: { params: CommitParams },
@@ -173,8 +166,7 @@ export function registerBranchRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/commits/{commit_id}/diff",
+      ...routes.getCommitDiff,
       summary: "Diff a commit against its parent or another commit",
       security: bearer,
       request: {

@@ -9,6 +9,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { DoctorCheck } from "../deps";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json } from "../schemas";
+import type { DOCTOR_ROUTES } from "./doctor.paths";
 
 const Check = z
   .object({
@@ -44,11 +45,10 @@ const UNCHECKED: DoctorCheck[] = ["llm", "embeddings", "sandbox"].map((name) => 
   fix: 'run a small task to try them: stackvm run --goal "Say hello"',
 }));
 
-export function registerDoctorRoutes(app: ApiApp): void {
+export function registerDoctorRoutes(app: ApiApp, routes: typeof DOCTOR_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/doctor",
+      ...routes.runDoctor,
       summary: "Check the API, the key, the LLM, the embeddings and the sandbox",
       description:
         "Each check answers `ok`, `warning` (works without it: embeddings serve only knowledge bases), " +

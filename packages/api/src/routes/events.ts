@@ -23,6 +23,7 @@ import {
   TaskIdParam,
 } from "../schemas";
 import { streamBody, streamFailure } from "../sse-failure";
+import type { EVENTS_ROUTES } from "./events.paths";
 
 /** How long a client waits before reconnecting after the stream closes. */
 const RETRY_MS = 1_000;
@@ -51,11 +52,10 @@ const StreamToken = z
   })
   .openapi("StreamToken");
 
-export function registerEventRoutes(app: ApiApp): void {
+export function registerEventRoutes(app: ApiApp, routes: typeof EVENTS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/stream-token",
+      ...routes.createStreamToken,
       summary: "Make a short-lived token that reads this task (for a browser's EventSource)",
       description:
         "A token for a web page: passed as `?token=` instead of an API key, it opens `GET /v1/tasks/{task_id}/events` " +
@@ -93,8 +93,7 @@ export function registerEventRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/events",
+      ...routes.streamTaskEvents,
       summary: "Stream a task's commits and status changes (Server-Sent Events)",
       description:
         "`event: commit` (data: Commit, with an `id`) for every commit of every branch in order, " +

@@ -12,6 +12,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, conflictError, ErrorBody, invalidError, json } from "../schemas";
 import { readUploadBody } from "../upload-body";
+import type { FILES_ROUTES } from "./files.paths";
 
 const FileParam = z.object({
   file_id: z
@@ -38,11 +39,10 @@ const FileInfo = z
 const INLINE =
   /^(image\/(png|jpeg|gif|webp|avif)|audio\/[a-z0-9.+-]+|text\/(plain|csv)|application\/(json|pdf))$/;
 
-export function registerFileRoutes(app: ApiApp): void {
+export function registerFileRoutes(app: ApiApp, routes: typeof FILES_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/files",
+      ...routes.uploadFile,
       summary: "Upload a file (multipart), or ask for a presigned upload URL (JSON)",
       description:
         "Send `multipart/form-data` with one `file` part, of any type (its content type, or else its " +
@@ -87,8 +87,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/files",
+      ...routes.listFiles,
       summary: "List the tenant's files",
       security: bearer,
       request: {
@@ -116,8 +115,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/files/{file_id}",
+      ...routes.getFile,
       summary: "Read a file's metadata (a presigned upload is taken in here)",
       security: bearer,
       request: { params: FileParam },
@@ -129,8 +127,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/files/{file_id}/content",
+      ...routes.getFileContent,
       summary: "Download a file's bytes",
       description:
         "Displayable types (images, plain text, CSV, JSON, PDF) are sent inline, anything else as an " +
@@ -169,8 +166,7 @@ export function registerFileRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/files/{file_id}",
+      ...routes.deleteFile,
       summary: "Delete a file and its bytes",
       description:
         "A task step that names the file afterwards fails with `file_not_found`; a new task naming it is refused (422).",

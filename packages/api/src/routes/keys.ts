@@ -4,6 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json, jsonBody } from "../schemas";
+import type { KEYS_ROUTES } from "./keys.paths";
 
 const KeyInfo = z
   .object({ key_id: z.string(), name: z.string(), prefix: z.string(), created_at: z.string() })
@@ -11,11 +12,10 @@ const KeyInfo = z
 const NewKey = KeyInfo.extend({ key: z.string() }).openapi("NewApiKey");
 const KeyInput = z.object({ name: z.string().min(1).max(100) }).strict();
 
-export function registerKeyRoutes(app: ApiApp): void {
+export function registerKeyRoutes(app: ApiApp, routes: typeof KEYS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/keys",
+      ...routes.createKey,
       summary: "Create an API key for the caller's tenant",
       description:
         "`key` is shown only in this answer; the service keeps a hash. `key_id` (what lists show and `DELETE` takes) is random and shows nothing of the key; `prefix` shows the key up to four characters of its secret.",
@@ -29,8 +29,7 @@ export function registerKeyRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/keys",
+      ...routes.listKeys,
       summary: "List the tenant's API keys (never the keys themselves)",
       security: bearer,
       responses: { 200: json(z.object({ keys: z.array(KeyInfo) }), "Keys"), ...commonErrors },
@@ -40,8 +39,7 @@ export function registerKeyRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/keys/{key_id}",
+      ...routes.deleteKey,
       summary: "Revoke an API key",
       security: bearer,
       request: {
@@ -63,8 +61,7 @@ export function registerKeyRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/admin/tenants/{tenant}/keys",
+      ...routes.createTenantKey,
       summary: "Create an API key for any tenant (operator only)",
       description: "Needs `STACKVM_ADMIN_KEY` as the bearer; creates the tenant if new.",
       security: bearer,

@@ -17,6 +17,7 @@ import {
   jsonBody,
 } from "../schemas";
 import { readUploadBody } from "../upload-body";
+import type { KNOWLEDGE_ROUTES } from "./knowledge.paths";
 
 const KbParam = z.object({
   kb: z
@@ -72,11 +73,10 @@ function knowledge(c: { get(key: "deps"): ApiEnv["Variables"]["deps"] }) {
   return service;
 }
 
-export function registerKnowledgeRoutes(app: ApiApp): void {
+export function registerKnowledgeRoutes(app: ApiApp, routes: typeof KNOWLEDGE_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/knowledge-bases",
+      ...routes.createKnowledgeBase,
       summary: "Create a knowledge base",
       security: bearer,
       request: jsonBody(KnowledgeBaseInput),
@@ -92,8 +92,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/knowledge-bases",
+      ...routes.listKnowledgeBases,
       summary: "List knowledge bases",
       security: bearer,
       responses: {
@@ -106,8 +105,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/knowledge-bases/{kb}",
+      ...routes.getKnowledgeBase,
       summary: "Read a knowledge base",
       security: bearer,
       request: { params: KbParam },
@@ -118,8 +116,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/knowledge-bases/{kb}",
+      ...routes.deleteKnowledgeBase,
       summary: "Delete a knowledge base, its documents and their chunks",
       security: bearer,
       request: { params: KbParam },
@@ -133,8 +130,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/knowledge-bases/{kb}/documents",
+      ...routes.uploadDocument,
       summary: "Upload a document (multipart), or ask for a presigned upload URL (JSON)",
       description:
         "Send `multipart/form-data` with a `file` part (plain text, Markdown, HTML, PDF, JSON or CSV, " +
@@ -184,8 +180,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/knowledge-bases/{kb}/documents",
+      ...routes.listDocuments,
       summary: "List a knowledge base's documents with their ingest status",
       security: bearer,
       request: {
@@ -219,8 +214,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/knowledge-bases/{kb}/documents/{document_id}",
+      ...routes.getDocument,
       summary: "Read a document: status, progress, chunks, error",
       security: bearer,
       request: { params: DocParams },
@@ -234,8 +228,7 @@ export function registerKnowledgeRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/knowledge-bases/{kb}/documents/{document_id}",
+      ...routes.deleteDocument,
       summary: "Delete a document and its chunks",
       security: bearer,
       request: { params: DocParams },

@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { LlmCallTrace } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, CommitParams, commonErrors, json } from "../schemas";
+import type { LLM_CALLS_ROUTES } from "./llm-calls.paths";
 
 const LlmCallParams = CommitParams.extend({
   n: z
@@ -14,11 +15,10 @@ const LlmCallParams = CommitParams.extend({
     .openapi({ param: { name: "n", in: "path" }, example: "0" }),
 });
 
-export function registerLlmCallRoutes(app: ApiApp): void {
+export function registerLlmCallRoutes(app: ApiApp, routes: typeof LLM_CALLS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}/commits/{commit_id}/llm-calls/{n}",
+      ...routes.getLlmCall,
       summary: "Read one LLM call of a commit: its messages, parameters and answer",
       description:
         "`n` counts the commit's `llm_calls` from 0. The trace holds the request as sent " +

@@ -7,6 +7,7 @@ import { Namespace, NamespaceInput } from "@stackvm/core/api-records";
 import { describeTool } from "@stackvm/core/tool-description";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
+import type { NAMESPACES_ROUTES } from "./namespaces.paths";
 
 const NameParam = z.object({
   name: z
@@ -36,11 +37,10 @@ const ToolsQuery = z.object({
     }),
 });
 
-export function registerNamespaceRoutes(app: ApiApp): void {
+export function registerNamespaceRoutes(app: ApiApp, routes: typeof NAMESPACES_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tools",
+      ...routes.listTools,
       summary: "List the tools a namespace can call, or the built-ins",
       security: bearer,
       request: { query: ToolsQuery },
@@ -59,8 +59,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/namespaces",
+      ...routes.listNamespaces,
       summary: "List namespaces",
       security: bearer,
       responses: {
@@ -74,8 +73,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "put",
-      path: "/v1/namespaces/{name}",
+      ...routes.putNamespace,
       summary: "Create or replace a namespace",
       security: bearer,
       request: { params: NameParam, ...jsonBody(NamespaceInput) },
@@ -91,8 +89,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/namespaces/{name}",
+      ...routes.getNamespace,
       summary: "Read a namespace",
       security: bearer,
       request: { params: NameParam },
@@ -104,8 +101,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/namespaces/{name}",
+      ...routes.deleteNamespace,
       summary: "Delete a namespace and its code tools",
       security: bearer,
       request: { params: NameParam },
@@ -126,8 +122,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/namespaces/{name}/tools",
+      ...routes.addCodeTool,
       summary: "Save a code tool in a namespace",
       description:
         "A program (typically the final code of a `code_task`) that plans in this namespace can call like any tool; it runs in the sandbox with the tool's input as its inputs.",
@@ -148,8 +143,7 @@ export function registerNamespaceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/namespaces/{name}/tools/{tool}",
+      ...routes.deleteCodeTool,
       summary: "Delete a code tool",
       security: bearer,
       request: { params: ToolParams },

@@ -26,6 +26,7 @@ import {
 import { continueThread, requestedThread, THREAD_HEADER } from "../openai/thread";
 import { bearer } from "../schemas";
 import { streamBody, streamFailure } from "../sse-failure";
+import type { OPENAI_ROUTES } from "./openai.paths";
 
 /** The header that names the task a completion ran. */
 export const TASK_ID_HEADER = "x-stackvm-task-id";
@@ -34,12 +35,10 @@ const SHOULD_RETRY_HEADER = "x-should-retry";
 /** A `model` that names a saved template: `template:{template_id}`. */
 const TEMPLATE_MODEL = /^template:(.+)$/;
 
-export function registerOpenAiRoutes(app: ApiApp): void {
+export function registerOpenAiRoutes(app: ApiApp, routes: typeof OPENAI_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/chat/completions",
-      operationId: "createChatCompletion",
+      ...routes.createChatCompletion,
       summary: "Run a goal as OpenAI's chat completions (OpenAI-compatible)",
       description:
         "Starts a task whose goal is the last user message and whose input `conversation` holds the messages " +
@@ -209,9 +208,7 @@ export function registerOpenAiRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/models",
-      operationId: "listModels",
+      ...routes.listModels,
       summary: "List the namespaces as models (OpenAI-compatible)",
       description:
         "The tenant's namespaces in OpenAI's model list shape: each `id` is a `model` that " +

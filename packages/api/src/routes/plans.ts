@@ -10,6 +10,7 @@ import { findGroups, PlanCompat } from "@stackvm/core";
 import { validatePlan } from "@stackvm/core/plan-check";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json, jsonBody } from "../schemas";
+import type { PLANS_ROUTES } from "./plans.paths";
 
 const ValidateRequest = z
   .object({
@@ -59,11 +60,10 @@ const ValidateAnswer = z
   })
   .openapi("PlanValidation");
 
-export function registerPlanRoutes(app: ApiApp): void {
+export function registerPlanRoutes(app: ApiApp, routes: typeof PLANS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/plans/validate",
+      ...routes.validatePlan,
       summary: "Check a plan against a namespace without running it",
       description:
         "Answers every problem (the same shape as a 422 of POST /v1/tasks) and warning, and the plan as it would run (StackVM forms normalized). Starts nothing.",

@@ -5,18 +5,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, json, TaskIdParam } from "../schemas";
+import type { RETENTION_ROUTES } from "./retention.paths";
 
 const Kept = z.object({ keep: z.boolean() }).openapi("TaskKeep");
 
-export function registerRetentionRoutes(app: ApiApp): void {
-  for (const [method, keep] of [
-    ["put", true],
-    ["delete", false],
+export function registerRetentionRoutes(app: ApiApp, routes: typeof RETENTION_ROUTES): void {
+  for (const [route, keep] of [
+    [routes.keepTask, true],
+    [routes.unkeepTask, false],
   ] as const) {
     app.openapi(
       createRoute({
-        method,
-        path: "/v1/tasks/{task_id}/keep",
+        ...route,
         summary: keep
           ? "Keep the task: retention never deletes it"
           : "Let the task expire: a finished task is deleted its retention's days from now",

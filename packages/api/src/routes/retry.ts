@@ -7,12 +7,12 @@ import { RetryInput } from "@stackvm/core";
 import { Branch } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, conflictError, invalidError, json, TaskIdParam } from "../schemas";
+import type { RETRY_ROUTES } from "./retry.paths";
 
-export function registerRetryRoutes(app: ApiApp): void {
+export function registerRetryRoutes(app: ApiApp, routes: typeof RETRY_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/retry",
+      ...routes.retryTask,
       summary: "Run an ended task again, from the start or from its last commit",
       description:
         'Body `{"from": "start" | "last_commit"}` (default `last_commit`). `start`: a new branch with no ' +

@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { CreateScheduleInput, Schedule, UpdateScheduleInput } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json } from "../schemas";
+import type { SCHEDULES_ROUTES } from "./schedules.paths";
 
 const ScheduleView = z.object(Schedule.shape).openapi("Schedule");
 
@@ -32,11 +33,10 @@ const exampleSchedule = {
   updated_at: "2026-03-27T10:00:00.000Z",
 };
 
-export function registerScheduleRoutes(app: ApiApp): void {
+export function registerScheduleRoutes(app: ApiApp, routes: typeof SCHEDULES_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/schedules",
+      ...routes.createSchedule,
       summary: "Create a schedule",
       description:
         "`cron` has 5 fields (minute hour day-of-month month day-of-week) and is read in `timezone` " +
@@ -73,8 +73,7 @@ export function registerScheduleRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/schedules",
+      ...routes.listSchedules,
       summary: "List schedules",
       security: bearer,
       responses: {
@@ -87,8 +86,7 @@ export function registerScheduleRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/schedules/{schedule_id}",
+      ...routes.getSchedule,
       summary: "Read a schedule",
       security: bearer,
       request: { params: ScheduleParam },
@@ -103,8 +101,7 @@ export function registerScheduleRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "patch",
-      path: "/v1/schedules/{schedule_id}",
+      ...routes.updateSchedule,
       summary: "Update a schedule (enabled, cron, timezone, goal or plan, ...)",
       security: bearer,
       request: {
@@ -137,8 +134,7 @@ export function registerScheduleRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/schedules/{schedule_id}",
+      ...routes.deleteSchedule,
       summary: "Delete a schedule; no run starts after this",
       security: bearer,
       request: { params: ScheduleParam },

@@ -2,8 +2,7 @@
  * `/v1/tasks`: start, list, read, cancel, delete.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { CreateTaskInput } from "@stackvm/core";
-import { Status, Task } from "@stackvm/core/api-records";
+import { CreateTaskInput, Status, Task } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { createTaskExample, taskCreatedExample, taskExample } from "../examples";
 import {
@@ -17,6 +16,7 @@ import {
   TaskIdParam,
 } from "../schemas";
 import { PlanProblemSchema } from "./plans";
+import type { TASKS_ROUTES } from "./tasks.paths";
 
 const Created = z
   .object({
@@ -91,11 +91,10 @@ async function waitForTask(
 
 const TaskList = z.object({ tasks: z.array(Task), next_cursor: z.string().nullable() });
 
-export function registerTaskRoutes(app: ApiApp): void {
+export function registerTaskRoutes(app: ApiApp, routes: typeof TASKS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks",
+      ...routes.createTask,
       summary: "Start a task",
       description:
         "Starts a task from a goal (the planner writes the plan) or a plan (validated, then run as is). " +
@@ -139,8 +138,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks",
+      ...routes.listTasks,
       summary: "List tasks, newest first",
       security: bearer,
       request: { query: Paging.extend({ status: Status.optional() }) },
@@ -159,8 +157,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/tasks/{task_id}",
+      ...routes.getTask,
       summary: "Read a task",
       description:
         "With `wait` (1 to 60 seconds), a long poll: the answer comes as soon as the task ends (completed, " +
@@ -198,8 +195,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/cancel",
+      ...routes.cancelTask,
       summary: "Cancel a task",
       description: "Every running branch stops at its next step boundary with a `cancel` commit.",
       security: bearer,
@@ -216,8 +212,7 @@ export function registerTaskRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/tasks/{task_id}",
+      ...routes.deleteTask,
       summary: "Delete a task with its commits, branches and artifacts",
       security: bearer,
       request: { params: TaskIdParam },

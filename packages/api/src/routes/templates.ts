@@ -8,6 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Template } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, CommitParams, commonErrors, invalidError, json, Paging } from "../schemas";
+import type { TEMPLATES_ROUTES } from "./templates.paths";
 
 const TemplateParams = z.object({
   template_id: z
@@ -22,11 +23,10 @@ const TemplateList = z.object({
   next_cursor: z.string().nullable(),
 });
 
-export function registerTemplateRoutes(app: ApiApp): void {
+export function registerTemplateRoutes(app: ApiApp, routes: typeof TEMPLATES_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/commits/{commit_id}/save-plan",
+      ...routes.savePlanAsTemplate,
       summary: "Save the plan at this commit as a reusable template",
       description:
         "Saved with the task's goal in the task's namespace. A later task whose goal is the same " +
@@ -49,8 +49,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/templates",
+      ...routes.listTemplates,
       summary: "List saved templates",
       security: bearer,
       request: { query: Paging.extend({ namespace: z.string().min(1).max(64).optional() }) },
@@ -69,8 +68,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/templates/{template_id}",
+      ...routes.getTemplate,
       summary: "Read a template",
       security: bearer,
       request: { params: TemplateParams },
@@ -84,8 +82,7 @@ export function registerTemplateRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/templates/{template_id}",
+      ...routes.deleteTemplate,
       summary: "Delete a template",
       security: bearer,
       request: { params: TemplateParams },

@@ -16,6 +16,7 @@ import {
   Paging,
   TaskIdParam,
 } from "../schemas";
+import type { THREADS_ROUTES } from "./threads.paths";
 
 const Continued = z
   .object({
@@ -69,11 +70,10 @@ const ThreadIdParam = z.object({
     .openapi({ param: { name: "thread_id", in: "path" } }),
 });
 
-export function registerThreadRoutes(app: ApiApp): void {
+export function registerThreadRoutes(app: ApiApp, routes: typeof THREADS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/continue",
+      ...routes.continueTask,
       summary: "Continue a completed task as the next turn of its thread",
       description:
         "Starts a new task, the next turn of the task's thread, whose goal is `goal` and whose inputs are the " +
@@ -125,8 +125,7 @@ export function registerThreadRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/threads",
+      ...routes.listThreads,
       summary: "List threads (tasks continued at least once)",
       security: bearer,
       request: { query: Paging },
@@ -149,8 +148,7 @@ export function registerThreadRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/threads/{thread_id}",
+      ...routes.getThread,
       summary: "Read a thread: its turns and its lines",
       security: bearer,
       request: { params: ThreadIdParam },

@@ -8,6 +8,7 @@ import { HttpToolDefinition } from "@stackvm/core";
 import { McpServer, McpServerDefinition } from "@stackvm/core/api-records";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, invalidError, json, jsonBody } from "../schemas";
+import type { TOOL_SOURCES_ROUTES } from "./tool-sources.paths";
 
 const NameParam = z.object({
   name: z
@@ -38,11 +39,10 @@ const HttpToolInfo = z
   })
   .openapi("HttpTool");
 
-export function registerToolSourceRoutes(app: ApiApp): void {
+export function registerToolSourceRoutes(app: ApiApp, routes: typeof TOOL_SOURCES_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/namespaces/{name}/mcp-servers",
+      ...routes.addMcpServer,
       summary: "Add an MCP server to a namespace",
       description:
         "Lists the server's tools once (Streamable HTTP) and stores it; plans call its tools as `server.tool`. Headers named in `secret_headers` are stored encrypted and never returned. The URL's host must be in the namespace's `allowed_hosts`.",
@@ -64,8 +64,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/namespaces/{name}/mcp-servers",
+      ...routes.listMcpServers,
       summary: "List a namespace's MCP servers",
       security: bearer,
       request: { params: NameParam },
@@ -84,8 +83,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/namespaces/{name}/mcp-servers/{server}/refresh",
+      ...routes.refreshMcpServer,
       summary: "List an MCP server's tools again now",
       security: bearer,
       request: { params: ServerParams },
@@ -102,8 +100,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/namespaces/{name}/mcp-servers/{server}",
+      ...routes.deleteMcpServer,
       summary: "Remove an MCP server",
       security: bearer,
       request: { params: ServerParams },
@@ -118,8 +115,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/namespaces/{name}/http-tools",
+      ...routes.addHttpTool,
       summary: "Add an HTTP tool to a namespace",
       description:
         "An endpoint of yours that plans call like any tool: the worker sends the input as JSON, signed with the tenant's webhook secret (Standard Webhooks), with the step's idempotency key; the answer must be JSON and match `output_schema` when given.",
@@ -137,8 +133,7 @@ export function registerToolSourceRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/namespaces/{name}/http-tools/{tool}",
+      ...routes.deleteHttpTool,
       summary: "Delete an HTTP tool",
       security: bearer,
       request: { params: HttpToolParams },

@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import type { ApiApp, ApiEnv } from "../env";
 import { errorBody } from "../errors";
 import { bearer, commonErrors, ErrorBody, invalidError, json } from "../schemas";
+import type { TRIGGERS_ROUTES } from "./triggers.paths";
 
 /** A delivery's body is the task input `payload`: small, as webhook payloads are. */
 export const HOOK_BODY_LIMIT = 256 * 1024;
@@ -39,11 +40,10 @@ function hookUrl(c: Context<ApiEnv>, triggerId: string): string {
   return `${base.replace(/\/$/, "")}/v1/hooks/${triggerId}`;
 }
 
-export function registerTriggerRoutes(app: ApiApp): void {
+export function registerTriggerRoutes(app: ApiApp, routes: typeof TRIGGERS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/triggers",
+      ...routes.createTrigger,
       summary: "Create a trigger (an incoming webhook that starts a task)",
       description:
         "The goal may read the delivered JSON as `${payload.field}`; a plan gets it as the input variable `payload`. " +
@@ -86,8 +86,7 @@ export function registerTriggerRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/triggers",
+      ...routes.listTriggers,
       summary: "List triggers",
       security: bearer,
       responses: {
@@ -106,8 +105,7 @@ export function registerTriggerRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/triggers/{trigger_id}",
+      ...routes.getTrigger,
       summary: "Read a trigger (without its secret)",
       security: bearer,
       request: { params: TriggerParam },
@@ -122,8 +120,7 @@ export function registerTriggerRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "delete",
-      path: "/v1/triggers/{trigger_id}",
+      ...routes.deleteTrigger,
       summary: "Delete a trigger; its URL answers 404 from then on",
       security: bearer,
       request: { params: TriggerParam },
@@ -137,8 +134,7 @@ export function registerTriggerRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/hooks/{trigger_id}",
+      ...routes.deliverTrigger,
       summary: "Deliver to a trigger (no API key: Standard Webhooks signature)",
       description:
         "Headers `webhook-id`, `webhook-timestamp` (unix seconds, within 5 minutes of now) and " +

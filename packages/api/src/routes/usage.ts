@@ -6,6 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors } from "../schemas";
+import type { USAGE_ROUTES } from "./usage.paths";
 
 /** Mirrors `MAX_USAGE_MONTHS` in core's `service/usage-report.ts`. */
 const MAX_MONTHS = 36;
@@ -53,11 +54,10 @@ const UsageQuery = z.object({
     .openapi({ description: `How many months back, this one included (1 to ${MAX_MONTHS})` }),
 });
 
-export function registerUsageRoutes(app: ApiApp): void {
+export function registerUsageRoutes(app: ApiApp, routes: typeof USAGE_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/usage",
+      ...routes.getUsage,
       summary: "This tenant's usage by month and namespace",
       description:
         "This month first, then each earlier month with any usage, back `months` months. `tokens` and " +

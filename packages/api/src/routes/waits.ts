@@ -15,6 +15,7 @@ import {
   json,
   jsonBody,
 } from "../schemas";
+import type { WAITS_ROUTES } from "./waits.paths";
 
 /** The answer's value; a body without it is refused with how to send it. */
 const AnswerValue = z.unknown().openapi({
@@ -52,11 +53,10 @@ const Resumed = z
   .object({ task_id: z.string(), branch: z.string(), status: z.string() })
   .openapi("Resumed");
 
-export function registerWaitRoutes(app: ApiApp): void {
+export function registerWaitRoutes(app: ApiApp, routes: typeof WAITS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/tasks/{task_id}/branches/{name}/input",
+      ...routes.answerWait,
       summary: "Answer the question a waiting branch asks (ask_human)",
       description:
         "The answer must match the question's JSON Schema (`waiting.schema` on the branch); " +
@@ -83,8 +83,7 @@ export function registerWaitRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "post",
-      path: "/v1/resume/{token}",
+      ...routes.answerWaitByToken,
       summary: "Answer a question with the resume URL of its task.waiting webhook (no API key)",
       description:
         "The token is single-use, signed and expires with the question (30 days without a timeout). " +

@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { QuotaOverrides, TenantQuotas } from "@stackvm/core";
 import type { ApiApp } from "../env";
 import { bearer, commonErrors, forbiddenError, json } from "../schemas";
+import type { WEBHOOKS_ROUTES } from "./webhooks.paths";
 
 const Secret = z.object({ secret: z.string() }).openapi("WebhookSecret");
 
@@ -30,11 +31,10 @@ const TenantParam = z.object({
     .openapi({ param: { name: "tenant", in: "path" }, example: "acme" }),
 });
 
-export function registerWebhookRoutes(app: ApiApp): void {
+export function registerWebhookRoutes(app: ApiApp, routes: typeof WEBHOOKS_ROUTES): void {
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/webhook-secret",
+      ...routes.getWebhookSecret,
       summary: "The secret that signs this tenant's outgoing webhooks",
       description:
         "Outgoing webhooks carry the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and " +
@@ -58,8 +58,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "get",
-      path: "/v1/admin/tenants/{tenant}/quotas",
+      ...routes.getTenantQuotas,
       summary: "A tenant's quotas and this month's usage (operator only)",
       security: bearer,
       request: { params: TenantParam },
@@ -73,8 +72,7 @@ export function registerWebhookRoutes(app: ApiApp): void {
 
   app.openapi(
     createRoute({
-      method: "put",
-      path: "/v1/admin/tenants/{tenant}/quotas",
+      ...routes.putTenantQuotas,
       summary: "Override a tenant's quotas (operator only)",
       description:
         "The body replaces the tenant's overrides; a field left out takes the configured default. " +

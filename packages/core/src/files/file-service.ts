@@ -7,6 +7,7 @@
  * tenant.
  */
 import * as z from "zod";
+import { buildOnce } from "../build-once";
 import {
   isErrorKind,
   NotFoundError,
@@ -41,13 +42,15 @@ export const isFileId = (id: unknown): id is string => typeof id === "string" &&
 
 const newFileId = (): string => `file_${randomId(20)}`;
 
-/** `POST /v1/files` with JSON: ask for a presigned upload URL. */
-export const FilePresignInput = z
-  .object({
-    filename: z.string().min(1).max(255),
-    content_type: z.string().min(1).max(200).optional(),
-  })
-  .strict();
+/** `POST /v1/files` with JSON: ask for a presigned upload URL (built on first use). */
+const FilePresignInput = buildOnce(() =>
+  z
+    .object({
+      filename: z.string().min(1).max(255),
+      content_type: z.string().min(1).max(200).optional(),
+    })
+    .strict(),
+);
 
 /** An uploaded file, as the API's multipart parser hands it over. */
 export interface FileUpload {
@@ -113,11 +116,6 @@ function fileType(declared: string | undefined, filename: string): string {
 export class FileService {
   constructor(private readonly deps: FileServiceDeps) {}
 
-  /** The largest file a presigned upload may bring. */
-  get maxFileBytes(): number {
-    return this.deps.maxFileBytes ?? MAX_FILE_BYTES;
-  }
-
   /** Stores the bytes and answers the file, `ready`. */
   async upload(tenant: string, upload: FileUpload): Promise<FileInfo> {
     const filename = checkFilename(upload.filename);
@@ -160,7 +158,7 @@ export class FileService {
     tenant: string,
     body: unknown,
   ): Promise<{ file: FileInfo; upload_url: string; expires_in: number }> {
-    const input = FilePresignInput.parse(body);
+    const input = FilePresignInput().parse(body);
     const uploads = presignedUploads(this.deps.uploads);
     const filename = checkFilename(input.filename);
     const contentType = fileType(input.content_type, filename);
@@ -256,7 +254,8 @@ export class FileService {
     if (record.upload !== "presigned" || record.status !== "pending" || !uploads) return record;
     const { tenant_id: tenant, file_id: fileId } = record;
     const key = fileUploadKey(tenant, fileId);
-    const max = this.maxFileBytes;
+    // The largest file a presigned upload may bring.
+    const max = this.deps.maxFileBytes ?? MAX_FILE_BYTES;
     const size = await uploads.size(key);
     const now = new Date(this.deps.clock.now()).toISOString();
     let changes: Array<[string[], unknown]>;

@@ -5,7 +5,7 @@
  * bundle, so that the cold start of a worker whose step runs an instruction
  * does not parse and build them.
  */
-import { loadOnce } from "../load-once";
+import { lazyPort } from "../lazy-port";
 import type { Planner } from "../vm/planner-port";
 import type { PlannerDeps } from "./planner";
 
@@ -18,9 +18,5 @@ import type { PlannerDeps } from "./planner";
  * const { plan } = await planner.plan(input); // loads the planner, then plans
  */
 export function lazyPlanner(deps: PlannerDeps): Planner {
-  const load = loadOnce(async () => (await import("./planner")).createPlanner(deps));
-  return {
-    plan: async (input) => (await load()).plan(input),
-    replan: async (input) => (await load()).replan(input),
-  };
+  return lazyPort<Planner>(async () => (await import("./planner")).createPlanner(deps));
 }

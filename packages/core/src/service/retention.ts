@@ -41,7 +41,6 @@ import { EXPIRY_SK, taskKey } from "../store/keys";
 import type { TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { taskBlobPrefix } from "../store/values";
-import type { TaskEndHook } from "./lifecycle";
 
 const DAY_MS = 86_400_000;
 /**
@@ -74,15 +73,12 @@ export interface RetentionSweep {
   postponed: number;
 }
 
+/**
+ * The sweep and the expiry markers. The worker builds it on first use (a task's
+ * end), and the hook that writes a marker is `retention-hook.ts`.
+ */
 export class Retention {
   constructor(private readonly deps: RetentionDeps) {}
-
-  /** Runs when a task ends: writes its expiry marker, if any retention applies. */
-  terminalHook(): TaskEndHook {
-    return async (branch, task) => {
-      await this.schedule(task, branch.config.namespace.retention_days);
-    };
-  }
 
   /** Writes the task's marker `days` after now; none for a kept task or where no retention is set. */
   async schedule(task: TaskRecord, namespaceDays: number | undefined): Promise<void> {

@@ -21,7 +21,7 @@ import { checkTimeZone, nextRunAt, parseCron } from "./cron";
 import type { NamespaceService } from "./namespaces";
 import type { PlanChecks } from "./plan-checks";
 import type { CreateScheduleInput, Schedule, UpdateScheduleInput } from "./schedule-input";
-import { CreateTaskInput } from "./task-input";
+import type { CreateTaskInput } from "./task-input";
 import type { TaskStarter } from "./task-starter";
 
 /** What one invocation of the handler did. */
@@ -149,7 +149,11 @@ export class ScheduleService {
     // "unfinished": the first invocation stopped before its task was written: finish it.
     let replayed: boolean;
     try {
-      ({ replayed } = await this.deps.tasks.create(tenant, taskInput(schedule, dueAt), taskId));
+      ({ replayed } = await this.deps.tasks.create(
+        tenant,
+        await taskInput(schedule, dueAt),
+        taskId,
+      ));
     } catch (error) {
       const e = error as StackVMError;
       if (
@@ -237,9 +241,11 @@ function timerOf(item: ScheduleRecord): ScheduleTimer {
 
 /**
  * The task of one run: the schedule's goal or plan, with `schedule_id` and `due_at`
- * in its metadata; a plan's run takes the schedule's name, its title in lists.
+ * in its metadata; a plan's run takes the schedule's name, its title in lists. The start's
+ * schema loads with the first run (no function's start builds it).
  */
-function taskInput(schedule: ScheduleRecord, dueAt: string): CreateTaskInput {
+async function taskInput(schedule: ScheduleRecord, dueAt: string): Promise<CreateTaskInput> {
+  const { CreateTaskInput } = await import("./task-input");
   return CreateTaskInput.parse({
     ...(schedule.goal === null ? { name: schedule.name } : { goal: schedule.goal }),
     ...(schedule.plan === null ? {} : { plan: schedule.plan }),

@@ -5,7 +5,7 @@
  * retried), and the sweep's repair of a start a crash cut short.
  */
 import { ConflictError, isErrorKind, NotFoundError } from "../errors";
-import { isFileReference, resolveInputFiles } from "../files/file-refs";
+import { isFileReference } from "../files/file-inputs";
 import type { FileRecord } from "../files/records";
 import { digest, newTaskId } from "../ids";
 import { TERMINAL_STATUSES } from "../model-values";
@@ -191,7 +191,8 @@ export class TaskStarter {
       const ready = this.deps.readyFile;
       input = {
         ...input,
-        inputs: await resolveInputFiles(input.inputs, (id) =>
+        // Read on first use: most tasks take no file.
+        inputs: await (await import("../files/file-refs")).resolveInputFiles(input.inputs, (id) =>
           ready ? ready(tenant, id) : Promise.reject(new NotFoundError("file", id)),
         ),
       };

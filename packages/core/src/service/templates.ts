@@ -8,8 +8,6 @@
  * the same goal again replaces the earlier one: the cache holds one plan per goal,
  * the last one saved.
  */
-import * as z from "zod";
-import { buildOnce } from "../build-once";
 import { NotFoundError, ValidationError } from "../errors";
 import { digest } from "../ids";
 import type { Plan } from "../plan/schema";
@@ -19,20 +17,7 @@ import type { TemplateRecord, TemplateStore } from "../store/template-store";
 import { parseTrailingFormat } from "../vm/goal-text";
 import type { BranchService } from "./branches";
 import type { TaskReads } from "./task-reads";
-
-/** A template as clients see it (built on first use: only the API's routes answer with it). */
-export const Template = buildOnce(() =>
-  z.object({
-    template_id: z.string(),
-    namespace: z.string(),
-    goal: z.string(),
-    plan: z.array(z.unknown()),
-    task_id: z.string(),
-    commit_id: z.string(),
-    created_at: z.string(),
-  }),
-);
-export type Template = z.infer<ReturnType<typeof Template>>;
+import type { Template } from "./template-record";
 
 /** A non-exact match needs at least this similarity (0..1) to serve as an example. */
 export const SIMILARITY_THRESHOLD = 0.5;

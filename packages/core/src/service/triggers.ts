@@ -25,7 +25,7 @@ import { DisplayName } from "./display-text";
 import { NamespaceName } from "./namespace-name";
 import type { NamespaceService } from "./namespaces";
 import type { PlanChecks } from "./plan-checks";
-import { CreateTaskInput } from "./task-input";
+import type { CreateTaskInput } from "./task-input";
 import type { TaskStarter } from "./task-starter";
 
 export const CreateTriggerInput = z
@@ -170,7 +170,7 @@ export class TriggerService {
     // "unfinished": the first delivery stopped before its task was written: finish it.
     const seen = claim === "unfinished";
     const trigger = Trigger.parse(item);
-    const input = taskInput(trigger, item.budget, payload, webhookId);
+    const input = await taskInput(trigger, item.budget, payload, webhookId);
     await this.deps.tasks.create(tenant, input, taskId);
     await this.deps.triggers.markDeliveryStarted(tenant, triggerId, webhookId);
     return { task_id: taskId, replayed: seen };
@@ -200,13 +200,17 @@ function parsePayload(body: Uint8Array): unknown {
   }
 }
 
-/** The task a delivery starts: the goal with the payload's fields in it, the payload as input. */
-function taskInput(
+/**
+ * The task a delivery starts: the goal with the payload's fields in it, the payload as input.
+ * The start's schema loads with the first delivery (the API's start does not build it).
+ */
+async function taskInput(
   trigger: Trigger,
   budget: unknown,
   payload: unknown,
   webhookId: string,
-): CreateTaskInput {
+): Promise<CreateTaskInput> {
+  const { CreateTaskInput } = await import("./task-input");
   let goal: string | undefined;
   if (trigger.goal !== null) {
     try {

@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { buildOnce } from "../build-once";
-import { SandboxFilesInput } from "../files/file-refs";
+import { SandboxFilesInput } from "../files/file-inputs";
 import { SandboxLanguage } from "../sandbox/files";
 
 /** Fix rounds when neither the tool nor the input says otherwise. */

@@ -10,7 +10,7 @@
  */
 import * as z from "zod";
 import { buildOnce } from "../build-once";
-import { SandboxFilesInput } from "../files/file-refs";
+import { SandboxFilesInput } from "../files/file-inputs";
 import { SandboxLanguage } from "../sandbox/files";
 import { callSandbox, sandboxFailureError } from "./sandbox-call";
 import type { Tool, ToolContext, ToolResult } from "./tool";

@@ -6,7 +6,7 @@
  * itself never touches storage.
  */
 import { RetryableError, StepError } from "../errors";
-import { type FileSources, resolveSandboxFiles, type SandboxFileEntry } from "../files/file-refs";
+import type { FileSources, SandboxFileEntry } from "../files/file-inputs";
 import type { BlobRef } from "../ports/blobs";
 import { SANDBOX_PROTOCOL_VERSION } from "../sandbox/files";
 import type {
@@ -69,7 +69,10 @@ const encoder = new TextEncoder();
  */
 export async function callSandbox(context: ToolContext, call: SandboxCall): Promise<SandboxRun> {
   const given: SandboxFile[] = call.files?.length
-    ? await resolveSandboxFiles(call.files, fileSources(context))
+    ? await (await import("../files/file-refs")).resolveSandboxFiles(
+        call.files,
+        fileSources(context),
+      )
     : [];
   const response = await context.sandbox.run({
     v: SANDBOX_PROTOCOL_VERSION,

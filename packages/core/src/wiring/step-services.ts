@@ -6,7 +6,8 @@
  * system adds the API's services to it (`api-services.ts`), and the test
  * systems build both over the in-memory ports: one wiring everywhere.
  */
-import { FileService } from "../files/file-service";
+import type { FileService } from "../files/file-service";
+import { lazyPort } from "../lazy-port";
 import { webhookTargetCheck, webhookUrlCheck } from "../net/webhook-url";
 import { evaluationHook } from "../service/evaluation";
 import { type Lifecycle, taskLifecycle } from "../service/lifecycle";
@@ -18,9 +19,10 @@ import {
   quotaTerminalHook,
   taskAdmission,
 } from "../service/quotas";
-import { Retention } from "../service/retention";
+import type { Retention } from "../service/retention";
+import { retentionHook } from "../service/retention-hook";
 import { RunningSlots } from "../service/running-slots";
-import { TemplateService } from "../service/templates";
+import type { TemplateService } from "../service/templates";
 import { TokenRelay } from "../service/token-relay";
 import { WaitService } from "../service/waits";
 import { WebhookService } from "../service/webhooks";
@@ -87,14 +89,18 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     timeoutMs: hooks.timeoutMs ?? 10_000,
     ...(hooks.resolve ? { resolve: hooks.resolve } : {}),
   });
-  const files = new FileService({
-    files: stores.files,
-    storage: quotas,
-    blobs,
-    clock,
-    maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,
-    ...(ports.uploads ? { uploads: ports.uploads } : {}),
-    ...(options.files?.maxFileBytes ? { maxFileBytes: options.files.maxFileBytes } : {}),
+  // Loaded on first use: the worker reads a file only for a task started with one.
+  const files = lazyPort<FileService>(async () => {
+    const { FileService } = await import("../files/file-service");
+    return new FileService({
+      files: stores.files,
+      storage: quotas,
+      blobs,
+      clock,
+      maxUploadBytes: options.files?.maxUploadBytes ?? DEFAULT_FILE_UPLOAD_BYTES,
+      ...(ports.uploads ? { uploads: ports.uploads } : {}),
+      ...(options.files?.maxFileBytes ? { maxFileBytes: options.files.maxFileBytes } : {}),
+    });
   });
   const { tasks, branches } = wireTaskServices({
     readyFile: (tenant, id) => files.ready(tenant, id),
@@ -111,11 +117,15 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
     deliveries: (tenant, taskId) => webhooks.deliveries(tenant, taskId),
     ...(options.llmConfigured === undefined ? {} : { llmConfigured: options.llmConfigured }),
   });
-  const templates = new TemplateService({
-    templates: stores.templates,
-    clock,
-    tasks: tasks.reads,
-    branches,
+  // Loaded on first use: a plan saved as a template or read from one.
+  const templates = lazyPort<TemplateService>(async () => {
+    const { TemplateService } = await import("../service/templates");
+    return new TemplateService({
+      templates: stores.templates,
+      clock,
+      tasks: tasks.reads,
+      branches,
+    });
   });
   const waits = new WaitService({
     store,
@@ -132,14 +142,18 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
   });
   // Live LLM text, from the worker's steps to the API's event streams.
   const tokens = new TokenRelay({ live: stores.liveText, clock, log });
-  // Finished tasks expire after their namespace's, the tenant's or the deployment's days.
-  const retention = new Retention({
-    store,
-    expiries: stores.expiries,
-    blobs: ports.blobs,
-    clock,
-    log,
-    tenantDays: async (tenant) => (await quotas.limits(tenant)).retention_days,
+  // Finished tasks expire after their namespace's, the tenant's or the deployment's days;
+  // loaded on first use (a task's end, the sweep, a keep).
+  const retention = lazyPort<Retention>(async () => {
+    const { Retention } = await import("../service/retention");
+    return new Retention({
+      store,
+      expiries: stores.expiries,
+      blobs: ports.blobs,
+      clock,
+      log,
+      tenantDays: async (tenant) => (await quotas.limits(tenant)).retention_days,
+    });
   });
   // Evaluation runs first, so that later hooks (outgoing webhooks) see the task as it ends.
   const lifecycle: Lifecycle = taskLifecycle(store, clock, {
@@ -155,7 +169,7 @@ export function wireStepServices(ports: WiringPorts, options: WiringOptions) {
       ...(options.afterTerminal ?? []),
       webhooks.terminalHook(),
       quotaTerminalHook(slots),
-      retention.terminalHook(),
+      retentionHook(retention),
     ],
   });
   const step = wireStepDeps(ports, options, {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { onFirstUse } from "./on-first-use";
+import { lazyPort } from "./lazy-port";
 
 interface Greeter {
   greet(name: string): Promise<string>;
   count(): Promise<number>;
+  /** Optional, as `LlmPort.contextTokens` is: undefined when the adapter cannot say. */
+  size?(): Promise<number | undefined>;
 }
 
 class Counting implements Greeter {
@@ -17,10 +19,10 @@ class Counting implements Greeter {
   }
 }
 
-describe("onFirstUse", () => {
+describe("lazyPort", () => {
   it("loads nothing until a method is called, then forwards arguments and `this`", async () => {
     let loads = 0;
-    const port = onFirstUse<Greeter>(["greet", "count"], async () => {
+    const port = lazyPort<Greeter>(async () => {
       loads++;
       return new Counting();
     });
@@ -32,7 +34,7 @@ describe("onFirstUse", () => {
 
   it("shares one load among concurrent first calls", async () => {
     let loads = 0;
-    const port = onFirstUse<Greeter>(["greet", "count"], async () => {
+    const port = lazyPort<Greeter>(async () => {
       loads++;
       await new Promise((resolve) => setTimeout(resolve, 5));
       return new Counting();
@@ -44,7 +46,7 @@ describe("onFirstUse", () => {
 
   it("gives a failed load's error to the caller and tries again on the next call", async () => {
     let loads = 0;
-    const port = onFirstUse<Greeter>(["greet", "count"], async () => {
+    const port = lazyPort<Greeter>(async () => {
       loads++;
       if (loads === 1) throw new Error("chunk missing");
       return new Counting();
@@ -56,7 +58,7 @@ describe("onFirstUse", () => {
 
   it("passes on the adapter's own errors without loading again", async () => {
     let loads = 0;
-    const port = onFirstUse<Greeter>(["greet", "count"], async () => {
+    const port = lazyPort<Greeter>(async () => {
       loads++;
       return {
         greet: async () => {
@@ -68,5 +70,25 @@ describe("onFirstUse", () => {
     await expect(port.greet("x")).rejects.toThrow(TypeError);
     await expect(port.greet("y")).rejects.toThrow("bad name");
     expect(loads).toBe(1);
+  });
+
+  it("forwards a method no list names, and answers undefined for an optional one the adapter lacks", async () => {
+    const port = lazyPort<Greeter>(async () => new Counting());
+    expect(await port.size?.()).toBeUndefined();
+    const sized = lazyPort<Greeter>(async () =>
+      Object.assign(new Counting(), { size: async () => 3 }),
+    );
+    expect(await sized.size?.()).toBe(3);
+  });
+
+  it("is not a promise: an async function can return it without loading it", async () => {
+    let loads = 0;
+    const port = await (async () =>
+      lazyPort<Greeter>(async () => {
+        loads++;
+        return new Counting();
+      }))();
+    expect(typeof port.greet).toBe("function");
+    expect(loads).toBe(0);
   });
 });

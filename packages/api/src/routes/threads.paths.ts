@@ -1,0 +1,13 @@
+/**
+ * The routes `threads.ts` registers, by name (each one's OpenAPI operationId), in
+ * its order: declared apart from it so that the API's start routes them without
+ * loading it (`route-groups.ts`), which hands it to the file's register
+ * function: each route's method, path and operationId come from here.
+ */
+import { declareRoutes } from "../route-declaration";
+
+export const THREADS_ROUTES = declareRoutes("threads", {
+  continueTask: "POST /v1/tasks/{task_id}/continue",
+  listThreads: "GET /v1/threads",
+  getThread: "GET /v1/threads/{thread_id}",
+});

@@ -1,0 +1,12 @@
+/**
+ * The routes `waits.ts` registers, by name (each one's OpenAPI operationId), in
+ * its order: declared apart from it so that the API's start routes them without
+ * loading it (`route-groups.ts`), which hands it to the file's register
+ * function: each route's method, path and operationId come from here.
+ */
+import { declareRoutes } from "../route-declaration";
+
+export const WAITS_ROUTES = declareRoutes("waits", {
+  answerWait: "POST /v1/tasks/{task_id}/branches/{name}/input",
+  answerWaitByToken: "POST /v1/resume/{token}",
+});
