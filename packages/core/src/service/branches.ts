@@ -245,9 +245,6 @@ export class BranchService {
       // A committed plan stays on its commit, which the new branch names.
       plan: source.plan_commit ? null : state.plan,
       plan_commit: source.plan_commit,
-      // The fork shares the values it inherits: its head's windows say where they live.
-      vars: {},
-      var_depth: {},
       chain: source.chain,
       lineage,
       forked_from: { branch: source.branch, commit_id: source.commit_id },
