@@ -7,7 +7,7 @@ export type { RuntimeConfig } from "./config";
 export { ConfigError, loadConfig } from "./config";
 export type { DlqDeps } from "./dlq-handler";
 export { createDlqHandler } from "./dlq-handler";
-export { createDoctor, type DoctorPorts } from "./doctor";
+export type { Provider } from "./llm-provider";
 export { embeddingsConfigured, embeddingsPort } from "./embeddings-port";
 export type { Knowledge, KnowledgeOptions } from "./knowledge";
 export { createKnowledge, inProcessKnowledge, knowledgePortOf } from "./knowledge";
