@@ -9,31 +9,27 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "@stackvm/api";
-import { type AwsClients, createAwsClients, S3Blobs, SqsQueue } from "@stackvm/aws";
+import { type AwsClients, createAwsClients } from "@stackvm/aws";
 import type { DueRun } from "@stackvm/core";
 import { isErrorKind, type Log, sendWake, systemClock } from "@stackvm/core";
 import {
   ConfigError,
-  createDlqHandler,
   createScheduleHandler,
-  createSweepHandler,
-  createWorkerHandler,
   type LlmSummary,
   llmSummary,
   loadConfig,
   recoverStarts,
-  resumeRunning,
   type System,
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
 import { LocalScheduler } from "./local-scheduler";
+import { LocalStepQueue } from "./local-step-queue";
 import { createLocalSystem } from "./local-system";
-import { startPoller } from "./poller";
 import { localMetrics } from "./prometheus-metrics";
+import { startRunners } from "./runners";
 import { LocalSandbox } from "./sandbox-invoker";
 import type { LocalTestHooks } from "./testing/test-hooks";
-import { startTraceExpiry } from "./trace-expiry";
 
 export interface LocalStackOptions {
   /** Where data lives across restarts; null keeps everything in memory (tests). */
@@ -230,45 +226,21 @@ export async function startLocalStack(
   ownPorts.add(port);
   const streams = trackStreams(server);
 
-  const worker = startPoller({
-    sqs: clients.sqs,
-    queueUrl: queues.queueUrl,
-    handler: metrics.countingRetries(
-      createWorkerHandler(
-        system.step,
-        system.webhooks,
-        system.knowledgePort,
-        options.maxReceiveCount ?? 5,
-      ),
-    ),
-    concurrency: options.concurrency ?? 4,
-    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
-    retimed: queue.retimed,
-  });
-  const dlq = startPoller({
-    sqs: clients.sqs,
-    queueUrl: queues.dlqUrl,
-    handler: metrics.countingDlq(createDlqHandler(system.dlq)),
-    concurrency: 1,
-  });
-  // Once serving and polling: resume every running branch at once, in the background.
-  resumeRunning(sweepDeps).then(
-    (reenqueued) => {
-      if (reenqueued > 0) log.info("resumed running branches", { reenqueued });
-    },
-    (error: unknown) => log.error("resuming running branches failed", { error: String(error) }),
-  );
-  const sweepOnce = createSweepHandler(sweepDeps);
-  const sweep = setInterval(() => {
-    sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
-  }, options.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS);
-  sweep.unref();
-  // LLM traces past their retention (S3's lifecycle rule does this on AWS).
-  const traceExpiry = startTraceExpiry({
-    blobs: new S3Blobs(clients.s3, config.bucket),
-    retentionDays: config.llmTraceRetentionDays,
+  const runners = startRunners({
+    system,
+    clients,
+    queues,
+    queue,
+    metrics,
+    sweepDeps,
     clock,
     log,
+    bucket: config.bucket,
+    llmTraceRetentionDays: config.llmTraceRetentionDays,
+    maxReceiveCount: options.maxReceiveCount ?? 5,
+    concurrency: options.concurrency ?? 4,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
+    sweepIntervalMs: options.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS,
   });
 
   const url = `http://${host}:${port}`;
@@ -289,16 +261,10 @@ export async function startLocalStack(
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(sweep);
-      traceExpiry.stop();
       scheduler.stop();
       // The worker stops beside the drain, not after it: each took its own time before.
       const grace = options.stepGraceMs ?? 5_000;
-      await Promise.all([
-        drain(server, options.drainMs ?? 29_000, streams),
-        worker.stop(grace),
-        dlq.stop(grace),
-      ]);
+      await Promise.all([drain(server, options.drainMs ?? 29_000, streams), runners.stop(grace)]);
       await ownSandbox?.close();
       clients.destroy();
       await emulators.stop();
@@ -317,19 +283,6 @@ async function provisionKey(system: System, key: string | null): Promise<string>
     return key;
   }
   return (await system.keys.create("local", "generated at start")).key;
-}
-
-/**
- * The step queue, telling the poller which messages the worker hid itself (a
- * retry after a delay, a wake not yet due), so that it stops keeping them
- * hidden for the visibility timeout and their own delay holds.
- */
-class LocalStepQueue extends SqsQueue {
-  readonly retimed = new Set<string>();
-  override async retryAfter(receiptHandle: string, seconds: number): Promise<void> {
-    this.retimed.add(receiptHandle);
-    await super.retryAfter(receiptHandle, seconds);
-  }
 }
 
 /** A failure to listen, as a message naming the setting to change. */
