@@ -9,7 +9,7 @@ export type { DlqDeps } from "./dlq-handler";
 export { createDlqHandler } from "./dlq-handler";
 export { embeddingsConfigured, embeddingsPort } from "./embeddings-port";
 export type { Knowledge, KnowledgeOptions } from "./knowledge";
-export { createKnowledge, inProcessKnowledge, knowledgePortOf } from "./knowledge";
+export { createKnowledge, knowledgePortOf } from "./knowledge";
 export { llmPort } from "./llm-port";
 export type { Provider } from "./llm-provider";
 export { endpointText, type LlmSummary, llmBannerLines, llmSummary } from "./llm-summary";

@@ -22,7 +22,6 @@ import {
   embeddingsConfigured,
   embeddingsPort,
   endpointText,
-  inProcessKnowledge,
   knowledgePortOf,
   llmPort,
   llmSummary,
@@ -32,6 +31,7 @@ import {
 } from "@stackvm/functions";
 import { createDoctor } from "./doctor";
 import type { Emulators } from "./emulators";
+import { inProcessKnowledge } from "./in-process-knowledge";
 import type { LocalScheduler } from "./local-scheduler";
 import { localSecretKey } from "./secret-key";
 import type { LocalTestHooks } from "./testing/test-hooks";
