@@ -199,6 +199,29 @@ describe("the architecture", () => {
     expect(unused).toEqual([]);
   });
 
+  it("reaches the raw items of a store only inside core's store/", () => {
+    // A store is held as `store` (or `stores`); its `items` is the raw port the
+    // store's methods guard (keys, conditions), so a caller outside `store/`
+    // asks the store for what it needs instead. The wiring builds stores from
+    // the port itself (`ports.items`), not from a store.
+    const reached = ["packages", "test"]
+      .flatMap((dir) => sourceFiles(join(root, dir)))
+      .filter(
+        (file) => !file.includes("/packages/core/src/store/") && file !== import.meta.filename,
+      )
+      .filter((file) => /\bstores?\.items\b/.test(readFileSync(file, "utf8")))
+      .map((file) => file.slice(root.length + 1));
+    // The parallel group's held results, until they have their own store.
+    expect(reached).toEqual(["packages/core/src/vm/group.ts"]);
+  });
+
+  it("sees a store's raw items reached from outside store/", () => {
+    expect(/\bstores?\.items\b/.test("await this.deps.store.items.delete(key)")).toBe(true);
+    expect(/\bstores?\.items\b/.test("const page = await store.listTasks(); page.items")).toBe(
+      false,
+    );
+  });
+
   it("keeps every source file of core at most 400 lines", () => {
     const core = join(packagesDir, "core/src");
     const long = sourceFiles(core)

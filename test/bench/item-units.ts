@@ -21,8 +21,9 @@ export function headMoveUnits(branch: Record<string, unknown>): {
   last_bytes: number;
 } {
   const depth = branch.depth as number;
-  const vars = branch.vars as Record<string, unknown>;
-  const varDepth = branch.var_depth as Record<string, number>;
+  // Both only on branches from before issue 22 (`BranchRecord.vars`).
+  const vars = (branch.vars ?? {}) as Record<string, unknown>;
+  const varDepth = (branch.var_depth ?? {}) as Record<string, number>;
   const at = (d: number) => {
     // Since issue 22 the values live on their commits: `vars` holds only values
     // kept from before, and `var_depth` names every variable.

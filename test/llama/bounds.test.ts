@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OpenAiEmbeddings } from "../../packages/aws/src/openai-embeddings";
 import { OpenAiLlm } from "../../packages/aws/src/openai-llm";
 import { PlanAnswer } from "../../packages/core/src/planning/planner";
-import { createDoctor } from "../../packages/functions/src/doctor";
+import { createDoctor } from "../../packages/local/src/doctor";
 import {
   LLAMA_START_TIMEOUT_MS,
   type LlamaServer,

@@ -9,6 +9,7 @@ import {
   type LocalStackOptions,
   startLocalStack,
 } from "@stackvm/local";
+import { type LocalTestHooks, splitTestHooks } from "@stackvm/local/testing";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { type ScriptedLlm, type StreamOptions, startScriptedLlm } from "./llm-server";
 
@@ -35,42 +36,46 @@ type Env = Record<string, string | undefined>;
 
 export async function startTestStack(
   /** `env` may be made from the scripted LLM (its `bedrockUrl`, say). */
-  options: Partial<Omit<LocalStackOptions, "env">> & {
-    env?: Env | ((llm: ScriptedLlm) => Env);
-    /** How the scripted LLM streams (`llm.streaming` changes it for one test). */
-    streaming?: StreamOptions;
-  } = {},
+  options: Partial<Omit<LocalStackOptions, "env">> &
+    LocalTestHooks & {
+      env?: Env | ((llm: ScriptedLlm) => Env);
+      /** How the scripted LLM streams (`llm.streaming` changes it for one test). */
+      streaming?: StreamOptions;
+    } = {},
 ): Promise<TestStack> {
-  const { streaming, ...rest } = options;
+  const { streaming, ...given } = options;
+  const { hooks, rest } = splitTestHooks(given);
   const llm = await startScriptedLlm(streaming);
   const env = typeof options.env === "function" ? options.env(llm) : options.env;
-  const stack = await startLocalStack({
-    dataDir: null,
-    port: 0,
-    log: consoleLog({ level: (process.env.TEST_LOG_LEVEL as never) ?? "silent" }),
-    concurrency: 4,
-    visibilityTimeoutSeconds: 5,
+  const stack = await startLocalStack(
+    {
+      dataDir: null,
+      port: 0,
+      log: consoleLog({ level: (process.env.TEST_LOG_LEVEL as never) ?? "silent" }),
+      concurrency: 4,
+      visibilityTimeoutSeconds: 5,
+      ...rest,
+      env: {
+        OPENAI_BASE_URL: llm.url,
+        OPENAI_API_KEY: "test-key",
+        LLM_MODEL: "scripted-model",
+        LLM_TIMEOUT_MS: "2000",
+        STACKVM_ADMIN_KEY: ADMIN_KEY,
+        // Tests poll hard and start many tasks at once; the quota tests lower these per tenant.
+        STACKVM_RATE_LIMIT_RPS: "100000",
+        STACKVM_MAX_RUNNING_TASKS: "1000",
+        // The operator's opt-in a developer gives to call servers on this machine:
+        // tests run their MCP, HTTP-tool and webhook servers on loopback. The
+        // stack's own ports stay refused (test/system/tenant-walls.test.ts).
+        STACKVM_OPEN_PRIVATE_RANGES: "127.0.0.0/8,::1",
+        ...env,
+      },
+    },
     // Booting Pyodide at start (a snapshot, a calibration child, a warm child) is
     // seconds of CPU per stack, for the few test files whose stack runs Python:
     // they ask for it; the others' first Python run would boot it.
-    warmPython: false,
-    ...rest,
-    env: {
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "test-key",
-      LLM_MODEL: "scripted-model",
-      LLM_TIMEOUT_MS: "2000",
-      STACKVM_ADMIN_KEY: ADMIN_KEY,
-      // Tests poll hard and start many tasks at once; the quota tests lower these per tenant.
-      STACKVM_RATE_LIMIT_RPS: "100000",
-      STACKVM_MAX_RUNNING_TASKS: "1000",
-      // The operator's opt-in a developer gives to call servers on this machine:
-      // tests run their MCP, HTTP-tool and webhook servers on loopback. The
-      // stack's own ports stay refused (test/system/tenant-walls.test.ts).
-      STACKVM_OPEN_PRIVATE_RANGES: "127.0.0.0/8,::1",
-      ...env,
-    },
-  });
+    { warmPython: false, ...hooks },
+  );
   const api: TestStack["api"] = async (method, path, body, opts = {}) => {
     const key = opts.key === undefined ? stack.apiKey : opts.key;
     const response = await fetch(`${stack.url}${path}`, {

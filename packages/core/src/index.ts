@@ -158,7 +158,6 @@ export {
 export { EXPIRY_INDEX_PK, taskPk } from "./store/keys";
 export { KnowledgeStore } from "./store/knowledge-store";
 export type { BranchRecord, CommitRecord } from "./store/records";
-export { unfinishedStarts } from "./store/task-starts";
 export { TaskStore } from "./store/task-store";
 export { taskBlobPrefix } from "./store/values";
 export { CodeToolDefinition, codeTool } from "./tools/code-tool";

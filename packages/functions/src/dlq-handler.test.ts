@@ -4,7 +4,7 @@
  * must not stay `ingesting` for good. A document finished, replaced or deleted
  * meanwhile is left as it is; so is a branch whose head moved past a dead-lettered step.
  */
-import { TaskStore } from "@stackvm/core";
+import { KnowledgeStore, TaskStore } from "@stackvm/core";
 import { MemoryItemStore } from "@stackvm/core/testing";
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
@@ -46,7 +46,7 @@ describe("a dead-lettered ingest", () => {
       store: new TaskStore(items),
       log,
       clock: { now: () => Date.parse("2026-11-27T06:00:00Z") },
-      items,
+      knowledge: new KnowledgeStore(items),
     });
     for (const [id, version] of [
       ["stuck", 2],

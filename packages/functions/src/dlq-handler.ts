@@ -8,8 +8,7 @@ import {
   endDeadLetteredBranch,
   failDeadIngest,
   IngestMessage,
-  type ItemStore,
-  KnowledgeStore,
+  type KnowledgeStore,
   type Log,
   memberStep,
   parseQueueMessage,
@@ -23,7 +22,7 @@ export interface DlqDeps {
   clock: { now(): number };
   onTerminal?: (branch: BranchRecord) => Promise<void>;
   /** Where documents live: a dead-lettered ingest fails its document (`failDeadIngest`). */
-  items?: ItemStore;
+  knowledge?: KnowledgeStore;
 }
 
 export function createDlqHandler(deps: DlqDeps) {
@@ -37,9 +36,9 @@ export function createDlqHandler(deps: DlqDeps) {
           // would stay ingesting for good.
           const ingest = IngestMessage().safeParse(body);
           const failed =
-            ingest.success && deps.items
+            ingest.success && deps.knowledge
               ? await failDeadIngest(
-                  new KnowledgeStore(deps.items),
+                  deps.knowledge,
                   deps.clock,
                   ingest.data,
                   record.attributes.ApproximateReceiveCount,

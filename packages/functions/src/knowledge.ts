@@ -27,7 +27,6 @@ import {
   type PdfLimits,
   type Queue,
 } from "@stackvm/core";
-import { answerKnowledge, knowledgeClient } from "@stackvm/core/knowledge-protocol";
 
 export interface KnowledgeOptions {
   /** `EMBEDDING_MODEL`. */
@@ -113,18 +112,4 @@ export function knowledgePortOf(
     add: (scope, input) => knowledge.memory.add(scope, input),
     handle: (message, lastAttempt) => knowledge.ingest.handle(message, lastAttempt),
   };
-}
-
-/**
- * The knowledge port of the local stack: the same protocol as the worker's
- * Lambda invoke of the knowledge function, each request and answer passed
- * through JSON, served in process by `serve` (resolved on first call, since the
- * services are built after the port). A search that would not survive the trip
- * to the function on AWS fails here too.
- */
-export function inProcessKnowledge(serve: () => KnowledgePort, log: Log): KnowledgePort {
-  const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
-  return knowledgeClient(async (request) =>
-    json(await answerKnowledge(serve(), json(request), log)),
-  );
 }

@@ -51,11 +51,11 @@ export function createStepSystem(given: StepPorts, options: SystemOptions) {
       log: options.log,
       clock: ports.clock,
       onTerminal: lifecycle.onTerminal,
-      items: ports.items,
+      knowledge: stores.knowledge,
     } satisfies DlqDeps,
     /** What the sweep of stalled branches needs, for branches idle longer than `stalledMs`. */
     sweep: (stalledMs: number): SweepHandlerDeps => ({
-      items: ports.items,
+      store,
       index: stores.sweepIndex,
       queue: ports.queue,
       clock: ports.clock,

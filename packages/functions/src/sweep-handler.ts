@@ -6,7 +6,6 @@
  * them). Shared by the Lambda entry and the local timer.
  */
 import {
-  type ItemStore,
   type Log,
   type Retention,
   type RunningSlots,
@@ -14,12 +13,12 @@ import {
   type SweepDeps,
   sweepStalled,
   type TaskService,
-  unfinishedStarts,
+  type TaskStore,
 } from "@stackvm/core";
 
 export interface SweepHandlerDeps extends SweepDeps {
-  /** Where the markers of task starts are (`unfinishedStarts`). */
-  items: ItemStore;
+  /** Where the markers of task starts are (`TaskStore.unfinishedStarts`). */
+  store: Pick<TaskStore, "unfinishedStarts">;
   slots: RunningSlots;
   tasks: TaskService;
   log: Log;
@@ -91,7 +90,7 @@ const EVERYTHING = -60_000;
 async function repairStarts(deps: SweepHandlerDeps, olderThanMs: number): Promise<number> {
   const before = new Date(deps.clock.now() - olderThanMs).toISOString();
   let repaired = 0;
-  for await (const { tenant, taskId } of unfinishedStarts(deps.items, before)) {
+  for await (const { tenant, taskId } of deps.store.unfinishedStarts(before)) {
     const outcome = await deps.tasks.repairStart(tenant, taskId);
     deps.log.warn("repaired a task start cut short", {
       tenant_id: tenant,

@@ -32,6 +32,11 @@ export interface SystemPorts extends Omit<WiringPorts, "knowledge"> {
   knowledge?: KnowledgePort;
   /** Presigned uploads of large documents straight to S3; none: refused with a reason. */
   uploads?: DocumentUploads;
+  /**
+   * What answers `GET /v1/doctor`: only a process that holds the LLM, the
+   * embeddings and the sandbox can check them (the local stack); none: 404.
+   */
+  doctor?: ApiDeps["doctor"];
 }
 
 export type { SystemOptions } from "./system-options";
@@ -103,6 +108,7 @@ export function createSystem(ports: SystemPorts, options: SystemOptions) {
     toolSources: core.toolSources,
     knowledge: knowledge.service,
     files: core.files,
+    ...(ports.doctor ? { doctor: ports.doctor } : {}),
     log: options.log,
     config: {
       adminKey: options.adminKey,

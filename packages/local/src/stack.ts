@@ -9,66 +9,33 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "@stackvm/api";
-import {
-  type AwsClients,
-  createAwsClients,
-  DynamoItemStore,
-  LanceKnowledgeIndex,
-  lanceEmulatorStorage,
-  S3Blobs,
-  S3Uploads,
-  SdkMcpClient,
-  SqsQueue,
-} from "@stackvm/aws";
-import type { Clock, DueRun, TerminalHook } from "@stackvm/core";
-import {
-  AesSecretBox,
-  isErrorKind,
-  type LlmPort,
-  type Log,
-  type Resolver,
-  type SandboxPort,
-  sendWake,
-  systemClock,
-} from "@stackvm/core";
+import { type AwsClients, createAwsClients } from "@stackvm/aws";
+import type { DueRun } from "@stackvm/core";
+import { isErrorKind, type Log, sendWake, systemClock } from "@stackvm/core";
 import {
   ConfigError,
-  createDlqHandler,
-  createDoctor,
   createScheduleHandler,
-  createSweepHandler,
-  createSystem,
-  createWorkerHandler,
-  embeddingsConfigured,
-  embeddingsPort,
-  endpointText,
-  inProcessKnowledge,
-  knowledgePortOf,
   type LlmSummary,
-  llmPort,
   llmSummary,
   loadConfig,
   recoverStarts,
-  resumeRunning,
   type System,
-  systemOptions,
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
 import { LocalScheduler } from "./local-scheduler";
-import { startPoller } from "./poller";
+import { LocalStepQueue } from "./local-step-queue";
+import { createLocalSystem } from "./local-system";
 import { localMetrics } from "./prometheus-metrics";
+import { startRunners } from "./runners";
 import { LocalSandbox } from "./sandbox-invoker";
-import { localSecretKey } from "./secret-key";
-import { startTraceExpiry } from "./trace-expiry";
+import type { LocalTestHooks } from "./testing/test-hooks";
 
 export interface LocalStackOptions {
   /** Where data lives across restarts; null keeps everything in memory (tests). */
   dataDir: string | null;
   /** The API's port; 0 picks a free one. */
   port: number;
-  /** How long `GET /v1/doctor` gives its last answer again (default a minute); tests that change the LLM between two checks set 0. */
-  doctorCacheMs?: number;
   host?: string;
   /** Settings as the environment gives them (LLM_MODEL, OPENAI_BASE_URL, ...). */
   env?: Record<string, string | undefined>;
@@ -92,23 +59,6 @@ export interface LocalStackOptions {
    * crash, and run again on the next start.
    */
   stepGraceMs?: number;
-  /** Overrides for tests. */
-  llm?: LlmPort;
-  sandbox?: SandboxPort;
-  /** Tests of the sandbox's OS layer only: leave Pyodide's bridge to the host open. */
-  openSandboxBridge?: boolean;
-  /**
-   * Boot the own sandbox's Python child at start (default true: the first Python
-   * step does not wait for Pyodide). False leaves it to the first Python run: a
-   * stack that runs no Python then spends no CPU on Pyodide.
-   */
-  warmPython?: boolean;
-  /** The clock of steps and wakes (tests of `wait` move it instead of sleeping). */
-  clock?: Clock;
-  /** Name resolution for outgoing requests (tests resolve names to loopback without DNS). */
-  resolve?: Resolver;
-  /** Hooks that run when a task ends on a branch, before its outgoing webhook (a test makes one throw to play a worker killed there). */
-  afterTerminal?: TerminalHook[];
 }
 
 export interface LocalStack {
@@ -151,18 +101,25 @@ const NAMES = {
   bucket: "stackvm-blobs",
 };
 
-export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+/**
+ * Starts the whole system on this machine (see the module's comment); `hooks`
+ * are for tests only (`testing/test-hooks.ts`).
+ */
+export async function startLocalStack(
+  options: LocalStackOptions,
+  hooks: LocalTestHooks = {},
+): Promise<LocalStack> {
   const host = options.host ?? "127.0.0.1";
   const log = options.log;
   // The same sandbox handler as on Lambda, in its own process and network
   // namespace, started before any store is open so that it inherits none of
   // their descriptors.
   const ownSandbox =
-    options.sandbox === undefined
+    hooks.sandbox === undefined
       ? new LocalSandbox({
           allowNetwork: options.env?.STACKVM_SANDBOX_ALLOW_NETWORK === "1",
-          ...(options.openSandboxBridge ? { openBridge: true } : {}),
-          ...(options.warmPython === false ? { warmPython: false } : {}),
+          ...(hooks.openSandboxBridge ? { openBridge: true } : {}),
+          ...(hooks.warmPython === false ? { warmPython: false } : {}),
           log: (level, message) => log[level](message, { component: "sandbox" }),
         })
       : null;
@@ -187,7 +144,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   // The local stand-in for EventBridge Scheduler fires into the scheduler function's handler.
   let fireSchedule: (run: DueRun) => Promise<unknown> = async () => undefined;
-  const clock = options.clock ?? systemClock;
+  const clock = hooks.clock ?? systemClock;
   const queue = new LocalStepQueue(clients.sqs, config.queueUrl);
   let publicUrl: string | null = config.publicUrl;
   const scheduler = new LocalScheduler({
@@ -196,78 +153,29 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     clock,
     log,
   });
-  const base = systemOptions(config, log, true);
   // The guard refuses the stack's own listeners whatever the operator opened:
   // both emulators now, the API's port once it listens. (The sandbox host has
   // no port: it talks to this process over a pipe.)
-  const ownPorts = new Set(base.outbound.ownPorts);
+  const ownPorts = new Set(config.ownPorts);
   for (const endpoint of Object.values(emulators.endpoints))
     ownPorts.add(Number(new URL(endpoint).port));
   if (options.port !== 0) ownPorts.add(options.port);
-  const outbound = {
-    ...base.outbound,
-    ownPorts,
-    ...(options.resolve ? { resolve: options.resolve } : {}),
-  };
-  const system = createSystem(
+  const system = createLocalSystem(
     {
-      items: new DynamoItemStore(clients.doc, config.table),
-      blobs: new S3Blobs(clients.s3, config.bucket),
+      config,
+      clients,
+      emulators,
       queue,
-      clock,
-      sandbox: options.sandbox ?? ownSandbox!,
-      llm: options.llm ?? llmPort(config),
       scheduler,
-      wakes: scheduler,
-      // LanceDB on the S3 emulator: the same engine and code path as on AWS, its files under the data folder.
-      knowledgeIndex: new LanceKnowledgeIndex({
-        root: options.env?.STACKVM_KNOWLEDGE_INDEX ?? `s3://${config.bucket}/knowledge-index`,
-        storageOptions: lanceEmulatorStorage(
-          emulators.endpoints.s3,
-          emulators.region,
-          emulators.credentials,
-        ),
-      }),
-      embeddings: embeddingsPort(config),
-      // The worker reaches them as on AWS, through the knowledge protocol (each
-      // request and answer through JSON), served in this process as the local
-      // stand-in for the knowledge function.
-      knowledge: inProcessKnowledge(() => knowledgePortOf(system.knowledge), log),
-      uploads: new S3Uploads(clients.s3, config.bucket),
-      mcp: new SdkMcpClient(),
-      secrets: new AesSecretBox(localSecretKey(options.dataDir)),
+      clock,
+      sandbox: hooks.sandbox ?? ownSandbox!,
+      log,
+      dataDir: options.dataDir,
+      ownPorts,
+      publicUrl: () => publicUrl,
+      env: options.env ?? {},
     },
-    {
-      ...base,
-      outbound,
-      // No embedding endpoint: a document upload is refused at once, not failed later.
-      knowledge: { ...config.knowledge, embeddingsConfigured: embeddingsConfigured(config) },
-      // A port given by a test is an LLM; else the configuration says.
-      llmConfigured: options.llm !== undefined || llmSummary(config) !== null,
-      resolvePublicUrl: () => publicUrl,
-      ...(options.afterTerminal
-        ? { afterTerminal: [...(base.afterTerminal ?? []), ...options.afterTerminal] }
-        : {}),
-    },
-  );
-  // This one process holds the LLM, embeddings and sandbox: `GET /v1/doctor` checks them.
-  system.api.doctor = createDoctor(
-    {
-      ...system.ports,
-      llmConfig: config.llm,
-      embeddingModel: config.knowledge.embeddingModel,
-      baseURL: config.openai.baseURL,
-      providers: config.providers,
-      reason: config.reasonLlm && {
-        provider: config.reasonLlm.provider,
-        server: endpointText(
-          config.reasonLlm.provider,
-          config.reasonLlm.openai,
-          config.providers.bedrock,
-        ),
-      },
-    },
-    options.doctorCacheMs === undefined ? {} : { cacheMs: options.doctorCacheMs },
+    hooks,
   );
   fireSchedule = createScheduleHandler(system.schedules, log);
   await scheduler.load(await system.schedules.timers());
@@ -318,45 +226,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   ownPorts.add(port);
   const streams = trackStreams(server);
 
-  const worker = startPoller({
-    sqs: clients.sqs,
-    queueUrl: queues.queueUrl,
-    handler: metrics.countingRetries(
-      createWorkerHandler(
-        system.step,
-        system.webhooks,
-        system.knowledgePort,
-        options.maxReceiveCount ?? 5,
-      ),
-    ),
-    concurrency: options.concurrency ?? 4,
-    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
-    retimed: queue.retimed,
-  });
-  const dlq = startPoller({
-    sqs: clients.sqs,
-    queueUrl: queues.dlqUrl,
-    handler: metrics.countingDlq(createDlqHandler(system.dlq)),
-    concurrency: 1,
-  });
-  // Once serving and polling: resume every running branch at once, in the background.
-  resumeRunning(sweepDeps).then(
-    (reenqueued) => {
-      if (reenqueued > 0) log.info("resumed running branches", { reenqueued });
-    },
-    (error: unknown) => log.error("resuming running branches failed", { error: String(error) }),
-  );
-  const sweepOnce = createSweepHandler(sweepDeps);
-  const sweep = setInterval(() => {
-    sweepOnce().catch((error: unknown) => log.error("sweep failed", { error: String(error) }));
-  }, options.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS);
-  sweep.unref();
-  // LLM traces past their retention (S3's lifecycle rule does this on AWS).
-  const traceExpiry = startTraceExpiry({
-    blobs: new S3Blobs(clients.s3, config.bucket),
-    retentionDays: config.llmTraceRetentionDays,
+  const runners = startRunners({
+    system,
+    clients,
+    queues,
+    queue,
+    metrics,
+    sweepDeps,
     clock,
     log,
+    bucket: config.bucket,
+    llmTraceRetentionDays: config.llmTraceRetentionDays,
+    maxReceiveCount: options.maxReceiveCount ?? 5,
+    concurrency: options.concurrency ?? 4,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? LOCAL_VISIBILITY_SECONDS,
+    sweepIntervalMs: options.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS,
   });
 
   const url = `http://${host}:${port}`;
@@ -377,16 +261,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(sweep);
-      traceExpiry.stop();
       scheduler.stop();
       // The worker stops beside the drain, not after it: each took its own time before.
       const grace = options.stepGraceMs ?? 5_000;
-      await Promise.all([
-        drain(server, options.drainMs ?? 29_000, streams),
-        worker.stop(grace),
-        dlq.stop(grace),
-      ]);
+      await Promise.all([drain(server, options.drainMs ?? 29_000, streams), runners.stop(grace)]);
       await ownSandbox?.close();
       clients.destroy();
       await emulators.stop();
@@ -405,19 +283,6 @@ async function provisionKey(system: System, key: string | null): Promise<string>
     return key;
   }
   return (await system.keys.create("local", "generated at start")).key;
-}
-
-/**
- * The step queue, telling the poller which messages the worker hid itself (a
- * retry after a delay, a wake not yet due), so that it stops keeping them
- * hidden for the visibility timeout and their own delay holds.
- */
-class LocalStepQueue extends SqsQueue {
-  readonly retimed = new Set<string>();
-  override async retryAfter(receiptHandle: string, seconds: number): Promise<void> {
-    this.retimed.add(receiptHandle);
-    await super.retryAfter(receiptHandle, seconds);
-  }
 }
 
 /** A failure to listen, as a message naming the setting to change. */

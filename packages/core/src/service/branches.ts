@@ -9,7 +9,7 @@ import type { Branch, Commit, Diff, State, Task } from "../model";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey, MAX_DEPTH } from "../store/keys";
+import { MAX_DEPTH } from "../store/keys";
 import type { BranchRecord, CommitRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { enqueueNext } from "../vm/enqueue";
@@ -245,9 +245,6 @@ export class BranchService {
       // A committed plan stays on its commit, which the new branch names.
       plan: source.plan_commit ? null : state.plan,
       plan_commit: source.plan_commit,
-      // The fork shares the values it inherits: its head's windows say where they live.
-      vars: {},
-      var_depth: {},
       chain: source.chain,
       lineage,
       forked_from: { branch: source.branch, commit_id: source.commit_id },
@@ -269,8 +266,8 @@ export class BranchService {
       // All or nothing: a fork whose first step could not be queued is undone (unless
       // a step ran after all), so the caller's error is the truth and a retry forks
       // again; an undo that fails too leaves the branch to the sweep.
-      await this.deps.store.items
-        .delete(branchKey(tenant, taskId, name), { equals: { head: source.commit_id } })
+      await this.deps.store
+        .deleteBranch(tenant, taskId, name, source.commit_id)
         .catch(() => undefined);
       throw error;
     }
@@ -311,7 +308,7 @@ export class BranchService {
     );
     // A branch deleted before it ended spent its tokens all the same.
     await this.deps.admission.countUsage(tenant, taskId, name);
-    await this.deps.store.items.delete(branchKey(tenant, taskId, name));
+    await this.deps.store.deleteBranch(tenant, taskId, name);
     const doomed = await this.deps.store.listCommitsBetween(
       tenant,
       taskId,
@@ -319,7 +316,7 @@ export class BranchService {
       keep + 1,
       MAX_DEPTH,
     );
-    await this.deps.store.items.deleteMany(doomed.map((c) => ({ pk: c.pk, sk: c.sk })));
+    await this.deps.store.deleteCommits(doomed);
     await this.deps.store.updateTask(tenant, taskId, {
       deleted_usage: addUsage(task.deleted_usage, branch.usage),
     });

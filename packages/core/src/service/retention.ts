@@ -37,7 +37,7 @@ import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { ExpiryMarker, ExpiryStore } from "../store/expiry-store";
-import { EXPIRY_SK, taskKey } from "../store/keys";
+import { EXPIRY_SK } from "../store/keys";
 import type { TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { taskBlobPrefix } from "../store/values";
@@ -173,24 +173,16 @@ export class Retention {
 
   /** Deletes the task's record if it is as read; false when a fork or a retry changed it since. */
   private async deleteUnchanged(task: TaskRecord): Promise<boolean> {
-    const condition = { equals: { updated_at: task.updated_at, status: task.status } };
-    return this.deps.store.items.delete(taskKey(task.tenant_id, task.task_id), condition).then(
-      () => true,
-      (error: unknown) => {
-        if (isErrorKind(error, "conflict")) return false;
-        throw error;
-      },
-    );
+    return this.deps.store.deleteTaskIfUnchanged(task);
   }
 
   /** The blobs and traces, then every item but the record and the marker, then those two. */
   async purge(tenant: string, taskId: string): Promise<void> {
     await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
     await this.deps.blobs.deletePrefix(llmTracePrefix(tenant, taskId));
-    const items = this.deps.store.items;
-    const keys = await this.deps.store.listTaskItemKeys(tenant, taskId);
-    await items.deleteMany(keys.filter((k) => k.sk !== EXPIRY_SK && k.sk !== "TASK"));
-    await items.delete(taskKey(tenant, taskId));
+    const store = this.deps.store;
+    await store.deleteTaskItems(tenant, taskId, (k) => k.sk === EXPIRY_SK || k.sk === "TASK");
+    await store.deleteTaskRecord(tenant, taskId);
     await this.deps.expiries.delete(tenant, taskId);
   }
 }

@@ -28,7 +28,7 @@ import type { Branch } from "../model";
 import { TERMINAL_STATUSES } from "../model-values";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey, commitId } from "../store/keys";
+import { commitId } from "../store/keys";
 import type { BranchRecord, TaskRecord } from "../store/records";
 import type { TaskStore } from "../store/task-store";
 import { enqueueNext } from "../vm/enqueue";
@@ -218,9 +218,7 @@ export class RetryService {
       else await slot.wait(branch);
     } catch (error) {
       // All or nothing: the branch goes (`undone` puts the task back).
-      await this.deps.store.items
-        .delete(branchKey(tenant, taskId, name), { equals: { head: null } })
-        .catch(() => undefined);
+      await this.deps.store.deleteBranch(tenant, taskId, name, null).catch(() => undefined);
       throw error;
     }
     return this.deps.presenter.branch(branch);

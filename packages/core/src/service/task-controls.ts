@@ -10,7 +10,6 @@ import { TERMINAL_STATUSES } from "../model-values";
 import type { Blobs } from "../ports/blobs";
 import type { Clock } from "../ports/clock";
 import type { Queue } from "../ports/queue";
-import { branchKey } from "../store/keys";
 import type { TaskStore } from "../store/task-store";
 import { taskBlobPrefix } from "../store/values";
 import { enqueueNext } from "../vm/enqueue";
@@ -60,12 +59,12 @@ export class TaskControls {
     // what they spent counts for the month all the same.
     for (const b of branches) {
       await this.deps.admission.countUsage(tenant, taskId, b.name);
-      await this.deps.store.items.delete(branchKey(tenant, taskId, b.name)).catch(() => undefined);
+      await this.deps.store.deleteBranch(tenant, taskId, b.name).catch(() => undefined);
     }
-    await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+    await this.deps.store.deleteTaskItems(tenant, taskId);
     await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
     await this.deps.blobs.deletePrefix(llmTracePrefix(tenant, taskId));
     // A step that was in flight may have written one more commit: sweep again.
-    await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+    await this.deps.store.deleteTaskItems(tenant, taskId);
   }
 }

@@ -74,8 +74,6 @@ export function newBranch(
     pc: null,
     plan: null,
     plan_commit: null,
-    vars: {},
-    var_depth: {},
     chain: [],
     lineage: [],
     forked_from: null,

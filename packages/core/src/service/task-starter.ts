@@ -21,7 +21,6 @@ import type {
   TaskThread,
   ThreadHistory,
 } from "../store/records";
-import { clearStart, markStart } from "../store/task-starts";
 import type { TaskStore } from "../store/task-store";
 import { spilledForm, spillRecord, taskBlobPrefix } from "../store/values";
 import { checkAnswerSchema } from "../vm/answer-schema";
@@ -265,7 +264,7 @@ export class TaskStarter {
     const existing =
       givenTaskId !== undefined || replayed ? await this.deps.store.getTask(tenant, taskId) : null;
     if (existing) return { task: await this.resume(existing, branch), replayed: true, warnings };
-    await markStart(this.deps.store.items, tenant, taskId, now);
+    await this.deps.store.markStart(tenant, taskId, now);
     let written = true;
     try {
       branch.config.inputs = await this.spillInputs(branch);
@@ -292,7 +291,7 @@ export class TaskStarter {
       if (!other) throw new ConflictError(`task '${taskId}' is being started by another request`);
       return { task: await this.resume(other, branch), replayed: true, warnings };
     }
-    await clearStart(this.deps.store.items, tenant, taskId);
+    await this.deps.store.clearStart(tenant, taskId);
     return { task, replayed, warnings };
   }
 
@@ -316,7 +315,7 @@ export class TaskStarter {
     } else if (main.status === "queued") {
       await this.deps.admission.waitForSlot(tenant, taskId, task.created_at);
     }
-    await clearStart(this.deps.store.items, tenant, taskId);
+    await this.deps.store.clearStart(tenant, taskId);
     return main ? "finished" : "failed";
   }
 
@@ -360,9 +359,9 @@ export class TaskStarter {
    * marker last, so that a failure here leaves the marker for the sweep.
    */
   private async undoStart(tenant: string, taskId: string): Promise<void> {
-    await this.deps.store.items.deleteMany(await this.deps.store.listTaskItemKeys(tenant, taskId));
+    await this.deps.store.deleteTaskItems(tenant, taskId);
     await this.deps.blobs.deletePrefix(taskBlobPrefix(tenant, taskId));
     await this.deps.admission.releaseSlot(tenant, taskId);
-    await clearStart(this.deps.store.items, tenant, taskId);
+    await this.deps.store.clearStart(tenant, taskId);
   }
 }

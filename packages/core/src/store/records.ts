@@ -118,13 +118,14 @@ export interface BranchRecord {
   plan: Plan | null;
   plan_commit: string | null;
   /**
-   * Written before issue 22: the variables at the head (large values as blob
-   * refs). No longer read or written: the head's windows say where each value
-   * lives (`vm/variables.ts`); a branch from before keeps what it had.
+   * Only on branches written before issue 22: the variables at the head (large
+   * values as blob refs). Neither read nor written since: the head's windows say
+   * where each value lives (`vm/variables.ts`); a branch from before keeps what
+   * it had, and one written since has none.
    */
-  vars: Record<string, unknown>;
-  /** Written before issue 22: for each variable, the depth that set it. No longer read. */
-  var_depth: Record<string, number>;
+  vars?: Record<string, unknown>;
+  /** Only on branches written before issue 22: for each variable, the depth that set it. Never read. */
+  var_depth?: Record<string, number>;
   /** Ids of the commits at `chainDepths(depth)`. */
   chain: string[];
   /** Ancestor segments for listing commits back to the root: newest first. */

@@ -41,6 +41,7 @@ import {
 } from "./keys";
 import { queryArray } from "./query-all";
 import type { BranchRecord, CommitRecord, TaskRecord } from "./records";
+import { TaskPartition } from "./task-partition";
 
 export interface Page<T> {
   items: T[];
@@ -84,7 +85,7 @@ export type CommitHead = Pick<CommitRecord, (typeof HEAD_ATTRIBUTES)[number]>;
 /** How many bytes of commit views (as JSON) a store keeps: 64 MB. */
 const OUTPUTS_KEPT_BYTES = 64 * 1024 * 1024;
 
-export class TaskStore {
+export class TaskStore extends TaskPartition {
   /** Committed plans by task partition and commit id, oldest first (they never change). */
   readonly #plans = new Map<string, Plan>();
   /** Commit views by task partition and commit id, least recently used first. */
@@ -93,7 +94,8 @@ export class TaskStore {
 
   /** Idempotency keys of task starts and retries, in the tenant's partition. */
   readonly idempotency: IdempotencyStore;
-  constructor(readonly items: ItemStore) {
+  constructor(items: ItemStore) {
+    super(items);
     this.idempotency = new IdempotencyStore(items);
   }
 
@@ -374,15 +376,6 @@ export class TaskStore {
       cursor,
     });
     return { items: page.items as unknown as CommitRecord[], cursor: page.cursor };
-  }
-
-  /** Every item of a task's partition (for deletion). */
-  async listTaskItemKeys(
-    tenant: string,
-    taskId: string,
-  ): Promise<Array<{ pk: string; sk: string }>> {
-    const items = await queryArray(this.items, { pk: taskPk(tenant, taskId), limit: 500 });
-    return items.map((item) => ({ pk: item.pk, sk: item.sk }));
   }
 
   /** One branch's own commits with depths in `[from, upto]`, oldest first. */

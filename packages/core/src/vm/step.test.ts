@@ -162,8 +162,8 @@ describe("runStep", () => {
     await sys.drain();
     const branch = await sys.store.getBranch("acme", taskId, "main");
     // The branch names where the value lives; the commit that set it holds a reference.
-    expect(branch!.vars).toEqual({});
-    expect(branch!.var_depth).toEqual({});
+    expect(branch!.vars).toBeUndefined();
+    expect(branch!.var_depth).toBeUndefined();
     const state = await readState(sys.store, sys.blobs, "acme", taskId, branch!.head!);
     expect(state.locations.copy).toBe(`${branch!.bid}-1`);
     const stored = await stateValues(sys.store, state);

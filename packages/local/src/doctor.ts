@@ -14,7 +14,7 @@ import {
   type LlmPort,
   type SandboxPort,
 } from "@stackvm/core";
-import type { Provider } from "./llm-provider";
+import type { Provider } from "@stackvm/functions";
 
 export interface DoctorPorts {
   llm: LlmPort;
