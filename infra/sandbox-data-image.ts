@@ -10,7 +10,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { esmBanner } from "./sandbox-scripts";
+import { nodeBundle } from "./sandbox-scripts";
 
 /** The entry, relative to the project root. */
 export const dataRuntimeEntry = "packages/functions/src/sandbox-data.ts";
@@ -32,12 +32,7 @@ export async function buildDataImageContext(dir: string, root: string): Promise<
   await build({
     entryPoints: [join(root, dataRuntimeEntry)],
     outfile,
-    bundle: true,
-    minify: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
-    banner: { js: esmBanner },
+    ...nodeBundle,
     // Pyodide and QuickJS are the other sandbox's engines: the data runner never
     // loads them, and the image has neither.
     external: ["pyodide", "quickjs-emscripten"],

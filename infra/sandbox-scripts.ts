@@ -32,6 +32,16 @@ export const esmBanner = [
   `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url));`,
 ].join("\n");
 
+/** How a sandbox script or entry is bundled: one minified ESM file for Node 24, as SST bundles a handler. */
+export const nodeBundle = {
+  bundle: true,
+  minify: true,
+  platform: "node",
+  format: "esm",
+  target: "node24",
+  banner: { js: esmBanner },
+} as const;
+
 /** Finds the folder of the handler's bundled file (`sandbox.mjs`) under `dir`. */
 async function handlerFolder(dir: string, handlerName: string): Promise<string> {
   const entries = await readdir(dir, { recursive: true });
@@ -62,12 +72,7 @@ export async function bundleSandboxScripts(
     await build({
       entryPoints: [join(root, script)],
       outfile,
-      bundle: true,
-      minify: true,
-      platform: "node",
-      format: "esm",
-      target: "node24",
-      banner: { js: esmBanner },
+      ...nodeBundle,
       external: sandboxInstalls,
       logLevel: "warning",
     });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleSandboxScripts, esmBanner, sandboxInstalls } from "../../infra/sandbox-scripts";
+import { bundleSandboxScripts, nodeBundle, sandboxInstalls } from "../../infra/sandbox-scripts";
 import { projectRoot } from "./sst-harness";
 
 let out: string;
@@ -39,12 +39,7 @@ beforeAll(async () => {
   await build({
     entryPoints: [join(projectRoot, "packages/functions/src/sandbox.ts")],
     outfile: join(out, "packages/functions/src/sandbox.mjs"),
-    bundle: true,
-    minify: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
-    banner: { js: esmBanner },
+    ...nodeBundle,
     external: sandboxInstalls,
     logLevel: "silent",
   });

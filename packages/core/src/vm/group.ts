@@ -116,5 +116,5 @@ async function fanOut(
   );
   if (!runner || here === undefined) return;
   const complete = await holdMember(deps, branch, here, runner);
-  if (complete) await joinAfterMembers(deps, branch, group.base, messageId);
+  if (complete) await joinAfterMembers(deps, complete, group.base, messageId);
 }

@@ -19,7 +19,7 @@ import type { HeldResult } from "../store/held-result-store";
 import type { BranchRecord, GroupRecord } from "../store/records";
 import { commitStep, type StepWork } from "./commit-tail";
 import { draftForFailure } from "./decide";
-import { type BranchRef, enqueueJoin } from "./enqueue";
+import { enqueueJoin } from "./enqueue";
 import { findInstruction } from "./execute";
 import { joins } from "./group-mark";
 import type { Draft } from "./pending";
@@ -54,22 +54,21 @@ export async function joinGroup(
 
 /**
  * The join right after the last member held its result (`vm/member.ts`, the
- * fan-out), saving a queue hop; a branch that is no longer as the member left
- * it gets the join message instead, which takes the step's whole path.
+ * fan-out), from the branch as the member's done mark left it (no read more),
+ * saving a queue hop; a branch that is no longer at the group's base, running
+ * and complete gets the join message instead, which takes the step's whole path.
  */
 export async function joinAfterMembers(
   deps: StepDeps,
-  ref: BranchRef,
+  branch: BranchRecord,
   base: string,
   messageId?: string,
 ): Promise<void> {
-  const branch = await deps.store.getBranch(ref.tenant_id, ref.task_id, ref.name);
-  if (!branch) return;
   if (branch.head === base && branch.status === "running" && joins(branch)) {
     await joinGroup(deps, branch, messageId);
     return;
   }
-  await enqueueJoin(deps, ref, base);
+  await enqueueJoin(deps, branch, base);
 }
 
 /** What the step commits for the member at the PC: its held result as a draft, or its error's. */

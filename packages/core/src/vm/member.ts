@@ -43,20 +43,21 @@ export async function runMember(
     return { outcome: "duplicate" };
   }
   const complete = await holdMember(deps, branch, message.member, memberRunner(deps));
-  if (complete) await joinAfterMembers(deps, branch, group.base, messageId);
+  if (complete) await joinAfterMembers(deps, complete, group.base, messageId);
   return { outcome: "member" };
 }
 
 /**
  * Runs one member (unless its result is held already), holds the result, marks
- * it done; true when this made the group complete (the caller joins).
+ * it done; when this made the group complete, the branch as the mark left it
+ * (the caller joins from it), else null.
  */
 export async function holdMember(
   deps: StepDeps,
   branch: BranchRecord,
   seq: number,
   runner: MemberRunner,
-): Promise<boolean> {
+): Promise<BranchRecord | null> {
   const group = branch.group as GroupRecord;
   // A cancel asked for: the member is done without running; the join commits the cancel.
   const skip = branch.cancel_requested || branch.status !== "running";
@@ -74,7 +75,7 @@ export async function holdMember(
       { exists: true, equals: { group_base: group.base } },
     );
   } catch (error) {
-    if (isErrorKind(error, "conflict")) return false;
+    if (isErrorKind(error, "conflict")) return null;
     throw error;
   }
   deps.log.info("group member held", {
@@ -86,5 +87,5 @@ export async function holdMember(
   });
   // The last member joins, saving a queue hop; should it die, its message comes
   // back, finds itself done and sends the join (`runMember`).
-  return !!marked.group && allDone(marked.group);
+  return marked.group && allDone(marked.group) ? marked : null;
 }

@@ -8,6 +8,7 @@ import type { Namespace } from "@stackvm/core";
 import { useState } from "hono/jsx/dom";
 import { ApiError, seg } from "../api";
 import { namespaceBody } from "../namespace-body";
+import { PlanningOptions } from "../planning-options";
 import { ActionResult, ConfirmButton, ErrorBox, useAction, useApi, useLoad } from "../ui";
 
 interface ToolInfo {
@@ -167,12 +168,7 @@ function NamespaceForm(props: {
           setPlanning((e.target as HTMLSelectElement).value as "up_front" | "adaptive")
         }
       >
-        <option value="up_front" selected={planning === "up_front"}>
-          up front: the whole plan before the first step
-        </option>
-        <option value="adaptive" selected={planning === "adaptive"}>
-          adaptive: the next step or few after each result (explore, then decide)
-        </option>
+        <PlanningOptions selected={planning} />
       </select>
       <div class="actions">
         <button type="submit" class="primary" disabled={save.pending}>

@@ -13,6 +13,7 @@ import { NO_LLM_KEY, serverHasNoLlm } from "../llm-mode";
 import { checkPlanText } from "../plan-check";
 import { PlanEditor } from "../plan-editor";
 import { problemsOf } from "../plan-problems";
+import { type PlanningChoice, PlanningOptions } from "../planning-options";
 import { navigate } from "../router";
 import { taskPath } from "../routes";
 import { ErrorBox, parseJsonField, useApi, useLoad } from "../ui";
@@ -24,7 +25,6 @@ const EXAMPLE_PLAN = `[
 ]`;
 
 /** How the task's plan is written (`planning` of `POST /v1/tasks`). */
-type PlanningChoice = "up_front" | "adaptive";
 
 /** The answer of `POST /v1/plans/validate`. */
 interface PlanVerdict {
@@ -286,12 +286,7 @@ export function NewTaskPage() {
           <option value="" selected={planning === ""}>
             the namespace's ({namespaceMode === "adaptive" ? "adaptive" : "up front"})
           </option>
-          <option value="up_front" selected={planning === "up_front"}>
-            up front: the whole plan before the first step
-          </option>
-          <option value="adaptive" selected={planning === "adaptive"}>
-            adaptive: the next step or few after each result (explore, then decide)
-          </option>
+          <PlanningOptions selected={planning} />
         </select>
 
         <details>
