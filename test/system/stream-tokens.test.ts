@@ -207,7 +207,14 @@ describe("a stream token attacked", () => {
     expect(withCall).toBeDefined();
     const path = `/v1/tasks/${taskId}/commits/${withCall.commit_id}/llm-calls/0`;
     expect((await t.api("GET", path)).status).toBe(200);
-    for (const variant of [path, `${path}?raw=1`, path.replace("llm-calls", "llm-calls/")]) {
+    for (const variant of [
+      path,
+      `${path}?raw=1`,
+      path.replace("llm-calls", "llm-calls/"),
+      path.replace("llm-calls", "llm%2Dcalls"),
+      path.replace("llm-calls", "llm%2dcalls"),
+      path.replace("/llm-calls", "//llm-calls"),
+    ]) {
       const answer = await withToken("GET", variant, token);
       expect(answer.status, variant).toBe(403);
       expect(answer.body.error.code).toBe("stream_token_scope");
