@@ -1,7 +1,7 @@
 /**
  * The worker's first step in a fresh process, for `npm run bundle` and the
  * test of what a step loads (test/infra/worker-modules.test.ts): the worker's
- * own wiring (worker.ts and step-system.ts: `createStepSystem`, the lazy LLM,
+ * own wiring (worker.ts and system.ts: `createStepSystem`, the lazy LLM,
  * sandbox, knowledge and MCP adapters, the DynamoDB and SQS clients built at
  * start, Powertools' logger and metrics) with the in-memory store, blobs and
  * queue in place of DynamoDB, S3 and SQS, which cannot be reached here.
@@ -23,7 +23,7 @@ import { powertoolsLog } from "../packages/functions/src/aws-system";
 import { loadConfig } from "../packages/functions/src/config";
 import { llmPort } from "../packages/functions/src/llm-port";
 import { stepMetrics } from "../packages/functions/src/step-metrics";
-import { createStepSystem } from "../packages/functions/src/step-system";
+import { createStepSystem } from "../packages/functions/src/system";
 import { systemOptions } from "../packages/functions/src/system-options";
 import { createWorkerHandler } from "../packages/functions/src/worker-handler";
 

@@ -20,7 +20,7 @@ import {
   FAKE_REQUEST_ID,
   type RuntimeApiFake,
   startRuntimeApiFake,
-} from "../../packages/functions/src/runtime-api-fake";
+} from "../../packages/functions/src/testing/runtime-api-fake";
 import { dataImageContent, LAMBDA_IMAGE_BYTES } from "./data-image-size";
 import { projectRoot } from "./sst-harness";
 

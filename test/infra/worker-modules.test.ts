@@ -15,7 +15,7 @@
  * LLM call does (the session's calls, llm_generate's prompts), which loads with
  * the first call; nor web_fetch's page reader (linkedom, Readability,
  * Turndown), which loads with the first page read; nor the services only the API builds (the worker builds
- * the step system alone, packages/functions/src/step-system.ts).
+ * the step system alone, `createStepSystem` in packages/functions/src/system.ts).
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { llmBannerLines } from "@stackvm/functions";
+import { llmBannerLines } from "@stackvm/local";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli";
 import { uploadDocument } from "../support/knowledge";

@@ -4,8 +4,8 @@
  */
 import { createApp } from "@stackvm/api";
 import { streamHandle } from "hono/aws-lambda";
-import { awsRuntime } from "./aws-runtime";
+import { awsSystem } from "./aws-system";
 
-const runtime = awsRuntime();
+const runtime = awsSystem();
 
 export const handler = streamHandle(createApp(runtime.system.api));

@@ -1,7 +1,11 @@
 /**
- * The system on AWS: configuration from the environment (read once per cold
- * start), the AWS SDK clients with their default credential chain, Powertools'
- * structured logger. Every entry file starts here.
+ * The system on AWS, the one assembly every Lambda entry file starts from:
+ * configuration from the environment (read once per cold start), the AWS SDK
+ * clients with their default credential chain, Powertools' structured logger,
+ * and the system's wiring over them (`system.ts`, the same the local stack
+ * runs). The worker builds what steps use (`awsStepSystem`), every other
+ * function the whole system (`awsSystem`); what only one function holds (the
+ * worker's sandbox and LLM, the knowledge function's index) it gives here.
  *
  * A cold start builds the DynamoDB and SQS clients, which every invocation
  * uses; S3 (large values only) and EventBridge Scheduler (schedule routes
@@ -20,9 +24,22 @@ import {
   lazyS3Uploads,
   SqsQueue,
 } from "@stackvm/aws/lambda";
-import { type LlmPort, type Log, type SandboxPort, StackVMError, systemClock } from "@stackvm/core";
+import {
+  type KnowledgePort,
+  type LlmPort,
+  type Log,
+  type SandboxPort,
+  StackVMError,
+  systemClock,
+} from "@stackvm/core";
 import { loadConfig, type RuntimeConfig, type ScheduleTarget } from "./config";
-import type { SystemPorts } from "./system";
+import {
+  createStepSystem,
+  createSystem,
+  type StepSystem,
+  type System,
+  type SystemPorts,
+} from "./system";
 import { type SystemOptions, systemOptions } from "./system-options";
 import { toolSecretBox } from "./tool-secrets";
 import { unconfiguredLlm } from "./unconfigured-llm";
@@ -51,35 +68,61 @@ const targetOptions = (target: ScheduleTarget) => ({
   deadLetterArn: target.dlqArn,
 });
 
-/** What every function builds from the environment before its own wiring: the ports, the options. */
-export interface AwsPorts {
+/** What a function holds that the others do not, each built from the configuration. */
+export interface AwsGiven {
+  /** Only the worker invokes the sandbox (worker.ts); none: a code step says it is not set. */
+  sandbox?: (config: RuntimeConfig) => SandboxPort | null;
+  /** Only the worker and the knowledge function call an LLM; none: a call says none is configured. */
+  llm?: (config: RuntimeConfig) => LlmPort;
+}
+
+/** A function's system on AWS, with what it was built from. */
+export interface AwsRuntime<S> {
   config: RuntimeConfig;
-  logger: Logger;
   log: Log;
-  ports: SystemPorts;
-  options: SystemOptions;
+  system: S;
 }
 
 /**
- * The ports on AWS and the system's options, from the environment; `sandbox`
- * is given by the worker, the only function that invokes it.
+ * The whole system on AWS; the knowledge function gives the LanceDB index and
+ * the embeddings that run knowledge's searches and ingest (knowledge-function.ts).
  */
-export function awsPorts(
+export function awsSystem(
   env: Record<string, string | undefined> = process.env,
-  sandbox: (config: RuntimeConfig) => SandboxPort | null = () => null,
-  /** Only the worker calls an LLM: it passes the OpenAI adapter (see worker.ts). */
-  llm: (config: RuntimeConfig) => LlmPort = () => unconfiguredLlm,
-  /**
-   * Knowledge: the knowledge function passes LanceDB and the embeddings
-   * (knowledge-function.ts), the worker the port that invokes that function (worker.ts).
-   */
-  knowledge?: (
-    config: RuntimeConfig,
-  ) => Pick<SystemPorts, "knowledgeIndex" | "embeddings" | "knowledge">,
-): AwsPorts {
+  given: AwsGiven & {
+    knowledge?: (config: RuntimeConfig) => Pick<SystemPorts, "knowledgeIndex" | "embeddings">;
+  } = {},
+): AwsRuntime<System> {
+  const { config, log, ports, options } = awsParts(env, given);
+  const knowledge = given.knowledge?.(config) ?? {};
+  return { config, log, system: createSystem({ ...ports, ...knowledge }, options) };
+}
+
+/**
+ * What running steps needs on AWS, for the worker, which reaches knowledge
+ * through the knowledge function (`knowledge`, worker.ts): it builds neither
+ * the API's services nor the schedules' nor knowledge's own, so that its cold
+ * start loads none of them (docs/deploy.md, "Cold starts").
+ */
+export function awsStepSystem(
+  env: Record<string, string | undefined>,
+  given: AwsGiven & { knowledge: (config: RuntimeConfig) => KnowledgePort },
+): AwsRuntime<StepSystem> {
+  const { config, log, ports, options } = awsParts(env, given);
+  return {
+    config,
+    log,
+    system: createStepSystem({ ...ports, knowledge: given.knowledge(config) }, options),
+  };
+}
+
+/** The ports on AWS and the system's options, from the environment. */
+function awsParts(
+  env: Record<string, string | undefined>,
+  given: AwsGiven,
+): { config: RuntimeConfig; log: Log; ports: SystemPorts; options: SystemOptions } {
   const config = loadConfig(env);
-  const logger = new Logger({ serviceName: "stackvm" });
-  const log = powertoolsLog(logger);
+  const log = powertoolsLog(new Logger({ serviceName: "stackvm" }));
   const clients = createDataClients({ region: config.region });
   const ports: SystemPorts = {
     items: new DynamoItemStore(clients.doc, config.table),
@@ -87,9 +130,8 @@ export function awsPorts(
     uploads: lazyS3Uploads({ region: config.region }, config.bucket),
     queue: new SqsQueue(clients.sqs, config.queueUrl),
     clock: systemClock,
-    sandbox: sandbox(config) ?? noSandbox,
-    llm: llm(config),
-    ...(knowledge ? knowledge(config) : {}),
+    sandbox: given.sandbox?.(config) ?? noSandbox,
+    llm: given.llm?.(config) ?? unconfiguredLlm,
     mcp: lazyMcpClient(),
     // Secret headers of tool sources, sealed with the stage's KMS key.
     ...toolSecretBox(env, config.region),
@@ -116,5 +158,5 @@ export function awsPorts(
           },
         }),
   };
-  return { config, logger, log, ports, options };
+  return { config, log, ports, options };
 }

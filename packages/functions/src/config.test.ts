@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { awsRuntime } from "./aws-runtime";
+import { awsSystem } from "./aws-system";
 import { loadConfig } from "./config";
-import { llmBannerLines, llmSummary } from "./llm-summary";
 
 const base = {
   STACKVM_TABLE: "t",
@@ -98,11 +97,11 @@ describe("whether the deployment has an LLM (STACKVM_LLM_CONFIGURED)", () => {
   });
 
   it("makes a function without LLM settings refuse a goal at once, before any write", () => {
-    const without = awsRuntime({ ...base, STACKVM_LLM_CONFIGURED: "false" });
+    const without = awsSystem({ ...base, STACKVM_LLM_CONFIGURED: "false" });
     expect(() => without.system.tasks.checks.requireLlm()).toThrow(
       /no LLM is configured.*sst secret/,
     );
-    const withLlm = awsRuntime({ ...base, STACKVM_LLM_CONFIGURED: "true" });
+    const withLlm = awsSystem({ ...base, STACKVM_LLM_CONFIGURED: "true" });
     expect(() => withLlm.system.tasks.checks.requireLlm()).not.toThrow();
   });
 });
@@ -118,14 +117,14 @@ describe("whether the deployment can make embeddings (STACKVM_EMBEDDINGS_CONFIGU
   });
 
   it("makes the API function refuse a document upload at once, naming the settings to set on AWS", () => {
-    const without = awsRuntime({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: "false" });
+    const without = awsSystem({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: "false" });
     expect(() => without.system.knowledge.service.requireEmbeddings()).toThrow(
       /no embedding endpoint is configured.*npx sst secret set OpenaiApiKey, OpenaiBaseUrl or LlmProvider bedrock/,
     );
-    const withEmbeddings = awsRuntime({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: "true" });
+    const withEmbeddings = awsSystem({ ...base, STACKVM_EMBEDDINGS_CONFIGURED: "true" });
     expect(() => withEmbeddings.system.knowledge.service.requireEmbeddings()).not.toThrow();
     // A function the deployment says nothing to (an older stage) judges nothing: it accepts.
-    expect(() => awsRuntime(base).system.knowledge.service.requireEmbeddings()).not.toThrow();
+    expect(() => awsSystem(base).system.knowledge.service.requireEmbeddings()).not.toThrow();
   });
 });
 
@@ -270,10 +269,6 @@ describe("a model per role on its own server in the configuration", () => {
       openai: { apiKey: null, baseURL: "https://reasoner.example/v1" },
     });
     expect(config.openai).toEqual({ apiKey: "steps-key", baseURL: "http://127.0.0.1:8080/v1" });
-    const banner = llmBannerLines(llmSummary(config)).join("\n");
-    expect(banner).toContain("steps http://127.0.0.1:8080/v1");
-    expect(banner).toContain("plans, plan updates, evaluations https://reasoner.example/v1");
-    expect(banner).toContain("planner big, generation gpt-4o-mini, evaluation big");
   });
 
   it("answers LLM_PROVIDER=ollama with OLLAMA_BASE_URL + /v1, as the original StackVM set it", () => {

@@ -3,10 +3,10 @@
  * `failed` with the reason, so that no branch stays `running`.
  */
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { awsRuntime } from "./aws-runtime";
+import { awsSystem } from "./aws-system";
 import { createDlqHandler } from "./dlq-handler";
 
-const runtime = awsRuntime();
+const runtime = awsSystem();
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "dlq" });
 const handle = createDlqHandler(runtime.system.dlq);

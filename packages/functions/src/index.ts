@@ -1,7 +1,7 @@
 /**
  * @stackvm/functions: the Lambda entry files (`api.ts`, `worker.ts`, `dlq.ts`,
- * `sweep.ts`, `sandbox.ts`, `scheduler.ts`, `knowledge-function.ts`) and the wiring they share with the
- * local stack.
+ * `sweep.ts`, `sandbox.ts`, `scheduler.ts`, `knowledge-function.ts`), the system's one
+ * assembly they share with the local stack (`system.ts`) and AWS's (`aws-system.ts`).
  */
 export type { RuntimeConfig } from "./config";
 export { ConfigError, loadConfig } from "./config";
@@ -12,7 +12,6 @@ export type { Knowledge, KnowledgeOptions } from "./knowledge";
 export { createKnowledge, knowledgePortOf } from "./knowledge";
 export { llmPort } from "./llm-port";
 export type { Provider } from "./llm-provider";
-export { endpointText, type LlmSummary, llmBannerLines, llmSummary } from "./llm-summary";
 export { createScheduleHandler } from "./schedule-handler";
 export type { SweepHandlerDeps } from "./sweep-handler";
 export { createSweepHandler, recoverStarts, resumeRunning } from "./sweep-handler";

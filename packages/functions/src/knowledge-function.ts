@@ -7,22 +7,20 @@
  */
 import { lazyLanceIndex } from "@stackvm/aws/lambda-knowledge";
 import { answerKnowledge, type KnowledgeReply } from "@stackvm/core/knowledge-protocol";
-import { awsRuntime } from "./aws-runtime";
+import { awsSystem } from "./aws-system";
 import { embeddingsPort } from "./embeddings-port";
 import { knowledgePortOf } from "./knowledge";
 import { llmPort } from "./llm-port";
 
 // Ingest calls the LLM (the knowledge graph of each chunk) and the embeddings;
 // LanceDB on S3 under the bucket's knowledge-index/ prefix.
-const runtime = awsRuntime(
-  process.env,
-  () => null,
-  (config) => llmPort(config),
-  (config) => ({
+const runtime = awsSystem(process.env, {
+  llm: (config) => llmPort(config),
+  knowledge: (config) => ({
     knowledgeIndex: lazyLanceIndex({ root: config.knowledge.indexUri }),
     embeddings: embeddingsPort(config),
   }),
-);
+});
 const knowledge = knowledgePortOf(runtime.system.knowledge);
 
 /** Answers one knowledge request; every error of ours is an answer, not a FunctionError. */

@@ -9,7 +9,7 @@ import {
   type RuntimeApiFake,
   type RuntimeExchange,
   startRuntimeApiFake,
-} from "./runtime-api-fake";
+} from "./testing/runtime-api-fake";
 
 // The data function's entry as Lambda runs it: its own runtime, against a
 // loopback server that answers the Runtime API's documented requests. It runs

@@ -5,10 +5,10 @@
  * schedule invokes it with `{"kind": "wake", ...}`: it enqueues the wake.
  */
 import { sendWake } from "@stackvm/core";
-import { awsRuntime } from "./aws-runtime";
+import { awsSystem } from "./aws-system";
 import { createScheduleHandler } from "./schedule-handler";
 
-const runtime = awsRuntime();
+const runtime = awsSystem();
 
 // Also the target of the worker's one-time wake schedules (`EventBridgeWakes`).
 export const handler = createScheduleHandler(runtime.system.schedules, runtime.log, (wake) =>

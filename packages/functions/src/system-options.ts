@@ -1,8 +1,8 @@
 /**
- * The system's options (what configuration gives the wiring), apart from the
- * wiring itself so that a function that builds only the step system
- * (step-system.ts) does not import the whole one. The options core's wiring
- * reads are its `WiringOptions`; this file reads them from the environment.
+ * The system's options: what configuration gives the wiring (system.ts), the
+ * same on AWS (aws-system.ts) and on the local stack. The options core's
+ * wiring reads are its `WiringOptions`; this file reads them from the
+ * configuration the environment gave.
  */
 import type { Log, WiringOptions } from "@stackvm/core";
 import type { RuntimeConfig } from "./config";

@@ -1,8 +1,14 @@
 /**
- * Builds the whole system from its ports: the services the API calls, the
- * schedules and knowledge, and what steps use (step-system.ts, which the worker
- * builds alone). The Lambda entry files and the local stack
- * both call this, so the same wiring runs on AWS and on a laptop.
+ * The system's one assembly, the same on every runtime: what running steps
+ * needs (`createStepSystem`: core's wiring of the step services, plus the
+ * knowledge port the worker hands its ingest messages to and the DLQ's and the
+ * sweep's dependencies), and the whole system over it (`createSystem`: the
+ * services the API calls, the schedules' and knowledge's own). A runtime gives
+ * only its ports and options: `aws-system.ts` on AWS (the worker builds the
+ * step system alone, every other function the whole one), `local-system.ts` in
+ * `@stackvm/local` over the emulators. The worker's bundle carries nothing of
+ * `createSystem` (the package has no side effects at import, so the bundler
+ * drops what the worker does not call; test/infra/cold-start.test.ts checks).
  */
 import type { ApiDeps } from "@stackvm/api";
 import {
@@ -14,10 +20,68 @@ import {
   StackVMError,
   type WiringPorts,
   wireApiServices,
+  wireStepServices,
 } from "@stackvm/core";
+import type { DlqDeps } from "./dlq-handler";
 import { createKnowledge, knowledgePortOf } from "./knowledge";
-import { createStepSystem } from "./step-system";
+import type { SweepHandlerDeps } from "./sweep-handler";
 import type { SystemOptions } from "./system-options";
+
+/** The ports steps use; knowledge only through its port (the knowledge function, or this process's services). */
+export interface StepPorts extends WiringPorts {
+  /** Where `vector_search` and `retrieve_knowledge_graph` go, and ingest messages. */
+  knowledge: KnowledgePort;
+}
+
+export type StepSystem = ReturnType<typeof createStepSystem>;
+
+/**
+ * Builds what running steps needs (see the module's comment).
+ *
+ * @example
+ * const system = createStepSystem({ items, blobs, queue, clock, sandbox, llm, knowledge }, options);
+ * const handle = createWorkerHandler(system.step, system.webhooks, system.knowledgePort);
+ */
+export function createStepSystem(given: StepPorts, options: SystemOptions) {
+  const { tracing } = options;
+  // Spans around the LLM's calls and knowledge's searches, where tracing is set.
+  const ports: StepPorts = tracing
+    ? {
+        ...given,
+        llm: tracing.llm(given.llm, options.llmProvider ?? "openai"),
+        knowledge: tracing.knowledge(given.knowledge),
+      }
+    : given;
+  const services = wireStepServices(ports, options);
+  if (tracing) services.step.tracer = tracing;
+  const { store, stores, lifecycle, slots, tasks } = services;
+  return {
+    ...services,
+    ports,
+    /** What the worker asks of knowledge: the knowledge function on AWS, this process's services otherwise. */
+    knowledgePort: ports.knowledge,
+    /** What the DLQ consumer needs (dlq.ts on AWS, the local stack's DLQ poller). */
+    dlq: {
+      store,
+      log: options.log,
+      clock: ports.clock,
+      onTerminal: lifecycle.onTerminal,
+      knowledge: stores.knowledge,
+    } satisfies DlqDeps,
+    /** What the sweep of stalled branches needs, for branches idle longer than `stalledMs`. */
+    sweep: (stalledMs: number): SweepHandlerDeps => ({
+      store,
+      index: stores.sweepIndex,
+      queue: ports.queue,
+      clock: ports.clock,
+      log: options.log,
+      slots,
+      tasks,
+      stalledMs,
+      retention: services.retention,
+    }),
+  };
+}
 
 export interface SystemPorts extends Omit<WiringPorts, "knowledge"> {
   /** The knowledge index (LanceDB on S3 or the S3 emulator); only the knowledge function (and the local stack) gets one. */

@@ -4,22 +4,21 @@
  */
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { lazyLambdaKnowledge, lazyLambdaSandbox } from "@stackvm/aws/lambda-worker";
-import { awsPorts } from "./aws-system";
+import { awsStepSystem } from "./aws-system";
 import { ConfigError } from "./config";
 import { llmPort } from "./llm-port";
 import { routeSandbox } from "./sandbox-route";
 import { stepMetrics } from "./step-metrics";
-import { createStepSystem } from "./step-system";
 import { createWorkerHandler } from "./worker-handler";
 
 // The worker is the only function that invokes the sandbox (and the data
 // sandbox, for Python that imports the data libraries), the knowledge
 // function and the LLM; each client loads on first use (a step that calls none
 // of them does not pay for it). LanceDB and the PDF reader are in the
-// knowledge function, not here.
-const { config, ports, options } = awsPorts(
-  process.env,
-  (config) =>
+// knowledge function, not here. Only what steps use is built: not the API's
+// services, the schedules' or knowledge's own.
+const { system } = awsStepSystem(process.env, {
+  sandbox: (config) =>
     config.sandboxFunction
       ? routeSandbox(
           lazyLambdaSandbox(config.region, config.sandboxFunction),
@@ -28,18 +27,16 @@ const { config, ports, options } = awsPorts(
             : null,
         )
       : null,
-  (config) => llmPort(config),
-);
-if (config.knowledgeFunction === null) {
-  throw new ConfigError(
-    "STACKVM_KNOWLEDGE_FUNCTION is not set: the worker reaches knowledge through the knowledge function (infra/knowledge.ts sets it)",
-  );
-}
-// Only what steps use: not the API's services, the schedules' or knowledge's own.
-const system = createStepSystem(
-  { ...ports, knowledge: lazyLambdaKnowledge(config.region, config.knowledgeFunction) },
-  options,
-);
+  llm: (config) => llmPort(config),
+  knowledge: (config) => {
+    if (config.knowledgeFunction === null) {
+      throw new ConfigError(
+        "STACKVM_KNOWLEDGE_FUNCTION is not set: the worker reaches knowledge through the knowledge function (infra/knowledge.ts sets it)",
+      );
+    }
+    return lazyLambdaKnowledge(config.region, config.knowledgeFunction);
+  },
+});
 
 const metrics = new Metrics({ namespace: "StackVM", serviceName: "worker" });
 const handle = createWorkerHandler(

@@ -3,6 +3,8 @@ export type { BootstrapNames, BootstrapOptions, BootstrapResult } from "./bootst
 export { bootstrap } from "./bootstrap";
 export type { ConsoleLogOptions, LogLevel } from "./console-log";
 export { consoleLog } from "./console-log";
+export type { LlmSummary } from "./llm-summary";
+export { llmBannerLines, llmSummary } from "./llm-summary";
 export type { LocalSchedulerOptions } from "./local-scheduler";
 export { LocalScheduler } from "./local-scheduler";
 export type { LocalSandboxOptions } from "./sandbox-invoker";

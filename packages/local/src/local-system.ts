@@ -21,10 +21,8 @@ import {
   createSystem,
   embeddingsConfigured,
   embeddingsPort,
-  endpointText,
   knowledgePortOf,
   llmPort,
-  llmSummary,
   type RuntimeConfig,
   type System,
   systemOptions,
@@ -32,6 +30,7 @@ import {
 import { createDoctor } from "./doctor";
 import type { Emulators } from "./emulators";
 import { inProcessKnowledge } from "./in-process-knowledge";
+import { endpointText, llmSummary } from "./llm-summary";
 import type { LocalScheduler } from "./local-scheduler";
 import { localSecretKey } from "./secret-key";
 import type { LocalTestHooks } from "./testing/test-hooks";

@@ -15,9 +15,10 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ConfigError, llmBannerLines } from "@stackvm/functions";
+import { ConfigError } from "@stackvm/functions";
 import { consoleLog } from "./console-log";
 import { DataFolderBusyError, type DataLock, lockDataFolder } from "./data-lock";
+import { llmBannerLines } from "./llm-summary";
 import { readLocalSettings } from "./local-settings";
 import { startLocalStack } from "./stack";
 

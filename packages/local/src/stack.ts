@@ -15,14 +15,13 @@ import { isErrorKind, type Log, sendWake, systemClock } from "@stackvm/core";
 import {
   ConfigError,
   createScheduleHandler,
-  type LlmSummary,
-  llmSummary,
   loadConfig,
   recoverStarts,
   type System,
 } from "@stackvm/functions";
 import { bootstrap } from "./bootstrap";
 import { startEmulators } from "./emulators";
+import { type LlmSummary, llmSummary } from "./llm-summary";
 import { LocalScheduler } from "./local-scheduler";
 import { LocalStepQueue } from "./local-step-queue";
 import { createLocalSystem } from "./local-system";

@@ -3,8 +3,7 @@
  * whether one is configured at all (without one, a goal is refused at once
  * with a 422 that says what to set, instead of failing a moment later).
  */
-import type { RuntimeConfig } from "./config";
-import type { Provider, ProviderConfig } from "./llm-provider";
+import type { Provider, RuntimeConfig } from "@stackvm/functions";
 
 export interface LlmSummary {
   /** The endpoint's base URL, or OpenAI's when only a key is set. */
@@ -46,7 +45,7 @@ export function llmSummary(config: RuntimeConfig): LlmSummary | null {
 export function endpointText(
   provider: Provider,
   openai: { apiKey: string | null; baseURL: string | null },
-  bedrock: ProviderConfig["bedrock"],
+  bedrock: RuntimeConfig["providers"]["bedrock"],
 ): string {
   if (provider === "bedrock") {
     return `Amazon Bedrock in ${bedrock.region}${bedrock.endpoint ? ` at ${bedrock.endpoint}` : ""} (AWS credentials: the role on Lambda)`;
