@@ -5,9 +5,9 @@
  * (`packages/core/ARCHITECTURE.md` draws them).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportedNames, namesImportedFrom } from "./support/core-exports";
 import { coreLayerOf, importCycles, importGraph, upwardImports } from "./support/import-graph";
@@ -219,6 +219,58 @@ describe("the architecture", () => {
     expect(/\bstores?\.items\b/.test("const page = await store.listTasks(); page.items")).toBe(
       false,
     );
+  });
+
+  it("runs a step top-down: runStep calls itself nowhere, and enters the group's files once", () => {
+    // packages/core/src/vm/ARCHITECTURE.md, "How a step reads". The group's
+    // rooms are its files; the step's main path may enter them only through
+    // runGroup (and joinedAt, for a message for another head), and nothing the
+    // commit tail runs leads back into them.
+    const vm = join(packagesDir, "core/src/vm");
+    const code = (file: string) =>
+      readFileSync(file, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/\/\/.*$/gm, "");
+    // What a file runs: its relative imports of values (an import of types
+    // only runs nothing), followed through the files they name.
+    const valueImports = (file: string) =>
+      [...code(file).matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"(\.[^"]+)"/g)]
+        .filter(([, typeOnly, names]) =>
+          typeOnly ? false : names!.split(",").some((n) => n.trim() && !/^type\s/.test(n.trim())),
+        )
+        .map(([, , , specifier]) => resolve(dirname(file), `${specifier}.ts`))
+        .filter((target) => existsSync(target));
+    const reach = (from: string) => {
+      const seen = new Set<string>();
+      const visit = (file: string) => {
+        for (const next of valueImports(file)) {
+          if (!seen.has(next)) {
+            seen.add(next);
+            visit(next);
+          }
+        }
+      };
+      visit(from);
+      return [...seen];
+    };
+    const step = join(vm, "step.ts");
+    expect(code(step).match(/\brunStep\s*\(/g)).toHaveLength(1);
+    const belowStep = reach(step).filter((file) => /\brunStep\b/.test(code(file)));
+    expect(belowStep.map((file) => file.slice(root.length + 1))).toEqual([]);
+
+    const groupRooms = /\/vm\/(group|group-held|group-mark|join|member)\.ts$/;
+    const enteredFromStep = [...code(step).matchAll(/import \{([^}]*)\} from "\.\/([\w-]+)"/g)]
+      .filter((m) => groupRooms.test(`/vm/${m[2]}.ts`))
+      .flatMap((m) => m[1]!.split(",").map((name) => name.trim()))
+      .sort();
+    expect(enteredFromStep).toEqual(["joinedAt", "runGroup"]);
+    for (const tail of ["commit-tail.ts", "commit.ts"]) {
+      const back = reach(join(vm, tail)).filter((file) => groupRooms.test(file));
+      expect(
+        back.map((file) => file.slice(root.length + 1)),
+        tail,
+      ).toEqual([]);
+    }
   });
 
   it("keeps every source file of core at most 400 lines", () => {
