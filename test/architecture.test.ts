@@ -5,12 +5,19 @@
  * (`packages/core/ARCHITECTURE.md` draws them).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportedNames, namesImportedFrom } from "./support/core-exports";
-import { coreLayerOf, importCycles, importGraph, upwardImports } from "./support/import-graph";
+import {
+  codeOf,
+  coreLayerOf,
+  importCycles,
+  importGraph,
+  upwardImports,
+  valueImportsReached,
+} from "./support/import-graph";
 import {
   declaredRouteLines,
   handKeptMethodLists,
@@ -227,45 +234,19 @@ describe("the architecture", () => {
     // runGroup (and joinedAt, for a message for another head), and nothing the
     // commit tail runs leads back into them.
     const vm = join(packagesDir, "core/src/vm");
-    const code = (file: string) =>
-      readFileSync(file, "utf8")
-        .replace(/\/\*[\s\S]*?\*\//g, "")
-        .replace(/\/\/.*$/gm, "");
-    // What a file runs: its relative imports of values (an import of types
-    // only runs nothing), followed through the files they name.
-    const valueImports = (file: string) =>
-      [...code(file).matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"(\.[^"]+)"/g)]
-        .filter(([, typeOnly, names]) =>
-          typeOnly ? false : names!.split(",").some((n) => n.trim() && !/^type\s/.test(n.trim())),
-        )
-        .map(([, , , specifier]) => resolve(dirname(file), `${specifier}.ts`))
-        .filter((target) => existsSync(target));
-    const reach = (from: string) => {
-      const seen = new Set<string>();
-      const visit = (file: string) => {
-        for (const next of valueImports(file)) {
-          if (!seen.has(next)) {
-            seen.add(next);
-            visit(next);
-          }
-        }
-      };
-      visit(from);
-      return [...seen];
-    };
     const step = join(vm, "step.ts");
-    expect(code(step).match(/\brunStep\s*\(/g)).toHaveLength(1);
-    const belowStep = reach(step).filter((file) => /\brunStep\b/.test(code(file)));
+    expect(codeOf(step).match(/\brunStep\s*\(/g)).toHaveLength(1);
+    const belowStep = valueImportsReached(step).filter((file) => /\brunStep\b/.test(codeOf(file)));
     expect(belowStep.map((file) => file.slice(root.length + 1))).toEqual([]);
 
     const groupRooms = /\/vm\/(group|group-held|group-mark|join|member)\.ts$/;
-    const enteredFromStep = [...code(step).matchAll(/import \{([^}]*)\} from "\.\/([\w-]+)"/g)]
+    const enteredFromStep = [...codeOf(step).matchAll(/import \{([^}]*)\} from "\.\/([\w-]+)"/g)]
       .filter((m) => groupRooms.test(`/vm/${m[2]}.ts`))
       .flatMap((m) => m[1]!.split(",").map((name) => name.trim()))
       .sort();
     expect(enteredFromStep).toEqual(["joinedAt", "runGroup"]);
     for (const tail of ["commit-tail.ts", "commit.ts"]) {
-      const back = reach(join(vm, tail)).filter((file) => groupRooms.test(file));
+      const back = valueImportsReached(join(vm, tail)).filter((file) => groupRooms.test(file));
       expect(
         back.map((file) => file.slice(root.length + 1)),
         tail,

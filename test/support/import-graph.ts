@@ -3,9 +3,10 @@
  * it: dpdm parses and resolves every import (type-only ones too, since a type cycle
  * ties files as tightly as a value cycle), and two checks read the graph: the
  * files that import themselves back through others, and the imports in core that
- * point up its layers.
+ * point up its layers. `valueImportsReached` follows only what runs (imports of
+ * values), for the check that the step's commit tail leads back into no group file.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { parseDependencyTree } from "dpdm";
 import { sourceFiles } from "./source-files";
@@ -166,4 +167,36 @@ export function upwardImports(graph: ImportGraph, coreSrc: string): string[] {
     }
   }
   return found.sort();
+}
+
+/** A source file's text without its comments (a name in a comment is not code). */
+export function codeOf(file: string): string {
+  return readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/\/\/.*$/gm, "");
+}
+
+/** The files a file's relative imports of values name (an import of types only runs nothing). */
+function valueImports(file: string): string[] {
+  return [...codeOf(file).matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"(\.[^"]+)"/g)]
+    .filter(
+      ([, typeOnly, names]) =>
+        !typeOnly && names!.split(",").some((n) => n.trim() && !/^type\s/.test(n.trim())),
+    )
+    .map(([, , , specifier]) => resolve(dirname(file), `${specifier}.ts`))
+    .filter((target) => existsSync(target));
+}
+
+/** Every file that `from` runs, through its value imports and theirs (absolute paths). */
+export function valueImportsReached(from: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    for (const next of valueImports(file)) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      visit(next);
+    }
+  };
+  visit(from);
+  return [...seen];
 }
