@@ -11,6 +11,7 @@ export const ISOLATED = [
   "packages/core/src/service/stream-leases.test.ts",
   "packages/core/src/webhooks/signature.test.ts",
   "packages/functions/src/tool-secrets.test.ts",
+  "packages/functions/src/worker.test.ts",
   "packages/local/src/local-scheduler.test.ts",
   "packages/local/src/sandbox-invoker.test.ts",
   "packages/sandbox/src/python/data.test.ts",
