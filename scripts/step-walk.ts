@@ -6,7 +6,7 @@
  * Core's sources (not its tests or `testing/`) are bundled with a call at the
  * start of every function, arrow, method and constructor that notes the
  * function's file; the in-memory system (`memorySystem`) then runs two tasks
- * and each queue message is walked on its own:
+ * (scripts/step-walk-run.ts) and each queue message is walked on its own:
  *
  * - an ordinary task, two `assign`s (two step messages);
  * - a parallel group of four `llm_generate` calls and an `assign` that reads
@@ -34,120 +34,35 @@ import ts from "typescript";
 const root = join(import.meta.dirname, "..");
 const core = join(root, "packages", "core", "src");
 
-/** The statement every function starts with: `globalThis.__walk?.(file, name)`. */
-function noteStatement(f: ts.NodeFactory, file: string, name = ""): ts.Statement {
-  return f.createExpressionStatement(
-    f.createCallChain(
-      f.createPropertyAccessExpression(f.createIdentifier("globalThis"), "__walk"),
-      f.createToken(ts.SyntaxKind.QuestionDotToken),
-      undefined,
-      [f.createStringLiteral(file), f.createStringLiteral(name)],
-    ),
-  );
-}
-
-/** The source with the note put at the start of each function's body. */
+/**
+ * The source with `globalThis.__walk?.(file, name)` put at the start of each
+ * function's body (an arrow's expression body becomes a block that returns
+ * it); `name` is a declared function's, else empty.
+ */
 export function withNotes(source: string, file: string): string {
-  const input = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => {
-    const f = context.factory;
-    const note = (name?: string) => noteStatement(f, file, name);
-    const visit = (node: ts.Node): ts.Node => {
-      const visited = ts.visitEachChild(node, visit, context);
-      if (ts.isArrowFunction(visited)) {
-        const body = ts.isBlock(visited.body)
-          ? f.updateBlock(visited.body, [note(), ...visited.body.statements])
-          : f.createBlock([note(), f.createReturnStatement(visited.body)], true);
-        return f.updateArrowFunction(
-          visited,
-          visited.modifiers,
-          visited.typeParameters,
-          visited.parameters,
-          visited.type,
-          visited.equalsGreaterThanToken,
-          body,
-        );
+  const parsed = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const note = (name = "") =>
+    `globalThis.__walk?.(${JSON.stringify(file)}, ${JSON.stringify(name)});`;
+  const inserts: { at: number; text: string }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && "body" in node && node.body) {
+      const body = node.body as ts.ConciseBody;
+      if (ts.isBlock(body)) {
+        const name = ts.isFunctionDeclaration(node) ? node.name?.text : undefined;
+        inserts.push({ at: body.getStart() + 1, text: ` ${note(name)}` });
+      } else {
+        inserts.push({ at: body.getStart(), text: `{ ${note()} return (` });
+        inserts.push({ at: body.getEnd(), text: "); }" });
       }
-      if (
-        (ts.isFunctionDeclaration(visited) ||
-          ts.isFunctionExpression(visited) ||
-          ts.isMethodDeclaration(visited) ||
-          ts.isConstructorDeclaration(visited) ||
-          ts.isGetAccessorDeclaration(visited) ||
-          ts.isSetAccessorDeclaration(visited)) &&
-        visited.body
-      ) {
-        const name = ts.isFunctionDeclaration(visited) ? visited.name?.text : undefined;
-        const body = f.updateBlock(visited.body, [note(name), ...visited.body.statements]);
-        if (ts.isFunctionDeclaration(visited)) {
-          return f.updateFunctionDeclaration(
-            visited,
-            visited.modifiers,
-            visited.asteriskToken,
-            visited.name,
-            visited.typeParameters,
-            visited.parameters,
-            visited.type,
-            body,
-          );
-        }
-        if (ts.isFunctionExpression(visited)) {
-          return f.updateFunctionExpression(
-            visited,
-            visited.modifiers,
-            visited.asteriskToken,
-            visited.name,
-            visited.typeParameters,
-            visited.parameters,
-            visited.type,
-            body,
-          );
-        }
-        if (ts.isMethodDeclaration(visited)) {
-          return f.updateMethodDeclaration(
-            visited,
-            visited.modifiers,
-            visited.asteriskToken,
-            visited.name,
-            visited.questionToken,
-            visited.typeParameters,
-            visited.parameters,
-            visited.type,
-            body,
-          );
-        }
-        if (ts.isConstructorDeclaration(visited)) {
-          return f.updateConstructorDeclaration(
-            visited,
-            visited.modifiers,
-            visited.parameters,
-            body,
-          );
-        }
-        if (ts.isGetAccessorDeclaration(visited)) {
-          return f.updateGetAccessorDeclaration(
-            visited,
-            visited.modifiers,
-            visited.name,
-            visited.parameters,
-            visited.type,
-            body,
-          );
-        }
-        return f.updateSetAccessorDeclaration(
-          visited as ts.SetAccessorDeclaration,
-          visited.modifiers,
-          visited.name,
-          visited.parameters,
-          body,
-        );
-      }
-      return visited;
-    };
-    return (sourceFile) => ts.visitNode(sourceFile, visit) as ts.SourceFile;
+    }
+    ts.forEachChild(node, visit);
   };
-  const [output] = ts.transform(input, [transformer]).transformed;
-  return ts.createPrinter().printFile(output as ts.SourceFile);
+  visit(parsed);
+  let noted = source;
+  for (const { at, text } of inserts.sort((x, y) => y.at - x.at)) {
+    noted = noted.slice(0, at) + text + noted.slice(at);
+  }
+  return noted;
 }
 
 /** Core's sources get their notes; every npm package stays outside the bundle. */
@@ -167,66 +82,9 @@ const notes: Plugin = {
   },
 };
 
-/** The script the bundle runs: the two tasks, each message walked on its own. */
-const DRIVER = `
-import { CreateTaskInput } from "@stackvm/core/api-records";
-import { FakeLlm, memorySystem } from "@stackvm/core/testing";
-const walk = [];
-let walking = false;
-let runSteps = 0;
-globalThis.__walk = (file, name) => {
-  if (!walking) return;
-  walk.push(file);
-  if (name === "runStep") runSteps += 1;
-};
-const llm = new FakeLlm(() => "ok");
-const sys = memorySystem({ llm });
-const messages = [];
-const drain = sys.queue.drain.bind(sys.queue);
-sys.queue.drain = (handler, options) =>
-  drain(async (message, ids) => {
-    const body = JSON.parse(message.body);
-    walk.length = 0;
-    runSteps = 0;
-    walking = true;
-    try {
-      await handler(message, ids);
-    } finally {
-      walking = false;
-      messages.push({ task: current, kind: body.kind ?? "step", member: body.member, runSteps, files: [...walk] });
-    }
-  }, options);
-let current = "";
-const call = (prompt, out) => ({
-  type: "calling",
-  parameters: { tool_name: "llm_generate", tool_params: { prompt }, output_vars: out },
-});
-const tasks = {
-  ordinary: [
-    { seq_no: 0, type: "assign", parameters: { greeting: "hello" } },
-    { seq_no: 1, type: "assign", parameters: { final_answer: "\${greeting}, world" } },
-  ],
-  group: [
-    { seq_no: 0, ...call("one", "a") },
-    { seq_no: 1, ...call("two", "b") },
-    { seq_no: 2, ...call("three", "c") },
-    { seq_no: 3, ...call("four", "d") },
-    { seq_no: 4, type: "assign", parameters: { final_answer: "\${a} \${b} \${c} \${d}" } },
-  ],
-};
-for (const [name, plan] of Object.entries(tasks)) {
-  current = name;
-  const created = await sys.tasks.create("walk", CreateTaskInput.parse({ plan }));
-  await sys.drain();
-  const task = await sys.tasks.get("walk", created.task.task_id);
-  if (task.status !== "completed") throw new Error(name + " ended " + task.status);
-}
-process.stdout.write(JSON.stringify(messages));
-`;
-
 const isGroupFile = (file: string) => /^vm\/(group[^/]*|join|member)\.ts$/.test(file);
 
-/** Entries, stays, returns and stays into the group's files of one message's walk. */
+/** Entries, stays, returns and entries into the group's files of one message's walk. */
 export function measure(files: string[]) {
   const stays: string[] = [];
   for (const file of files) if (stays.at(-1) !== file) stays.push(file);
@@ -258,7 +116,7 @@ export async function walkMessages(): Promise<Walked[]> {
   const dir = mkdtempSync(join(root, ".stackvm", "walk-"));
   const out = join(dir, "walk.mjs");
   await build({
-    stdin: { contents: DRIVER, resolveDir: root, loader: "ts" },
+    entryPoints: [join(import.meta.dirname, "step-walk-run.ts")],
     bundle: true,
     platform: "node",
     format: "esm",
