@@ -15,8 +15,8 @@
  * For each message: **entries** (functions entered), **stays** (runs of entries
  * in one file: a stay ends when a function of another file is entered),
  * **returns** (stays in a file the walk had already stayed in and left), and
- * **into the group** (stays in the parallel group's files, `vm/group*.ts`,
- * `vm/join.ts`, `vm/member.ts`, entered from another file); **runStep**
+ * **into the group** (stays in the parallel group's files, `isGroupFile`,
+ * entered from another file); **runStep**
  * counts the calls of `runStep` (more than one is the step calling itself).
  *
  * Usage: `npm run walk [-- --under vm/] [--files]`: `--under` keeps only the
@@ -30,6 +30,7 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 import ts from "typescript";
+import { isGroupFile } from "../test/support/import-graph";
 
 const root = join(import.meta.dirname, "..");
 const core = join(root, "packages", "core", "src");
@@ -81,8 +82,6 @@ const notes: Plugin = {
     });
   },
 };
-
-const isGroupFile = (file: string) => /^vm\/(group[^/]*|join|member)\.ts$/.test(file);
 
 /** Entries, stays, returns and entries into the group's files of one message's walk. */
 export function measure(files: string[]) {

@@ -15,8 +15,9 @@ import {
   coreLayerOf,
   importCycles,
   importGraph,
+  isGroupFile,
+  reachedFrom,
   upwardImports,
-  valueImportsReached,
 } from "./support/import-graph";
 import {
   declaredRouteLines,
@@ -228,25 +229,25 @@ describe("the architecture", () => {
     );
   });
 
-  it("runs a step top-down: runStep calls itself nowhere, and enters the group's files once", () => {
+  it("runs a step top-down: runStep calls itself nowhere, and enters the group's files once", async () => {
     // packages/core/src/vm/ARCHITECTURE.md, "How a step reads". The group's
     // rooms are its files; the step's main path may enter them only through
     // runGroup (and joinedAt, for a message for another head), and nothing the
     // commit tail runs leads back into them.
     const vm = join(packagesDir, "core/src/vm");
     const step = join(vm, "step.ts");
+    const runs = await importGraph([join(packagesDir, "core/src")], { values: true });
     expect(codeOf(step).match(/\brunStep\s*\(/g)).toHaveLength(1);
-    const belowStep = valueImportsReached(step).filter((file) => /\brunStep\b/.test(codeOf(file)));
+    const belowStep = reachedFrom(runs, step).filter((file) => /\brunStep\b/.test(codeOf(file)));
     expect(belowStep.map((file) => file.slice(root.length + 1))).toEqual([]);
 
-    const groupRooms = /\/vm\/(group|group-held|group-mark|join|member)\.ts$/;
     const enteredFromStep = [...codeOf(step).matchAll(/import \{([^}]*)\} from "\.\/([\w-]+)"/g)]
-      .filter((m) => groupRooms.test(`/vm/${m[2]}.ts`))
+      .filter((m) => isGroupFile(`vm/${m[2]}.ts`))
       .flatMap((m) => m[1]!.split(",").map((name) => name.trim()))
       .sort();
     expect(enteredFromStep).toEqual(["joinedAt", "runGroup"]);
     for (const tail of ["commit-tail.ts", "commit.ts"]) {
-      const back = valueImportsReached(join(vm, tail)).filter((file) => groupRooms.test(file));
+      const back = reachedFrom(runs, join(vm, tail)).filter(isGroupFile);
       expect(
         back.map((file) => file.slice(root.length + 1)),
         tail,

@@ -3,10 +3,11 @@
  * it: dpdm parses and resolves every import (type-only ones too, since a type cycle
  * ties files as tightly as a value cycle), and two checks read the graph: the
  * files that import themselves back through others, and the imports in core that
- * point up its layers. `valueImportsReached` follows only what runs (imports of
- * values), for the check that the step's commit tail leads back into no group file.
+ * point up its layers. The graph of values only (what runs) is for the check
+ * that the step's commit tail leads back into no group file.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { parseDependencyTree } from "dpdm";
 import { sourceFiles } from "./source-files";
@@ -62,20 +63,35 @@ export function coreLayerOf(pathInCore: string): { folder: string; rank: number 
   return rank === -1 ? null : { folder, rank };
 }
 
-/** Parses every `.ts`/`.tsx` file under `dirs` and what they import. */
-export async function importGraph(dirs: readonly string[]): Promise<ImportGraph> {
+/** Whether dpdm's id of a module is one of Node's own (`node:fs/promises`, which it names as a path below the folder it was imported from). */
+const isNodeModule = (id: string) => isBuiltin(id.slice(Math.max(0, id.lastIndexOf("node:"))));
+
+/**
+ * Parses every `.ts`/`.tsx` file under `dirs` and what they import. `values`:
+ * only what runs, the imports of values (dpdm compiles each file first, which
+ * drops the imports of types as TypeScript does).
+ */
+export async function importGraph(
+  dirs: readonly string[],
+  options: { values?: boolean } = {},
+): Promise<ImportGraph> {
   const context = resolve("/");
   const files = dirs.flatMap(sourceFiles);
   const tree = await parseDependencyTree(files, {
     context,
-    transform: false,
+    transform: options.values === true,
     skipDynamicImports: false,
   });
   const graph: ImportGraph = new Map();
   for (const [file, dependencies] of Object.entries(tree)) {
+    // Node's own modules (`node:crypto`, which dpdm names as a path) are no files of ours.
+    if (isNodeModule(file)) continue;
     const targets = (dependencies ?? [])
       .map((dependency) => dependency.id)
-      .filter((id): id is string => id !== null && !id.includes(`${sep}node_modules${sep}`))
+      .filter(
+        (id): id is string =>
+          id !== null && !isNodeModule(id) && !id.includes(`${sep}node_modules${sep}`),
+      )
       .map((id) => resolve(context, id));
     graph.set(resolve(context, file), [...new Set(targets)]);
   }
@@ -176,22 +192,14 @@ export function codeOf(file: string): string {
     .replace(/\/\/.*$/gm, "");
 }
 
-/** The files a file's relative imports of values name (an import of types only runs nothing). */
-function valueImports(file: string): string[] {
-  return [...codeOf(file).matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"(\.[^"]+)"/g)]
-    .filter(
-      ([, typeOnly, names]) =>
-        !typeOnly && names!.split(",").some((n) => n.trim() && !/^type\s/.test(n.trim())),
-    )
-    .map(([, , , specifier]) => resolve(dirname(file), `${specifier}.ts`))
-    .filter((target) => existsSync(target));
-}
-
-/** Every file that `from` runs, through its value imports and theirs (absolute paths). */
-export function valueImportsReached(from: string): string[] {
+/**
+ * Every file of the graph that `from` reaches through it, not `from` itself
+ * unless a cycle leads back (absolute paths).
+ */
+export function reachedFrom(graph: ImportGraph, from: string): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
-    for (const next of valueImports(file)) {
+    for (const next of graph.get(file) ?? []) {
       if (seen.has(next)) continue;
       seen.add(next);
       visit(next);
@@ -200,3 +208,12 @@ export function valueImportsReached(from: string): string[] {
   visit(from);
   return [...seen];
 }
+
+/**
+ * The parallel group's files in core's `vm/` (packages/core/src/vm/ARCHITECTURE.md):
+ * the rooms the step's main path enters only through `runGroup`. Read by the
+ * architecture test and by `npm run walk` (scripts/step-walk.ts), on absolute
+ * paths or paths inside core's `src`.
+ */
+export const isGroupFile = (path: string): boolean =>
+  /(^|[\\/])vm[\\/](group|group-held|group-mark|join|member)\.ts$/.test(path);
