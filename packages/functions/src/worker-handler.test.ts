@@ -231,6 +231,78 @@ describe("createWorkerHandler", () => {
     expect(commits[0]!.outputs.d).toBe("answer to D");
   });
 
+  it("joins a group once when each member message is delivered four times, at once in two workers, and again after the join", async () => {
+    const llm = new FakeLlm((request) => `answer to ${String(request.messages.at(-1)?.content)}`);
+    const sys = memorySystem({ llm });
+    const gen = (seq: number, out: string, prompt: string) => ({
+      seq_no: seq,
+      type: "calling",
+      parameters: { tool_name: "llm_generate", tool_params: { prompt }, output_vars: out },
+    });
+    const group = [gen(0, "a", "A"), gen(1, "b", "B"), gen(2, "c", "C"), gen(3, "d", "D")];
+    const { task } = await sys.tasks.create(
+      "acme",
+      CreateTaskInput.parse({ plan: [...group, gen(4, "final_answer", "${a} ${b} ${c} ${d}")] }),
+    );
+    const handler = createWorkerHandler(sys.step, noWebhooks);
+    for (const id of ["m-plan", "m-group"]) {
+      const [m] = await sys.queue.receive(1);
+      await handler({ Records: [record(m!.body, id, "g")] }, context);
+      await sys.queue.delete(m!.receiptHandle);
+    }
+    const members = await sys.queue.receive(10);
+    expect(members).toHaveLength(3);
+    for (const m of members) await sys.queue.delete(m.receiptHandle);
+    // SQS delivers at least once: each member twice in one batch (the FIFO processor
+    // runs a batch's records one after another), and in a second invocation at once
+    // (two workers, the message's visibility run out under the first).
+    const batch = (suffix: string) =>
+      members.flatMap((m, i) => [
+        record(m.body, `m${i}${suffix}1`, `g${i}`),
+        record(m.body, `m${i}${suffix}2`, `g${i}`),
+      ]);
+    const answers = await Promise.all([
+      handler({ Records: batch("a") }, context),
+      handler({ Records: batch("b") }, context),
+    ]);
+    expect(answers.flatMap((a) => a.batchItemFailures)).toEqual([]);
+    const calls = llm.requests.length;
+    // And once more after the group joined.
+    const late = members.map((m, i) => record(m.body, `m${i}c`, `g${i}`));
+    expect((await handler({ Records: late }, context)).batchItemFailures).toEqual([]);
+    expect(llm.requests.length).toBe(calls);
+    const { commits } = await sys.branches.commits("acme", task.task_id, "main", 10, null);
+    expect(commits.map((c) => [c.type, c.seq_no]).reverse()).toEqual([
+      ["plan", null],
+      ["step", 0],
+      ["step", 1],
+      ["step", 2],
+      ["step", 3],
+    ]);
+    // Whatever the deliveries, what comes next runs once: the step after the group
+    // (a duplicate that found the group joined may also send one for the base, which
+    // only finds the join done).
+    const next = await sys.queue.receive(10);
+    const heads = next.map((m) => JSON.parse(m.body).head as string);
+    expect(heads).toContain(commits[0]!.commit_id);
+    const base = commits.at(-1)!.commit_id;
+    expect(heads.filter((head) => head !== commits[0]!.commit_id && head !== base)).toEqual([]);
+    await handler({ Records: next.map((m, i) => record(m.body, `m-next${i}`, "g")) }, context);
+    for (const m of next) await sys.queue.delete(m.receiptHandle);
+    expect(await sys.queue.receive(10)).toEqual([]);
+    // The answer's call is made once. A member delivered to two workers at once may
+    // call its model in both (the first result held wins, as for any step: a tool's
+    // effect is at least once); one delivered again later calls nothing.
+    const asked = (prompt: string) =>
+      llm.requests.filter((r) => r.messages.at(-1)?.content === prompt).length;
+    expect(asked("answer to A answer to B answer to C answer to D")).toBe(1);
+    expect(asked("A")).toBe(1);
+    for (const prompt of ["B", "C", "D"]) expect(asked(prompt)).toBeLessThanOrEqual(2);
+    const ended = await sys.tasks.get("acme", task.task_id);
+    expect(ended.status).toBe("completed");
+    expect(ended.final_answer).toBe("answer to answer to A answer to B answer to C answer to D");
+  });
+
   it("runs a step message written before messages had a kind, as an upgrade finds it in the queue", async () => {
     const sys = memorySystem();
     const { task } = await sys.tasks.create("acme", CreateTaskInput.parse({ plan }));
