@@ -116,6 +116,18 @@ describe("a real llama.cpp server at its limits", () => {
       llm.complete({
         model: llama.model,
         messages: [{ role: "user", content: "Write at length." }],
+        // The grammar holds the answer open for 300 characters (a token each), so
+        // the model cannot end it early. Left free, it ends after some 24 tokens,
+        // in 5 to 10 ms on a 2-core machine: about the limit, so the call
+        // sometimes passed. Held open, it runs 80 to 100 ms.
+        jsonSchema: {
+          name: "long",
+          schema: {
+            type: "object",
+            properties: { text: { type: "string", minLength: 300 } },
+            required: ["text"],
+          },
+        },
         maxOutputTokens: 400,
         timeoutMs: 5,
       }),
