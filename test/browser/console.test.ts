@@ -157,14 +157,14 @@ describe("the web console", () => {
 
     release();
     await page.locator(".task-head .badge", { hasText: "completed" }).waitFor();
-    await page.locator(".answer").getByRole("heading", { name: "Facts" }).waitFor();
+    await page.locator(".answer:not(.writing)").getByRole("heading", { name: "Facts" }).waitFor();
     expect(await page.locator(".commit-row").count()).toBe(3);
     expect(
       await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
     ).toBe(true);
     // The answer's raw HTML is shown as text, never run.
     expect(await page.locator(".answer script").count()).toBe(0);
-    expect(await page.locator(".answer").textContent()).toContain("<script>");
+    expect(await page.locator(".answer:not(.writing)").textContent()).toContain("<script>");
     expect(
       await page.evaluate(() => (window as unknown as { __xss?: number }).__xss),
     ).toBeUndefined();
@@ -262,7 +262,7 @@ describe("the web console", () => {
 
     await page.getByRole("status").filter({ hasText: "Promoted bullets" }).waitFor();
     await branch.locator(".badge.result").waitFor();
-    await page.locator(".answer").getByRole("heading", { name: "Bullets" }).waitFor();
+    await page.locator(".answer:not(.writing)").getByRole("heading", { name: "Bullets" }).waitFor();
     expect(await page.locator('.task-head [data-fact="branch"]').textContent()).toBe("bullets");
     expect((await stack.api("GET", `/v1/tasks/${taskId}`)).body.branch).toBe("bullets");
     await browser.screenshot(page, "07-promoted");
